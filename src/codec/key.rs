@@ -1,0 +1,633 @@
+//! The fixed-length position key: the one file that defines its layout.
+//!
+//! ```text
+//! byte 0       category (0..=80, see `position::Category`)
+//! bytes 1..21  big-endian rank of the position inside its category (< 2^160)
+//! ```
+//!
+//! The rank is a mixed-radix number; from most to least significant:
+//!
+//! ```text
+//! rank = pawns_before[pawn pair]                       ← material block start (tables.rs)
+//!      + pawn_index                                    ← white pawns, then black, on 48 squares
+//!      + pawn_placements · ( turn_ep                   ← 9·turn + (0 | 1 + en-passant file)
+//!      + 18 · ( white_before[class_w]                  ← White's non-pawn class
+//!             + C(F, n_w) · Z · weight_before[w]       ← White's content inside its class
+//!             + white_index                            ← White's free pieces on F squares
+//!             + A_w · ( black_before[class_b]          ← Black's non-pawn class
+//!                     + C(R, n_b) · weight_before[b]   ← Black's content inside its class
+//!                     + black_index )))                ← Black's free pieces on R = F − n_w
+//! ```
+//!
+//! where `F` is the number of squares neither pawns nor implied pieces occupy, `A_w` the
+//! number of placements of White's free pieces and `Z` the number of Black placements allowed
+//! with White's class. Free pieces are placed kind by kind (king if not implied, queens, rooks
+//! not at home, bishops, knights) with the combinatorial number system over the squares still
+//! empty. Every (category, material) is therefore one contiguous key range
+//! ([`material_range`]), and keys compare bytewise in rank order.
+//!
+//! Codes no position produces are rejected on decode as non-canonical: a rook placed on a home
+//! square its category says is rookless, material that violates the second half of the cross
+//! bound, an en-passant file without a legal capture, and illegal placements.
+
+use std::{fmt, str::FromStr};
+
+use shakmaty::{
+    Bitboard, Board, ByColor, ByRole, Color, EnPassantMode, Piece, Position as _, Rank, Role,
+    Setup, Square,
+};
+
+use super::{
+    combinatorics::{PAWN_SQUARES, binomial, rank_subset, unrank_subset},
+    material::{Material, MaterialError},
+    tables::{Class, Implied, SideVector, TURN_EP_STATES, Tables, U192, pawn_placements, tables},
+};
+use crate::position::{Category, Position, PositionError};
+
+/// Length of a key in bytes.
+pub const KEY_LEN: usize = 21;
+
+/// A position key: category byte + 160-bit rank (see the [module documentation](self)).
+///
+/// ```
+/// use tabiya::{Key, Position};
+///
+/// let start = Position::initial();
+/// let key = Key::encode(&start)?;
+/// assert_eq!(key.category().index(), 0);
+/// assert_eq!(key.decode()?, start);
+/// assert_eq!(key.to_string().parse::<Key>()?, key);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key([u8; KEY_LEN]);
+
+/// Why a position has no key, or some bytes are not a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("a key is {KEY_LEN} bytes, got {0}")]
+    Length(usize),
+    #[error("not a hexadecimal key: {0:?}")]
+    Hex(String),
+    #[error("category byte {0} is out of range (0..=80)")]
+    Category(u8),
+    #[error("rank is beyond the last position of category {0}")]
+    OutOfRange(Category),
+    #[error("non-canonical key: {0}")]
+    NonCanonical(&'static str),
+    #[error("the key decodes to an illegal position: {0}")]
+    Illegal(#[from] PositionError),
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+}
+
+/// The keys of every position with one category and material content (both ends included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    pub first: Key,
+    pub last: Key,
+}
+
+impl KeyRange {
+    pub fn contains(&self, key: &Key) -> bool {
+        self.first <= *key && *key <= self.last
+    }
+}
+
+impl Key {
+    /// Encodes a position. Fails only for material the scheme cannot express.
+    pub fn encode(position: &Position) -> Result<Key, KeyError> {
+        let category = Category::of(position);
+        let chess = position.chess();
+        let material = Material::of(position);
+        material.check()?;
+        let t = tables();
+        let frame = Frame::new(category, &material, t)?;
+        let board = chess.board();
+
+        let white_pawns = board.by_piece(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
+        let black_pawns = board.by_piece(Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        });
+        let pawn_index = rank_subset(white_pawns, PAWN_SQUARES)
+            + binomial(48, frame.pawns.white)
+                * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
+
+        let mut holes = !(white_pawns | black_pawns | category.implied_squares());
+        let white_index = place_free_pieces(board, Color::White, category, &mut holes);
+        let black_index = place_free_pieces(board, Color::Black, category, &mut holes);
+
+        let turn_ep = 9 * u64::from(chess.turn() == Color::Black)
+            + chess
+                .ep_square(EnPassantMode::Legal)
+                .map_or(0, |sq| 1 + u64::from(sq.file()));
+
+        let inner = frame.black_before
+            + u128::from(binomial(frame.black_squares, frame.black.free))
+                * u128::from(frame.black.weight_before)
+            + black_index;
+        let t_value = frame.white_before
+            + U192::from(frame.white_content_unit()) * U192::from(frame.white.weight_before)
+            + U192::from(white_index)
+            + U192::from(frame.white_placements) * U192::from(inner);
+        let rank = frame.pawns_before
+            + U192::from(pawn_index)
+            + U192::from(frame.pawn_placements)
+                * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * t_value);
+        Ok(Key::from_parts(category, rank))
+    }
+
+    /// Decodes a key back to its position, or says why the bytes are not a key.
+    pub fn decode(&self) -> Result<Position, KeyError> {
+        let category = self.category_checked()?;
+        let rank = U192::from_be_slice(&self.0[1..]);
+        let t = tables();
+        let (white_implied, black_implied) = implied_of(category);
+        let (wi, bi) = (white_implied.index(), black_implied.index());
+        if rank >= t.category_size(wi, bi) {
+            return Err(KeyError::OutOfRange(category));
+        }
+        // 1. Pawn pair: the last block starting at or below the rank.
+        let pawn_pair = last_at_or_below(81, |i| t.pawns_before(wi, bi, i) <= rank);
+        let (white_pawn_count, black_pawn_count) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
+        let pawn_count = pawn_placements(white_pawn_count, black_pawn_count);
+        let (rest, pawn_index) =
+            (rank - t.pawns_before(wi, bi, pawn_pair)).div_rem(U192::from(pawn_count));
+        let (t_value, turn_ep) = rest.div_rem(U192::from(TURN_EP_STATES));
+        let (pawn_index, turn_ep) = (pawn_index.to::<u64>(), turn_ep.to::<u64>());
+
+        // 2. White's class and content.
+        let white_class = last_at_or_below(t.classes.len(), |c| {
+            t.white_before(wi, bi, white_pawn_count, black_pawn_count, c) <= t_value
+        });
+        let mut value =
+            t_value - t.white_before(wi, bi, white_pawn_count, black_pawn_count, white_class);
+        let squares = 64
+            - white_pawn_count
+            - black_pawn_count
+            - white_implied.squares()
+            - black_implied.squares();
+        let white_free = t.sides[wi].class_free[white_class];
+        let class = &t.classes[white_class];
+        let black_limit = t.black_class_limit(class, white_pawn_count, black_pawn_count);
+        let black_squares = squares - white_free;
+        let black_total = t.black_before(bi, black_pawn_count, black_limit, black_squares);
+        let content_unit = U192::from(binomial(squares, white_free)) * U192::from(black_total);
+        let white_vector = content_in_class(t, wi, class, |before| {
+            content_unit * U192::from(before) <= value
+        })?;
+        value -= content_unit * U192::from(t.sides[wi].weight_before[white_vector]);
+        let white_placements = u128::from(binomial(squares, white_free))
+            * u128::from(t.sides[wi].weight[white_vector]);
+        let (inner, white_index) = value.div_rem(U192::from(white_placements));
+        let (mut inner, white_index) = (inner.to::<u128>(), white_index.to::<u128>());
+
+        // 3. Black's class and content.
+        let black_class = last_at_or_below(black_limit, |c| {
+            t.black_before(bi, black_pawn_count, c, black_squares) <= inner
+        });
+        inner -= t.black_before(bi, black_pawn_count, black_class, black_squares);
+        let black_free = t.sides[bi].class_free[black_class];
+        let unit = u128::from(binomial(black_squares, black_free));
+        let black_vector = content_in_class(t, bi, &t.classes[black_class], |before| {
+            unit * u128::from(before) <= inner
+        })?;
+        let black_index = inner - unit * u128::from(t.sides[bi].weight_before[black_vector]);
+
+        let material = material_of(
+            t.vectors[white_vector],
+            t.vectors[black_vector],
+            white_pawn_count as u8,
+            black_pawn_count as u8,
+        );
+        material
+            .check()
+            .map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
+
+        // 4. Placement.
+        let mut board = Board::empty();
+        let white_pawns = unrank_subset(
+            pawn_index % binomial(48, white_pawn_count),
+            white_pawn_count,
+            PAWN_SQUARES,
+        );
+        let black_pawns = unrank_subset(
+            pawn_index / binomial(48, white_pawn_count),
+            black_pawn_count,
+            PAWN_SQUARES & !white_pawns,
+        );
+        put(
+            &mut board,
+            white_pawns,
+            Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            },
+        );
+        put(
+            &mut board,
+            black_pawns,
+            Piece {
+                color: Color::Black,
+                role: Role::Pawn,
+            },
+        );
+        for color in Color::ALL {
+            put(
+                &mut board,
+                category.home_rooks(color),
+                Piece {
+                    color,
+                    role: Role::Rook,
+                },
+            );
+            if let Some(king) = category.implied_king(color) {
+                board.set_piece_at(
+                    king,
+                    Piece {
+                        color,
+                        role: Role::King,
+                    },
+                );
+            }
+        }
+        let mut holes = !board.occupied();
+        unplace_free_pieces(
+            &mut board,
+            Color::White,
+            category,
+            t.vectors[white_vector],
+            white_index,
+            &mut holes,
+        );
+        unplace_free_pieces(
+            &mut board,
+            Color::Black,
+            category,
+            t.vectors[black_vector],
+            black_index,
+            &mut holes,
+        );
+        for color in Color::ALL {
+            if !(board.by_piece(Piece {
+                color,
+                role: Role::Rook,
+            }) & category.rookless_homes(color))
+            .is_empty()
+            {
+                return Err(KeyError::NonCanonical(
+                    "a rook stands on a home square its category says is empty",
+                ));
+            }
+        }
+
+        let turn = if turn_ep >= 9 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let ep_square = match turn_ep % 9 {
+            0 => None,
+            file => Some(Square::from_coords(
+                shakmaty::File::new(file as u32 - 1),
+                turn.fold_wb(Rank::Sixth, Rank::Third),
+            )),
+        };
+        let setup = Setup {
+            board,
+            turn,
+            castling_rights: category.castling_rights(),
+            ep_square,
+            ..Setup::empty()
+        };
+        let position = Position::from_setup(setup, &format!("key {self}"))?;
+        if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
+            return Err(KeyError::NonCanonical(
+                "en-passant file without a legal en-passant capture",
+            ));
+        }
+        Ok(position)
+    }
+
+    /// The category byte.
+    pub fn category(&self) -> Category {
+        Category::new(self.0[0]).unwrap_or(Category::new(80).expect("80 is a category"))
+    }
+
+    fn category_checked(&self) -> Result<Category, KeyError> {
+        Category::new(self.0[0]).ok_or(KeyError::Category(self.0[0]))
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8; KEY_LEN] {
+        &self.0
+    }
+
+    /// Wraps raw bytes; [`Key::decode`] checks them.
+    pub fn from_bytes(bytes: [u8; KEY_LEN]) -> Key {
+        Key(bytes)
+    }
+
+    fn from_parts(category: Category, rank: U192) -> Key {
+        let mut bytes = [0u8; KEY_LEN];
+        bytes[0] = category.index();
+        bytes[1..].copy_from_slice(&rank.to_be_bytes::<24>()[4..]);
+        Key(bytes)
+    }
+}
+
+impl TryFrom<&[u8]> for Key {
+    type Error = KeyError;
+
+    fn try_from(bytes: &[u8]) -> Result<Key, KeyError> {
+        <[u8; KEY_LEN]>::try_from(bytes)
+            .map(Key)
+            .map_err(|_| KeyError::Length(bytes.len()))
+    }
+}
+
+impl fmt::Display for Key {
+    /// Lowercase hexadecimal, 42 digits.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({self})")
+    }
+}
+
+impl FromStr for Key {
+    type Err = KeyError;
+
+    /// Parses 42 hexadecimal digits (surrounding whitespace and a `0x` prefix are allowed).
+    fn from_str(text: &str) -> Result<Key, KeyError> {
+        let digits = text.trim();
+        let digits = digits.strip_prefix("0x").unwrap_or(digits);
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || digits.len() % 2 != 0 {
+            return Err(KeyError::Hex(text.to_owned()));
+        }
+        let bytes: Vec<u8> = (0..digits.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&digits[i..i + 2], 16))
+            .collect::<Result<_, _>>()
+            .map_err(|_| KeyError::Hex(text.to_owned()))?;
+        Key::try_from(bytes.as_slice())
+    }
+}
+
+/// The key range of every position of `category` with `material`: a material search is one
+/// range scan per category.
+///
+/// ```
+/// use tabiya::{Category, Key, Material, Position};
+/// use tabiya::codec::material_range;
+///
+/// let p: Position = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1".parse()?;
+/// let range = material_range(Category::of(&p), &"KPvK".parse()?)?;
+/// assert!(range.contains(&Key::encode(&p)?));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn material_range(category: Category, material: &Material) -> Result<KeyRange, KeyError> {
+    material.check()?;
+    let t = tables();
+    let frame = Frame::new(category, material, t)?;
+    let start = frame.pawns_before
+        + U192::from(frame.pawn_placements)
+            * U192::from(TURN_EP_STATES)
+            * (frame.white_before
+                + U192::from(frame.white_content_unit()) * U192::from(frame.white.weight_before)
+                + U192::from(frame.white_placements)
+                    * U192::from(
+                        frame.black_before
+                            + u128::from(binomial(frame.black_squares, frame.black.free))
+                                * u128::from(frame.black.weight_before),
+                    ));
+    let size = U192::from(frame.pawn_placements)
+        * U192::from(TURN_EP_STATES)
+        * U192::from(frame.white_placements)
+        * U192::from(frame.black_placements);
+    Ok(KeyRange {
+        first: Key::from_parts(category, start),
+        last: Key::from_parts(category, start + size - U192::from(1u8)),
+    })
+}
+
+/// The number of keys of a (category, material) block: positions and unused codes alike.
+pub fn material_block_size(category: Category, material: &Material) -> Result<u128, KeyError> {
+    let range = material_range(category, material)?;
+    let first = U192::from_be_slice(&range.first.0[1..]);
+    let last = U192::from_be_slice(&range.last.0[1..]);
+    Ok((last - first).saturating_to::<u128>().saturating_add(1))
+}
+
+/// Where one side's content sits in the tables.
+#[derive(Clone, Copy, Debug)]
+struct SideSlot {
+    class: usize,
+    free: u32,
+    weight: u64,
+    weight_before: u64,
+}
+
+/// The per-material quantities shared by encode and [`material_range`].
+struct Frame {
+    pawns: ByColor<u32>,
+    pawns_before: U192,
+    pawn_placements: u64,
+    white: SideSlot,
+    black: SideSlot,
+    white_before: U192,
+    /// Free squares for White's pieces.
+    squares: u32,
+    black_squares: u32,
+    black_total: u128,
+    black_before: u128,
+    white_placements: u128,
+    black_placements: u128,
+}
+
+impl Frame {
+    fn new(category: Category, material: &Material, t: &Tables) -> Result<Frame, KeyError> {
+        let (white_implied, black_implied) = implied_of(category);
+        let (wi, bi) = (white_implied.index(), black_implied.index());
+        let slot = |color: Color, implied: usize| -> Result<SideSlot, KeyError> {
+            let counts = material.side(color);
+            let vector = SideVector {
+                queens: counts.queen,
+                rooks: counts.rook,
+                bishops: counts.bishop,
+                knights: counts.knight,
+            };
+            let index = t
+                .vector_index(vector)
+                .ok_or(MaterialError::OneSide(color, *material))?;
+            let side = &t.sides[implied];
+            if side.weight[index] == 0 {
+                return Err(KeyError::NonCanonical(
+                    "fewer rooks than the category puts on home squares",
+                ));
+            }
+            let class = usize::from(t.class_of[index]);
+            Ok(SideSlot {
+                class,
+                free: side.class_free[class],
+                weight: side.weight[index],
+                weight_before: side.weight_before[index],
+            })
+        };
+        let white = slot(Color::White, wi)?;
+        let black = slot(Color::Black, bi)?;
+        let pawns = ByColor {
+            white: u32::from(material.side(Color::White).pawn),
+            black: u32::from(material.side(Color::Black).pawn),
+        };
+        let squares =
+            64 - pawns.white - pawns.black - white_implied.squares() - black_implied.squares();
+        let black_squares = squares - white.free;
+        let white_class: &Class = &t.classes[white.class];
+        let black_total = t.black_total(bi, pawns.black, pawns.white, white_class, black_squares);
+        Ok(Frame {
+            pawns,
+            pawns_before: t.pawns_before(wi, bi, (pawns.white * 9 + pawns.black) as usize),
+            pawn_placements: pawn_placements(pawns.white, pawns.black),
+            white,
+            black,
+            white_before: t.white_before(wi, bi, pawns.white, pawns.black, white.class),
+            squares,
+            black_squares,
+            black_total,
+            black_before: t.black_before(bi, pawns.black, black.class, black_squares),
+            white_placements: u128::from(binomial(squares, white.free)) * u128::from(white.weight),
+            black_placements: u128::from(binomial(black_squares, black.free))
+                * u128::from(black.weight),
+        })
+    }
+
+    /// Size of the block of one unit of White content weight: `C(F, n_w) · Z`.
+    fn white_content_unit(&self) -> U192 {
+        U192::from(binomial(self.squares, self.white.free)) * U192::from(self.black_total)
+    }
+}
+
+fn implied_of(category: Category) -> (Implied, Implied) {
+    let side = |color| Implied {
+        rooks: category.home_rooks(color).count() as u8,
+        king: category.implied_king(color).is_some(),
+    };
+    (side(Color::White), side(Color::Black))
+}
+
+/// Free pieces in placement order.
+const FREE_ROLES: [Role; 5] = [
+    Role::King,
+    Role::Queen,
+    Role::Rook,
+    Role::Bishop,
+    Role::Knight,
+];
+
+/// Mixed-radix index of one side's free pieces on `holes`; removes their squares from `holes`.
+fn place_free_pieces(
+    board: &Board,
+    color: Color,
+    category: Category,
+    holes: &mut Bitboard,
+) -> u128 {
+    let implied = category.implied_squares();
+    let mut index = 0u128;
+    let mut radix = 1u128;
+    for role in FREE_ROLES {
+        let squares = board.by_piece(Piece { color, role }) & !implied;
+        let count = squares.count() as u32;
+        index += radix * u128::from(rank_subset(squares, *holes));
+        radix *= u128::from(binomial(holes.count() as u32, count));
+        *holes &= !squares;
+    }
+    index
+}
+
+/// Inverse of [`place_free_pieces`].
+fn unplace_free_pieces(
+    board: &mut Board,
+    color: Color,
+    category: Category,
+    v: SideVector,
+    mut index: u128,
+    holes: &mut Bitboard,
+) {
+    let king_free = category.implied_king(color).is_none();
+    let counts = [
+        u32::from(king_free),
+        u32::from(v.queens),
+        u32::from(v.rooks) - category.home_rooks(color).count() as u32,
+        u32::from(v.bishops),
+        u32::from(v.knights),
+    ];
+    for (role, count) in FREE_ROLES.into_iter().zip(counts) {
+        let radix = u128::from(binomial(holes.count() as u32, count));
+        let squares = unrank_subset((index % radix) as u64, count, *holes);
+        index /= radix;
+        put(board, squares, Piece { color, role });
+        *holes &= !squares;
+    }
+}
+
+fn put(board: &mut Board, squares: Bitboard, piece: Piece) {
+    for square in squares {
+        board.set_piece_at(square, piece);
+    }
+}
+
+/// Largest `i < n` with `at_or_below(i)`, for a predicate true on a prefix starting at 0.
+fn last_at_or_below(n: usize, at_or_below: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if at_or_below(mid) { lo = mid } else { hi = mid }
+    }
+    lo
+}
+
+/// The content of a class whose cumulative weight range holds the value, skipping zero-weight
+/// contents (too few rooks for the category).
+/// Zero-weight contents share their successor's `weight_before`, so the last content at or
+/// below the value has a weight unless the value lies past the class (a corrupt key).
+fn content_in_class(
+    t: &Tables,
+    implied: usize,
+    class: &Class,
+    at_or_below: impl Fn(u64) -> bool,
+) -> Result<usize, KeyError> {
+    let side = &t.sides[implied];
+    let range = class.vectors.clone();
+    let index = range.start
+        + last_at_or_below(range.len(), |i| {
+            at_or_below(side.weight_before[range.start + i])
+        });
+    if side.weight[index] == 0 {
+        return Err(KeyError::NonCanonical("material outside the category"));
+    }
+    Ok(index)
+}
+
+fn material_of(white: SideVector, black: SideVector, white_pawns: u8, black_pawns: u8) -> Material {
+    let side = |v: SideVector, pawns| ByRole {
+        pawn: pawns,
+        knight: v.knights,
+        bishop: v.bishops,
+        rook: v.rooks,
+        queen: v.queens,
+        king: 1,
+    };
+    Material(ByColor {
+        white: side(white, white_pawns),
+        black: side(black, black_pawns),
+    })
+}

@@ -1,0 +1,16 @@
+//! Position codecs: the fixed-length [`Key`] that orders the database, and the variable-length
+//! [`huffman`] packed format used by exports.
+//!
+//! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
+//! gives a position or an error, never a panic.
+
+mod check;
+mod combinatorics;
+pub mod huffman;
+mod key;
+mod material;
+mod tables;
+
+pub use check::CheckReport;
+pub use key::{KEY_LEN, Key, KeyError, KeyRange, material_block_size, material_range};
+pub use material::{Material, MaterialError};

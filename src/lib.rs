@@ -1,0 +1,25 @@
+//! tabiya: a chess position database indexing engine.
+//!
+//! tabiya reads PGN game collections, canonicalises every position of every game, encodes each
+//! into a fixed-length, exactly decodable [`Key`], and answers position searches.
+//!
+//! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
+//! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous) and the Huffman
+//!   packed format.
+//! - [`ingest`]: reading positions out of EPD/FEN lists and PGN collections.
+//!
+//! ```
+//! use tabiya::{Key, Position};
+//!
+//! let position: Position = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3".parse()?;
+//! let key = Key::encode(&position)?;
+//! assert_eq!(key.decode()?, position);
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod codec;
+pub mod ingest;
+pub mod position;
+
+pub use codec::{Key, Material};
+pub use position::{Category, Position};

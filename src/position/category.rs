@@ -1,0 +1,256 @@
+//! The 81 rook/castling categories: the first byte of every key.
+//!
+//! Each rook home square (a1, h1 for White; a8, h8 for Black) is in one of three
+//! [`RookState`]s. The four states make `3^4 = 81` categories, numbered
+//!
+//! ```text
+//! category = 27·state(a1) + 9·state(h1) + 3·state(a8) + state(h8)
+//! state: 0 = rook of that colour there, with its castling right
+//!        1 = rook of that colour there, without the right
+//!        2 = no rook of that colour there
+//! ```
+//!
+//! so category 0 is "all four rooks home, all rights" (the starting position) and category 80 is
+//! "no rook on any home square". Inside a category the rooks on home squares and the king of a
+//! side that keeps a castling right (it must stand on e1/e8) are implied, and not encoded again.
+
+use std::fmt;
+
+use shakmaty::{Bitboard, CastlingSide, Color, Piece, Position as _, Role, Square};
+
+use super::Position;
+
+/// One of the four rook home squares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HomeSquare {
+    A1,
+    H1,
+    A8,
+    H8,
+}
+
+impl HomeSquare {
+    /// In category-numbering order (most significant first).
+    pub const ALL: [HomeSquare; 4] = [
+        HomeSquare::A1,
+        HomeSquare::H1,
+        HomeSquare::A8,
+        HomeSquare::H8,
+    ];
+
+    /// The colour whose rook starts here.
+    pub const fn color(self) -> Color {
+        match self {
+            HomeSquare::A1 | HomeSquare::H1 => Color::White,
+            HomeSquare::A8 | HomeSquare::H8 => Color::Black,
+        }
+    }
+
+    pub const fn square(self) -> Square {
+        match self {
+            HomeSquare::A1 => Square::A1,
+            HomeSquare::H1 => Square::H1,
+            HomeSquare::A8 => Square::A8,
+            HomeSquare::H8 => Square::H8,
+        }
+    }
+
+    pub const fn castling_side(self) -> CastlingSide {
+        match self {
+            HomeSquare::A1 | HomeSquare::A8 => CastlingSide::QueenSide,
+            HomeSquare::H1 | HomeSquare::H8 => CastlingSide::KingSide,
+        }
+    }
+}
+
+/// What stands on a rook home square, as far as the category is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RookState {
+    /// A rook of that colour stands there and keeps its castling right.
+    WithRight = 0,
+    /// A rook of that colour stands there without the castling right.
+    WithoutRight = 1,
+    /// No rook of that colour stands there.
+    Absent = 2,
+}
+
+impl RookState {
+    const fn from_digit(digit: u8) -> RookState {
+        match digit {
+            0 => RookState::WithRight,
+            1 => RookState::WithoutRight,
+            _ => RookState::Absent,
+        }
+    }
+
+    /// True when the rook is implied by the category.
+    pub const fn is_home(self) -> bool {
+        !matches!(self, RookState::Absent)
+    }
+}
+
+/// A rook/castling category, `0..=80` (see the [module documentation](self)).
+///
+/// ```
+/// use tabiya::{Category, Position};
+/// use tabiya::position::{HomeSquare, RookState};
+///
+/// assert_eq!(Category::of(&Position::initial()).index(), 0);
+/// let p: Position = "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1".parse()?;
+/// let c = Category::of(&p);
+/// assert_eq!(c.state(HomeSquare::A1), RookState::Absent);
+/// assert_eq!(c.state(HomeSquare::H1), RookState::WithRight);
+/// assert_eq!(c.state(HomeSquare::A8), RookState::WithRight);
+/// assert_eq!(c.state(HomeSquare::H8), RookState::Absent);
+/// assert_eq!(c.index(), 2 * 27 + 0 * 9 + 0 * 3 + 2);
+/// # Ok::<_, tabiya::position::PositionError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Category(u8);
+
+impl Category {
+    /// Number of categories.
+    pub const COUNT: usize = 81;
+
+    /// The category with this number, if it is below 81.
+    pub const fn new(index: u8) -> Option<Category> {
+        if (index as usize) < Category::COUNT {
+            Some(Category(index))
+        } else {
+            None
+        }
+    }
+
+    /// Every category in key order.
+    pub fn all() -> impl Iterator<Item = Category> {
+        (0..Category::COUNT as u8).map(Category)
+    }
+
+    /// The category of a position.
+    pub fn of(position: &Position) -> Category {
+        let chess = position.chess();
+        let board = chess.board();
+        let castles = chess.castles();
+        let index = HomeSquare::ALL.iter().fold(0, |acc, &home| {
+            let color = home.color();
+            let state = if board.piece_at(home.square())
+                != Some(Piece {
+                    color,
+                    role: Role::Rook,
+                }) {
+                RookState::Absent
+            } else if castles.has(color, home.castling_side()) {
+                RookState::WithRight
+            } else {
+                RookState::WithoutRight
+            };
+            acc * 3 + state as u8
+        });
+        Category(index)
+    }
+
+    pub const fn index(self) -> u8 {
+        self.0
+    }
+
+    /// The state of one home square.
+    pub const fn state(self, home: HomeSquare) -> RookState {
+        let shift = match home {
+            HomeSquare::A1 => 27,
+            HomeSquare::H1 => 9,
+            HomeSquare::A8 => 3,
+            HomeSquare::H8 => 1,
+        };
+        RookState::from_digit(self.0 / shift % 3)
+    }
+
+    /// The home squares of one colour, queen side first.
+    pub const fn home_squares(color: Color) -> [HomeSquare; 2] {
+        match color {
+            Color::White => [HomeSquare::A1, HomeSquare::H1],
+            Color::Black => [HomeSquare::A8, HomeSquare::H8],
+        }
+    }
+
+    /// Rooks of `color` implied by the category (standing on their home squares).
+    pub fn home_rooks(self, color: Color) -> Bitboard {
+        Category::home_squares(color)
+            .into_iter()
+            .filter(|&home| self.state(home).is_home())
+            .map(HomeSquare::square)
+            .collect()
+    }
+
+    /// Home squares where the category says no rook of `color` stands: a rook of that colour
+    /// placed there would belong to another category.
+    pub fn rookless_homes(self, color: Color) -> Bitboard {
+        Category::home_squares(color)
+            .into_iter()
+            .filter(|&home| self.state(home) == RookState::Absent)
+            .map(HomeSquare::square)
+            .collect()
+    }
+
+    /// The square of `color`'s king when the category implies it (the side keeps a right).
+    pub fn implied_king(self, color: Color) -> Option<Square> {
+        Category::home_squares(color)
+            .into_iter()
+            .any(|home| self.state(home) == RookState::WithRight)
+            .then(|| color.fold_wb(Square::E1, Square::E8))
+    }
+
+    /// The castling rights of the category, as rook squares (shakmaty's convention).
+    pub fn castling_rights(self) -> Bitboard {
+        HomeSquare::ALL
+            .into_iter()
+            .filter(|&home| self.state(home) == RookState::WithRight)
+            .map(HomeSquare::square)
+            .collect()
+    }
+
+    /// Every square whose content the category implies.
+    pub fn implied_squares(self) -> Bitboard {
+        let mut squares = self.home_rooks(Color::White) | self.home_rooks(Color::Black);
+        for color in Color::ALL {
+            if let Some(king) = self.implied_king(color) {
+                squares.add(king);
+            }
+        }
+        squares
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_round_trips_states() {
+        for category in Category::all() {
+            let rebuilt = HomeSquare::ALL
+                .iter()
+                .fold(0u8, |acc, &home| acc * 3 + category.state(home) as u8);
+            assert_eq!(rebuilt, category.index());
+        }
+        assert_eq!(Category::new(81), None);
+    }
+
+    #[test]
+    fn implied_pieces() {
+        let all = Category::new(0).unwrap();
+        assert_eq!(all.implied_squares().count(), 6);
+        let none = Category::new(80).unwrap();
+        assert!(none.implied_squares().is_empty());
+        // a1 without right, h1 absent: rook implied, king free.
+        let c = Category::new(27 + 18 + 8).unwrap();
+        assert_eq!(c.home_rooks(Color::White), Bitboard::from(Square::A1));
+        assert_eq!(c.implied_king(Color::White), None);
+        assert_eq!(c.rookless_homes(Color::White), Bitboard::from(Square::H1));
+    }
+}

@@ -1,0 +1,134 @@
+//! Property tests: random games biased toward promotions, en passant and castling-right changes
+//! round-trip through both codecs; arbitrary bytes decode to a position or an error, never a
+//! panic, and whatever decodes is canonical (re-encodes to the same bytes).
+
+mod common;
+
+use proptest::prelude::*;
+use shakmaty::{Chess, Move, Position as _, Role};
+use tabiya::{Key, Position, codec::huffman};
+
+/// Moves that change what the key has to express.
+fn is_interesting(m: &Move) -> bool {
+    m.is_promotion()
+        || m.is_en_passant()
+        || m.is_castle()
+        || m.is_capture()
+        || matches!(m.role(), Role::King | Role::Rook)
+        || (m.role() == Role::Pawn && m.from().is_some_and(|from| from.distance(m.to()) == 2))
+}
+
+/// Plays a game steered by `choices`, returning every position.
+fn random_game(choices: &[u32]) -> Vec<Position> {
+    let mut chess = Chess::default();
+    let mut positions = vec![Position::initial()];
+    for &choice in choices {
+        let moves = chess.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let promotions: Vec<&Move> = moves
+            .iter()
+            .filter(|m| m.is_promotion() || m.is_en_passant())
+            .collect();
+        let interesting: Vec<&Move> = moves.iter().filter(|m| is_interesting(m)).collect();
+        let m = if !promotions.is_empty() && choice % 2 == 0 {
+            promotions[(choice / 2) as usize % promotions.len()]
+        } else if !interesting.is_empty() && choice % 3 != 0 {
+            interesting[(choice / 3) as usize % interesting.len()]
+        } else {
+            &moves[choice as usize % moves.len()]
+        };
+        chess.play_unchecked(m.clone());
+        positions.push(Position::from_chess(chess.clone()).expect("standard game"));
+    }
+    positions
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_games_round_trip(choices in prop::collection::vec(any::<u32>(), 0..400)) {
+        for position in random_game(&choices) {
+            common::assert_round_trip(&position);
+        }
+    }
+
+    #[test]
+    fn arbitrary_keys_decode_canonically(category in 0u8..=82, rank in any::<[u8; 20]>()) {
+        let mut bytes = [0u8; 21];
+        bytes[0] = category;
+        bytes[1..].copy_from_slice(&rank);
+        let key = Key::from_bytes(bytes);
+        if let Ok(position) = key.decode() {
+            prop_assert_eq!(Key::encode(&position), Ok(key));
+        }
+    }
+
+    /// Keys near real ones (same high bytes, random low bytes) land inside category ranges far
+    /// more often than uniform bytes, reaching the deeper decode steps.
+    #[test]
+    fn perturbed_keys_decode_canonically(choices in prop::collection::vec(any::<u32>(), 1..120), noise in any::<[u8; 12]>(), from in 9usize..21) {
+        let position = random_game(&choices).pop().unwrap();
+        let mut bytes = *Key::encode(&position).unwrap().as_bytes();
+        for (byte, n) in bytes[from..].iter_mut().zip(noise) {
+            *byte ^= n;
+        }
+        let key = Key::from_bytes(bytes);
+        if let Ok(decoded) = key.decode() {
+            prop_assert_eq!(Key::encode(&decoded), Ok(key));
+        }
+    }
+
+    #[test]
+    fn arbitrary_packed_bytes_decode_canonically(bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+        if let Ok(position) = huffman::decode(&bytes) {
+            prop_assert_eq!(huffman::encode(&position).bytes, bytes);
+        }
+    }
+
+    #[test]
+    fn truncated_packed_positions_are_errors(choices in prop::collection::vec(any::<u32>(), 1..120), cut in 1usize..8) {
+        let position = random_game(&choices).pop().unwrap();
+        let packed = huffman::encode(&position);
+        let short = &packed.bytes[..packed.bytes.len().saturating_sub(cut)];
+        if let Ok(decoded) = huffman::decode(short) {
+            prop_assert_eq!(huffman::encode(&decoded).bytes, short.to_vec());
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,80}") {
+        if let Ok(position) = text.parse::<Position>() {
+            common::assert_round_trip(&position);
+        }
+        let _ = text.parse::<Key>();
+        let _ = text.parse::<tabiya::Material>().map(|m| m.check());
+    }
+}
+
+/// The neighbours of real keys (rank ± small deltas) mostly decode: every one that does must be
+/// canonical, and a good share must succeed, or the canonicality checks above test nothing.
+#[test]
+fn neighbouring_keys_decode_canonically() {
+    let choices: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let (mut tried, mut decoded) = (0, 0);
+    for position in random_game(&choices) {
+        let bytes = *Key::encode(&position).unwrap().as_bytes();
+        for delta in 1..=40u8 {
+            let mut neighbour = bytes;
+            neighbour[20] = neighbour[20].wrapping_add(delta);
+            let key = Key::from_bytes(neighbour);
+            tried += 1;
+            if let Ok(p) = key.decode() {
+                decoded += 1;
+                assert_eq!(Key::encode(&p), Ok(key));
+            }
+        }
+    }
+    assert!(
+        decoded * 4 > tried,
+        "only {decoded} of {tried} neighbouring keys decode"
+    );
+}
