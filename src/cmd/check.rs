@@ -2,12 +2,7 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-use rayon::prelude::*;
-use tabiya::{
-    Position,
-    codec::CheckReport,
-    ingest::{InputKind, Source, read_games, read_position_lines},
-};
+use tabiya::codec::check_paths;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,56 +14,8 @@ pub struct Args {
     json: bool,
 }
 
-/// Positions checked per parallel batch.
-const BATCH: usize = 1 << 16;
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut report = CheckReport::default();
-    let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
-    let flush = |batch: &mut Vec<Position>, report: &mut CheckReport| {
-        let partial = batch
-            .par_chunks(1024)
-            .map(|chunk| {
-                let mut r = CheckReport::default();
-                chunk.iter().for_each(|p| r.check(p));
-                r
-            })
-            .reduce(CheckReport::default, |mut a, b| {
-                a.merge(b);
-                a
-            });
-        report.merge(partial);
-        batch.clear();
-    };
-    for path in &args.paths {
-        for file in Source::expand(path)? {
-            let source = Source::open(&file, None)?;
-            match source.kind {
-                InputKind::Pgn => read_games(source.reader, &source.name, |game| match game {
-                    Ok(positions) => {
-                        batch.extend(positions);
-                        if batch.len() >= BATCH {
-                            flush(&mut batch, &mut report);
-                        }
-                    }
-                    Err(err) => {
-                        eprintln!("skipped {err}");
-                        report.reject("game not replayable".to_owned());
-                    }
-                })?,
-                InputKind::PositionLines => {
-                    read_position_lines(source.reader, &source.name, |line| match line {
-                        Ok(line) => batch.push(line.position),
-                        Err(err) => {
-                            eprintln!("skipped {err}");
-                            report.reject(err.error.kind().to_owned());
-                        }
-                    })?
-                }
-            }
-        }
-    }
-    flush(&mut batch, &mut report);
+    let report = check_paths(&args.paths, |skipped| eprintln!("skipped {skipped}"))?;
     for failure in &report.failures {
         eprintln!("FAILED {failure}");
     }
@@ -94,9 +41,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         println!("{} positions, {} failed", report.positions, report.failed);
     }
-    Ok(if report.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if report.failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

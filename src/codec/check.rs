@@ -1,11 +1,16 @@
 //! Round-trip verification of both codecs over real positions (`tabiya codec check`).
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, path::PathBuf};
+
+use rayon::prelude::*;
 
 use serde::Serialize;
 
 use super::{Key, Material, huffman, material_range};
-use crate::position::{Category, Position};
+use crate::{
+    ingest::{InputKind, Source, read_games, read_position_lines},
+    position::{Category, Position},
+};
 
 /// Totals of a check run.
 #[derive(Debug, Default, Serialize)]
@@ -111,4 +116,58 @@ fn check_position(position: &Position) -> Result<Checked, String> {
         return Err(format!("packed position decodes to {unpacked}"));
     }
     Ok(Checked::Bits(packed.bits))
+}
+
+/// Positions checked per parallel batch.
+const BATCH: usize = 1 << 16;
+
+/// Checks every position of the given inputs (EPD/FEN lists, PGN collections, directories of
+/// them), in parallel. `skipped` hears about every input that is not a keyable position.
+pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> anyhow::Result<CheckReport> {
+    let mut report = CheckReport::default();
+    let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
+    for path in paths {
+        for file in Source::expand(path)? {
+            let source = Source::open(&file, None)?;
+            match source.kind {
+                InputKind::Pgn => read_games(source.reader, &source.name, |game| match game {
+                    Ok(positions) => {
+                        batch.extend(positions);
+                        if batch.len() >= BATCH {
+                            check_batch(&mut batch, &mut report);
+                        }
+                    }
+                    Err(err) => {
+                        skipped(&err.to_string());
+                        report.reject("game not replayable".to_owned());
+                    }
+                })?,
+                InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| match line {
+                    Ok(line) => batch.push(line.position),
+                    Err(err) => {
+                        skipped(&err.to_string());
+                        report.reject(err.error.kind().to_owned());
+                    }
+                })?,
+            }
+        }
+    }
+    check_batch(&mut batch, &mut report);
+    Ok(report)
+}
+
+fn check_batch(batch: &mut Vec<Position>, report: &mut CheckReport) {
+    let partial = batch
+        .par_chunks(1024)
+        .map(|chunk| {
+            let mut partial = CheckReport::default();
+            chunk.iter().for_each(|p| partial.check(p));
+            partial
+        })
+        .reduce(CheckReport::default, |mut a, b| {
+            a.merge(b);
+            a
+        });
+    report.merge(partial);
+    batch.clear();
 }
