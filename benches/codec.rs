@@ -1,1 +1,60 @@
-fn main() {}
+//! Encode/decode speed of the key and the Huffman code on real positions: every position of the
+//! first games of the players collection (`../shared/datasets/players.pgn.zst`, or the file named
+//! by `TABIYA_BENCH_PGN`). Also prints the Huffman bits/position mean and max over them.
+//!
+//! `cargo bench --bench codec`
+
+use std::{hint::black_box, path::PathBuf, time::Duration};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tabiya::{
+    Key, Position,
+    codec::huffman,
+    ingest::{Source, read_games},
+};
+
+/// Games read for the benchmark positions (about 80 positions each).
+const GAMES: usize = 2_000;
+
+fn positions() -> Vec<Position> {
+    let path = std::env::var_os("TABIYA_BENCH_PGN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/players.pgn.zst"));
+    let source = Source::open(&path, None).unwrap_or_else(|e| panic!("benchmark positions: {e:#}"));
+    let mut positions = Vec::new();
+    let mut games = 0;
+    read_games(source.reader, &source.name, |game| {
+        if games < GAMES {
+            games += 1;
+            positions.extend(game.unwrap_or_default());
+        }
+    })
+    .expect("readable PGN");
+    positions
+}
+
+fn codec(c: &mut Criterion) {
+    let positions = positions();
+    let keys: Vec<Key> = positions.iter().map(|p| Key::encode(p).expect("real positions encode")).collect();
+    let packed: Vec<Vec<u8>> = positions.iter().map(|p| huffman::encode(p).bytes).collect();
+    let bits: Vec<usize> = positions.iter().map(|p| huffman::encode(p).bits).collect();
+    println!(
+        "{} positions from {GAMES} games; huffman bits/position mean {:.1}, max {}",
+        positions.len(),
+        bits.iter().sum::<usize>() as f64 / bits.len() as f64,
+        bits.iter().max().unwrap_or(&0)
+    );
+
+    let mut group = c.benchmark_group("codec");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.measurement_time(Duration::from_secs(8));
+    group.sample_size(20);
+    group.bench_function("key_encode", |b| b.iter(|| positions.iter().map(|p| Key::encode(black_box(p)).is_ok() as u32).sum::<u32>()));
+    group.bench_function("key_decode", |b| b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>()));
+    group.bench_function("huffman_encode", |b| b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>()));
+    group.bench_function("huffman_decode", |b| b.iter(|| packed.iter().map(|p| huffman::decode(black_box(p)).is_ok() as u32).sum::<u32>()));
+    group.finish();
+}
+
+criterion_group!(benches, codec);
+criterion_main!(benches);

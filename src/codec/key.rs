@@ -304,7 +304,7 @@ impl Key {
             ep_square,
             ..Setup::empty()
         };
-        let position = Position::from_setup(setup, &format!("key {self}"))?;
+        let position = Position::from_setup(setup, format_args!("key {self}"))?;
         if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
             return Err(KeyError::NonCanonical(
                 "en-passant file without a legal en-passant capture",
@@ -571,9 +571,23 @@ fn unplace_free_pieces(
         u32::from(v.knights),
     ];
     for (role, count) in FREE_ROLES.into_iter().zip(counts) {
-        let radix = u128::from(binomial(holes.count() as u32, count));
-        let squares = unrank_subset((index % radix) as u64, count, *holes);
-        index /= radix;
+        if count == 0 {
+            continue; // radix 1: no digit
+        }
+        let radix = binomial(holes.count() as u32, count);
+        // Most indices fit 64 bits, where division is several times cheaper.
+        let digit = match u64::try_from(index) {
+            Ok(small) => {
+                index = u128::from(small / radix);
+                small % radix
+            }
+            Err(_) => {
+                let digit = (index % u128::from(radix)) as u64;
+                index /= u128::from(radix);
+                digit
+            }
+        };
+        let squares = unrank_subset(digit, count, *holes);
         put(board, squares, Piece { color, role });
         *holes &= !squares;
     }

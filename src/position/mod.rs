@@ -77,31 +77,26 @@ impl Position {
     ///
     /// Positions whose only defect is an "impossible" check (more checkers than a legal game can
     /// produce; such positions occur in composed problems and test suites) are accepted.
-    pub fn from_setup(setup: Setup, input: &str) -> Result<Position, PositionError> {
+    pub fn from_setup(setup: Setup, input: impl fmt::Display) -> Result<Position, PositionError> {
+        let input = || input.to_string();
         if setup.pockets.is_some() || setup.remaining_checks.is_some() {
-            return Err(PositionError::Variant {
-                input: input.to_owned(),
-            });
+            return Err(PositionError::Variant { input: input() });
         }
-        let chess960_rights = CastlingMode::detect(&setup).is_chess960();
+        // Kept to tell Chess960 rights from bogus ones if validation fails.
+        let with_rights = (!setup.castling_rights.is_empty()).then(|| setup.clone());
         match Chess::from_setup(setup, CastlingMode::Standard)
             .or_else(ShakmatyPositionError::ignore_impossible_check)
         {
             Ok(chess) => Ok(Position(chess)),
-            Err(err)
-                if chess960_rights
-                    && err
-                        .kinds()
-                        .contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) =>
-            {
-                Err(PositionError::Chess960 {
-                    input: input.to_owned(),
-                })
+            Err(err) => {
+                let chess960 = err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS)
+                    && with_rights.is_some_and(|setup| CastlingMode::detect(&setup).is_chess960());
+                if chess960 {
+                    Err(PositionError::Chess960 { input: input() })
+                } else {
+                    Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) })
+                }
             }
-            Err(err) => Err(PositionError::Illegal {
-                input: input.to_owned(),
-                reason: describe(err.kinds()),
-            }),
         }
     }
 
