@@ -49,10 +49,18 @@ fn codec(c: &mut Criterion) {
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.measurement_time(Duration::from_secs(8));
     group.sample_size(20);
-    group.bench_function("key_encode", |b| b.iter(|| positions.iter().map(|p| Key::encode(black_box(p)).is_ok() as u32).sum::<u32>()));
-    group.bench_function("key_decode", |b| b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>()));
-    group.bench_function("huffman_encode", |b| b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>()));
-    group.bench_function("huffman_decode", |b| b.iter(|| packed.iter().map(|p| huffman::decode(black_box(p)).is_ok() as u32).sum::<u32>()));
+    group.bench_function("key_encode", |b| {
+        b.iter(|| positions.iter().map(|p| Key::encode(black_box(p)).is_ok() as u32).sum::<u32>())
+    });
+    group.bench_function("key_decode", |b| {
+        b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
+    });
+    group.bench_function("huffman_encode", |b| {
+        b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>())
+    });
+    group.bench_function("huffman_decode", |b| {
+        b.iter(|| packed.iter().map(|p| huffman::decode(black_box(p)).is_ok() as u32).sum::<u32>())
+    });
     group.finish();
 }
 

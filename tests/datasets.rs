@@ -36,7 +36,8 @@ fn position_suites_round_trip() {
     assert_eq!(report.rejected.get("illegal position"), Some(&4));
     // shakmaty's tricky.perft has a deliberately impossible position (3 promotions by Black,
     // who lost nothing that a white pawn could have captured): Tomic's bound rejects it.
-    let impossible: u64 = report.rejected.iter().filter(|(r, _)| r.contains("impossible material")).map(|(_, n)| n).sum();
+    let impossible: u64 =
+        report.rejected.iter().filter(|(r, _)| r.contains("impossible material")).map(|(_, n)| n).sum();
     assert_eq!(impossible, 2);
 }
 

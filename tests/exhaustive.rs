@@ -23,20 +23,8 @@ fn enumerate(extra: Option<Piece>) -> Vec<Position> {
                 let mut board = Board::empty();
                 let mut occupied = Bitboard::EMPTY;
                 for (square, piece) in [
-                    (
-                        Some(white_king),
-                        Piece {
-                            color: Color::White,
-                            role: Role::King,
-                        },
-                    ),
-                    (
-                        Some(black_king),
-                        Piece {
-                            color: Color::Black,
-                            role: Role::King,
-                        },
-                    ),
+                    (Some(white_king), Piece { color: Color::White, role: Role::King }),
+                    (Some(black_king), Piece { color: Color::Black, role: Role::King }),
                 ]
                 .into_iter()
                 .chain(extra.map(|p| (extra_square, p)))
@@ -53,12 +41,7 @@ fn enumerate(extra: Option<Piece>) -> Vec<Position> {
                 }
                 for rights in [Bitboard::EMPTY, Bitboard::CORNERS & occupied] {
                     for turn in Color::ALL {
-                        let setup = Setup {
-                            board: board.clone(),
-                            turn,
-                            castling_rights: rights,
-                            ..Setup::empty()
-                        };
+                        let setup = Setup { board: board.clone(), turn, castling_rights: rights, ..Setup::empty() };
                         if let Ok(position) = Position::from_setup(setup, "enumerated") {
                             positions.push(position);
                         }
@@ -82,16 +65,8 @@ fn check_material(extra: Option<Piece>, expected_categories: &[u8]) {
         categories.insert(key.category().index());
         assert_eq!(key.category(), Category::of(position));
     }
-    assert_eq!(
-        categories.into_iter().collect::<Vec<_>>(),
-        expected_categories,
-        "{extra:?}"
-    );
-    assert!(
-        positions.len() > 1000,
-        "{extra:?}: only {} positions",
-        positions.len()
-    );
+    assert_eq!(categories.into_iter().collect::<Vec<_>>(), expected_categories, "{extra:?}");
+    assert!(positions.len() > 1000, "{extra:?}: only {} positions", positions.len());
 }
 
 const fn piece(color: Color, role: Role) -> Option<Piece> {
@@ -132,31 +107,21 @@ fn king_and_queen() {
 #[test]
 fn small_material_ranges_do_not_overlap() {
     let mut ranges = Vec::new();
-    for extra in [
-        None,
-        piece(Color::White, Role::Pawn),
-        piece(Color::White, Role::Rook),
-        piece(Color::Black, Role::Queen),
-    ] {
+    for extra in
+        [None, piece(Color::White, Role::Pawn), piece(Color::White, Role::Rook), piece(Color::Black, Role::Queen)]
+    {
         let mut positions = enumerate(extra);
         positions.sort_by_key(|p| Key::encode(p).unwrap());
         for pair in positions.windows(2) {
             // Same category and material ⇒ contiguous: nothing of another block sits between.
-            let (a, b) = (
-                Key::encode(&pair[0]).unwrap(),
-                Key::encode(&pair[1]).unwrap(),
-            );
+            let (a, b) = (Key::encode(&pair[0]).unwrap(), Key::encode(&pair[1]).unwrap());
             assert!(a < b);
         }
         for category in Category::all() {
             let material = match extra {
                 None => "KvK",
-                Some(Piece {
-                    role: Role::Pawn, ..
-                }) => "KPvK",
-                Some(Piece {
-                    role: Role::Rook, ..
-                }) => "KRvK",
+                Some(Piece { role: Role::Pawn, .. }) => "KPvK",
+                Some(Piece { role: Role::Rook, .. }) => "KRvK",
                 _ => "KvKQ",
             };
             if let Ok(range) = tabiya::codec::material_range(category, &material.parse().unwrap()) {
@@ -166,11 +131,6 @@ fn small_material_ranges_do_not_overlap() {
     }
     ranges.sort_by_key(|r| r.first);
     for pair in ranges.windows(2) {
-        assert!(
-            pair[0].last < pair[1].first,
-            "{:?} overlaps {:?}",
-            pair[0],
-            pair[1]
-        );
+        assert!(pair[0].last < pair[1].first, "{:?} overlaps {:?}", pair[0], pair[1]);
     }
 }

@@ -27,10 +27,7 @@ fn random_game(choices: &[u32]) -> Vec<Position> {
         if moves.is_empty() {
             break;
         }
-        let promotions: Vec<&Move> = moves
-            .iter()
-            .filter(|m| m.is_promotion() || m.is_en_passant())
-            .collect();
+        let promotions: Vec<&Move> = moves.iter().filter(|m| m.is_promotion() || m.is_en_passant()).collect();
         let interesting: Vec<&Move> = moves.iter().filter(|m| is_interesting(m)).collect();
         let m = if !promotions.is_empty() && choice % 2 == 0 {
             promotions[(choice / 2) as usize % promotions.len()]
@@ -127,8 +124,5 @@ fn neighbouring_keys_decode_canonically() {
             }
         }
     }
-    assert!(
-        decoded * 4 > tried,
-        "only {decoded} of {tried} neighbouring keys decode"
-    );
+    assert!(decoded * 4 > tried, "only {decoded} of {tried} neighbouring keys decode");
 }

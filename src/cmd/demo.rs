@@ -26,9 +26,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(line) => {
             let position = line.position;
             report.check(&position);
-            let key = Key::encode(&position)
-                .map(|k| k.to_string())
-                .unwrap_or_else(|e| e.to_string());
+            let key = Key::encode(&position).map(|k| k.to_string()).unwrap_or_else(|e| e.to_string());
             let bits = huffman::encode(&position).bits;
             let category = Category::of(&position).index();
             if args.json {
@@ -51,9 +49,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.json {
         println!("{} positions, {} failed", report.positions, report.failed);
     }
-    Ok(if report.failed == 0 && problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if report.failed == 0 && problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

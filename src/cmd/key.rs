@@ -21,17 +21,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(hex) = args.decode {
-        let key: Key = hex
-            .parse()
-            .with_context(|| format!("cannot decode {hex:?}"))?;
-        let position = key
-            .decode()
-            .with_context(|| format!("cannot decode {hex:?}"))?;
+        let key: Key = hex.parse().with_context(|| format!("cannot decode {hex:?}"))?;
+        let position = key.decode().with_context(|| format!("cannot decode {hex:?}"))?;
         if args.json {
-            println!(
-                "{}",
-                json!({ "fen": position.to_string(), "category": key.category().index() })
-            );
+            println!("{}", json!({ "fen": position.to_string(), "category": key.category().index() }));
         } else {
             println!("{position}");
         }
@@ -48,9 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             json!({ "fen": position.to_string(), "category": category, "key": key.to_string(), "huffman_bits": bits })
         );
     } else {
-        println!(
-            "fen       {position}\ncategory  {category}\nkey       {key}\nhuffman   {bits} bits"
-        );
+        println!("fen       {position}\ncategory  {category}\nkey       {key}\nhuffman   {bits} bits");
     }
     Ok(ExitCode::SUCCESS)
 }

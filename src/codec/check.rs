@@ -53,11 +53,8 @@ impl CheckReport {
                 }
             }
         }
-        self.huffman_bits_mean = if self.positions > 0 {
-            self.huffman_bits_sum as f64 / self.positions as f64
-        } else {
-            0.0
-        };
+        self.huffman_bits_mean =
+            if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 };
     }
 
     /// Counts an input that is not a position.
@@ -77,11 +74,8 @@ impl CheckReport {
         }
         let room = FAILURES_KEPT.saturating_sub(self.failures.len());
         self.failures.extend(other.failures.into_iter().take(room));
-        self.huffman_bits_mean = if self.positions > 0 {
-            self.huffman_bits_sum as f64 / self.positions as f64
-        } else {
-            0.0
-        };
+        self.huffman_bits_mean =
+            if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 };
     }
 }
 
@@ -95,23 +89,17 @@ fn check_position(position: &Position) -> Result<Checked, String> {
         Ok(key) => key,
         Err(err) => return Ok(Checked::Unencodable(format!("no key: {err}"))),
     };
-    let decoded = key
-        .decode()
-        .map_err(|e| format!("key {key} does not decode: {e}"))?;
+    let decoded = key.decode().map_err(|e| format!("key {key} does not decode: {e}"))?;
     if &decoded != position {
         return Err(format!("key {key} decodes to {decoded}"));
     }
     let range = material_range(Category::of(position), &Material::of(position))
         .map_err(|e| format!("no material range: {e}"))?;
     if !range.contains(&key) {
-        return Err(format!(
-            "key {key} outside its material range {}..={}",
-            range.first, range.last
-        ));
+        return Err(format!("key {key} outside its material range {}..={}", range.first, range.last));
     }
     let packed = huffman::encode(position);
-    let unpacked = huffman::decode(&packed.bytes)
-        .map_err(|e| format!("packed position does not decode: {e}"))?;
+    let unpacked = huffman::decode(&packed.bytes).map_err(|e| format!("packed position does not decode: {e}"))?;
     if &unpacked != position {
         return Err(format!("packed position decodes to {unpacked}"));
     }

@@ -49,38 +49,81 @@ pub fn unrank_subset(mut rank: u64, k: u32, holes: Bitboard) -> Bitboard {
     let mut chosen = Bitboard::EMPTY;
     let mut upper = holes.count() as u32;
     for j in (1..=k).rev() {
-        // Largest c < upper with C(c, j) <= rank.
-        let (mut lo, mut hi) = (j - 1, upper - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if binomial(mid, j) <= rank { lo = mid } else { hi = mid - 1 }
-        }
-        rank -= binomial(lo, j);
-        chosen.add(select_hole(holes, lo));
-        upper = lo;
+        let c = largest_below(rank, j, upper);
+        rank -= binomial(c, j);
+        chosen.add(select_hole(holes, c));
+        upper = c;
     }
     chosen
 }
 
-/// The square of hole number `n` (the `n`-th set bit of `holes`, from 0): a byte-wise skip,
-/// then a walk inside the byte.
+/// Largest `c < upper` with `C(c, j) ≤ rank` (`j ≥ 1`; the caller guarantees one exists).
+///
+/// `C(c, 1) = c` needs no search and `C(c, 2)` a square root. Otherwise a branch-free binary search: the comparisons are
+/// unpredictable, and mispredicted branches dominated decoding.
 #[inline]
-fn select_hole(holes: Bitboard, mut n: u32) -> Square {
-    let mut bits = holes.0;
-    let mut base = 0;
-    loop {
-        let in_byte = (bits & 0xff).count_ones();
-        if n < in_byte {
-            break;
+fn largest_below(rank: u64, j: u32, upper: u32) -> u32 {
+    if j == 1 {
+        return rank as u32;
+    }
+    if j == 2 {
+        // c(c−1)/2 ≤ rank: the root of the quadratic, then corrected for rounding.
+        let mut c = ((1.0 + (1.0 + 8.0 * rank as f64).sqrt()) / 2.0) as u32;
+        c = c.min(upper - 1);
+        while binomial(c, 2) > rank {
+            c -= 1;
         }
-        n -= in_byte;
-        bits >>= 8;
-        base += 8;
+        while c + 1 < upper && binomial(c + 1, 2) <= rank {
+            c += 1;
+        }
+        return c;
     }
-    for _ in 0..n {
-        bits &= bits - 1;
+    let (mut lo, mut len) = (j - 1, upper - (j - 1));
+    while len > 1 {
+        let half = len / 2;
+        let mid = lo + half;
+        lo = if binomial(mid, j) <= rank { mid } else { lo };
+        len -= half;
     }
-    Square::new(base + bits.trailing_zeros())
+    lo
+}
+
+/// `SELECT_IN_BYTE[b][r]`: position of the `r`-th set bit of byte `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_in_byte_table();
+
+const fn select_in_byte_table() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut rank) = (0, 0);
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte][rank] = bit as u8;
+                rank += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+}
+
+/// The square of hole number `n` (the `n`-th set bit of `holes`, from 0), by Vigna's
+/// branch-free broadword select: byte-wise prefix counts locate the byte, a table the bit.
+#[inline]
+fn select_hole(holes: Bitboard, n: u32) -> Square {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = holes.0;
+    let mut counts = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
+    counts = (counts + (counts >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    let cumulative = counts.wrapping_mul(ONES); // byte i: set bits in bytes 0..=i
+    let at_or_below = ((u64::from(n) * ONES | HIGHS) - cumulative) & HIGHS;
+    let shift = at_or_below.count_ones() * 8; // bit offset of the byte holding the answer
+    let before = ((cumulative << 8) >> shift) & 0xff;
+    let byte = (x >> shift) & 0xff;
+    Square::new(shift + u32::from(SELECT_IN_BYTE[byte as usize][(u64::from(n) - before) as usize]))
 }
 
 /// The squares a pawn can stand on (ranks 2 to 7).
@@ -112,18 +155,25 @@ mod tests {
                 if mask.count_ones() != k {
                     continue;
                 }
-                let chosen: Bitboard = holes
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| mask >> i & 1 == 1)
-                    .map(|(_, sq)| sq)
-                    .collect();
+                let chosen: Bitboard =
+                    holes.into_iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, sq)| sq).collect();
                 let rank = rank_subset(chosen, holes);
                 assert!(!seen[rank as usize], "rank {rank} twice");
                 seen[rank as usize] = true;
                 assert_eq!(unrank_subset(rank, k, holes), chosen);
             }
             assert!(seen.iter().all(|&s| s));
+        }
+    }
+
+    #[test]
+    fn select_matches_a_walk() {
+        for holes in
+            [Bitboard(u64::MAX), Bitboard(0x8000_0000_0000_0001), Bitboard(0x00ff_00f0_0f00_ff10), PAWN_SQUARES]
+        {
+            for (n, square) in holes.into_iter().enumerate() {
+                assert_eq!(select_hole(holes, n as u32), square);
+            }
         }
     }
 }

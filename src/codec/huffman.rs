@@ -40,9 +40,7 @@
 //! # Ok::<_, tabiya::codec::huffman::HuffmanError>(())
 //! ```
 
-use shakmaty::{
-    Board, Color, EnPassantMode, File, Piece, Position as _, Rank, Role, Setup, Square,
-};
+use shakmaty::{Board, Color, EnPassantMode, File, Piece, Position as _, Rank, Role, Setup, Square};
 
 use crate::position::{Category, Position, PositionError};
 
@@ -74,19 +72,14 @@ pub fn encode(position: &Position) -> Packed {
     w.write(u64::from(chess.turn() == Color::Black), 1);
     let mut skipped = category.implied_squares();
     for color in Color::ALL {
-        let king = board
-            .king_of(color)
-            .expect("a legal position has both kings");
+        let king = board.king_of(color).expect("a legal position has both kings");
         if category.implied_king(color).is_none() {
             w.write(u64::from(king), 6);
         }
         skipped.add(king);
     }
     let stream = board.occupied() & !skipped;
-    let mut left = [
-        (stream & board.white()).count() as u32,
-        (stream & board.black()).count() as u32,
-    ];
+    let mut left = [(stream & board.white()).count() as u32, (stream & board.black()).count() as u32];
     w.write(left[0] as u64, 4);
     w.write(left[1] as u64, 4);
     let has_pawns = !board.pawns().is_empty();
@@ -130,24 +123,13 @@ pub fn encode(position: &Position) -> Packed {
 /// Decodes a packed position.
 pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
     let mut r = BitReader { bytes, pos: 0 };
-    let category =
-        Category::new(r.read(7)? as u8).ok_or(HuffmanError::Malformed("category above 80"))?;
-    let turn = if r.read(1)? == 1 {
-        Color::Black
-    } else {
-        Color::White
-    };
+    let category = Category::new(r.read(7)? as u8).ok_or(HuffmanError::Malformed("category above 80"))?;
+    let turn = if r.read(1)? == 1 { Color::Black } else { Color::White };
     let mut board = Board::empty();
     let mut skipped = category.implied_squares();
     for color in Color::ALL {
         for square in category.home_rooks(color) {
-            board.set_piece_at(
-                square,
-                Piece {
-                    color,
-                    role: Role::Rook,
-                },
-            );
+            board.set_piece_at(square, Piece { color, role: Role::Rook });
         }
         let king = match category.implied_king(color) {
             Some(square) => square,
@@ -160,13 +142,7 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
                 square
             }
         };
-        board.set_piece_at(
-            king,
-            Piece {
-                color,
-                role: Role::King,
-            },
-        );
+        board.set_piece_at(king, Piece { color, role: Role::King });
     }
     let mut left = [r.read(4)? as u32, r.read(4)? as u32];
     let has_pawns = r.read(1)? == 1;
@@ -175,9 +151,7 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
     let mut pawns_seen = [0u32; 2];
     while left != [0, 0] {
         let run = read_run(&mut r)?;
-        let square = squares
-            .nth(run as usize)
-            .ok_or(HuffmanError::Malformed("board stream past h8"))?;
+        let square = squares.nth(run as usize).ok_or(HuffmanError::Malformed("board stream past h8"))?;
         let role = read_role(&mut r, has_pawns)?;
         let color = match forced_colour(role, left, pawns_seen) {
             Some(color) => color,
@@ -186,9 +160,7 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
         };
         let side = side_index(color);
         if left[side] == 0 {
-            return Err(HuffmanError::Malformed(
-                "more pieces of a colour than counted",
-            ));
+            return Err(HuffmanError::Malformed("more pieces of a colour than counted"));
         }
         left[side] -= 1;
         if role == Role::Pawn {
@@ -204,32 +176,20 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
         match r.read(bits_for(candidates.len() + 1))? as usize {
             0 => None,
             i => Some(Square::from_coords(
-                *candidates
-                    .get(i - 1)
-                    .ok_or(HuffmanError::Malformed("en-passant choice out of range"))?,
+                *candidates.get(i - 1).ok_or(HuffmanError::Malformed("en-passant choice out of range"))?,
                 turn.fold_wb(Rank::Sixth, Rank::Third),
             )),
         }
     };
     r.expect_end()?;
 
-    let setup = Setup {
-        board,
-        turn,
-        castling_rights: category.castling_rights(),
-        ep_square,
-        ..Setup::empty()
-    };
+    let setup = Setup { board, turn, castling_rights: category.castling_rights(), ep_square, ..Setup::empty() };
     let position = Position::from_setup(setup, "packed position")?;
     if Category::of(&position) != category {
-        return Err(HuffmanError::Malformed(
-            "a rook stands on a home square its category says is empty",
-        ));
+        return Err(HuffmanError::Malformed("a rook stands on a home square its category says is empty"));
     }
     if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
-        return Err(HuffmanError::Malformed(
-            "en-passant file without a legal en-passant capture",
-        ));
+        return Err(HuffmanError::Malformed("en-passant file without a legal en-passant capture"));
     }
     Ok(position)
 }
@@ -244,11 +204,7 @@ fn role_code(role: Role, has_pawns: bool) -> (u64, u32) {
         Role::Queen | Role::King => (0b1111, 4),
     };
     // Without pawns the leading 1 that separates pawns from pieces is dropped.
-    if has_pawns {
-        (code, len)
-    } else {
-        (code & 0b111 | 0b100, 3)
-    }
+    if has_pawns { (code, len) } else { (code & 0b111 | 0b100, 3) }
 }
 
 fn read_role(r: &mut BitReader<'_>, has_pawns: bool) -> Result<Role, HuffmanError> {
@@ -337,14 +293,8 @@ fn ep_candidates(board: &Board, turn: Color) -> Vec<File> {
         Color::White => (Rank::Fifth, Rank::Sixth, Rank::Seventh),
         Color::Black => (Rank::Fourth, Rank::Third, Rank::Second),
     };
-    let ours = board.by_piece(Piece {
-        color: turn,
-        role: Role::Pawn,
-    });
-    let theirs = board.by_piece(Piece {
-        color: !turn,
-        role: Role::Pawn,
-    });
+    let ours = board.by_piece(Piece { color: turn, role: Role::Pawn });
+    let theirs = board.by_piece(Piece { color: !turn, role: Role::Pawn });
     File::ALL
         .into_iter()
         .filter(|&file| {
@@ -384,10 +334,7 @@ impl BitWriter {
     }
 
     fn finish(self) -> Packed {
-        Packed {
-            bytes: self.bytes,
-            bits: self.bits,
-        }
+        Packed { bytes: self.bytes, bits: self.bits }
     }
 }
 
@@ -398,10 +345,7 @@ struct BitReader<'a> {
 
 impl BitReader<'_> {
     fn peek(&self) -> Result<u64, HuffmanError> {
-        let byte = self
-            .bytes
-            .get(self.pos / 8)
-            .ok_or(HuffmanError::Truncated)?;
+        let byte = self.bytes.get(self.pos / 8).ok_or(HuffmanError::Truncated)?;
         Ok(u64::from(byte >> (7 - self.pos % 8) & 1))
     }
 
@@ -436,10 +380,7 @@ mod tests {
             write_run(&mut w, run);
             w.write(1, 1); // a piece code follows every run
             let packed = w.finish();
-            let mut r = BitReader {
-                bytes: &packed.bytes,
-                pos: 0,
-            };
+            let mut r = BitReader { bytes: &packed.bytes, pos: 0 };
             assert_eq!(read_run(&mut r).unwrap(), run);
             assert_eq!(r.pos, packed.bits - 1);
         }

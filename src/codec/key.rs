@@ -33,8 +33,7 @@
 use std::{fmt, str::FromStr};
 
 use shakmaty::{
-    Bitboard, Board, ByColor, ByRole, Color, EnPassantMode, Piece, Position as _, Rank, Role,
-    Setup, Square,
+    Bitboard, Board, ByColor, ByRole, Color, EnPassantMode, Piece, Position as _, Rank, Role, Setup, Square,
 };
 
 use super::{
@@ -105,30 +104,20 @@ impl Key {
         let frame = Frame::new(category, &material, t)?;
         let board = chess.board();
 
-        let white_pawns = board.by_piece(Piece {
-            color: Color::White,
-            role: Role::Pawn,
-        });
-        let black_pawns = board.by_piece(Piece {
-            color: Color::Black,
-            role: Role::Pawn,
-        });
+        let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
+        let black_pawns = board.by_piece(Piece { color: Color::Black, role: Role::Pawn });
         let pawn_index = rank_subset(white_pawns, PAWN_SQUARES)
-            + binomial(48, frame.pawns.white)
-                * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
+            + binomial(48, frame.pawns.white) * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
 
         let mut holes = !(white_pawns | black_pawns | category.implied_squares());
         let white_index = place_free_pieces(board, Color::White, category, &mut holes);
         let black_index = place_free_pieces(board, Color::Black, category, &mut holes);
 
         let turn_ep = 9 * u64::from(chess.turn() == Color::Black)
-            + chess
-                .ep_square(EnPassantMode::Legal)
-                .map_or(0, |sq| 1 + u64::from(sq.file()));
+            + chess.ep_square(EnPassantMode::Legal).map_or(0, |sq| 1 + u64::from(sq.file()));
 
         let inner = frame.black_before
-            + u128::from(binomial(frame.black_squares, frame.black.free))
-                * u128::from(frame.black.weight_before)
+            + u128::from(binomial(frame.black_squares, frame.black.free)) * u128::from(frame.black.weight_before)
             + black_index;
         let t_value = frame.white_before
             + U192::from(frame.white_content_unit()) * U192::from(frame.white.weight_before)
@@ -136,8 +125,7 @@ impl Key {
             + U192::from(frame.white_placements) * U192::from(inner);
         let rank = frame.pawns_before
             + U192::from(pawn_index)
-            + U192::from(frame.pawn_placements)
-                * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * t_value);
+            + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * t_value);
         Ok(Key::from_parts(category, rank))
     }
 
@@ -155,47 +143,38 @@ impl Key {
         let pawn_pair = last_at_or_below(81, |i| t.pawns_before(wi, bi, i) <= rank);
         let (white_pawn_count, black_pawn_count) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
         let pawn_count = pawn_placements(white_pawn_count, black_pawn_count);
-        let (rest, pawn_index) =
-            (rank - t.pawns_before(wi, bi, pawn_pair)).div_rem(U192::from(pawn_count));
-        let (t_value, turn_ep) = rest.div_rem(U192::from(TURN_EP_STATES));
-        let (pawn_index, turn_ep) = (pawn_index.to::<u64>(), turn_ep.to::<u64>());
+        // P·18 < 2^60: one wide division, then 64-bit arithmetic.
+        let (t_value, low) =
+            (rank - t.pawns_before(wi, bi, pawn_pair)).div_rem(U192::from(pawn_count * TURN_EP_STATES));
+        let low = low.to::<u64>();
+        let (pawn_index, turn_ep) = (low % pawn_count, low / pawn_count);
 
         // 2. White's class and content.
         let white_class = last_at_or_below(t.classes.len(), |c| {
             t.white_before(wi, bi, white_pawn_count, black_pawn_count, c) <= t_value
         });
-        let mut value =
-            t_value - t.white_before(wi, bi, white_pawn_count, black_pawn_count, white_class);
-        let squares = 64
-            - white_pawn_count
-            - black_pawn_count
-            - white_implied.squares()
-            - black_implied.squares();
+        let mut value = t_value - t.white_before(wi, bi, white_pawn_count, black_pawn_count, white_class);
+        let squares = 64 - white_pawn_count - black_pawn_count - white_implied.squares() - black_implied.squares();
         let white_free = t.sides[wi].class_free[white_class];
         let class = &t.classes[white_class];
         let black_limit = t.black_class_limit(class, white_pawn_count, black_pawn_count);
         let black_squares = squares - white_free;
         let black_total = t.black_before(bi, black_pawn_count, black_limit, black_squares);
         let content_unit = U192::from(binomial(squares, white_free)) * U192::from(black_total);
-        let white_vector = content_in_class(t, wi, class, |before| {
-            content_unit * U192::from(before) <= value
-        })?;
+        let white_vector = content_in_class(t, wi, class, |before| content_unit * U192::from(before) <= value)?;
         value -= content_unit * U192::from(t.sides[wi].weight_before[white_vector]);
-        let white_placements = u128::from(binomial(squares, white_free))
-            * u128::from(t.sides[wi].weight[white_vector]);
+        let white_placements = u128::from(binomial(squares, white_free)) * u128::from(t.sides[wi].weight[white_vector]);
         let (inner, white_index) = value.div_rem(U192::from(white_placements));
         let (mut inner, white_index) = (inner.to::<u128>(), white_index.to::<u128>());
 
         // 3. Black's class and content.
-        let black_class = last_at_or_below(black_limit, |c| {
-            t.black_before(bi, black_pawn_count, c, black_squares) <= inner
-        });
+        let black_class =
+            last_at_or_below(black_limit, |c| t.black_before(bi, black_pawn_count, c, black_squares) <= inner);
         inner -= t.black_before(bi, black_pawn_count, black_class, black_squares);
         let black_free = t.sides[bi].class_free[black_class];
         let unit = u128::from(binomial(black_squares, black_free));
-        let black_vector = content_in_class(t, bi, &t.classes[black_class], |before| {
-            unit * u128::from(before) <= inner
-        })?;
+        let black_vector =
+            content_in_class(t, bi, &t.classes[black_class], |before| unit * u128::from(before) <= inner)?;
         let black_index = inner - unit * u128::from(t.sides[bi].weight_before[black_vector]);
 
         let material = material_of(
@@ -204,111 +183,43 @@ impl Key {
             white_pawn_count as u8,
             black_pawn_count as u8,
         );
-        material
-            .check()
-            .map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
+        material.check().map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
 
-        // 4. Placement.
-        let mut board = Board::empty();
-        let white_pawns = unrank_subset(
-            pawn_index % binomial(48, white_pawn_count),
-            white_pawn_count,
-            PAWN_SQUARES,
-        );
-        let black_pawns = unrank_subset(
-            pawn_index / binomial(48, white_pawn_count),
-            black_pawn_count,
-            PAWN_SQUARES & !white_pawns,
-        );
-        put(
-            &mut board,
-            white_pawns,
-            Piece {
-                color: Color::White,
-                role: Role::Pawn,
-            },
-        );
-        put(
-            &mut board,
-            black_pawns,
-            Piece {
-                color: Color::Black,
-                role: Role::Pawn,
-            },
-        );
+        // 4. Placement, gathered as bitboards.
+        let mut pieces = Pieces::default();
+        let white_pawns = unrank_subset(pawn_index % binomial(48, white_pawn_count), white_pawn_count, PAWN_SQUARES);
+        let black_pawns =
+            unrank_subset(pawn_index / binomial(48, white_pawn_count), black_pawn_count, PAWN_SQUARES & !white_pawns);
+        pieces.add(white_pawns, Color::White, Role::Pawn);
+        pieces.add(black_pawns, Color::Black, Role::Pawn);
         for color in Color::ALL {
-            put(
-                &mut board,
-                category.home_rooks(color),
-                Piece {
-                    color,
-                    role: Role::Rook,
-                },
-            );
+            pieces.add(category.home_rooks(color), color, Role::Rook);
             if let Some(king) = category.implied_king(color) {
-                board.set_piece_at(
-                    king,
-                    Piece {
-                        color,
-                        role: Role::King,
-                    },
-                );
+                pieces.add(Bitboard::from(king), color, Role::King);
             }
         }
-        let mut holes = !board.occupied();
-        unplace_free_pieces(
-            &mut board,
-            Color::White,
-            category,
-            t.vectors[white_vector],
-            white_index,
-            &mut holes,
-        );
-        unplace_free_pieces(
-            &mut board,
-            Color::Black,
-            category,
-            t.vectors[black_vector],
-            black_index,
-            &mut holes,
-        );
+        let mut holes = !pieces.occupied();
+        unplace_free_pieces(&mut pieces, Color::White, category, t.vectors[white_vector], white_index, &mut holes);
+        unplace_free_pieces(&mut pieces, Color::Black, category, t.vectors[black_vector], black_index, &mut holes);
+        let board = Board::try_from_bitboards(pieces.by_role, pieces.by_color)
+            .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
         for color in Color::ALL {
-            if !(board.by_piece(Piece {
-                color,
-                role: Role::Rook,
-            }) & category.rookless_homes(color))
-            .is_empty()
-            {
-                return Err(KeyError::NonCanonical(
-                    "a rook stands on a home square its category says is empty",
-                ));
+            if !(board.by_piece(Piece { color, role: Role::Rook }) & category.rookless_homes(color)).is_empty() {
+                return Err(KeyError::NonCanonical("a rook stands on a home square its category says is empty"));
             }
         }
 
-        let turn = if turn_ep >= 9 {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let turn = if turn_ep >= 9 { Color::Black } else { Color::White };
         let ep_square = match turn_ep % 9 {
             0 => None,
-            file => Some(Square::from_coords(
-                shakmaty::File::new(file as u32 - 1),
-                turn.fold_wb(Rank::Sixth, Rank::Third),
-            )),
+            file => {
+                Some(Square::from_coords(shakmaty::File::new(file as u32 - 1), turn.fold_wb(Rank::Sixth, Rank::Third)))
+            }
         };
-        let setup = Setup {
-            board,
-            turn,
-            castling_rights: category.castling_rights(),
-            ep_square,
-            ..Setup::empty()
-        };
+        let setup = Setup { board, turn, castling_rights: category.castling_rights(), ep_square, ..Setup::empty() };
         let position = Position::from_setup(setup, format_args!("key {self}"))?;
         if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
-            return Err(KeyError::NonCanonical(
-                "en-passant file without a legal en-passant capture",
-            ));
+            return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
         }
         Ok(position)
     }
@@ -344,9 +255,7 @@ impl TryFrom<&[u8]> for Key {
     type Error = KeyError;
 
     fn try_from(bytes: &[u8]) -> Result<Key, KeyError> {
-        <[u8; KEY_LEN]>::try_from(bytes)
-            .map(Key)
-            .map_err(|_| KeyError::Length(bytes.len()))
+        <[u8; KEY_LEN]>::try_from(bytes).map(Key).map_err(|_| KeyError::Length(bytes.len()))
     }
 }
 
@@ -459,20 +368,12 @@ impl Frame {
         let (wi, bi) = (white_implied.index(), black_implied.index());
         let slot = |color: Color, implied: usize| -> Result<SideSlot, KeyError> {
             let counts = material.side(color);
-            let vector = SideVector {
-                queens: counts.queen,
-                rooks: counts.rook,
-                bishops: counts.bishop,
-                knights: counts.knight,
-            };
-            let index = t
-                .vector_index(vector)
-                .ok_or(MaterialError::OneSide(color, *material))?;
+            let vector =
+                SideVector { queens: counts.queen, rooks: counts.rook, bishops: counts.bishop, knights: counts.knight };
+            let index = t.vector_index(vector).ok_or(MaterialError::OneSide(color, *material))?;
             let side = &t.sides[implied];
             if side.weight[index] == 0 {
-                return Err(KeyError::NonCanonical(
-                    "fewer rooks than the category puts on home squares",
-                ));
+                return Err(KeyError::NonCanonical("fewer rooks than the category puts on home squares"));
             }
             let class = usize::from(t.class_of[index]);
             Ok(SideSlot {
@@ -488,8 +389,7 @@ impl Frame {
             white: u32::from(material.side(Color::White).pawn),
             black: u32::from(material.side(Color::Black).pawn),
         };
-        let squares =
-            64 - pawns.white - pawns.black - white_implied.squares() - black_implied.squares();
+        let squares = 64 - pawns.white - pawns.black - white_implied.squares() - black_implied.squares();
         let black_squares = squares - white.free;
         let white_class: &Class = &t.classes[white.class];
         let black_total = t.black_total(bi, pawns.black, pawns.white, white_class, black_squares);
@@ -505,8 +405,7 @@ impl Frame {
             black_total,
             black_before: t.black_before(bi, pawns.black, black.class, black_squares),
             white_placements: u128::from(binomial(squares, white.free)) * u128::from(white.weight),
-            black_placements: u128::from(binomial(black_squares, black.free))
-                * u128::from(black.weight),
+            black_placements: u128::from(binomial(black_squares, black.free)) * u128::from(black.weight),
         })
     }
 
@@ -525,21 +424,10 @@ fn implied_of(category: Category) -> (Implied, Implied) {
 }
 
 /// Free pieces in placement order.
-const FREE_ROLES: [Role; 5] = [
-    Role::King,
-    Role::Queen,
-    Role::Rook,
-    Role::Bishop,
-    Role::Knight,
-];
+const FREE_ROLES: [Role; 5] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// Mixed-radix index of one side's free pieces on `holes`; removes their squares from `holes`.
-fn place_free_pieces(
-    board: &Board,
-    color: Color,
-    category: Category,
-    holes: &mut Bitboard,
-) -> u128 {
+fn place_free_pieces(board: &Board, color: Color, category: Category, holes: &mut Bitboard) -> u128 {
     let implied = category.implied_squares();
     let mut index = 0u128;
     let mut radix = 1u128;
@@ -555,7 +443,7 @@ fn place_free_pieces(
 
 /// Inverse of [`place_free_pieces`].
 fn unplace_free_pieces(
-    board: &mut Board,
+    pieces: &mut Pieces,
     color: Color,
     category: Category,
     v: SideVector,
@@ -588,23 +476,37 @@ fn unplace_free_pieces(
             }
         };
         let squares = unrank_subset(digit, count, *holes);
-        put(board, squares, Piece { color, role });
+        pieces.add(squares, color, role);
         *holes &= !squares;
     }
 }
 
-fn put(board: &mut Board, squares: Bitboard, piece: Piece) {
-    for square in squares {
-        board.set_piece_at(square, piece);
+/// A board under construction, as bitboards.
+#[derive(Default)]
+struct Pieces {
+    by_role: ByRole<Bitboard>,
+    by_color: ByColor<Bitboard>,
+}
+
+impl Pieces {
+    fn add(&mut self, squares: Bitboard, color: Color, role: Role) {
+        *self.by_role.get_mut(role) |= squares;
+        *self.by_color.get_mut(color) |= squares;
+    }
+
+    fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
     }
 }
 
 /// Largest `i < n` with `at_or_below(i)`, for a predicate true on a prefix starting at 0.
 fn last_at_or_below(n: usize, at_or_below: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, n);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if at_or_below(mid) { lo = mid } else { hi = mid }
+    // Branch-free: the comparisons are unpredictable.
+    let (mut lo, mut len) = (0, n);
+    while len > 1 {
+        let half = len / 2;
+        lo = if at_or_below(lo + half) { lo + half } else { lo };
+        len -= half;
     }
     lo
 }
@@ -621,10 +523,7 @@ fn content_in_class(
 ) -> Result<usize, KeyError> {
     let side = &t.sides[implied];
     let range = class.vectors.clone();
-    let index = range.start
-        + last_at_or_below(range.len(), |i| {
-            at_or_below(side.weight_before[range.start + i])
-        });
+    let index = range.start + last_at_or_below(range.len(), |i| at_or_below(side.weight_before[range.start + i]));
     if side.weight[index] == 0 {
         return Err(KeyError::NonCanonical("material outside the category"));
     }
@@ -640,8 +539,5 @@ fn material_of(white: SideVector, black: SideVector, white_pawns: u8, black_pawn
         queen: v.queens,
         king: 1,
     };
-    Material(ByColor {
-        white: side(white, white_pawns),
-        black: side(black, black_pawns),
-    })
+    Material(ByColor { white: side(white, white_pawns), black: side(black, black_pawns) })
 }

@@ -43,9 +43,7 @@ pub enum MaterialError {
     Kings(Material),
     #[error("{0} has more promoted pieces than missing pawns: {1}")]
     OneSide(Color, Material),
-    #[error(
-        "impossible material (promotions need more captures than the other side's losses allow): {0}"
-    )]
+    #[error("impossible material (promotions need more captures than the other side's losses allow): {0}")]
     CrossSide(Material),
 }
 
@@ -64,19 +62,10 @@ impl SideBound {
     pub fn new(counts: &ByRole<u8>) -> SideBound {
         let over = |n: u8, initial: u8| i32::from(n.saturating_sub(initial));
         let under = |n: u8, initial: u8| i32::from(initial.saturating_sub(n));
-        let excess = over(counts.queen, 1)
-            + over(counts.rook, 2)
-            + over(counts.bishop, 2)
-            + over(counts.knight, 2);
-        let nonpawn_defect = under(counts.queen, 1)
-            + under(counts.rook, 2)
-            + under(counts.bishop, 2)
-            + under(counts.knight, 2);
-        SideBound {
-            excess,
-            nonpawn_defect,
-            pawn_defect: 8 - excess - i32::from(counts.pawn),
-        }
+        let excess = over(counts.queen, 1) + over(counts.rook, 2) + over(counts.bishop, 2) + over(counts.knight, 2);
+        let nonpawn_defect =
+            under(counts.queen, 1) + under(counts.rook, 2) + under(counts.bishop, 2) + under(counts.knight, 2);
+        SideBound { excess, nonpawn_defect, pawn_defect: 8 - excess - i32::from(counts.pawn) }
     }
 
     /// Right-hand side contribution of this side as the *opponent* in the cross bound.
@@ -112,9 +101,7 @@ impl Material {
                 return Err(MaterialError::OneSide(color, *self));
             }
         }
-        if white.promotion_need() > black.captures_available()
-            || black.promotion_need() > white.captures_available()
-        {
+        if white.promotion_need() > black.captures_available() || black.promotion_need() > white.captures_available() {
             return Err(MaterialError::CrossSide(*self));
         }
         Ok(())
@@ -158,17 +145,11 @@ impl FromStr for Material {
             for ch in letters.chars() {
                 let role = Role::from_char(ch.to_ascii_lowercase()).ok_or_else(syntax)?;
                 let count = counts.get_mut(role);
-                *count = count
-                    .checked_add(1)
-                    .filter(|&c| c <= 64)
-                    .ok_or_else(syntax)?;
+                *count = count.checked_add(1).filter(|&c| c <= 64).ok_or_else(syntax)?;
             }
             Ok(counts)
         };
-        Ok(Material(ByColor {
-            white: side(white)?,
-            black: side(black)?,
-        }))
+        Ok(Material(ByColor { white: side(white)?, black: side(black)? }))
     }
 }
 
@@ -185,22 +166,13 @@ mod tests {
         assert!(check("KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP").is_ok());
         assert!(check("KvK").is_ok());
         // Nine queens and no pawns: one side fine, but Black lost nothing to allow 8 promotions.
-        assert!(matches!(
-            check("KQQQQQQQQQRRBBNNvKQRRBBNNPPPPPPPP"),
-            Err(MaterialError::CrossSide(_))
-        ));
+        assert!(matches!(check("KQQQQQQQQQRRBBNNvKQRRBBNNPPPPPPPP"), Err(MaterialError::CrossSide(_))));
         assert!(check("KQQQQQQQQQRRBBNNvK").is_ok());
-        assert!(matches!(
-            check("KQQPPPPPPPPvK"),
-            Err(MaterialError::OneSide(Color::White, _))
-        ));
+        assert!(matches!(check("KQQPPPPPPPPvK"), Err(MaterialError::OneSide(Color::White, _))));
         assert!(matches!(check("KKvK"), Err(MaterialError::Kings(_))));
         // Black lost one knight and no pawn: that capture lets one white pawn pass, not two.
         assert!(check("KQQRRBBNNPPPPPPPvKQRRBBNPPPPPPPP").is_ok());
-        assert!(matches!(
-            check("KQQQRRBBNNPPPPPPvKQRRBBNPPPPPPPP"),
-            Err(MaterialError::CrossSide(_))
-        ));
+        assert!(matches!(check("KQQQRRBBNNPPPPPPvKQRRBBNPPPPPPPP"), Err(MaterialError::CrossSide(_))));
     }
 
     #[test]

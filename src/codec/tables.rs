@@ -49,10 +49,7 @@ impl SideVector {
 
     fn nonpawn_defect(self) -> i32 {
         let under = |n: u8, initial: u8| i32::from(initial.saturating_sub(n));
-        under(self.queens, 1)
-            + under(self.rooks, 2)
-            + under(self.bishops, 2)
-            + under(self.knights, 2)
+        under(self.queens, 1) + under(self.rooks, 2) + under(self.bishops, 2) + under(self.knights, 2)
     }
 
     fn lookup_slot(self) -> Option<usize> {
@@ -62,9 +59,7 @@ impl SideVector {
             && self.knights <= MAX_MINORS)
             .then(|| {
                 let m = usize::from(MAX_MINORS) + 1;
-                ((usize::from(self.queens) * m + usize::from(self.rooks)) * m
-                    + usize::from(self.bishops))
-                    * m
+                ((usize::from(self.queens) * m + usize::from(self.rooks)) * m + usize::from(self.bishops)) * m
                     + usize::from(self.knights)
             })
     }
@@ -95,34 +90,16 @@ pub(crate) struct Implied {
 }
 
 pub(crate) const IMPLIED: [Implied; 5] = [
-    Implied {
-        rooks: 0,
-        king: false,
-    },
-    Implied {
-        rooks: 1,
-        king: false,
-    },
-    Implied {
-        rooks: 2,
-        king: false,
-    },
-    Implied {
-        rooks: 1,
-        king: true,
-    },
-    Implied {
-        rooks: 2,
-        king: true,
-    },
+    Implied { rooks: 0, king: false },
+    Implied { rooks: 1, king: false },
+    Implied { rooks: 2, king: false },
+    Implied { rooks: 1, king: true },
+    Implied { rooks: 2, king: true },
 ];
 
 impl Implied {
     pub fn index(self) -> usize {
-        IMPLIED
-            .iter()
-            .position(|&i| i == self)
-            .expect("a castling right implies a home rook")
+        IMPLIED.iter().position(|&i| i == self).expect("a castling right implies a home rook")
     }
 
     pub fn squares(self) -> u32 {
@@ -186,12 +163,7 @@ impl Tables {
             for rooks in 0..=MAX_MINORS {
                 for bishops in 0..=MAX_MINORS {
                     for knights in 0..=MAX_MINORS {
-                        let v = SideVector {
-                            queens,
-                            rooks,
-                            bishops,
-                            knights,
-                        };
+                        let v = SideVector { queens, rooks, bishops, knights };
                         if v.excess() <= 8 {
                             vectors.push(v);
                         }
@@ -206,14 +178,8 @@ impl Tables {
         let mut class_of = Vec::with_capacity(vectors.len());
         for (i, v) in vectors.iter().enumerate() {
             match classes.last_mut() {
-                Some(c) if c.excess == v.excess() && c.nonpawn_defect == v.nonpawn_defect() => {
-                    c.vectors.end = i + 1
-                }
-                _ => classes.push(Class {
-                    excess: v.excess(),
-                    nonpawn_defect: v.nonpawn_defect(),
-                    vectors: i..i + 1,
-                }),
+                Some(c) if c.excess == v.excess() && c.nonpawn_defect == v.nonpawn_defect() => c.vectors.end = i + 1,
+                _ => classes.push(Class { excess: v.excess(), nonpawn_defect: v.nonpawn_defect(), vectors: i..i + 1 }),
             }
             class_of.push((classes.len() - 1) as u8);
         }
@@ -246,13 +212,10 @@ impl Tables {
                 for free_squares in 0..FREE_SQUARES {
                     let mut sum = 0u128;
                     for (class_index, class) in self.classes.iter().enumerate() {
-                        table[((implied * 9 + pawns) * k + class_index) * FREE_SQUARES
-                            + free_squares] = sum;
+                        table[((implied * 9 + pawns) * k + class_index) * FREE_SQUARES + free_squares] = sum;
                         if class.excess + pawns as i32 <= 8 {
-                            let placements =
-                                binomial(free_squares as u32, side.class_free[class_index]);
-                            sum +=
-                                u128::from(placements) * u128::from(side.class_weight[class_index]);
+                            let placements = binomial(free_squares as u32, side.class_free[class_index]);
+                            sum += u128::from(placements) * u128::from(side.class_weight[class_index]);
                         }
                     }
                     table[((implied * 9 + pawns) * k + k - 1) * FREE_SQUARES + free_squares] = sum;
@@ -268,26 +231,15 @@ impl Tables {
         for (wi, white_implied) in IMPLIED.iter().enumerate() {
             for (bi, black_implied) in IMPLIED.iter().enumerate() {
                 for pawn_pair in 0..PAWN_PAIRS {
-                    let (white_pawns, black_pawns) =
-                        ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
-                    let squares = 64
-                        - white_pawns
-                        - black_pawns
-                        - white_implied.squares()
-                        - black_implied.squares();
+                    let (white_pawns, black_pawns) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
+                    let squares = 64 - white_pawns - black_pawns - white_implied.squares() - black_implied.squares();
                     let base = ((wi * IMPLIED.len() + bi) * PAWN_PAIRS + pawn_pair) * k;
                     let mut sum = U192::ZERO;
                     for (class_index, class) in self.classes.iter().enumerate() {
                         table[base + class_index] = sum;
                         if class.excess + white_pawns as i32 <= 8 {
                             let free = self.sides[wi].class_free[class_index];
-                            let black_total = self.black_total(
-                                bi,
-                                black_pawns,
-                                white_pawns,
-                                class,
-                                squares - free,
-                            );
+                            let black_total = self.black_total(bi, black_pawns, white_pawns, class, squares - free);
                             sum += U192::from(self.sides[wi].class_weight[class_index])
                                 * U192::from(binomial(squares, free))
                                 * U192::from(black_total);
@@ -308,12 +260,9 @@ impl Tables {
                 let mut sum = U192::ZERO;
                 for pawn_pair in 0..PAWN_PAIRS {
                     table[base + pawn_pair] = sum;
-                    let (white_pawns, black_pawns) =
-                        ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
-                    let classes_total =
-                        self.white_before(wi, bi, white_pawns, black_pawns, self.classes.len());
-                    sum += U192::from(pawn_placements(white_pawns, black_pawns) * TURN_EP_STATES)
-                        * classes_total;
+                    let (white_pawns, black_pawns) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
+                    let classes_total = self.white_before(wi, bi, white_pawns, black_pawns, self.classes.len());
+                    sum += U192::from(pawn_placements(white_pawns, black_pawns) * TURN_EP_STATES) * classes_total;
                 }
                 table[base + PAWN_PAIRS] = sum;
             }
@@ -323,10 +272,7 @@ impl Tables {
 
     /// Index of a side's non-pawn content, if it is within the one-side bound.
     pub fn vector_index(&self, v: SideVector) -> Option<usize> {
-        v.lookup_slot()
-            .map(|slot| self.vector_slot[slot])
-            .filter(|&i| i != u16::MAX)
-            .map(usize::from)
+        v.lookup_slot().map(|slot| self.vector_slot[slot]).filter(|&i| i != u16::MAX).map(usize::from)
     }
 
     /// First class (in class order) whose contents Black may not have when White's content is
@@ -338,15 +284,9 @@ impl Tables {
     /// ```
     ///
     /// so the allowed classes are a prefix of the class order.
-    pub fn black_class_limit(
-        &self,
-        white_class: &Class,
-        white_pawns: u32,
-        black_pawns: u32,
-    ) -> usize {
+    pub fn black_class_limit(&self, white_class: &Class, white_pawns: u32, black_pawns: u32) -> usize {
         let (wp, bp) = (white_pawns as i32, black_pawns as i32);
-        let threshold =
-            2 * white_class.excess - white_class.nonpawn_defect - 24 + wp + bp + wp.max(bp);
+        let threshold = 2 * white_class.excess - white_class.nonpawn_defect - 24 + wp + bp + wp.max(bp);
         self.classes.partition_point(|c| c.sort_key() >= threshold)
     }
 
@@ -365,16 +305,10 @@ impl Tables {
     }
 
     #[inline]
-    pub fn black_before(
-        &self,
-        black_implied: usize,
-        black_pawns: u32,
-        class: usize,
-        free_squares: u32,
-    ) -> u128 {
+    pub fn black_before(&self, black_implied: usize, black_pawns: u32, class: usize, free_squares: u32) -> u128 {
         let k = self.classes.len() + 1;
-        self.black_before[((black_implied * 9 + black_pawns as usize) * k + class) * FREE_SQUARES
-            + free_squares as usize]
+        self.black_before
+            [((black_implied * 9 + black_pawns as usize) * k + class) * FREE_SQUARES + free_squares as usize]
     }
 
     #[inline]
@@ -388,20 +322,13 @@ impl Tables {
     ) -> U192 {
         let k = self.classes.len() + 1;
         let pawn_pair = (white_pawns * 9 + black_pawns) as usize;
-        self.white_before
-            [((white_implied * IMPLIED.len() + black_implied) * PAWN_PAIRS + pawn_pair) * k + class]
+        self.white_before[((white_implied * IMPLIED.len() + black_implied) * PAWN_PAIRS + pawn_pair) * k + class]
     }
 
     /// Start of the block of a pawn pair (`pawn_pair = 9·white + black`; 81 gives the total).
     #[inline]
-    pub fn pawns_before(
-        &self,
-        white_implied: usize,
-        black_implied: usize,
-        pawn_pair: usize,
-    ) -> U192 {
-        self.pawns_before
-            [(white_implied * IMPLIED.len() + black_implied) * (PAWN_PAIRS + 1) + pawn_pair]
+    pub fn pawns_before(&self, white_implied: usize, black_implied: usize, pawn_pair: usize) -> U192 {
+        self.pawns_before[(white_implied * IMPLIED.len() + black_implied) * (PAWN_PAIRS + 1) + pawn_pair]
     }
 
     /// Number of ranks used by a category with these implied sides.
@@ -418,8 +345,7 @@ impl SideTables {
         let mut class_free = vec![0u32; classes.len()];
         for (c, class) in classes.iter().enumerate() {
             let pieces = 7 + class.excess - class.nonpawn_defect;
-            class_free[c] =
-                (pieces + 1 - i32::from(implied.rooks) - i32::from(implied.king)).max(0) as u32;
+            class_free[c] = (pieces + 1 - i32::from(implied.rooks) - i32::from(implied.king)).max(0) as u32;
             let mut sum = 0u64;
             for i in class.vectors.clone() {
                 weight_before[i] = sum;
@@ -428,12 +354,7 @@ impl SideTables {
             }
             class_weight[c] = sum;
         }
-        SideTables {
-            weight,
-            weight_before,
-            class_weight,
-            class_free,
-        }
+        SideTables { weight, weight_before, class_weight, class_free }
     }
 }
 
@@ -466,18 +387,13 @@ mod tests {
     fn enumeration_matches_the_seed() {
         let t = tables();
         // One-side states (with pawns) number 8,694 in the seed.
-        let one_side: usize = (0..=8)
-            .map(|pawns| t.vectors.iter().filter(|v| v.excess() + pawns <= 8).count())
-            .sum();
+        let one_side: usize = (0..=8).map(|pawns| t.vectors.iter().filter(|v| v.excess() + pawns <= 8).count()).sum();
         assert_eq!(one_side, 8694);
         for (i, v) in t.vectors.iter().enumerate() {
             assert_eq!(t.vector_index(*v), Some(i));
             let class = &t.classes[t.class_of[i] as usize];
             assert!(class.vectors.contains(&i));
-            assert_eq!(
-                7 + class.excess - class.nonpawn_defect,
-                i32::from(v.queens + v.rooks + v.bishops + v.knights)
-            );
+            assert_eq!(7 + class.excess - class.nonpawn_defect, i32::from(v.queens + v.rooks + v.bishops + v.knights));
         }
     }
 
@@ -487,19 +403,13 @@ mod tests {
         let limit = U192::from(1u8) << 160;
         for wi in 0..IMPLIED.len() {
             for bi in 0..IMPLIED.len() {
-                assert!(
-                    t.category_size(wi, bi) < limit,
-                    "{wi} {bi}: {}",
-                    t.category_size(wi, bi)
-                );
+                assert!(t.category_size(wi, bi) < limit, "{wi} {bi}: {}", t.category_size(wi, bi));
             }
         }
         // The category without implied pieces holds every material placement: 18 turn/en-passant
         // states times the design figure N = 24,639,467,089,379,915,386,890,365,075,260,915,223,928,803,040
         // (kings placed like any piece, pawns on 48 squares, full cross-side bound).
-        let n: U192 = "24639467089379915386890365075260915223928803040"
-            .parse()
-            .unwrap();
+        let n: U192 = "24639467089379915386890365075260915223928803040".parse().unwrap();
         assert_eq!(t.category_size(0, 0), n * U192::from(TURN_EP_STATES));
     }
 }

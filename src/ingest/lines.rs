@@ -60,14 +60,11 @@ pub fn read_position_lines(
             continue;
         };
         each(
-            candidate
-                .parse::<Position>()
-                .map(|position| PositionLine { line, position })
-                .map_err(|error| LineError {
-                    file: file.to_owned(),
-                    line,
-                    error,
-                }),
+            candidate.parse::<Position>().map(|position| PositionLine { line, position }).map_err(|error| LineError {
+                file: file.to_owned(),
+                line,
+                error,
+            }),
         );
     }
 }
@@ -77,10 +74,7 @@ fn position_text(line: &str) -> Option<&str> {
     if line.starts_with('#') {
         return None;
     }
-    let line = line
-        .strip_prefix("epd ")
-        .or_else(|| line.strip_prefix("fen "))
-        .unwrap_or(line);
+    let line = line.strip_prefix("epd ").or_else(|| line.strip_prefix("fen ")).unwrap_or(line);
     let line = line.split(',').next().unwrap_or(line).trim();
     let board = line.split_ascii_whitespace().next()?;
     board.contains('/').then_some(line)

@@ -40,10 +40,7 @@ pub struct Mainline {
 
 impl MainlineVisitor {
     pub fn new(file: &str) -> MainlineVisitor {
-        MainlineVisitor {
-            file: file.to_owned(),
-            games: 0,
-        }
+        MainlineVisitor { file: file.to_owned(), games: 0 }
     }
 }
 
@@ -57,12 +54,7 @@ impl Visitor for MainlineVisitor {
         ControlFlow::Continue(GameStart(Ok(Position::initial())))
     }
 
-    fn tag(
-        &mut self,
-        tags: &mut GameStart,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> ControlFlow<Self::Output> {
+    fn tag(&mut self, tags: &mut GameStart, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
         if tags.0.is_err() {
             return ControlFlow::Continue(());
         }
@@ -70,19 +62,12 @@ impl Visitor for MainlineVisitor {
             let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
             tags.0 = match Fen::from_ascii(text.trim().as_bytes()) {
                 Err(err) => Err(format!("bad FEN tag {text:?}: {err}")),
-                Ok(fen) => Position::from_setup(fen.into_setup(), &text)
-                    .map_err(|err| format!("bad FEN tag: {err}")),
+                Ok(fen) => Position::from_setup(fen.into_setup(), &text).map_err(|err| format!("bad FEN tag: {err}")),
             };
         } else if name == b"Variant" {
             let variant = String::from_utf8_lossy(value.as_bytes()).to_ascii_lowercase();
-            if !matches!(
-                variant.trim(),
-                "" | "standard" | "chess" | "from position" | "normal"
-            ) {
-                tags.0 = Err(format!(
-                    "variant {:?} is not standard chess",
-                    variant.trim()
-                ));
+            if !matches!(variant.trim(), "" | "standard" | "chess" | "from position" | "normal") {
+                tags.0 = Err(format!("variant {:?} is not standard chess", variant.trim()));
             }
         }
         ControlFlow::Continue(())
@@ -90,16 +75,8 @@ impl Visitor for MainlineVisitor {
 
     fn begin_movetext(&mut self, tags: GameStart) -> ControlFlow<Self::Output, Mainline> {
         let line = match tags.0 {
-            Ok(start) => Mainline {
-                current: start.chess().clone(),
-                positions: vec![start],
-                error: None,
-            },
-            Err(reason) => Mainline {
-                current: Chess::default(),
-                positions: Vec::new(),
-                error: Some(reason),
-            },
+            Ok(start) => Mainline { current: start.chess().clone(), positions: vec![start], error: None },
+            Err(reason) => Mainline { current: Chess::default(), positions: Vec::new(), error: Some(reason) },
         };
         ControlFlow::Continue(line)
     }
@@ -131,11 +108,7 @@ impl Visitor for MainlineVisitor {
     fn end_game(&mut self, line: Mainline) -> Self::Output {
         match line.error {
             None => Ok(line.positions),
-            Some(reason) => Err(GameError {
-                file: self.file.clone(),
-                game: self.games,
-                reason,
-            }),
+            Some(reason) => Err(GameError { file: self.file.clone(), game: self.games, reason }),
         }
     }
 }

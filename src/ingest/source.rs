@@ -41,10 +41,7 @@ impl Source {
             Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
         };
         let reader: Box<dyn Read + Send> = if name.ends_with(".zst") {
-            Box::new(
-                zstd::Decoder::new(raw)
-                    .with_context(|| format!("cannot read zstd stream {name}"))?,
-            )
+            Box::new(zstd::Decoder::new(raw).with_context(|| format!("cannot read zstd stream {name}"))?)
         } else {
             Box::new(BufReader::with_capacity(1 << 16, raw))
         };
@@ -59,15 +56,9 @@ impl Source {
         let mut files = Vec::new();
         let mut stack = vec![path.to_owned()];
         while let Some(dir) = stack.pop() {
-            for entry in
-                std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
-            {
+            for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
                 let entry = entry?.path();
-                if entry.is_dir() {
-                    stack.push(entry)
-                } else {
-                    files.push(entry)
-                }
+                if entry.is_dir() { stack.push(entry) } else { files.push(entry) }
             }
         }
         files.sort();

@@ -31,12 +31,7 @@ pub enum HomeSquare {
 
 impl HomeSquare {
     /// In category-numbering order (most significant first).
-    pub const ALL: [HomeSquare; 4] = [
-        HomeSquare::A1,
-        HomeSquare::H1,
-        HomeSquare::A8,
-        HomeSquare::H8,
-    ];
+    pub const ALL: [HomeSquare; 4] = [HomeSquare::A1, HomeSquare::H1, HomeSquare::A8, HomeSquare::H8];
 
     /// The colour whose rook starts here.
     pub const fn color(self) -> Color {
@@ -114,11 +109,7 @@ impl Category {
 
     /// The category with this number, if it is below 81.
     pub const fn new(index: u8) -> Option<Category> {
-        if (index as usize) < Category::COUNT {
-            Some(Category(index))
-        } else {
-            None
-        }
+        if (index as usize) < Category::COUNT { Some(Category(index)) } else { None }
     }
 
     /// Every category in key order.
@@ -133,11 +124,7 @@ impl Category {
         let castles = chess.castles();
         let index = HomeSquare::ALL.iter().fold(0, |acc, &home| {
             let color = home.color();
-            let state = if board.piece_at(home.square())
-                != Some(Piece {
-                    color,
-                    role: Role::Rook,
-                }) {
+            let state = if board.piece_at(home.square()) != Some(Piece { color, role: Role::Rook }) {
                 RookState::Absent
             } else if castles.has(color, home.castling_side()) {
                 RookState::WithRight
@@ -173,50 +160,91 @@ impl Category {
     }
 
     /// Rooks of `color` implied by the category (standing on their home squares).
+    #[inline]
     pub fn home_rooks(self, color: Color) -> Bitboard {
-        Category::home_squares(color)
-            .into_iter()
-            .filter(|&home| self.state(home).is_home())
-            .map(HomeSquare::square)
-            .collect()
+        Bitboard(LAYOUTS[self.0 as usize].home_rooks[side(color)])
     }
 
     /// Home squares where the category says no rook of `color` stands: a rook of that colour
     /// placed there would belong to another category.
+    #[inline]
     pub fn rookless_homes(self, color: Color) -> Bitboard {
-        Category::home_squares(color)
-            .into_iter()
-            .filter(|&home| self.state(home) == RookState::Absent)
-            .map(HomeSquare::square)
-            .collect()
+        Bitboard(LAYOUTS[self.0 as usize].rookless[side(color)])
     }
 
     /// The square of `color`'s king when the category implies it (the side keeps a right).
+    #[inline]
     pub fn implied_king(self, color: Color) -> Option<Square> {
-        Category::home_squares(color)
-            .into_iter()
-            .any(|home| self.state(home) == RookState::WithRight)
-            .then(|| color.fold_wb(Square::E1, Square::E8))
+        LAYOUTS[self.0 as usize].kings[side(color)].then(|| color.fold_wb(Square::E1, Square::E8))
     }
 
     /// The castling rights of the category, as rook squares (shakmaty's convention).
+    #[inline]
     pub fn castling_rights(self) -> Bitboard {
-        HomeSquare::ALL
-            .into_iter()
-            .filter(|&home| self.state(home) == RookState::WithRight)
-            .map(HomeSquare::square)
-            .collect()
+        Bitboard(LAYOUTS[self.0 as usize].rights)
     }
 
     /// Every square whose content the category implies.
+    #[inline]
     pub fn implied_squares(self) -> Bitboard {
-        let mut squares = self.home_rooks(Color::White) | self.home_rooks(Color::Black);
-        for color in Color::ALL {
-            if let Some(king) = self.implied_king(color) {
-                squares.add(king);
+        Bitboard(LAYOUTS[self.0 as usize].implied)
+    }
+}
+
+/// What a category implies, as bitboards (computed at compile time; indexed White = 0).
+#[derive(Clone, Copy)]
+struct Layout {
+    home_rooks: [u64; 2],
+    rookless: [u64; 2],
+    kings: [bool; 2],
+    rights: u64,
+    implied: u64,
+}
+
+static LAYOUTS: [Layout; Category::COUNT] = layouts();
+
+const fn layouts() -> [Layout; Category::COUNT] {
+    // Home squares in numbering order, with their colour (0 = White) and the king's square.
+    const HOMES: [(u32, usize); 4] = [(0, 0), (7, 0), (56, 1), (63, 1)];
+    const KINGS: [u32; 2] = [4, 60];
+    const SHIFTS: [u8; 4] = [27, 9, 3, 1];
+    let empty = Layout { home_rooks: [0; 2], rookless: [0; 2], kings: [false; 2], rights: 0, implied: 0 };
+    let mut table = [empty; Category::COUNT];
+    let mut index = 0;
+    while index < Category::COUNT {
+        let mut layout = empty;
+        let mut h = 0;
+        while h < 4 {
+            let (square, color) = HOMES[h];
+            match index as u8 / SHIFTS[h] % 3 {
+                0 => {
+                    layout.home_rooks[color] |= 1 << square;
+                    layout.rights |= 1 << square;
+                    layout.kings[color] = true;
+                }
+                1 => layout.home_rooks[color] |= 1 << square,
+                _ => layout.rookless[color] |= 1 << square,
             }
+            h += 1;
         }
-        squares
+        layout.implied = layout.home_rooks[0] | layout.home_rooks[1];
+        let mut color = 0;
+        while color < 2 {
+            if layout.kings[color] {
+                layout.implied |= 1 << KINGS[color];
+            }
+            color += 1;
+        }
+        table[index] = layout;
+        index += 1;
+    }
+    table
+}
+
+const fn side(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
     }
 }
 
@@ -233,9 +261,7 @@ mod tests {
     #[test]
     fn numbering_round_trips_states() {
         for category in Category::all() {
-            let rebuilt = HomeSquare::ALL
-                .iter()
-                .fold(0u8, |acc, &home| acc * 3 + category.state(home) as u8);
+            let rebuilt = HomeSquare::ALL.iter().fold(0u8, |acc, &home| acc * 3 + category.state(home) as u8);
             assert_eq!(rebuilt, category.index());
         }
         assert_eq!(Category::new(81), None);

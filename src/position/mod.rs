@@ -82,16 +82,14 @@ impl Position {
         if setup.pockets.is_some() || setup.remaining_checks.is_some() {
             return Err(PositionError::Variant { input: input() });
         }
-        // Kept to tell Chess960 rights from bogus ones if validation fails.
-        let with_rights = (!setup.castling_rights.is_empty()).then(|| setup.clone());
-        match Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(ShakmatyPositionError::ignore_impossible_check)
-        {
+        // Standard rights name corner rooks with the king on the e-file; anything else may be
+        // Chess960 (decided now, while the setup is at hand, only in that rare case).
+        let chess960 =
+            !standard_rights(setup.castling_rights, &setup.board) && CastlingMode::detect(&setup).is_chess960();
+        match Chess::from_setup(setup, CastlingMode::Standard).or_else(ShakmatyPositionError::ignore_impossible_check) {
             Ok(chess) => Ok(Position(chess)),
             Err(err) => {
-                let chess960 = err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS)
-                    && with_rights.is_some_and(|setup| CastlingMode::detect(&setup).is_chess960());
-                if chess960 {
+                if chess960 && err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
                     Err(PositionError::Chess960 { input: input() })
                 } else {
                     Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) })
@@ -104,13 +102,7 @@ impl Position {
     ///
     /// Fails only for Chess960 castling rights, which the key format does not represent.
     pub fn from_chess(chess: Chess) -> Result<Position, PositionError> {
-        let rights = chess.castles().castling_rights();
-        let standard = rights.is_subset(Bitboard::CORNERS)
-            && Color::ALL.into_iter().all(|color| {
-                (rights & color.backrank()).is_empty()
-                    || chess.board().king_of(color) == Some(color.fold_wb(Square::E1, Square::E8))
-            });
-        if !standard {
+        if !standard_rights(chess.castles().castling_rights(), chess.board()) {
             let input = Epd::from_position(&chess, EnPassantMode::Legal).to_string();
             return Err(PositionError::Chess960 { input });
         }
@@ -135,24 +127,14 @@ impl std::str::FromStr for Position {
     /// operations (ignored). Malformed counters are ignored too: they are not part of a position.
     fn from_str(text: &str) -> Result<Position, PositionError> {
         let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
-        let syntax = |reason: String| PositionError::Syntax {
-            input: text.to_owned(),
-            reason,
-        };
-        let fields: Vec<&str> = text
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .split_ascii_whitespace()
-            .collect();
+        let syntax = |reason: String| PositionError::Syntax { input: text.to_owned(), reason };
+        let fields: Vec<&str> = text.split(';').next().unwrap_or("").split_ascii_whitespace().collect();
         let setup = match Fen::from_ascii(fields.join(" ").as_bytes()) {
             Ok(fen) => fen.into_setup(),
-            Err(fen_err) => {
-                match Epd::from_ascii(fields[..fields.len().min(4)].join(" ").as_bytes()) {
-                    Ok(epd) if fields.len() >= 4 => epd.into_setup(),
-                    _ => return Err(syntax(fen_err.to_string())),
-                }
-            }
+            Err(fen_err) => match Epd::from_ascii(fields[..fields.len().min(4)].join(" ").as_bytes()) {
+                Ok(epd) if fields.len() >= 4 => epd.into_setup(),
+                _ => return Err(syntax(fen_err.to_string())),
+            },
         };
         Position::from_setup(setup, text)
     }
@@ -166,40 +148,29 @@ impl fmt::Display for Position {
     }
 }
 
+/// Castling rights only on corner rooks, each side's with its king on the e-file.
+fn standard_rights(rights: Bitboard, board: &shakmaty::Board) -> bool {
+    rights.is_subset(Bitboard::CORNERS)
+        && Color::ALL.into_iter().all(|color| {
+            (rights & color.backrank()).is_empty()
+                || board.king_of(color) == Some(color.fold_wb(Square::E1, Square::E8))
+        })
+}
+
 fn describe(kinds: PositionErrorKinds) -> String {
     const NAMES: [(PositionErrorKinds, &str); 9] = [
         (PositionErrorKinds::EMPTY_BOARD, "empty board"),
         (PositionErrorKinds::MISSING_KING, "missing king"),
         (PositionErrorKinds::TOO_MANY_KINGS, "too many kings"),
-        (
-            PositionErrorKinds::PAWNS_ON_BACKRANK,
-            "pawns on the first or last rank",
-        ),
-        (
-            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
-            "castling rights without king and rook on their squares",
-        ),
-        (
-            PositionErrorKinds::INVALID_EP_SQUARE,
-            "impossible en-passant square",
-        ),
-        (
-            PositionErrorKinds::OPPOSITE_CHECK,
-            "the side not to move is in check",
-        ),
+        (PositionErrorKinds::PAWNS_ON_BACKRANK, "pawns on the first or last rank"),
+        (PositionErrorKinds::INVALID_CASTLING_RIGHTS, "castling rights without king and rook on their squares"),
+        (PositionErrorKinds::INVALID_EP_SQUARE, "impossible en-passant square"),
+        (PositionErrorKinds::OPPOSITE_CHECK, "the side not to move is in check"),
         (PositionErrorKinds::IMPOSSIBLE_CHECK, "impossible check"),
         (PositionErrorKinds::TOO_MUCH_MATERIAL, "too much material"),
     ];
-    let names: Vec<&str> = NAMES
-        .iter()
-        .filter(|(kind, _)| kinds.contains(*kind))
-        .map(|(_, name)| *name)
-        .collect();
-    if names.is_empty() {
-        "not a standard chess position".to_owned()
-    } else {
-        names.join(", ")
-    }
+    let names: Vec<&str> = NAMES.iter().filter(|(kind, _)| kinds.contains(*kind)).map(|(_, name)| *name).collect();
+    if names.is_empty() { "not a standard chess position".to_owned() } else { names.join(", ") }
 }
 
 #[cfg(test)]
@@ -213,14 +184,8 @@ mod tests {
     #[test]
     fn rejects_with_named_reasons() {
         assert!(matches!(err("not a fen"), PositionError::Syntax { .. }));
-        assert!(matches!(
-            err("8/8/8/8/8/8/8/8 w - - 0 1"),
-            PositionError::Illegal { .. }
-        ));
-        assert!(matches!(
-            err("P3k3/8/8/8/8/8/8/4K3 w - - 0 1"),
-            PositionError::Illegal { .. }
-        ));
+        assert!(matches!(err("8/8/8/8/8/8/8/8 w - - 0 1"), PositionError::Illegal { .. }));
+        assert!(matches!(err("P3k3/8/8/8/8/8/8/4K3 w - - 0 1"), PositionError::Illegal { .. }));
         // Chess960 start position with its castling rights.
         let e = err("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1");
         assert!(matches!(e, PositionError::Chess960 { .. }), "{e}");
@@ -241,9 +206,7 @@ mod tests {
 
     #[test]
     fn accepts_epd_with_operations() {
-        let p: Position = "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";"
-            .parse()
-            .unwrap();
+        let p: Position = "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";".parse().unwrap();
         assert_eq!(p.to_string(), "4k3/8/8/8/8/8/8/4K2R w K -");
     }
 }

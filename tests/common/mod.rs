@@ -11,15 +11,9 @@ pub fn assert_round_trip(position: &Position) -> Key {
     let key = Key::encode(position).unwrap_or_else(|e| panic!("{position}: {e}"));
     assert_eq!(key.decode().as_ref(), Ok(position), "key {key}");
     let material = Material::of(position);
-    let range =
-        material_range(Category::of(position), &material).expect("material of a keyed position");
+    let range = material_range(Category::of(position), &material).expect("material of a keyed position");
     assert!(range.contains(&key), "{position}: {key} outside {range:?}");
     let packed = huffman::encode(position);
-    assert_eq!(
-        huffman::decode(&packed.bytes).as_ref(),
-        Ok(position),
-        "packed {:?}",
-        packed.bytes
-    );
+    assert_eq!(huffman::decode(&packed.bytes).as_ref(), Ok(position), "packed {:?}", packed.bytes);
     key
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the system packages tabiya's build needs when they are missing, then returns.
+# Needs: a Rust toolchain (rustup), a C compiler (zstd), libclang (bindgen, for the rocksdb crate).
+# On Debian/Ubuntu as root (or with sudo) it installs them with apt-get; elsewhere it says what to
+# install.
+set -euo pipefail
+
+missing=()
+command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
+if ! ldconfig -p 2>/dev/null | grep -q 'libclang'; then
+  ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || missing+=(libclang-dev clang)
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "tabiya: cargo not found: install the Rust toolchain first (https://rustup.rs)" >&2
+  exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "tabiya: installing build dependencies: ${missing[*]}" >&2
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "tabiya: no apt-get here: install ${missing[*]} (or your system's equivalents) and retry" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "tabiya: run as root or install sudo" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "tabiya: build dependencies installed" >&2
