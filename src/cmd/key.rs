@@ -24,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let key: Key = hex.parse().with_context(|| format!("cannot decode {hex:?}"))?;
         let position = key.decode().with_context(|| format!("cannot decode {hex:?}"))?;
         if args.json {
-            println!("{}", json!({ "fen": position.to_string(), "category": key.category().index() }));
+            println!("{}", json!({ "fen": position.to_string(), "category": Category::of(&position).index() }));
         } else {
             println!("{position}");
         }

@@ -26,9 +26,10 @@
 //! empty. Every (category, material) is therefore one contiguous key range
 //! ([`material_range`]), and keys compare bytewise in rank order.
 //!
-//! Codes no position produces are rejected on decode as non-canonical: a rook placed on a home
-//! square its category says is rookless, material that violates the second half of the cross
-//! bound, an en-passant file without a legal capture, and illegal placements.
+//! The material part is dense (every rank below a category's size names a material the bound
+//! admits); codes no position produces are rejected on decode as non-canonical: a rook placed on
+//! a home square its category says is rookless, an en-passant file without a legal capture, and
+//! illegal placements (kings in contact, the side not to move in check, ...).
 
 use std::{fmt, str::FromStr};
 
@@ -53,7 +54,7 @@ pub const KEY_LEN: usize = 21;
 ///
 /// let start = Position::initial();
 /// let key = Key::encode(&start)?;
-/// assert_eq!(key.category().index(), 0);
+/// assert_eq!(key.category()?.index(), 0);
 /// assert_eq!(key.decode()?, start);
 /// assert_eq!(key.to_string().parse::<Key>()?, key);
 /// # Ok::<_, Box<dyn std::error::Error>>(())
@@ -131,7 +132,7 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
-        let category = self.category_checked()?;
+        let category = self.category()?;
         let rank = U192::from_be_slice(&self.0[1..]);
         let t = tables();
         let (white_implied, black_implied) = implied_of(category);
@@ -224,12 +225,8 @@ impl Key {
         Ok(position)
     }
 
-    /// The category byte.
-    pub fn category(&self) -> Category {
-        Category::new(self.0[0]).unwrap_or(Category::new(80).expect("80 is a category"))
-    }
-
-    fn category_checked(&self) -> Result<Category, KeyError> {
+    /// The category byte, or an error when it is above 80.
+    pub fn category(&self) -> Result<Category, KeyError> {
         Category::new(self.0[0]).ok_or(KeyError::Category(self.0[0]))
     }
 
