@@ -26,7 +26,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "positions": report.positions,
                 "failed": report.failed,
                 "key_bytes": report.key_bytes,
-                "huffman_bits_mean": report.huffman_bits_mean,
+                "huffman_bits_mean": report.huffman_bits_mean(),
                 "huffman_bits_max": report.huffman_bits_max,
                 "rejected": report.rejected,
             })
@@ -37,7 +37,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         println!(
             "key {} bytes; huffman {:.1} bits mean, {} max",
-            report.key_bytes, report.huffman_bits_mean, report.huffman_bits_max
+            report.key_bytes,
+            report.huffman_bits_mean(),
+            report.huffman_bits_max
         );
         println!("{} positions, {} failed", report.positions, report.failed);
     }

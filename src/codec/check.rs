@@ -4,8 +4,6 @@ use std::{collections::BTreeMap, path::PathBuf};
 
 use rayon::prelude::*;
 
-use serde::Serialize;
-
 use super::{Key, Material, huffman, material_range};
 use crate::{
     ingest::{InputKind, Source, read_games, read_position_lines},
@@ -13,7 +11,7 @@ use crate::{
 };
 
 /// Totals of a check run.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default)]
 pub struct CheckReport {
     /// Positions checked.
     pub positions: u64,
@@ -21,13 +19,11 @@ pub struct CheckReport {
     /// material range).
     pub failed: u64,
     pub key_bytes: usize,
-    pub huffman_bits_mean: f64,
     pub huffman_bits_max: usize,
     /// Inputs that are not keyable standard positions, by reason (not codec failures).
     pub rejected: BTreeMap<String, u64>,
     /// The first failures, described.
     pub failures: Vec<String>,
-    #[serde(skip)]
     huffman_bits_sum: u64,
 }
 
@@ -53,8 +49,11 @@ impl CheckReport {
                 }
             }
         }
-        self.huffman_bits_mean =
-            if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 };
+    }
+
+    /// Mean Huffman code length of the positions checked.
+    pub fn huffman_bits_mean(&self) -> f64 {
+        if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 }
     }
 
     /// Counts an input that is not a position.
@@ -74,8 +73,6 @@ impl CheckReport {
         }
         let room = FAILURES_KEPT.saturating_sub(self.failures.len());
         self.failures.extend(other.failures.into_iter().take(room));
-        self.huffman_bits_mean =
-            if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 };
     }
 }
 

@@ -117,16 +117,11 @@ impl Key {
         let turn_ep = 9 * u64::from(chess.turn() == Color::Black)
             + chess.ep_square(EnPassantMode::Legal).map_or(0, |sq| 1 + u64::from(sq.file()));
 
-        let inner = frame.black_before
-            + u128::from(binomial(frame.black_squares, frame.black.free)) * u128::from(frame.black.weight_before)
-            + black_index;
-        let t_value = frame.white_before
-            + U192::from(frame.white_content_unit()) * U192::from(frame.white.weight_before)
-            + U192::from(white_index)
-            + U192::from(frame.white_placements) * U192::from(inner);
-        let rank = frame.pawns_before
+        // Inside the material's block: pawns, then turn/en passant, then the free pieces.
+        let pieces = U192::from(white_index) + U192::from(frame.white_placements) * U192::from(black_index);
+        let rank = frame.block_start()
             + U192::from(pawn_index)
-            + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * t_value);
+            + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_parts(category, rank))
     }
 
@@ -304,33 +299,11 @@ pub fn material_range(category: Category, material: &Material) -> Result<KeyRang
     material.check()?;
     let t = tables();
     let frame = Frame::new(category, material, t)?;
-    let start = frame.pawns_before
-        + U192::from(frame.pawn_placements)
-            * U192::from(TURN_EP_STATES)
-            * (frame.white_before
-                + U192::from(frame.white_content_unit()) * U192::from(frame.white.weight_before)
-                + U192::from(frame.white_placements)
-                    * U192::from(
-                        frame.black_before
-                            + u128::from(binomial(frame.black_squares, frame.black.free))
-                                * u128::from(frame.black.weight_before),
-                    ));
-    let size = U192::from(frame.pawn_placements)
-        * U192::from(TURN_EP_STATES)
-        * U192::from(frame.white_placements)
-        * U192::from(frame.black_placements);
+    let (start, size) = (frame.block_start(), frame.block_size());
     Ok(KeyRange {
         first: Key::from_parts(category, start),
         last: Key::from_parts(category, start + size - U192::from(1u8)),
     })
-}
-
-/// The number of keys of a (category, material) block: positions and unused codes alike.
-pub fn material_block_size(category: Category, material: &Material) -> Result<u128, KeyError> {
-    let range = material_range(category, material)?;
-    let first = U192::from_be_slice(&range.first.0[1..]);
-    let last = U192::from_be_slice(&range.last.0[1..]);
-    Ok((last - first).saturating_to::<u128>().saturating_add(1))
 }
 
 /// Where one side's content sits in the tables.
@@ -404,6 +377,24 @@ impl Frame {
             white_placements: u128::from(binomial(squares, white.free)) * u128::from(white.weight),
             black_placements: u128::from(binomial(black_squares, black.free)) * u128::from(black.weight),
         })
+    }
+
+    /// First rank of the material's block (every placement index zero).
+    fn block_start(&self) -> U192 {
+        let black = self.black_before
+            + u128::from(binomial(self.black_squares, self.black.free)) * u128::from(self.black.weight_before);
+        let white = self.white_before
+            + self.white_content_unit() * U192::from(self.white.weight_before)
+            + U192::from(self.white_placements) * U192::from(black);
+        self.pawns_before + U192::from(self.pawn_placements) * U192::from(TURN_EP_STATES) * white
+    }
+
+    /// Number of ranks of the material's block.
+    fn block_size(&self) -> U192 {
+        U192::from(self.pawn_placements)
+            * U192::from(TURN_EP_STATES)
+            * U192::from(self.white_placements)
+            * U192::from(self.black_placements)
     }
 
     /// Size of the block of one unit of White content weight: `C(F, n_w) · Z`.

@@ -12,5 +12,5 @@ mod material;
 mod tables;
 
 pub use check::{CheckReport, check_paths};
-pub use key::{KEY_LEN, Key, KeyError, KeyRange, material_block_size, material_range};
+pub use key::{KEY_LEN, Key, KeyError, KeyRange, material_range};
 pub use material::{Material, MaterialError};
