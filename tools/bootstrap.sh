@@ -8,9 +8,13 @@ set -euo pipefail
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
-if ! ldconfig -p 2>/dev/null | grep -q 'libclang'; then
-  ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || missing+=(libclang-dev clang)
-fi
+# libclang itself, not libclang-cpp (which some toolchains ship alone).
+have_libclang() {
+  [ -n "${LIBCLANG_PATH:-}" ] && return 0
+  ldconfig -p 2>/dev/null | grep -Eq 'libclang(-[0-9.]+)?\.so' && return 0
+  compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/llvm-*/lib/libclang-[0-9]*.so*' >/dev/null
+}
+have_libclang || missing+=(libclang-dev clang)
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "tabiya: cargo not found: install the Rust toolchain first (https://rustup.rs)" >&2
