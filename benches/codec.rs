@@ -23,10 +23,12 @@ fn positions() -> Vec<Position> {
     let source = Source::open(&path, None).unwrap_or_else(|e| panic!("benchmark positions: {e:#}"));
     let mut positions = Vec::new();
     let mut games = 0;
-    read_games(source.reader, &source.name, |game| {
+    read_games(source.reader, |game| {
         if games < GAMES {
             games += 1;
-            positions.extend(game.unwrap_or_default());
+            if let Ok(game) = game {
+                positions.extend(game.mainline().map(|(position, _)| position));
+            }
         }
     })
     .expect("readable PGN");

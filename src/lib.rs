@@ -6,7 +6,9 @@
 //! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
 //! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous) and the Huffman
 //!   packed format.
-//! - [`ingest`]: reading positions out of EPD/FEN lists and PGN collections.
+//! - [`ingest`]: reading user files: PGN collections (split, parsed, replayed) and EPD/FEN lists.
+//! - [`store`]: the RocksDB database: positions, games, fingerprints, meta.
+//! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
 //!
 //! ```
 //! use tabiya::{Key, Position};
@@ -18,8 +20,10 @@
 //! ```
 
 pub mod codec;
+pub mod indexer;
 pub mod ingest;
 pub mod position;
+pub mod store;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};

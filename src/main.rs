@@ -10,14 +10,23 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(version, about, propagate_version = true)]
 struct Cli {
+    /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Encode and decode the embedded sample positions and print their keys.
+    /// Ingest the embedded sample games into a temporary database and query a position.
     Demo(cmd::demo::Args),
+    /// Index PGN collections into the database.
+    Ingest(cmd::ingest::Args),
+    /// Show the statistics stored for a position.
+    Query(cmd::query::Args),
+    /// Show what the database holds: games, positions, bytes per column family, ingest runs.
+    Stats(cmd::stats::Args),
     /// Print the key of a position (FEN), or decode a key (--decode HEX).
     Key(cmd::key::Args),
     /// Codec tools.
@@ -33,8 +42,12 @@ enum CodecCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.verbose);
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),
+        Command::Ingest(args) => cmd::ingest::run(args),
+        Command::Query(args) => cmd::query::run(args),
+        Command::Stats(args) => cmd::stats::run(args),
         Command::Key(args) => cmd::key::run(args),
         Command::Codec(CodecCommand::Check(args)) => cmd::check::run(args),
     };
@@ -45,4 +58,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs go to stderr: warnings by default, more with -v, or as RUST_LOG says.
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 }

@@ -63,7 +63,7 @@ fn codec_check_reports_totals() {
     assert_eq!(stdout(&out).lines().last(), Some("6 positions, 0 failed"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("suite.epd:2: illegal position"), "{err}");
-    assert!(err.contains("games.pgn: game 2: illegal move Qxe1"), "{err}");
+    assert!(err.contains("games.pgn: game 2 (line 7): illegal move 2... Qxe1"), "{err}");
 
     let out = tabiya(&["codec", "check", "--json", epd.to_str().unwrap()]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -78,10 +78,75 @@ fn codec_check_reports_totals() {
 }
 
 #[test]
-fn demo_encodes_the_embedded_sample() {
+fn demo_ingests_the_embedded_sample_and_queries_it() {
     let out = tabiya(&["demo"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
-    assert_eq!(text.lines().last(), Some("17 positions, 0 failed"));
-    assert!(text.contains("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"));
+    assert!(text.contains("ingested the embedded sample: 5 games"), "{text}");
+    assert!(text.contains("2 games: white 50.0%, draws 50.0%, black 0.0%"), "{text}");
+    assert!(text.contains("b4 ") && text.contains("Nc3 "), "{text}");
+    let out = tabiya(&["demo", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["games"], 2);
+    assert_eq!(json["moves"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn ingest_query_stats_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(
+        &pgn,
+        "[White \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[White \"b\"]\n\n1. e4 f6 2. d4 g5 3. Qh5# 1-0\n\n\
+         [White \"c\"]\n[Result \"0-1\"]\n\n1. e4 c5 0-1\n\n[White \"d\"]\n\n1. e4 e5 2. Ke3 *\n",
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let rejects = dir.path().join("rejects.pgn");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).env("TABIYA_DB", &db).output().expect("binary runs")
+    };
+    let out = run(&["ingest", "--json", "--rejects", rejects.to_str().unwrap(), pgn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["games_read"], 4);
+    assert_eq!(summary["indexed"], 3);
+    assert_eq!(summary["skipped"]["illegal_move"], 1);
+    assert_eq!(summary["database"]["games"], 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("games.pgn: game 4 (line 17): illegal move 2. Ke3"), "{err}");
+    assert_eq!(std::fs::read_to_string(&rejects).unwrap(), "[White \"d\"]\n\n1. e4 e5 2. Ke3 *\n\n\n");
+
+    // --strict: the same skip now fails the run; the database (via --db) changes nothing.
+    let out = run(&["ingest", "--strict", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.lines().any(|l| l.starts_with("duplicates") && l.ends_with(" 3")), "{text}");
+
+    let out = run(&["query", "--fen", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "--json"]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((json["games"].as_u64(), json["white"].as_u64(), json["black"].as_u64()), (Some(3), Some(2), Some(1)));
+    let sans: Vec<_> =
+        json["moves"].as_array().unwrap().iter().map(|m| m["san"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(sans, ["c5", "e5", "f6"]);
+
+    let out = run(&["stats", "--json"]);
+    let stats: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(stats["games"], 3);
+    assert_eq!(stats["runs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(stats["runs"][1]["duplicates"], 3);
+    assert!(stats["bytes"]["positions"].as_u64().unwrap() > 0);
+
+    for args in [
+        &["query", "--fen", "not a fen"][..],
+        &["query", "--db", dir.path().join("nothing").to_str().unwrap(), "--fen", "8/8/8/8/8/8/8/K6k w - -"],
+        &["stats", "--db", dir.path().join("nothing").to_str().unwrap()],
+        &["ingest", dir.path().join("missing.pgn").to_str().unwrap()],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("tabiya: ") && !err.contains("panicked"), "{args:?}: {err}");
+    }
 }

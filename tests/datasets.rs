@@ -1,16 +1,25 @@
 //! Round trips over the shared real-data sets (`../shared/datasets`, present in CI): the EPD and
-//! perft suites, the promoted-piece positions of real games, and every position of every game
-//! of the players collection.
+//! perft suites, the promoted-piece positions of real games, every position of every game of the
+//! players collection, and ingestion of that collection checked against a naive replay.
 //!
 //! Outside CI the tests say so and pass when the directory is absent; in CI (`CI` set) a missing
 //! directory fails them.
 
-use std::path::PathBuf;
+use std::{
+    collections::{HashMap, HashSet},
+    io::Read as _,
+    ops::ControlFlow,
+    path::{Path, PathBuf},
+};
 
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
 use tabiya::{
-    Category, Key, Material,
+    Category, Key, Material, Position,
     codec::{check_paths, material_range},
+    indexer,
     ingest::read_position_lines,
+    store::Store,
 };
 
 fn datasets() -> Option<PathBuf> {
@@ -83,5 +92,127 @@ fn every_players_position_round_trips() {
     assert_eq!(report.failed, 0, "{:#?}", report.failures);
     assert_eq!(report.positions, 33_424_331);
     // The two games with an illegal move in the source (Gelfand-Gareev, Schleining-Paehtz).
-    assert_eq!(report.rejected.get("game not replayable"), Some(&2));
+    assert_eq!(report.rejected.get("game skipped: illegal_move"), Some(&2));
+}
+
+/// The first `games` games of the players collection, as a PGN file in `dir`.
+fn players_head(dir: &Path, games: usize) -> PathBuf {
+    let players = datasets().expect("checked by the caller").join("players.pgn.zst");
+    let mut text = Vec::new();
+    zstd::Decoder::new(std::fs::File::open(players).unwrap()).unwrap().read_to_end(&mut text).unwrap();
+    let cut = text.windows(7).enumerate().filter(|(_, w)| w == b"[Event ").nth(games).map_or(text.len(), |(at, _)| at);
+    let path = dir.join("head.pgn");
+    std::fs::write(&path, &text[..cut]).unwrap();
+    path
+}
+
+/// An independent count: pgn-reader straight into shakmaty, positions named by EPD text, games
+/// told apart by moves and the White/Black/Date/Round tags.
+#[derive(Default)]
+struct NaiveGame {
+    tags: HashMap<String, String>,
+    moves: Vec<String>,
+    epds: HashSet<String>,
+    position: Chess,
+    broken: bool,
+}
+
+struct Naive;
+
+impl Visitor for Naive {
+    type Tags = NaiveGame;
+    type Movetext = NaiveGame;
+    type Output = Option<NaiveGame>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, NaiveGame> {
+        ControlFlow::Continue(NaiveGame::default())
+    }
+    fn tag(&mut self, game: &mut NaiveGame, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
+        let value = value
+            .decode_utf8()
+            .map(|v| v.into_owned())
+            .unwrap_or_else(|_| value.as_bytes().iter().map(|&b| b as char).collect());
+        game.tags.insert(String::from_utf8_lossy(name).into_owned(), value.trim().to_owned());
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, mut game: NaiveGame) -> ControlFlow<Self::Output, NaiveGame> {
+        assert!(!game.tags.contains_key("FEN"), "the players collection has no set-up games");
+        game.epds.insert(Epd::from_position(&game.position, EnPassantMode::Legal).to_string());
+        ControlFlow::Continue(game)
+    }
+    fn san(&mut self, game: &mut NaiveGame, san: SanPlus) -> ControlFlow<Self::Output> {
+        match san.san.to_move(&game.position) {
+            Ok(m) if !game.broken => {
+                game.moves.push(m.to_string());
+                game.position.play_unchecked(m);
+                game.epds.insert(Epd::from_position(&game.position, EnPassantMode::Legal).to_string());
+            }
+            _ => game.broken = true,
+        }
+        ControlFlow::Continue(())
+    }
+    fn begin_variation(&mut self, _game: &mut NaiveGame) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+    fn end_game(&mut self, game: NaiveGame) -> Self::Output {
+        (!game.broken).then_some(game)
+    }
+}
+
+#[test]
+fn ingest_matches_a_naive_replay() {
+    let Some(_) = datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = players_head(dir.path(), 6_000);
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let summary = indexer::ingest(&store, &[pgn.clone()], &mut indexer::SilentObserver).unwrap();
+
+    let mut reader = Reader::new(std::fs::File::open(&pgn).unwrap());
+    let mut seen = HashSet::new();
+    let (mut read, mut duplicates) = (0, 0);
+    let mut expected: HashMap<String, [u64; 4]> = HashMap::new();
+    while let Some(game) = reader.read_game(&mut Naive).unwrap() {
+        read += 1;
+        let Some(game) = game else { continue };
+        let tag = |name: &str| game.tags.get(name).cloned().unwrap_or_default();
+        if !seen.insert((game.moves.clone(), tag("White"), tag("Black"), tag("Date"), tag("Round"))) {
+            duplicates += 1;
+            continue;
+        }
+        let result = tag("Result");
+        for epd in &game.epds {
+            let counts = expected.entry(epd.clone()).or_default();
+            counts[0] += 1;
+            counts[1] += u64::from(result == "1-0");
+            counts[2] += u64::from(result == "1/2-1/2");
+            counts[3] += u64::from(result == "0-1");
+        }
+    }
+    assert_eq!(summary.run.counts.games_read, read);
+    assert_eq!(summary.run.counts.duplicates, duplicates);
+    assert_eq!(summary.run.counts.indexed, seen.len() as u64);
+    assert!(duplicates > 0, "the head of the collection has duplicates");
+    assert_eq!(summary.totals.distinct_positions, Some(expected.len() as u64));
+    assert_eq!(summary.totals.position_occurrences, expected.values().map(|c| c[0]).sum::<u64>());
+    for (epd, counts) in &expected {
+        let position: Position = epd.parse().unwrap();
+        let stats = store.position(&Key::encode(&position).unwrap()).unwrap().unwrap();
+        let t = stats.total;
+        assert_eq!([t.games, t.white, t.draws, t.black], *counts, "{epd}");
+    }
+}
+
+#[test]
+fn ingest_players_reports_duplicates_and_the_two_broken_games() {
+    let Some(dir) = datasets() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(&tmp.path().join("db")).unwrap();
+    let summary = indexer::ingest(&store, &[dir.join("players.pgn.zst")], &mut indexer::SilentObserver).unwrap();
+    let counts = &summary.run.counts;
+    assert_eq!(counts.games_read, 403_033);
+    assert_eq!(counts.skipped, [("illegal_move".to_owned(), 2)]);
+    assert!((70_000..80_000).contains(&counts.duplicates), "{counts:?}");
+    assert_eq!(counts.indexed + counts.duplicates + 2, counts.games_read);
+    assert_eq!(summary.totals.games, counts.indexed);
+    assert_eq!(store.count_positions().unwrap(), summary.totals.distinct_positions.unwrap());
 }

@@ -115,16 +115,16 @@ pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> anyhow::
         for file in Source::expand(path)? {
             let source = Source::open(&file, None)?;
             match source.kind {
-                InputKind::Pgn => read_games(source.reader, &source.name, |game| match game {
-                    Ok(positions) => {
-                        batch.extend(positions);
+                InputKind::Pgn => read_games(source.reader, |game| match game {
+                    Ok(game) => {
+                        batch.extend(game.mainline().map(|(position, _)| position));
                         if batch.len() >= BATCH {
                             check_batch(&mut batch, &mut report);
                         }
                     }
-                    Err(err) => {
-                        skipped(&err.to_string());
-                        report.reject("game not replayable".to_owned());
+                    Err(rejection) => {
+                        skipped(&format!("{}: {rejection}", source.name));
+                        report.reject(format!("game skipped: {}", rejection.reason));
                     }
                 })?,
                 InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| match line {

@@ -1,16 +1,18 @@
 //! Position codecs: the fixed-length [`Key`] that orders the database, and the variable-length
-//! [`huffman`] packed format used by exports.
+//! [`huffman`] packed format used by exports, and the two-byte [`CompactMove`].
 //!
 //! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
 //! gives a position or an error, never a panic.
 
 mod check;
 mod combinatorics;
+mod compact_move;
 pub mod huffman;
 mod key;
 mod material;
 mod tables;
 
 pub use check::{CheckReport, check_paths};
+pub use compact_move::CompactMove;
 pub use key::{KEY_LEN, Key, KeyError, KeyRange, material_range};
 pub use material::{Material, MaterialError};

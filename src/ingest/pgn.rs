@@ -1,128 +1,354 @@
-//! PGN games: pgn-reader parses, shakmaty replays the mainline.
+//! Parsing one game's raw text: pgn-reader parses, shakmaty replays the mainline.
 //!
-//! Every mainline position of a standard game is produced: the start position (or the
-//! `FEN`/`SetUp` position), the position after each move, and so the final one. Variations and
-//! comments are skipped. A game with an illegal move, a bad `FEN` tag, another variant or
-//! Chess960 is reported and produces nothing (never part of a game).
+//! A game is accepted whole or rejected whole: a syntax error (see [`syntax`]), an illegal or
+//! ambiguous move, a bad `FEN` tag, another variant, Chess960, a missing termination marker (a
+//! truncated game) or text that holds no game rejects it with a [`Rejection`] naming the line and
+//! the reason. Variations and comments are
+//! skipped. Tag values that are not UTF-8 are read as Latin-1.
 
-use std::{io::Read, ops::ControlFlow};
+use std::{borrow::Cow, fmt, ops::ControlFlow};
 
-use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::{Chess, Position as _, fen::Fen};
+use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
 
-use crate::position::Position;
+use super::{split::RawGame, syntax};
+use crate::position::{Position, PositionError};
 
-/// A game that cannot be replayed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: game {game}: {reason}")]
-pub struct GameError {
-    pub file: String,
-    /// 1-based number of the game in its file.
-    pub game: usize,
-    pub reason: String,
+/// A game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub enum GameResult {
+    WhiteWins,
+    Draw,
+    BlackWins,
+    /// `*`, a missing or unreadable result.
+    Unknown,
 }
 
-/// Replays mainlines into position lists.
-pub struct MainlineVisitor {
-    file: String,
-    games: usize,
-}
-
-/// Tag state: the start position, or why the game is unusable.
-pub struct GameStart(Result<Position, String>);
-
-/// Movetext state: positions so far, or why the game is unusable.
-pub struct Mainline {
-    current: Chess,
-    positions: Vec<Position>,
-    error: Option<String>,
-}
-
-impl MainlineVisitor {
-    pub fn new(file: &str) -> MainlineVisitor {
-        MainlineVisitor { file: file.to_owned(), games: 0 }
-    }
-}
-
-impl Visitor for MainlineVisitor {
-    type Tags = GameStart;
-    type Movetext = Mainline;
-    type Output = Result<Vec<Position>, GameError>;
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, GameStart> {
-        self.games += 1;
-        ControlFlow::Continue(GameStart(Ok(Position::initial())))
-    }
-
-    fn tag(&mut self, tags: &mut GameStart, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
-        if tags.0.is_err() {
-            return ControlFlow::Continue(());
+impl GameResult {
+    fn from_tag(value: &str) -> Option<GameResult> {
+        match value.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
         }
-        if name == b"FEN" {
-            let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
-            tags.0 = match Fen::from_ascii(text.trim().as_bytes()) {
-                Err(err) => Err(format!("bad FEN tag {text:?}: {err}")),
-                Ok(fen) => Position::from_setup(fen.into_setup(), &text).map_err(|err| format!("bad FEN tag: {err}")),
-            };
-        } else if name == b"Variant" {
-            let variant = String::from_utf8_lossy(value.as_bytes()).to_ascii_lowercase();
-            if !matches!(variant.trim(), "" | "standard" | "chess" | "from position" | "normal") {
-                tags.0 = Err(format!("variant {:?} is not standard chess", variant.trim()));
+    }
+
+    /// The PGN spelling: `1-0`, `1/2-1/2`, `0-1` or `*`.
+    pub fn as_pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::Unknown => "*",
+        }
+    }
+}
+
+/// The tags a game keeps (the seven-tag roster and what listing and statistics need).
+#[derive(Clone, Debug, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Tags {
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    pub result: String,
+    pub white_elo: Option<u16>,
+    pub black_elo: Option<u16>,
+    pub eco: String,
+    pub time_control: String,
+}
+
+impl Tags {
+    /// The year of the `Date` tag, when it has one.
+    pub fn year(&self) -> Option<u16> {
+        let digits = self.date.trim().get(..4)?;
+        digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok()).flatten().filter(|&y| y > 0)
+    }
+}
+
+/// A replayed standard game.
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub tags: Tags,
+    pub result: GameResult,
+    /// The start position.
+    pub start: Position,
+    /// The `FEN` tag as given, when the game does not start from the initial position.
+    pub setup_fen: Option<String>,
+    /// The mainline, every move legal from the position before it.
+    pub moves: Vec<Move>,
+}
+
+impl Game {
+    /// Every mainline position with the move played from it (`None` for the final position).
+    pub fn mainline(&self) -> impl Iterator<Item = (Position, Option<&Move>)> + '_ {
+        let mut current = self.start.chess().clone();
+        let mut moves = self.moves.iter();
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
             }
+            let next = moves.next();
+            // Rights stay standard once the start position's are (checked when it was read).
+            let position = Position::from_chess(current.clone()).ok()?;
+            match next {
+                Some(m) => current.play_unchecked(*m),
+                None => done = true,
+            }
+            Some((position, next))
+        })
+    }
+}
+
+/// Why a game was not indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RejectReason {
+    Syntax,
+    IllegalMove,
+    BadFen,
+    Variant,
+    Chess960,
+    Truncated,
+    NoGame,
+    Unreadable,
+    Unencodable,
+}
+
+impl RejectReason {
+    pub const ALL: [RejectReason; 9] = [
+        RejectReason::Syntax,
+        RejectReason::IllegalMove,
+        RejectReason::BadFen,
+        RejectReason::Variant,
+        RejectReason::Chess960,
+        RejectReason::Truncated,
+        RejectReason::NoGame,
+        RejectReason::Unreadable,
+        RejectReason::Unencodable,
+    ];
+
+    /// A stable snake_case name, for summaries and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            RejectReason::Syntax => "syntax_error",
+            RejectReason::IllegalMove => "illegal_move",
+            RejectReason::BadFen => "bad_fen",
+            RejectReason::Variant => "variant",
+            RejectReason::Chess960 => "chess960",
+            RejectReason::Truncated => "truncated",
+            RejectReason::NoGame => "no_game",
+            RejectReason::Unreadable => "unreadable",
+            RejectReason::Unencodable => "unencodable_position",
+        }
+    }
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A game that was not indexed, with where and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("game {game} (line {line}): {detail}")]
+pub struct Rejection {
+    /// 1-based number of the game in its file.
+    pub game: u64,
+    /// 1-based line in the file: of the offending move when known, else of the game's start.
+    pub line: u64,
+    pub reason: RejectReason,
+    pub detail: String,
+}
+
+/// Reads a tag value: pgn-reader unescapes, UTF-8 is kept, anything else is Latin-1.
+pub fn decode_text(raw: &[u8]) -> String {
+    match std::str::from_utf8(raw) {
+        Ok(text) => text.to_owned(),
+        Err(_) => raw.iter().map(|&b| b as char).collect(),
+    }
+}
+
+struct TagState {
+    tags: Tags,
+    result_tag: Option<GameResult>,
+    fen: Option<String>,
+    variant: Option<String>,
+}
+
+struct MovetextState {
+    tags: Tags,
+    result_tag: Option<GameResult>,
+    start: Result<(Position, Option<String>), (RejectReason, String)>,
+    current: Chess,
+    moves: Vec<Move>,
+    error: Option<(RejectReason, String, usize)>,
+    marker: Option<Outcome>,
+}
+
+struct GameVisitor;
+
+impl Visitor for GameVisitor {
+    type Tags = TagState;
+    type Movetext = MovetextState;
+    type Output = MovetextState;
+
+    fn begin_tags(&mut self) -> ControlFlow<MovetextState, TagState> {
+        ControlFlow::Continue(TagState { tags: Tags::default(), result_tag: None, fen: None, variant: None })
+    }
+
+    fn tag(&mut self, state: &mut TagState, name: &[u8], value: RawTag<'_>) -> ControlFlow<MovetextState> {
+        let text = || decode_text(&value.decode()).trim().to_owned();
+        let tags = &mut state.tags;
+        match name {
+            b"Event" => tags.event = text(),
+            b"Site" => tags.site = text(),
+            b"Date" => tags.date = text(),
+            b"Round" => tags.round = text(),
+            b"White" => tags.white = text(),
+            b"Black" => tags.black = text(),
+            b"Result" => {
+                tags.result = text();
+                state.result_tag = GameResult::from_tag(&tags.result);
+            }
+            b"WhiteElo" => tags.white_elo = parse_elo(&text()),
+            b"BlackElo" => tags.black_elo = parse_elo(&text()),
+            b"ECO" => tags.eco = text(),
+            b"TimeControl" => tags.time_control = text(),
+            b"FEN" => state.fen = Some(text()),
+            b"Variant" => state.variant = Some(text()),
+            _ => {}
         }
         ControlFlow::Continue(())
     }
 
-    fn begin_movetext(&mut self, tags: GameStart) -> ControlFlow<Self::Output, Mainline> {
-        let line = match tags.0 {
-            Ok(start) => Mainline { current: start.chess().clone(), positions: vec![start], error: None },
-            Err(reason) => Mainline { current: Chess::default(), positions: Vec::new(), error: Some(reason) },
-        };
-        ControlFlow::Continue(line)
+    fn begin_movetext(&mut self, state: TagState) -> ControlFlow<MovetextState, MovetextState> {
+        let start = start_position(state.fen, state.variant);
+        let current = start.as_ref().map(|(position, _)| position.chess().clone()).unwrap_or_default();
+        ControlFlow::Continue(MovetextState {
+            tags: state.tags,
+            result_tag: state.result_tag,
+            start,
+            current,
+            moves: Vec::new(),
+            error: None,
+            marker: None,
+        })
     }
 
-    fn san(&mut self, line: &mut Mainline, san_plus: SanPlus) -> ControlFlow<Self::Output> {
-        if line.error.is_some() {
+    fn san(&mut self, state: &mut MovetextState, san_plus: SanPlus) -> ControlFlow<MovetextState> {
+        if state.error.is_some() || state.start.is_err() {
             return ControlFlow::Continue(());
         }
-        match san_plus.san.to_move(&line.current) {
+        match san_plus.san.to_move(&state.current) {
             Ok(m) => {
-                line.current.play_unchecked(m);
-                match Position::from_chess(line.current.clone()) {
-                    Ok(position) => line.positions.push(position),
-                    Err(err) => line.error = Some(err.to_string()),
-                }
+                state.current.play_unchecked(m);
+                state.moves.push(m);
             }
             Err(err) => {
-                let ply = line.positions.len();
-                line.error = Some(format!("illegal move {san_plus} at ply {ply} ({err})"));
+                let number = state.current.fullmoves();
+                let dots = if state.current.turn() == Color::White { "." } else { "..." };
+                let detail = format!("illegal move {number}{dots} {san_plus} ({err})");
+                state.error = Some((RejectReason::IllegalMove, detail, state.moves.len()));
             }
         }
         ControlFlow::Continue(())
     }
 
-    fn begin_variation(&mut self, _line: &mut Mainline) -> ControlFlow<Self::Output, Skip> {
+    fn begin_variation(&mut self, _state: &mut MovetextState) -> ControlFlow<MovetextState, Skip> {
         ControlFlow::Continue(Skip(true))
     }
 
-    fn end_game(&mut self, line: Mainline) -> Self::Output {
-        match line.error {
-            None => Ok(line.positions),
-            Some(reason) => Err(GameError { file: self.file.clone(), game: self.games, reason }),
-        }
+    fn outcome(&mut self, state: &mut MovetextState, outcome: Outcome) -> ControlFlow<MovetextState> {
+        state.marker = Some(outcome);
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, state: MovetextState) -> MovetextState {
+        state
     }
 }
 
-/// Replays every game of `reader`, handing each game's positions (or its error) to `each`.
-pub fn read_games(
-    reader: impl Read,
-    file: &str,
-    mut each: impl FnMut(Result<Vec<Position>, GameError>),
-) -> std::io::Result<()> {
-    let mut reader = Reader::new(reader);
-    let mut visitor = MainlineVisitor::new(file);
-    while let Some(game) = reader.read_game(&mut visitor)? {
-        each(game);
+fn parse_elo(text: &str) -> Option<u16> {
+    text.parse::<u16>().ok().filter(|&elo| elo > 0 && elo < 4000)
+}
+
+/// The start position from the `FEN` and `Variant` tags.
+fn start_position(
+    fen: Option<String>,
+    variant: Option<String>,
+) -> Result<(Position, Option<String>), (RejectReason, String)> {
+    if let Some(variant) = variant {
+        let lower = variant.to_ascii_lowercase();
+        match lower.as_str() {
+            "" | "standard" | "chess" | "normal" | "from position" | "fromposition" => {}
+            "chess960" | "chess 960" | "fischerandom" | "fischer random" | "freestyle" => {
+                return Err((RejectReason::Chess960, format!("variant {variant:?}")));
+            }
+            _ => return Err((RejectReason::Variant, format!("variant {variant:?} is not standard chess"))),
+        }
     }
-    Ok(())
+    let Some(fen) = fen else {
+        return Ok((Position::initial(), None));
+    };
+    let setup = Fen::from_ascii(fen.as_bytes()).map_err(|err| (RejectReason::BadFen, format!("FEN {fen:?}: {err}")))?;
+    match Position::from_setup(setup.into_setup(), &fen) {
+        Ok(position) if position == Position::initial() => Ok((position, None)),
+        Ok(position) => Ok((position, Some(fen))),
+        Err(err @ PositionError::Chess960 { .. }) => Err((RejectReason::Chess960, err.to_string())),
+        Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+    }
+}
+
+/// Parses and replays one game split off by [`GameSplitter`](super::GameSplitter).
+pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
+    let reject = |reason, detail: String, line| Rejection { game: raw.number, line, reason, detail };
+    let text = normalise_line_ends(&raw.text);
+    if let Err(err) = syntax::scan(&text, &mut |_, _| true) {
+        return Err(reject(RejectReason::Syntax, err.message, raw.line + err.line));
+    }
+    let mut reader = Reader::build(&text[..]).set_supported_tag_line_length(4096).finish();
+    let state = match reader.read_game(&mut GameVisitor) {
+        Ok(Some(state)) => state,
+        Ok(None) => return Err(reject(RejectReason::NoGame, "no game found".to_owned(), raw.line)),
+        Err(err) => return Err(reject(RejectReason::Unreadable, err.to_string(), raw.line)),
+    };
+    if let Some((reason, detail, ply)) = state.error {
+        return Err(reject(reason, detail, raw.line + syntax::mainline_move_line(&text, ply).unwrap_or(0)));
+    }
+    let (start, setup_fen) = state.start.map_err(|(reason, detail)| reject(reason, detail, raw.line))?;
+    let Some(marker) = state.marker else {
+        let detail = if state.moves.is_empty() && state.tags == Tags::default() {
+            return Err(reject(RejectReason::NoGame, "no tags, moves or result".to_owned(), raw.line));
+        } else {
+            format!("no result marker after {} moves (truncated game?)", state.moves.len())
+        };
+        return Err(reject(RejectReason::Truncated, detail, raw.line));
+    };
+    let marker = match marker {
+        Outcome::Known(KnownOutcome::Decisive { winner: Color::White }) => GameResult::WhiteWins,
+        Outcome::Known(KnownOutcome::Decisive { winner: Color::Black }) => GameResult::BlackWins,
+        Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
+        Outcome::Unknown => GameResult::Unknown,
+    };
+    Ok(Game { tags: state.tags, result: state.result_tag.unwrap_or(marker), start, setup_fen, moves: state.moves })
+}
+
+/// Lone CRs become LFs (pgn-reader reads tag lines up to an LF).
+fn normalise_line_ends(text: &[u8]) -> Cow<'_, [u8]> {
+    let lone_cr = text.iter().enumerate().any(|(i, &b)| b == b'\r' && text.get(i + 1) != Some(&b'\n'));
+    if !lone_cr {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_vec();
+    for i in 0..out.len() {
+        if out[i] == b'\r' && out.get(i + 1) != Some(&b'\n') {
+            out[i] = b'\n';
+        }
+    }
+    Cow::Owned(out)
 }

@@ -1,10 +1,14 @@
-//! Opening an input: a path (plain or `.zst`) or `-` for standard input, and telling a PGN
-//! collection from a position list by its name.
+//! Opening an input: a path (plain, `.zst`, `.bz2` or `.gz`) or `-` for standard input, telling a
+//! PGN collection from a position list by its name, and counting the bytes read for progress.
 
 use std::{
     fs::File,
     io::{self, BufReader, Read},
     path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
 };
 
 use anyhow::Context as _;
@@ -12,40 +16,47 @@ use anyhow::Context as _;
 /// What an input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputKind {
-    /// PGN games (`.pgn`, `.pgn.zst`).
+    /// PGN games (`.pgn`, optionally compressed).
     Pgn,
     /// One position per line (EPD, FEN, perft suites, CSV with the FEN first).
     PositionLines,
 }
+
+/// Compressed forms an input may come in, by file name suffix.
+const COMPRESSIONS: [&str; 3] = [".zst", ".bz2", ".gz"];
 
 /// An input file, decompressed as needed.
 pub struct Source {
     pub name: String,
     pub kind: InputKind,
     pub reader: Box<dyn Read + Send>,
+    /// Bytes read so far from the file itself (compressed bytes for compressed files).
+    pub bytes_read: Arc<AtomicU64>,
 }
 
 impl Source {
     /// Opens `path`; `-` reads standard input (taken as PGN unless `kind` says otherwise).
     pub fn open(path: &Path, kind: Option<InputKind>) -> anyhow::Result<Source> {
         let name = path.display().to_string();
-        let base = name.strip_suffix(".zst").unwrap_or(&name);
-        let kind = kind.unwrap_or(if base.ends_with(".pgn") || name == "-" {
-            InputKind::Pgn
-        } else {
-            InputKind::PositionLines
-        });
+        let kind =
+            kind.unwrap_or(if is_pgn_name(&name) || name == "-" { InputKind::Pgn } else { InputKind::PositionLines });
         let raw: Box<dyn Read + Send> = if name == "-" {
             Box::new(io::stdin())
         } else {
             Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
         };
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
         let reader: Box<dyn Read + Send> = if name.ends_with(".zst") {
-            Box::new(zstd::Decoder::new(raw).with_context(|| format!("cannot read zstd stream {name}"))?)
+            Box::new(zstd::Decoder::with_buffer(raw).with_context(|| format!("cannot read zstd stream {name}"))?)
+        } else if name.ends_with(".bz2") {
+            Box::new(bzip2::bufread::MultiBzDecoder::new(raw))
+        } else if name.ends_with(".gz") {
+            Box::new(flate2::bufread::MultiGzDecoder::new(raw))
         } else {
-            Box::new(BufReader::with_capacity(1 << 16, raw))
+            Box::new(raw)
         };
-        Ok(Source { name, kind, reader })
+        Ok(Source { name, kind, reader, bytes_read })
     }
 
     /// Every regular file under `path` (recursively, sorted), or `path` itself.
@@ -63,5 +74,72 @@ impl Source {
         }
         files.sort();
         Ok(files)
+    }
+}
+
+/// Whether a file name is a PGN collection: `.pgn`, optionally `.zst`, `.bz2` or `.gz`.
+pub fn is_pgn_name(name: &str) -> bool {
+    let base = COMPRESSIONS.iter().find_map(|suffix| name.strip_suffix(suffix)).unwrap_or(name);
+    base.to_ascii_lowercase().ends_with(".pgn")
+}
+
+/// A reader that counts the bytes it hands out.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    #[test]
+    fn pgn_names() {
+        for name in ["a.pgn", "b.PGN", "c.pgn.zst", "d.pgn.bz2", "e.pgn.gz"] {
+            assert!(is_pgn_name(name), "{name}");
+        }
+        for name in ["a.epd", "b.pgn.xz", "c.zst", "pgn"] {
+            assert!(!is_pgn_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_compression_reads_back() -> anyhow::Result<()> {
+        let text = b"[Event \"x\"]\n\n1. e4 e5 1-0\n".repeat(100);
+        let dir = tempfile::tempdir()?;
+        let write = |name: &str, bytes: Vec<u8>| -> anyhow::Result<PathBuf> {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes)?;
+            Ok(path)
+        };
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text)?;
+        let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bz.write_all(&text)?;
+        let paths = [
+            write("a.pgn", text.clone())?,
+            write("a.pgn.zst", zstd::encode_all(&text[..], 3)?)?,
+            write("a.pgn.gz", gz.finish()?)?,
+            write("a.pgn.bz2", bz.finish()?)?,
+        ];
+        for path in paths {
+            let mut source = Source::open(&path, None)?;
+            assert_eq!(source.kind, InputKind::Pgn);
+            let mut out = Vec::new();
+            source.reader.read_to_end(&mut out)?;
+            assert_eq!(out, text, "{}", path.display());
+            assert_eq!(source.bytes_read.load(Ordering::Relaxed), std::fs::metadata(&path)?.len());
+        }
+        Ok(())
     }
 }

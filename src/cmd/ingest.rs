@@ -1,0 +1,171 @@
+//! `tabiya ingest [--db DIR] PATH...`: PGN collections into the database, with a progress bar,
+//! skipped games reported on stderr, and a summary.
+
+use std::{
+    fs::File,
+    io::{BufWriter, Write},
+    path::PathBuf,
+    process::ExitCode,
+    time::Duration,
+};
+
+use anyhow::Context as _;
+use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use tabiya::{
+    indexer::{self, Observer, Progress, Summary},
+    ingest::Rejection,
+    store::Store,
+};
+
+use super::DbArgs;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    db: DbArgs,
+    /// PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz), directories (searched for them), or - for
+    /// standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Write the text of every skipped game to FILE.
+    #[arg(long, value_name = "FILE")]
+    rejects: Option<PathBuf>,
+    /// Exit with status 2 if any game was skipped or any input could not be read to its end.
+    #[arg(long)]
+    strict: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let files = indexer::input_files(&args.paths)?;
+    let store = Store::open(&args.db.db)?;
+    let rejects = match &args.rejects {
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
+        }
+        None => None,
+    };
+    let mut observer = CliObserver { bar: None, rejects };
+    let summary = indexer::ingest(&store, &files, &mut observer)?;
+    if let Some(bar) = &observer.bar {
+        bar.finish_and_clear();
+    }
+    if let Some(rejects) = &mut observer.rejects {
+        rejects.flush().context("cannot write the rejects file")?;
+    }
+    print_summary(&summary, &store, args.json)?;
+    let clean = summary.run.counts.skipped_total() == 0 && summary.read_errors == 0;
+    Ok(if args.strict && !clean { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Progress on stderr (hidden when stderr is not a terminal), skipped games, rejects file.
+struct CliObserver {
+    bar: Option<ProgressBar>,
+    rejects: Option<BufWriter<File>>,
+}
+
+impl CliObserver {
+    fn bar(&mut self, total: Option<u64>) -> &ProgressBar {
+        self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
+            let template = if total.is_some() {
+                "{elapsed_precise} [{wide_bar}] {binary_bytes}/{binary_total_bytes} {msg}"
+            } else {
+                "{elapsed_precise} {binary_bytes} {msg}"
+            };
+            bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        })
+    }
+
+    fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl Observer for CliObserver {
+    fn rejected(&mut self, file: &str, rejection: &Rejection, raw: &[u8]) {
+        self.say(&format!("tabiya: skipped {file}: {rejection}"));
+        if let Some(out) = &mut self.rejects {
+            // A write error here surfaces at the final flush.
+            let _ = out.write_all(raw).and_then(|()| out.write_all(b"\n\n"));
+        }
+    }
+
+    fn read_error(&mut self, file: &str, error: &anyhow::Error) {
+        self.say(&format!("tabiya: cannot read all of {file}: {error:#}"));
+    }
+
+    fn progress(&mut self, progress: &Progress) {
+        let bar = self.bar(progress.bytes_total).clone();
+        bar.set_position(progress.bytes_read);
+        let seconds = bar.elapsed().as_secs_f64().max(1e-3);
+        bar.set_message(format!(
+            "{} games ({:.0}/s), {} positions ({:.0}/s)",
+            progress.games_read,
+            progress.games_read as f64 / seconds,
+            progress.positions_written,
+            progress.positions_written as f64 / seconds
+        ));
+    }
+}
+
+fn print_summary(summary: &Summary, store: &Store, as_json: bool) -> anyhow::Result<()> {
+    let counts = &summary.run.counts;
+    let seconds = summary.elapsed.as_secs_f64();
+    let games_per_second = counts.games_read as f64 / seconds.max(1e-9);
+    let distinct = summary.totals.distinct_positions.unwrap_or(0);
+    if as_json {
+        let skipped: serde_json::Map<_, _> = counts.skipped.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        println!(
+            "{}",
+            json!({
+                "run": summary.run.id,
+                "games_read": counts.games_read,
+                "indexed": counts.indexed,
+                "duplicates": counts.duplicates,
+                "skipped": skipped,
+                "skipped_total": counts.skipped_total(),
+                "read_errors": summary.read_errors,
+                "positions_written": counts.positions_written,
+                "elapsed_seconds": seconds,
+                "games_per_second": games_per_second,
+                "database": {
+                    "path": store.path().display().to_string(),
+                    "games": summary.totals.games,
+                    "distinct_positions": distinct,
+                    "position_occurrences": summary.totals.position_occurrences,
+                },
+            })
+        );
+        return Ok(());
+    }
+    println!("games read          {:>12}", counts.games_read);
+    println!("indexed             {:>12}", counts.indexed);
+    println!("duplicates          {:>12}", counts.duplicates);
+    println!("skipped             {:>12}", counts.skipped_total());
+    for (reason, n) in &counts.skipped {
+        println!("  {reason:<17} {n:>12}");
+    }
+    if summary.read_errors > 0 {
+        println!("unreadable inputs   {:>12}", summary.read_errors);
+    }
+    println!("positions written   {:>12}", counts.positions_written);
+    println!("elapsed             {:>11.1}s  ({games_per_second:.0} games/s)", seconds);
+    let bytes: u64 = store.family_bytes()?.iter().map(|(_, b)| b).sum();
+    println!(
+        "database {}: {} games, {} distinct positions, {}",
+        store.path().display(),
+        summary.totals.games,
+        distinct,
+        HumanBytes(bytes)
+    );
+    Ok(())
+}

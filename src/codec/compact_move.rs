@@ -1,0 +1,119 @@
+//! A move in two bytes, the way positions and games store it.
+//!
+//! Bits 0–5 hold the origin square, 6–11 the destination, 12–14 the promotion role (0 for none,
+//! else shakmaty's [`Role`] number: 2 knight … 5 queen). Castling is the king's move in standard
+//! UCI (`e1g1`), as the lichess explorer writes it. A move only means something next to the
+//! position it is played from.
+
+use std::fmt;
+
+use shakmaty::{Chess, Move, Role, Square, uci::UciMove};
+
+/// A move as 15 bits of a `u16` (see the [module documentation](self)).
+///
+/// ```
+/// use shakmaty::{Chess, Square, uci::UciMove};
+/// use tabiya::codec::CompactMove;
+///
+/// let position = Chess::default();
+/// let e4 = UciMove::from_ascii(b"e2e4")?.to_move(&position)?;
+/// let compact = CompactMove::from_move(&e4);
+/// assert_eq!(compact.to_string(), "e2e4");
+/// assert_eq!(compact.to_move(&position), Some(e4));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CompactMove(u16);
+
+impl CompactMove {
+    /// Packs a legal move.
+    pub fn from_move(m: &Move) -> CompactMove {
+        let promotion = m.promotion().map_or(0, |role| role as u16);
+        let from = m.from().map_or(0, |sq| sq as u16);
+        let to = match m.castling_side() {
+            Some(side) => Square::from_coords(side.king_to_file(), m.to().rank()) as u16,
+            None => m.to() as u16,
+        };
+        CompactMove(from | (to << 6) | (promotion << 12))
+    }
+
+    /// The bits, for storage.
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Reads stored bits; `None` when they cannot be a move (same squares, unknown role).
+    pub fn from_bits(bits: u16) -> Option<CompactMove> {
+        let m = CompactMove(bits);
+        let promotion = bits >> 12;
+        (bits >> 15 == 0 && m.from() != m.to() && (promotion == 0 || (2..=5).contains(&promotion))).then_some(m)
+    }
+
+    pub fn from(self) -> Square {
+        Square::new(u32::from(self.0 & 63))
+    }
+
+    pub fn to(self) -> Square {
+        Square::new(u32::from((self.0 >> 6) & 63))
+    }
+
+    pub fn promotion(self) -> Option<Role> {
+        Role::try_from(self.0 >> 12).ok()
+    }
+
+    /// The UCI form (`e2e4`, `e7e8q`, `e1g1` for castling).
+    pub fn to_uci(self) -> UciMove {
+        UciMove::Normal { from: self.from(), to: self.to(), promotion: self.promotion() }
+    }
+
+    /// The legal move this is in `position`, if any.
+    pub fn to_move(self, position: &Chess) -> Option<Move> {
+        self.to_uci().to_move(position).ok()
+    }
+}
+
+impl fmt::Display for CompactMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.to_uci().fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{CastlingMode, Position as _, fen::Fen};
+
+    use super::*;
+
+    #[test]
+    fn every_legal_move_of_tricky_positions_round_trips() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+        ] {
+            let position: Chess =
+                Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for m in position.legal_moves() {
+                let compact = CompactMove::from_move(&m);
+                assert!(seen.insert(compact), "{fen}: {m} collides");
+                assert_eq!(CompactMove::from_bits(compact.bits()), Some(compact));
+                assert_eq!(compact.to_move(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Standard).to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_bits_never_panic() {
+        let position = Chess::default();
+        for bits in 0..=u16::MAX {
+            if let Some(m) = CompactMove::from_bits(bits) {
+                let _ = m.to_move(&position);
+                let _ = m.to_string();
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The sequential part of indexing: drop duplicates, give games ids, sum the batch's positions in
+//! memory and commit everything as one atomic write.
+
+use rustc_hash::FxHashSet;
+
+use super::prepare::PreparedGame;
+use crate::{
+    codec::{CompactMove, Key},
+    store::{GameId, PositionStats, RunRecord, Store, StoreError, Totals},
+};
+
+/// Games waiting to be committed together.
+#[derive(Default)]
+pub struct PendingBatch {
+    games: Vec<PreparedGame>,
+    occurrences: usize,
+}
+
+impl PendingBatch {
+    pub fn push(&mut self, game: PreparedGame) {
+        self.occurrences += game.positions.len();
+        self.games.push(game);
+    }
+
+    /// Position entries gathered (the batch's memory measure).
+    pub fn occurrences(&self) -> usize {
+        self.occurrences
+    }
+
+    /// Commits the batch: new games get ids and are stored with their fingerprints and
+    /// positions, duplicates (already stored, or earlier in the batch) are counted in `run`.
+    /// `totals` and `run` are written in the same atomic batch.
+    pub fn commit(&mut self, store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
+        let games = std::mem::take(&mut self.games);
+        self.occurrences = 0;
+        let fingerprints: Vec<_> = games.iter().map(|game| game.fingerprint).collect();
+        let known = store.known_fingerprints(&fingerprints)?;
+        let mut seen = FxHashSet::default();
+        let mut batch = store.batch();
+        let mut accepted = Vec::new();
+        for (game, known) in games.into_iter().zip(known) {
+            if known || !seen.insert(game.fingerprint) {
+                run.counts.duplicates += 1;
+                continue;
+            }
+            let id = GameId(totals.next_game_id.max(1));
+            totals.next_game_id = id.0 + 1;
+            totals.games += 1;
+            totals.plies += game.plies;
+            let distinct = game.distinct_positions();
+            totals.position_occurrences += distinct;
+            run.counts.indexed += 1;
+            run.counts.positions_written += distinct;
+            batch.put_game(id, &game.record);
+            batch.put_fingerprint(game.fingerprint, id);
+            accepted.push(game);
+        }
+        let summed = sum_positions(&accepted);
+        tracing::debug!(games = accepted.len(), positions = summed.len(), "committing batch");
+        for (key, stats) in &summed {
+            batch.merge_position(key, stats);
+        }
+        batch.put_totals(totals);
+        batch.put_run(run);
+        batch.commit()
+    }
+}
+
+/// The statistics `games` add to each position they reach, in key order.
+pub fn sum_positions(games: &[PreparedGame]) -> Vec<(Key, PositionStats)> {
+    // (key, game index, next move), sorted so that each key's games and moves are adjacent.
+    let mut entries: Vec<(Key, u32, Option<CompactMove>)> =
+        Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
+    for (index, game) in games.iter().enumerate() {
+        entries.extend(game.positions.iter().map(|&(key, next)| (key, index as u32, next)));
+    }
+    entries.sort_unstable();
+    let mut summed = Vec::new();
+    let mut moves = Vec::new();
+    for group in entries.chunk_by(|a, b| a.0 == b.0) {
+        let mut stats = PositionStats::default();
+        for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
+            let game = &games[game_entries[0].1 as usize];
+            moves.clear();
+            moves.extend(game_entries.iter().filter_map(|entry| entry.2));
+            stats.merge(&PositionStats::game(game.tally, game.year, &moves));
+        }
+        summed.push((group[0].0, stats));
+    }
+    summed
+}

@@ -1,0 +1,252 @@
+//! Ingesting PGN collections into a [`Store`], exactly once.
+//!
+//! Three stages keep both cores busy: a reader thread decompresses and splits the input into
+//! raw games; rayon parses, replays and keys them in chunks ([`prepare`]); a writer thread drops
+//! duplicates, sums each batch's positions in memory and commits it in one atomic write
+//! ([`batch`]). Channels between stages are bounded and batches are capped, so memory stays
+//! bounded whatever the input size.
+
+mod batch;
+mod prepare;
+
+pub use batch::sum_positions;
+pub use prepare::{Prepared, PreparedGame, prepare};
+
+use std::{
+    path::PathBuf,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+        mpsc,
+    },
+    thread,
+    time::{Duration, Instant, SystemTime},
+};
+
+use anyhow::Context as _;
+use rayon::prelude::*;
+
+use crate::{
+    ingest::{GameSplitter, RawGame, Rejection, Source, is_pgn_name},
+    store::{RunCounts, RunRecord, RunStatus, Store, Totals},
+};
+use batch::PendingBatch;
+
+/// Raw games handed to rayon at a time.
+const CHUNK_GAMES: usize = 1024;
+/// Position entries summed in memory before a batch is committed (about 40 MB).
+const BATCH_OCCURRENCES: usize = 1 << 20;
+
+/// What an ingest run reports as it goes.
+pub trait Observer {
+    /// A game was skipped; `raw` is its text as in the file.
+    fn rejected(&mut self, file: &str, rejection: &Rejection, raw: &[u8]);
+    /// An input could not be read to its end (a broken compressed stream, an I/O error).
+    fn read_error(&mut self, file: &str, error: &anyhow::Error);
+    /// Called after each chunk of games.
+    fn progress(&mut self, progress: &Progress);
+}
+
+/// How far a run has got.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub games_read: u64,
+    pub positions_written: u64,
+    pub bytes_read: u64,
+    /// Size of all input files, when known (not for standard input).
+    pub bytes_total: Option<u64>,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub run: RunRecord,
+    pub totals: Totals,
+    /// Inputs that could not be read to their end.
+    pub read_errors: u64,
+    pub elapsed: Duration,
+}
+
+/// The PGN files named by `paths`: files as given, directories searched for PGN names.
+pub fn input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            files.extend(
+                Source::expand(path)?
+                    .into_iter()
+                    .filter(|file| is_pgn_name(&file.file_name().unwrap_or_default().to_string_lossy())),
+            );
+        } else if path.as_os_str() == "-" || path.exists() {
+            files.push(path.clone());
+        } else {
+            anyhow::bail!("{}: no such file or directory", path.display());
+        }
+    }
+    Ok(files)
+}
+
+/// What flows between the stages, in input order: games of one file (raw, then prepared), or
+/// the error that stopped reading a file.
+enum ReaderEvent<G = Vec<RawGame>> {
+    Chunk { file: Arc<str>, games: G },
+    ReadError { file: Arc<str>, error: anyhow::Error },
+}
+
+/// Ingests `files` (see [`input_files`]) into `store`.
+pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> anyhow::Result<Summary> {
+    let started = Instant::now();
+    let mut totals = store.totals()?;
+    let mut run = start_run(store, files)?;
+    let bytes_total = files.iter().map(|f| std::fs::metadata(f).ok().filter(|m| m.is_file()).map(|m| m.len())).sum();
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let mut read_errors = 0;
+
+    let (raw_tx, raw_rx) = mpsc::sync_channel::<ReaderEvent>(4);
+    let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(2);
+    thread::scope(|scope| -> anyhow::Result<()> {
+        let reader_bytes = bytes_read.clone();
+        scope.spawn(move || read_inputs(files, &raw_tx, &reader_bytes));
+        scope.spawn(move || {
+            for event in raw_rx {
+                let event = match event {
+                    ReaderEvent::Chunk { file, games } => {
+                        ReaderEvent::Chunk { file, games: games.into_par_iter().map(prepare).collect() }
+                    }
+                    ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
+                };
+                if prepared_tx.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut pending = PendingBatch::default();
+        for event in prepared_rx {
+            let (file, prepared) = match event {
+                ReaderEvent::Chunk { file, games } => (file, games),
+                ReaderEvent::ReadError { file, error } => {
+                    read_errors += 1;
+                    observer.read_error(&file, &error);
+                    continue;
+                }
+            };
+            for item in prepared {
+                run.counts.games_read += 1;
+                match item {
+                    Prepared::Game(game) => pending.push(*game),
+                    Prepared::Rejected { rejection, raw } => {
+                        run.counts.add_skipped(rejection.reason.name());
+                        observer.rejected(&file, &rejection, &raw);
+                    }
+                }
+                if pending.occurrences() >= BATCH_OCCURRENCES {
+                    pending.commit(store, &mut totals, &mut run)?;
+                }
+            }
+            observer.progress(&Progress {
+                games_read: run.counts.games_read,
+                positions_written: run.counts.positions_written,
+                bytes_read: bytes_read.load(Ordering::Relaxed),
+                bytes_total,
+            });
+        }
+        pending.commit(store, &mut totals, &mut run)?;
+        Ok(())
+    })?;
+    finish_run(store, &mut totals, &mut run)?;
+    Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
+}
+
+/// Reads and splits every input in order, sending chunks of raw games.
+fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read: &AtomicU64) {
+    let mut done_bytes = 0;
+    for path in files {
+        let file: Arc<str> = path.display().to_string().into();
+        let source = match Source::open(path, None) {
+            Ok(source) => source,
+            Err(error) => {
+                let _ = tx.send(ReaderEvent::ReadError { file, error });
+                continue;
+            }
+        };
+        let counter = source.bytes_read.clone();
+        let mut games = Vec::with_capacity(CHUNK_GAMES);
+        for raw in GameSplitter::new(source.reader) {
+            match raw {
+                Ok(raw) => games.push(raw),
+                Err(err) => {
+                    let last = games.last().map_or(0, |game: &RawGame| game.number);
+                    let error = anyhow::Error::new(err).context(format!("reading stopped after game {last}"));
+                    let _ = tx.send(ReaderEvent::Chunk { file: file.clone(), games: std::mem::take(&mut games) });
+                    let _ = tx.send(ReaderEvent::ReadError { file: file.clone(), error });
+                    break;
+                }
+            }
+            if games.len() == CHUNK_GAMES {
+                bytes_read.store(done_bytes + counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                let full = std::mem::replace(&mut games, Vec::with_capacity(CHUNK_GAMES));
+                if tx.send(ReaderEvent::Chunk { file: file.clone(), games: full }).is_err() {
+                    return;
+                }
+            }
+        }
+        done_bytes += counter.load(Ordering::Relaxed);
+        bytes_read.store(done_bytes, Ordering::Relaxed);
+        if !games.is_empty() && tx.send(ReaderEvent::Chunk { file, games }).is_err() {
+            return;
+        }
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Marks runs left `Running` by a dead process as interrupted and records a new run.
+fn start_run(store: &Store, files: &[PathBuf]) -> anyhow::Result<RunRecord> {
+    let runs = store.runs()?;
+    let mut batch = store.batch();
+    for mut stale in runs.iter().filter(|r| r.status == RunStatus::Running).cloned() {
+        stale.status = RunStatus::Interrupted;
+        batch.put_run(&stale);
+    }
+    let run = RunRecord {
+        id: runs.last().map_or(1, |r| r.id + 1),
+        started: now(),
+        finished: None,
+        status: RunStatus::Running,
+        inputs: files.iter().map(|f| f.display().to_string()).collect(),
+        counts: RunCounts::default(),
+    };
+    batch.put_run(&run);
+    batch.commit().context("cannot record the ingest run")?;
+    Ok(run)
+}
+
+/// Flushes, compacts, counts distinct positions and records the run as completed.
+fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> anyhow::Result<()> {
+    let clock = Instant::now();
+    store.flush()?;
+    tracing::info!(elapsed = ?clock.elapsed(), "flushed");
+    store.compact()?;
+    tracing::info!(elapsed = ?clock.elapsed(), "compacted");
+    totals.distinct_positions = Some(store.count_positions()?);
+    tracing::info!(elapsed = ?clock.elapsed(), distinct = totals.distinct_positions, "counted positions");
+    run.status = RunStatus::Completed;
+    run.finished = Some(now());
+    let mut batch = store.batch();
+    batch.put_totals(totals);
+    batch.put_run(run);
+    batch.commit()?;
+    store.flush()?;
+    Ok(())
+}
+
+/// An observer that ignores everything (for embedding and tests).
+pub struct SilentObserver;
+
+impl Observer for SilentObserver {
+    fn rejected(&mut self, _file: &str, _rejection: &Rejection, _raw: &[u8]) {}
+    fn read_error(&mut self, _file: &str, _error: &anyhow::Error) {}
+    fn progress(&mut self, _progress: &Progress) {}
+}

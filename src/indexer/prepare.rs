@@ -1,0 +1,72 @@
+//! The parallel part of indexing a game: parse, replay, canonicalise and key every position.
+
+use crate::{
+    codec::{CompactMove, Key},
+    ingest::{RawGame, RejectReason, Rejection, parse_game},
+    store::{Fingerprint, GameRecord, Tally},
+};
+
+/// A game ready to be written, or why it is not.
+pub enum Prepared {
+    Game(Box<PreparedGame>),
+    Rejected { rejection: Rejection, raw: Vec<u8> },
+}
+
+/// Everything the writer needs of an accepted game.
+pub struct PreparedGame {
+    pub record: GameRecord,
+    pub fingerprint: Fingerprint,
+    pub tally: Tally,
+    pub year: Option<u16>,
+    pub plies: u64,
+    /// Distinct (position, next move) pairs, sorted; a final position has no move.
+    pub positions: Vec<(Key, Option<CompactMove>)>,
+}
+
+impl PreparedGame {
+    /// Distinct positions (a position repeated in the game counts once).
+    pub fn distinct_positions(&self) -> u64 {
+        let mut count = 0;
+        let mut previous = None;
+        for (key, _) in &self.positions {
+            if previous != Some(key) {
+                count += 1;
+                previous = Some(key);
+            }
+        }
+        count
+    }
+}
+
+/// Parses, replays and keys one game.
+pub fn prepare(raw: RawGame) -> Prepared {
+    let game = match parse_game(&raw) {
+        Ok(game) => game,
+        Err(rejection) => return Prepared::Rejected { rejection, raw: raw.text },
+    };
+    let mut positions = Vec::with_capacity(game.moves.len() + 1);
+    for (position, next) in game.mainline() {
+        match Key::encode(&position) {
+            Ok(key) => positions.push((key, next.map(CompactMove::from_move))),
+            Err(err) => {
+                let rejection = Rejection {
+                    game: raw.number,
+                    line: raw.line,
+                    reason: RejectReason::Unencodable,
+                    detail: format!("position {position} after {} plies: {err}", positions.len()),
+                };
+                return Prepared::Rejected { rejection, raw: raw.text };
+            }
+        }
+    }
+    positions.sort_unstable();
+    positions.dedup();
+    Prepared::Game(Box::new(PreparedGame {
+        fingerprint: Fingerprint::of(&game),
+        tally: Tally::game(game.result, [game.tags.white_elo, game.tags.black_elo]),
+        year: game.tags.year(),
+        plies: game.moves.len() as u64,
+        record: GameRecord::from_game(&game),
+        positions,
+    }))
+}

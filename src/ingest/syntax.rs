@@ -1,0 +1,270 @@
+//! A strict syntax pass over one game's text, before pgn-reader sees it.
+//!
+//! pgn-reader is lenient: it skips tokens it cannot read. An indexer must not quietly drop part
+//! of a game, so every tag pair must be `[Name "value"]` on one line and every movetext token
+//! must be a move number, a SAN move (with `!`/`?` annotations), a NAG, a comment, a variation
+//! bracket or a termination marker. The same tokenizer finds the line of the n-th mainline move,
+//! for error reports.
+
+use pgn_reader::SanPlus;
+
+use super::split::is_blank;
+
+/// A syntax error, with the 0-based line offset from the start of the game's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub line: u64,
+    pub message: String,
+}
+
+/// What [`scan`] calls back for each mainline or variation move: its line offset and depth
+/// (0 for the mainline).
+type OnMove<'a> = &'a mut dyn FnMut(u64, u32) -> bool;
+
+/// Checks `text`; `on_move` may stop the scan early by returning `false`.
+pub fn scan(text: &[u8], on_move: OnMove<'_>) -> Result<(), SyntaxError> {
+    let mut line = 0u64;
+    let mut depth = 0u32;
+    let mut in_movetext = false;
+    let mut i = 0;
+    let error = |line, message: String| Err(SyntaxError { line, message });
+    while i < text.len() {
+        let b = text[i];
+        match b {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            b'\r' => {
+                line += u64::from(text.get(i + 1) != Some(&b'\n'));
+                i += 1;
+            }
+            _ if is_blank(b) => i += 1,
+            b'[' if !in_movetext => {
+                let end = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
+                if let Err(message) = check_tag(&text[i..end]) {
+                    return error(line, message);
+                }
+                i = end;
+            }
+            b'%' if i == 0 || matches!(text[i - 1], b'\n' | b'\r') => {
+                i = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
+            }
+            b';' => {
+                i = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
+            }
+            b'{' => {
+                let start_line = line;
+                let Some(n) = text[i..].iter().position(|&c| c == b'}') else {
+                    return error(start_line, "comment not closed".to_owned());
+                };
+                line += count_lines(&text[i..i + n]);
+                i += n + 1;
+            }
+            b'}' => return error(line, "'}' outside a comment".to_owned()),
+            b'(' => {
+                in_movetext = true;
+                depth += 1;
+                i += 1;
+            }
+            b')' => {
+                if depth == 0 {
+                    return error(line, "')' without '('".to_owned());
+                }
+                depth -= 1;
+                i += 1;
+            }
+            _ => {
+                in_movetext = true;
+                let end = text[i..]
+                    .iter()
+                    .position(|&c| is_blank(c) || matches!(c, b'{' | b'}' | b'(' | b')' | b';'))
+                    .map_or(text.len(), |n| i + n);
+                match token(&text[i..end]) {
+                    Token::Move => {
+                        if !on_move(line, depth) {
+                            return Ok(());
+                        }
+                    }
+                    Token::Other => {}
+                    Token::Unknown => {
+                        let shown = String::from_utf8_lossy(&text[i..end.min(i + 40)]).into_owned();
+                        return error(line, format!("unrecognised token {shown:?}"));
+                    }
+                }
+                i = end;
+            }
+        }
+    }
+    if depth > 0 {
+        return error(line, "variation not closed".to_owned());
+    }
+    Ok(())
+}
+
+/// The line offset of the `ply`-th (0-based) mainline move, if the text has one.
+pub fn mainline_move_line(text: &[u8], ply: usize) -> Option<u64> {
+    let mut seen = 0;
+    let mut found = None;
+    let _ = scan(text, &mut |line, depth| {
+        if depth == 0 {
+            if seen == ply {
+                found = Some(line);
+                return false;
+            }
+            seen += 1;
+        }
+        true
+    });
+    found
+}
+
+fn count_lines(text: &[u8]) -> u64 {
+    let mut lines = 0;
+    for (i, &b) in text.iter().enumerate() {
+        lines += u64::from(b == b'\n' || (b == b'\r' && text.get(i + 1) != Some(&b'\n')));
+    }
+    lines
+}
+
+enum Token {
+    Move,
+    Other,
+    Unknown,
+}
+
+/// Classifies one movetext token.
+fn token(token: &[u8]) -> Token {
+    if matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*" | b"e.p." | b"ep") {
+        return Token::Other;
+    }
+    if let Some(nag) = token.strip_prefix(b"$") {
+        return if !nag.is_empty() && nag.iter().all(u8::is_ascii_digit) { Token::Other } else { Token::Unknown };
+    }
+    // A move number, alone ("12.", "12...") or glued to its move ("12.e4").
+    let digits = token.iter().take_while(|c| c.is_ascii_digit()).count();
+    let dots = token[digits..].iter().take_while(|&&c| c == b'.').count();
+    let rest = if digits > 0 && (dots > 0 || digits == token.len()) && !token.starts_with(b"0-0") {
+        &token[digits + dots..]
+    } else {
+        token
+    };
+    // Annotation glyphs, alone or after the move ("!?", "e4!", "Nf3?!"), and a glued NAG.
+    let rest = match rest.iter().position(|&c| c == b'$') {
+        Some(at) if rest[at + 1..].iter().all(u8::is_ascii_digit) && at + 1 < rest.len() => &rest[..at],
+        _ => rest,
+    };
+    let annotation = rest.iter().rev().take_while(|&&c| c == b'!' || c == b'?').count();
+    let rest = &rest[..rest.len() - annotation];
+    if rest.is_empty() {
+        return Token::Other;
+    }
+    // Castling may be written with zeros ("0-0-0"), as pgn-reader accepts.
+    let mut castling = [0u8; 8];
+    let rest = if rest.starts_with(b"0-0") && rest.len() <= castling.len() {
+        for (to, &from) in castling.iter_mut().zip(rest) {
+            *to = if from == b'0' { b'O' } else { from };
+        }
+        &castling[..rest.len()]
+    } else {
+        rest
+    };
+    match SanPlus::from_ascii(rest) {
+        Ok(_) => Token::Move,
+        Err(_) => Token::Unknown,
+    }
+}
+
+/// Checks one tag pair line: `[Name "value"]`, optionally followed by more pairs or a comment.
+fn check_tag(line: &[u8]) -> Result<(), String> {
+    let mut rest = line;
+    while let Some(pair) = rest.strip_prefix(b"[") {
+        let pair = trim_start(pair);
+        let name_len = pair.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+        if name_len == 0 {
+            return Err("tag without a name".to_owned());
+        }
+        let after_name = trim_start(&pair[name_len..]);
+        let Some(value) = after_name.strip_prefix(b"\"") else {
+            return Err(format!("tag {} without a quoted value", String::from_utf8_lossy(&pair[..name_len])));
+        };
+        let mut end = None;
+        let mut escaped = false;
+        for (i, &c) in value.iter().enumerate() {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return Err(format!("tag {} value not closed on its line", String::from_utf8_lossy(&pair[..name_len])));
+        };
+        let after_value = trim_start(&value[end + 1..]);
+        let Some(after) = after_value.strip_prefix(b"]") else {
+            return Err(format!("tag {} not closed by ']'", String::from_utf8_lossy(&pair[..name_len])));
+        };
+        rest = trim_start(after);
+    }
+    if rest.is_empty() || rest.starts_with(b";") || rest.starts_with(b"{") {
+        Ok(())
+    } else {
+        Err(format!("unexpected text after a tag: {:?}", String::from_utf8_lossy(&rest[..rest.len().min(40)])))
+    }
+}
+
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    &bytes[bytes.iter().take_while(|&&c| is_blank(c)).count()..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Result<(), SyntaxError> {
+        scan(text.as_bytes(), &mut |_, _| true)
+    }
+
+    #[test]
+    fn accepts_real_movetext() {
+        for text in [
+            "[Event \"a \\\"quoted\\\" b\"]\n[Site \"x\"] [Round \"1\"]\n\n1. e4 e5!? 2.Nf3 $1 Nc6 3... a6?! {c} (3... Nf6 4. O-O) 1-0",
+            "1. d4 d5 2. c4 dxc4 3. e4 e5 4. Bxc4 exd4 5. exd4?? Qxd4 6. Qxd4 *",
+            "1.e4 e5 2.Nf3 Nc6 3.Bb5 a6 4.Ba4 Nf6 5.0-0 Be7 6. Qe2 0-0 ; comment\n% escape\n 1/2-1/2",
+            "1. e4 e5 2. d4 exd4 3. c3 dxc3 4. Bc4 cxb2 5. Bxb2 e8=Q 6. Ke2# 0-1",
+            "",
+        ] {
+            assert_eq!(check(text), Ok(()), "{text}");
+        }
+    }
+
+    #[test]
+    fn rejects_garbage_with_its_line() {
+        for (text, line) in [
+            ("[Event \"a\"]\n\n1. pawn goes to e4 *", 2),
+            ("[\"Somewhere\"]\n*", 0),
+            ("[Event \"a\"]\n[Site]\n*", 1),
+            ("[Site \"Somewhere\non the Earth\"]\n*", 0),
+            ("1. e4 {A comment} character} *", 0),
+            ("1. e4 (1. d4\n*", 1),
+            ("1. e4\n\n2. \u{2659}e5 *", 2),
+            ("1. e4 e5 2. Nf3 ) *", 0),
+        ] {
+            let err = check(text).expect_err(text);
+            assert_eq!(err.line, line, "{text}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn finds_the_line_of_a_move() {
+        let text = b"[Event \"x\"]\n\n1. e4 {a\ncomment} e5\n(1... c5\n2. Nf3)\n2. Nf3 *";
+        assert_eq!(mainline_move_line(text, 0), Some(2));
+        assert_eq!(mainline_move_line(text, 1), Some(3));
+        assert_eq!(mainline_move_line(text, 2), Some(6));
+        assert_eq!(mainline_move_line(text, 3), None);
+    }
+}

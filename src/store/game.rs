@@ -1,0 +1,113 @@
+//! What the games family keeps per game, the game id, and the fingerprint that makes a game count
+//! once however often it is ingested.
+
+use std::fmt;
+
+use bincode::{Decode, Encode};
+use shakmaty::Position as _;
+
+use crate::{
+    codec::CompactMove,
+    ingest::{Game, GameResult, Tags},
+    position::Position,
+};
+
+/// A game's number in the database: assigned in input order, from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GameId(pub u64);
+
+impl GameId {
+    /// The games-family key: big-endian, so that ids sort numerically.
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Option<GameId> {
+        Some(GameId(u64::from_be_bytes(bytes.try_into().ok()?)))
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A stored game: its tags, result, start position when set up, and mainline.
+///
+/// Stored with bincode's standard (varint) configuration; the mainline is the moves'
+/// [`CompactMove`] bits, two little-endian bytes a ply.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct GameRecord {
+    pub tags: Tags,
+    pub result: GameResult,
+    /// The `FEN` tag of a game that does not start from the initial position.
+    pub setup_fen: Option<String>,
+    moves: Vec<u8>,
+}
+
+impl GameRecord {
+    pub fn from_game(game: &Game) -> GameRecord {
+        let moves = game.moves.iter().flat_map(|m| CompactMove::from_move(m).bits().to_le_bytes()).collect();
+        GameRecord { tags: game.tags.clone(), result: game.result, setup_fen: game.setup_fen.clone(), moves }
+    }
+
+    /// The mainline as stored.
+    pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
+        self.moves.chunks_exact(2).map(|pair| CompactMove::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
+    }
+
+    pub fn plies(&self) -> usize {
+        self.moves.len() / 2
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        // Encoding owned strings and vectors into a Vec cannot fail.
+        bincode::encode_to_vec(self, bincode::config::standard()).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<GameRecord> {
+        let (record, used) = bincode::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+        (used == bytes.len()).then_some(record)
+    }
+}
+
+/// 128 bits identifying a game: start position, mainline and the White, Black, Date and Round
+/// tags (trimmed). Two games with the same fingerprint are the same game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fingerprint(pub [u8; 16]);
+
+impl Fingerprint {
+    pub fn of(game: &Game) -> Fingerprint {
+        let mut bytes = Vec::with_capacity(64 + 2 * game.moves.len());
+        if game.start != Position::initial() {
+            bytes.extend_from_slice(game.start.to_string().as_bytes());
+        }
+        bytes.push(0);
+        for m in &game.moves {
+            bytes.extend_from_slice(&CompactMove::from_move(m).bits().to_le_bytes());
+        }
+        for tag in [&game.tags.white, &game.tags.black, &game.tags.date, &game.tags.round] {
+            bytes.push(0);
+            bytes.extend_from_slice(tag.trim().as_bytes());
+        }
+        Fingerprint(xxhash_rust::xxh3::xxh3_128(&bytes).to_be_bytes())
+    }
+}
+
+/// Replays a stored mainline from its start; `None` if a stored move is not legal there.
+pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
+    let start = match &record.setup_fen {
+        Some(fen) => fen.parse::<Position>().ok()?.into_chess(),
+        None => shakmaty::Chess::default(),
+    };
+    let mut positions = vec![start];
+    for m in record.moves() {
+        let current = positions.last()?;
+        let m = m?.to_move(current)?;
+        let mut next = current.clone();
+        next.play_unchecked(m);
+        positions.push(next);
+    }
+    Some(positions)
+}

@@ -1,0 +1,106 @@
+//! The meta family: format version, database totals and the history of ingest runs.
+//!
+//! Keys: `format` → u32 big-endian; `totals` → [`Totals`]; `run/` + run id (u64 big-endian) →
+//! [`RunRecord`]. Values are bincode (standard configuration).
+
+use bincode::{Decode, Encode};
+
+/// Bumped whenever a stored layout changes; a database of another version is refused.
+pub const FORMAT_VERSION: u32 = 1;
+
+pub const FORMAT_KEY: &[u8] = b"format";
+pub const TOTALS_KEY: &[u8] = b"totals";
+pub const RUN_PREFIX: &[u8] = b"run/";
+
+/// Database totals, updated in the same write as the games they count.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
+pub struct Totals {
+    /// Games indexed.
+    pub games: u64,
+    /// Position occurrences written: per game, its distinct positions.
+    pub position_occurrences: u64,
+    /// Plies of the indexed games.
+    pub plies: u64,
+    /// The id the next indexed game gets.
+    pub next_game_id: u64,
+    /// Distinct positions, counted at the end of the last completed ingest (`None` before).
+    pub distinct_positions: Option<u64>,
+}
+
+/// How an ingest run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+pub enum RunStatus {
+    Running,
+    Completed,
+    /// The process stopped before the end (found so by the next writer to open the database).
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Counts of one ingest run (committed work only).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
+pub struct RunCounts {
+    pub games_read: u64,
+    pub indexed: u64,
+    pub duplicates: u64,
+    /// Skipped games by reason name.
+    pub skipped: Vec<(String, u64)>,
+    pub positions_written: u64,
+}
+
+impl RunCounts {
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.iter().map(|(_, n)| n).sum()
+    }
+
+    pub fn add_skipped(&mut self, reason: &str) {
+        match self.skipped.iter_mut().find(|(name, _)| name == reason) {
+            Some((_, n)) => *n += 1,
+            None => {
+                self.skipped.push((reason.to_owned(), 1));
+                self.skipped.sort();
+            }
+        }
+    }
+}
+
+/// One `tabiya ingest` run.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct RunRecord {
+    pub id: u64,
+    /// Unix seconds.
+    pub started: u64,
+    pub finished: Option<u64>,
+    pub status: RunStatus,
+    pub inputs: Vec<String>,
+    pub counts: RunCounts,
+}
+
+impl RunRecord {
+    pub fn key(&self) -> Vec<u8> {
+        run_key(self.id)
+    }
+}
+
+pub fn run_key(id: u64) -> Vec<u8> {
+    [RUN_PREFIX, &id.to_be_bytes()].concat()
+}
+
+pub fn encode<T: Encode>(value: &T) -> Vec<u8> {
+    // Encoding owned values into a Vec cannot fail.
+    bincode::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
+}
+
+pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Option<T> {
+    let (value, used) = bincode::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+    (used == bytes.len()).then_some(value)
+}

@@ -1,0 +1,261 @@
+//! The position database on disk: a RocksDB directory with four column families.
+//!
+//! | family | key | value |
+//! |---|---|---|
+//! | `positions` | [`Key`] (21 bytes) | [`PositionStats`], merged by a merge operator |
+//! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
+//! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
+//! | `meta` | see [`meta`] | format version, [`Totals`], [`RunRecord`]s |
+//!
+//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory); readers
+//! with [`Store::open_read_only`], which sees the data flushed when it opened.
+
+mod game;
+pub mod meta;
+mod options;
+mod stats;
+
+pub use game::{Fingerprint, GameId, GameRecord, replay};
+pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
+pub use options::COLUMN_FAMILIES;
+pub use stats::{PositionStats, Tally, merge_values};
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, ReadOptions, WriteBatch};
+
+use crate::codec::Key;
+
+/// Why the database could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Rocks { path: PathBuf, source: rocksdb::Error },
+    #[error("{path}: no tabiya database here (run `tabiya ingest` first)")]
+    Missing { path: PathBuf },
+    #[error("{path}: database format {found}, this tabiya reads format {expected}")]
+    Format { path: PathBuf, found: u32, expected: u32 },
+    #[error("{path}: corrupt {what}")]
+    Corrupt { path: PathBuf, what: String },
+}
+
+/// An open database.
+pub struct Store {
+    db: DB,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` for writing.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let cache = options::block_cache();
+        let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
+            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+        let store = Store { db, path: path.to_owned() };
+        match store.meta(meta::FORMAT_KEY)? {
+            None => {
+                let mut batch = WriteBatch::default();
+                batch.put_cf(store.cf(options::META), meta::FORMAT_KEY, meta::FORMAT_VERSION.to_be_bytes());
+                store.write(batch)?;
+                store.flush()?;
+            }
+            Some(bytes) => store.check_format(&bytes)?,
+        }
+        Ok(store)
+    }
+
+    /// Opens an existing database for reading.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        if !path.join("CURRENT").exists() {
+            return Err(StoreError::Missing { path: path.to_owned() });
+        }
+        let cache = options::block_cache();
+        let mut db_options = options::db_options();
+        db_options.create_if_missing(false);
+        let db = DB::open_cf_descriptors_read_only(&db_options, path, options::column_families(&cache), false)
+            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+        let store = Store { db, path: path.to_owned() };
+        match store.meta(meta::FORMAT_KEY)? {
+            Some(bytes) => store.check_format(&bytes)?,
+            None => return Err(StoreError::Missing { path: path.to_owned() }),
+        }
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn check_format(&self, bytes: &[u8]) -> Result<(), StoreError> {
+        let found = <[u8; 4]>::try_from(bytes).map(u32::from_be_bytes).map_err(|_| self.corrupt("format version"))?;
+        if found != meta::FORMAT_VERSION {
+            return Err(StoreError::Format { path: self.path.clone(), found, expected: meta::FORMAT_VERSION });
+        }
+        Ok(())
+    }
+
+    fn cf(&self, name: &str) -> &ColumnFamily {
+        // Every family is created or required when the database opens.
+        self.db.cf_handle(name).expect("column family opened with the database")
+    }
+
+    fn rocks(&self, source: rocksdb::Error) -> StoreError {
+        StoreError::Rocks { path: self.path.clone(), source }
+    }
+
+    fn corrupt(&self, what: impl Into<String>) -> StoreError {
+        StoreError::Corrupt { path: self.path.clone(), what: what.into() }
+    }
+
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.db.get_cf(self.cf(options::META), key).map_err(|err| self.rocks(err))
+    }
+
+    /// The aggregated statistics of a position, if any game reached it.
+    pub fn position(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
+        match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
+            None => Ok(None),
+            Some(bytes) => {
+                PositionStats::decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("position {key}")))
+            }
+        }
+    }
+
+    /// A stored game.
+    pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        match self.db.get_pinned_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))? {
+            None => Ok(None),
+            Some(bytes) => GameRecord::decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}"))),
+        }
+    }
+
+    /// Which of `fingerprints` are stored already.
+    pub fn known_fingerprints(&self, fingerprints: &[Fingerprint]) -> Result<Vec<bool>, StoreError> {
+        let cf = self.cf(options::FINGERPRINTS);
+        self.db
+            .multi_get_cf(fingerprints.iter().map(|fp| (cf, fp.0)))
+            .into_iter()
+            .map(|found| found.map(|value| value.is_some()).map_err(|err| self.rocks(err)))
+            .collect()
+    }
+
+    pub fn totals(&self) -> Result<Totals, StoreError> {
+        match self.meta(meta::TOTALS_KEY)? {
+            None => Ok(Totals::default()),
+            Some(bytes) => meta::decode(&bytes).ok_or_else(|| self.corrupt("totals")),
+        }
+    }
+
+    /// The ingest runs, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let mut runs = Vec::new();
+        let mode = IteratorMode::From(meta::RUN_PREFIX, rocksdb::Direction::Forward);
+        for item in self.db.iterator_cf(self.cf(options::META), mode) {
+            let (key, value) = item.map_err(|err| self.rocks(err))?;
+            if !key.starts_with(meta::RUN_PREFIX) {
+                break;
+            }
+            runs.push(meta::decode(&value).ok_or_else(|| self.corrupt("ingest run record"))?);
+        }
+        Ok(runs)
+    }
+
+    /// Counts the distinct positions by walking the positions family's keys.
+    pub fn count_positions(&self) -> Result<u64, StoreError> {
+        let mut options = ReadOptions::default();
+        options.fill_cache(false);
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
+        iter.seek_to_first();
+        let mut count = 0;
+        while iter.valid() {
+            count += 1;
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(count)
+    }
+
+    /// Every position and its statistics, in key order.
+    pub fn positions(&self) -> impl Iterator<Item = Result<(Key, PositionStats), StoreError>> + '_ {
+        self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
+            let (key, value) = item.map_err(|err| self.rocks(err))?;
+            let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
+            let stats = PositionStats::decode(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            Ok((key, stats))
+        })
+    }
+
+    /// Bytes of live SST files per column family.
+    pub fn family_bytes(&self) -> Result<Vec<(&'static str, u64)>, StoreError> {
+        COLUMN_FAMILIES
+            .iter()
+            .map(|&name| {
+                let bytes = self
+                    .db
+                    .property_int_value_cf(self.cf(name), rocksdb::properties::LIVE_SST_FILES_SIZE)
+                    .map_err(|err| self.rocks(err))?;
+                Ok((name, bytes.unwrap_or(0)))
+            })
+            .collect()
+    }
+
+    /// Starts a batch of writes, applied atomically by [`Store::write`].
+    pub fn batch(&self) -> Batch<'_> {
+        Batch { store: self, batch: WriteBatch::default(), value: Vec::new() }
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        self.db.write_opt(batch, &options::write_options()).map_err(|err| self.rocks(err))
+    }
+
+    /// Persists every family's memtable, atomically.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let families: Vec<_> = COLUMN_FAMILIES.iter().map(|&name| self.cf(name)).collect();
+        self.db.flush_cfs_opt(&families, &FlushOptions::default()).map_err(|err| self.rocks(err))
+    }
+
+    /// Compacts every family fully (merging all pending position operands).
+    pub fn compact(&self) -> Result<(), StoreError> {
+        for name in COLUMN_FAMILIES {
+            self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+}
+
+/// Writes gathered for one atomic commit.
+pub struct Batch<'a> {
+    store: &'a Store,
+    batch: WriteBatch,
+    value: Vec<u8>,
+}
+
+impl Batch<'_> {
+    pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
+        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), record.encode());
+    }
+
+    pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {
+        self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+    }
+
+    /// Adds `stats` to the position's stored statistics.
+    pub fn merge_position(&mut self, key: &Key, stats: &PositionStats) {
+        self.value.clear();
+        stats.encode(&mut self.value);
+        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), &self.value);
+    }
+
+    pub fn put_totals(&mut self, totals: &Totals) {
+        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, meta::encode(totals));
+    }
+
+    pub fn put_run(&mut self, run: &RunRecord) {
+        self.batch.put_cf(self.store.cf(options::META), run.key(), meta::encode(run));
+    }
+
+    /// Applies every write of the batch, or none.
+    pub fn commit(self) -> Result<(), StoreError> {
+        self.store.write(self.batch)
+    }
+}

@@ -1,0 +1,142 @@
+//! Crash safety: `tabiya ingest` processes are killed with SIGKILL at pseudo-random moments;
+//! after every kill the database opens and is consistent (every game fully in or fully out), and
+//! re-running the same command ends with exactly the database of a clean run.
+
+use std::{
+    hash::{DefaultHasher, Hash, Hasher},
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use shakmaty::{Chess, Position as _, san::San};
+use tabiya::store::{GameId, Store, Totals};
+
+/// A small deterministic generator (64-bit LCG, high bits).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// Random legal games (biased to short openings being shared), with some games repeated.
+fn collection(games: usize, seed: u64) -> String {
+    let mut rng = Lcg(seed);
+    let mut out = String::new();
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..games {
+        if i % 10 == 9 {
+            // A duplicate of an earlier game.
+            let earlier = texts[rng.next(texts.len())].clone();
+            out += &earlier;
+            continue;
+        }
+        let mut position = Chess::default();
+        let mut movetext = String::new();
+        let plies = 20 + rng.next(100);
+        for ply in 0..plies {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Early plies choose among few moves so that openings repeat across games.
+            let pick = if ply < 6 { rng.next(moves.len().min(3)) } else { rng.next(moves.len()) };
+            let m = moves[pick];
+            if ply % 2 == 0 {
+                movetext += &format!("{}. ", ply / 2 + 1);
+            }
+            movetext += &format!("{} ", San::from_move(&position, m));
+            position.play_unchecked(m);
+        }
+        let result = ["1-0", "0-1", "1/2-1/2", "*"][rng.next(4)];
+        let text = format!(
+            "[Event \"crash test\"]\n[White \"player {}\"]\n[Black \"player {}\"]\n[Date \"{}.01.01\"]\n[Round \"{i}\"]\n[Result \"{result}\"]\n[WhiteElo \"{}\"]\n\n{movetext}{result}\n\n",
+            rng.next(50),
+            rng.next(50),
+            1950 + rng.next(70),
+            1500 + rng.next(1200),
+        );
+        out += &text;
+        texts.push(text);
+    }
+    out
+}
+
+fn ingest_command(db: &Path, pgn: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabiya"));
+    command.arg("ingest").arg("--db").arg(db).arg(pgn).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+}
+
+/// Totals and a digest of every position's key and statistics and every game.
+fn fingerprint(db: &Path) -> (Totals, u64) {
+    let store = Store::open_read_only(db).unwrap();
+    let totals = store.totals().unwrap();
+    let mut hasher = DefaultHasher::new();
+    for item in store.positions() {
+        let (key, stats) = item.unwrap();
+        key.as_bytes().hash(&mut hasher);
+        format!("{stats:?}").hash(&mut hasher);
+    }
+    for id in 1..totals.next_game_id {
+        format!("{:?}", store.game(GameId(id)).unwrap()).hash(&mut hasher);
+    }
+    (totals, hasher.finish())
+}
+
+/// Whatever a kill left: games are whole (ids dense, each game's positions all counted).
+fn check_consistent(db: &Path) {
+    let store = Store::open_read_only(db).unwrap();
+    let totals = store.totals().unwrap();
+    let mut occurrences = 0;
+    for item in store.positions() {
+        occurrences += item.unwrap().1.total.games;
+    }
+    assert_eq!(occurrences, totals.position_occurrences, "position counts match the games stored");
+    let mut plies = 0;
+    for id in 1..totals.next_game_id {
+        plies += store.game(GameId(id)).unwrap().expect("every id below next_game_id is stored").plies() as u64;
+    }
+    assert_eq!(plies, totals.plies);
+    assert_eq!(totals.next_game_id.saturating_sub(1), totals.games);
+    assert!(store.game(GameId(totals.next_game_id.max(1))).unwrap().is_none(), "no game beyond the totals");
+}
+
+#[test]
+fn sigkill_at_random_moments_then_rerun_equals_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, collection(30_000, 7)).unwrap();
+
+    let clean_db = dir.path().join("clean");
+    let started = Instant::now();
+    assert!(ingest_command(&clean_db, &pgn).status().unwrap().success());
+    let clean_time = started.elapsed();
+    let clean = fingerprint(&clean_db);
+    assert!(clean.0.games > 20_000, "{:?}", clean.0);
+
+    let db = dir.path().join("killed");
+    let mut rng = Lcg(std::process::id() as u64 ^ clean_time.as_nanos() as u64);
+    let mut kills = 0;
+    for round in 0..6 {
+        // Moments spread over a whole run, from start-up to the final compaction.
+        let delay = clean_time.mul_f64((round as f64 + rng.next(1000) as f64 / 1000.0) / 6.0);
+        let mut child = ingest_command(&db, &pgn).spawn().unwrap();
+        std::thread::sleep(delay.max(Duration::from_millis(5)));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        if db.join("CURRENT").exists() {
+            check_consistent(&db);
+        }
+    }
+    assert!(kills >= 3, "only {kills} runs were still going when killed");
+    assert!(ingest_command(&db, &pgn).status().unwrap().success());
+    check_consistent(&db);
+    assert_eq!(fingerprint(&db), clean);
+}

@@ -1,0 +1,221 @@
+//! Ingestion with known answers: hand-made games whose position counts are worked out by hand,
+//! duplicates and overlapping collections, bad input around good games.
+
+use std::path::{Path, PathBuf};
+
+use tabiya::{
+    Key, Position,
+    indexer::{self, Observer, Progress, Summary},
+    ingest::Rejection,
+    store::{PositionStats, Store},
+};
+
+/// Records what an ingest run reported.
+#[derive(Default)]
+struct Recorder {
+    rejected: Vec<(String, Rejection)>,
+    read_errors: Vec<String>,
+}
+
+impl Observer for Recorder {
+    fn rejected(&mut self, file: &str, rejection: &Rejection, _raw: &[u8]) {
+        self.rejected.push((file.to_owned(), rejection.clone()));
+    }
+    fn read_error(&mut self, file: &str, error: &anyhow::Error) {
+        self.read_errors.push(format!("{file}: {error:#}"));
+    }
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn ingest(store: &Store, files: &[PathBuf]) -> (Summary, Recorder) {
+    let mut recorder = Recorder::default();
+    let summary = indexer::ingest(store, files, &mut recorder).unwrap();
+    (summary, recorder)
+}
+
+fn stats(store: &Store, fen: &str) -> PositionStats {
+    let position: Position = fen.parse().unwrap();
+    store.position(&Key::encode(&position).unwrap()).unwrap().unwrap_or_default()
+}
+
+fn game(tags: &str, moves: &str) -> String {
+    format!("{tags}\n\n{moves}\n\n")
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[test]
+fn known_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pgn = String::new();
+    // 1, 2: the same position by two move orders (1.e4 e5 2.Nf3 Nc6 = 1.Nf3 Nc6 2.e4 e5).
+    pgn += &game(
+        "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[WhiteElo \"2500\"]\n[BlackElo \"2400\"]\n[Date \"1990.01.01\"]",
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0",
+    );
+    pgn += &game(
+        "[White \"c\"]\n[Black \"d\"]\n[Result \"0-1\"]\n[Date \"2001.05.05\"]",
+        "1. Nf3 Nc6 2. e4 e5 3. Bc4 0-1",
+    );
+    // 3: a repetition: the start position occurs three times, counted once.
+    pgn += &game(
+        "[White \"e\"]\n[Black \"f\"]\n[Result \"1/2-1/2\"]",
+        "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2",
+    );
+    // 4: rooks leave and come back: same placement as after 1.Nf3 Nf6, without the h-side rights.
+    pgn += &game("[White \"g\"]\n[Black \"h\"]\n[Result \"*\"]", "1. Nf3 Nf6 2. Rg1 Rg8 3. Rh1 Rh8 *");
+    // 5: a set-up game with a promotion.
+    pgn += &game(
+        "[White \"i\"]\n[Black \"j\"]\n[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"4k3/P7/8/8/8/8/8/4K3 w - - 0 1\"]",
+        "1. a8=Q+ Kd7 2. Qb7+ 1-0",
+    );
+    // 6: a usable en-passant capture (after 3...d5 White may play exd6).
+    pgn += &game("[White \"k\"]\n[Black \"l\"]\n[Result \"0-1\"]", "1. e4 Nf6 2. e5 Nd5 3. Nc3 f5 0-1");
+    // 7: the same placement set up without the en-passant square: another position.
+    pgn += &game(
+        "[White \"m\"]\n[Black \"n\"]\n[Result \"1-0\"]\n[FEN \"rnbqkb1r/ppppp1pp/8/3nPp2/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 4\"]",
+        "4. Nxd5 1-0",
+    );
+    let file = write(dir.path(), "known.pgn", &pgn);
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&store, &[file]);
+    assert!(recorder.rejected.is_empty(), "{:?}", recorder.rejected);
+    assert_eq!(summary.run.counts.indexed, 7);
+    assert_eq!(summary.totals.games, 7);
+
+    let start = stats(&store, START);
+    assert_eq!(start.total.games, 5, "games 1, 2, 3, 4, 6 start from the initial position");
+    assert_eq!((start.total.white, start.total.draws, start.total.black), (1, 1, 2));
+    let mut next: Vec<(String, u64)> = start.moves.iter().map(|(m, t)| (m.to_string(), t.games)).collect();
+    next.sort();
+    assert_eq!(next, [("e2e4".to_owned(), 2), ("g1f3".to_owned(), 3)]);
+    assert_eq!((start.min_year, start.max_year), (1990, 2001));
+
+    let transposed = stats(&store, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    assert_eq!(transposed.total.games, 2);
+    assert_eq!((transposed.total.white, transposed.total.black), (1, 1));
+    assert_eq!(transposed.total.rating_count, 2);
+    assert_eq!(transposed.total.average_rating(), Some(2450));
+    assert_eq!(transposed.moves.len(), 2, "Bb5 and Bc4");
+
+    let after_nf6 = stats(&store, "rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2");
+    assert_eq!(after_nf6.total.games, 2, "games 3 and 4; the repetition counts once");
+    let ng1 = after_nf6.moves.iter().find(|(m, _)| m.to_string() == "f3g1").map(|(_, t)| t.games);
+    assert_eq!(ng1, Some(1));
+    let no_h_rights = stats(&store, "rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w Qq - 6 4");
+    assert_eq!(no_h_rights.total.games, 1);
+    assert!(no_h_rights.moves.is_empty(), "the final position has no next move");
+
+    let promoted = stats(&store, "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1");
+    assert_eq!((promoted.total.games, promoted.total.white), (1, 1));
+    assert_eq!(stats(&store, "4k3/P7/8/8/8/8/8/4K3 w - - 0 1").total.games, 1);
+
+    let with_ep = stats(&store, "rnbqkb1r/ppppp1pp/8/3nPp2/8/2N5/PPPP1PPP/R1BQKBNR w KQkq f6 0 4");
+    let without_ep = stats(&store, "rnbqkb1r/ppppp1pp/8/3nPp2/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 4");
+    assert_eq!((with_ep.total.games, with_ep.total.black), (1, 1));
+    assert_eq!((without_ep.total.games, without_ep.total.white), (1, 1));
+    // After 1.e4 the en-passant square is unusable: the FEN with or without it is one position.
+    assert_eq!(stats(&store, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1").total.games, 2);
+
+    // Every stored game reads back with its moves.
+    for id in 1..=7 {
+        let record = store.game(tabiya::store::GameId(id)).unwrap().unwrap();
+        let positions = tabiya::store::replay(&record).unwrap();
+        assert_eq!(positions.len(), record.plies() + 1);
+    }
+}
+
+#[test]
+fn duplicates_and_overlaps_change_no_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let games: Vec<String> = (0..6)
+        .map(|i| {
+            game(
+                &format!("[Event \"e{i}\"]\n[White \"w{i}\"]\n[Black \"b\"]\n[Date \"2000.01.0{i}\"]\n[Round \"1\"]\n[Result \"1-0\"]"),
+                ["1. e4 e5 2. Nf3 1-0", "1. d4 d5 2. c4 1-0", "1. c4 1-0"][i % 3],
+            )
+        })
+        .collect();
+    // The same game in another file with another Event tag is still the same game.
+    let renamed = games[0].replace("[Event \"e0\"]", "[Event \"elsewhere\"]");
+    // Same moves and players, another round: another game.
+    let other_round = games[0].replace("[Round \"1\"]", "[Round \"2\"]");
+    let a = write(dir.path(), "a.pgn", &games[..4].concat());
+    let b = write(dir.path(), "b.pgn", &[&games[2..].concat(), renamed.as_str(), other_round.as_str()].concat());
+
+    let union = Store::open(&dir.path().join("union")).unwrap();
+    let all = write(dir.path(), "all.pgn", &[&games.concat(), other_round.as_str()].concat());
+    let (clean, _) = ingest(&union, &[all]);
+    assert_eq!(clean.totals.games, 7);
+
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (first, _) = ingest(&store, &[a.clone()]);
+    assert_eq!((first.run.counts.indexed, first.run.counts.duplicates), (4, 0));
+    let (again, _) = ingest(&store, &[a]);
+    assert_eq!((again.run.counts.indexed, again.run.counts.duplicates), (0, 4));
+    assert_eq!(again.totals, first.totals);
+    let (overlap, _) = ingest(&store, &[b]);
+    assert_eq!((overlap.run.counts.indexed, overlap.run.counts.duplicates), (3, 3));
+    assert_eq!(overlap.totals, clean.totals);
+    assert_eq!(stats(&store, START), stats(&union, START));
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 3);
+    assert!(runs.iter().all(|r| r.status == tabiya::store::RunStatus::Completed));
+}
+
+#[test]
+fn bad_games_are_reported_and_good_games_around_them_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = |i: usize| {
+        game(&format!("[White \"good{i}\"]\n[Result \"1-0\"]"), "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0")
+    };
+    let text = [
+        good(1),
+        // Game 2 starts on line 6; its illegal move is on line 11.
+        "[White \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5\n2. Nf3 Nc6\n3. Bb5 Ke5 *\n\n".to_owned(),
+        good(3),
+        "[White \"bad fen\"]\n[FEN \"rnbqkbnr/pppppppp/8/8 w KQkq - 0 1\"]\n\n1. e4 *\n\n".to_owned(),
+        "[Variant \"Atomic\"]\n\n1. e4 *\n\n".to_owned(),
+        "[Variant \"Chess960\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n\n1. e4 *\n\n"
+            .to_owned(),
+        "[White \"ambiguous\"]\n\n1. Nf3 d5 2. d3 e5 3. Nd2 *\n\n".to_owned(),
+        "[White \"latin-1 \u{e9}\"]\n\n1. d4 *\n\n".to_owned(),
+        good(9),
+        "[White \"truncated\"]\n\n1. e4 e5 2. Nf3".to_owned(),
+    ]
+    .concat();
+    let mut bytes = text.into_bytes();
+    // Make game 8's tag Latin-1 rather than UTF-8.
+    let at = bytes.windows(2).position(|w| w == "\u{e9}".as_bytes()).unwrap();
+    bytes.splice(at..at + 2, [0xe9]);
+    let path = dir.path().join("mixed.pgn");
+    std::fs::write(&path, bytes).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&store, &[path]);
+    assert_eq!(summary.run.counts.games_read, 10);
+    assert_eq!(summary.run.counts.indexed, 4, "{:?}", recorder.rejected);
+    let reasons: Vec<(u64, u64, &str)> =
+        recorder.rejected.iter().map(|(_, r)| (r.game, r.line, r.reason.name())).collect();
+    assert_eq!(
+        reasons,
+        [
+            (2, 11, "illegal_move"),
+            (4, 18, "bad_fen"),
+            (5, 23, "variant"),
+            (6, 27, "chess960"),
+            (7, 34, "illegal_move"),
+            (10, 45, "truncated"),
+        ]
+    );
+    assert!(recorder.rejected[0].1.detail.contains("Ke5"), "{}", recorder.rejected[0].1.detail);
+    let latin = store.game(tabiya::store::GameId(3)).unwrap().unwrap();
+    assert_eq!(latin.tags.white, "latin-1 \u{e9}");
+    let mate = stats(&store, "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
+    assert_eq!(mate.total.games, 3);
+}

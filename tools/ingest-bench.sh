@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# End-to-end ingest benchmark, side by side in one run:
+#   (a) `tabiya ingest` into a fresh database, games/s (all cores);
+#   (b) a plain single-thread pgn-reader + shakmaty replay of the same file (tools/replay.rs),
+#       the floor for any indexer;
+# for ROUNDS alternating rounds, then the ratio a/b per round, and the database's bytes on disk
+# after ingest (which ends with a full compaction) divided by the size of the same PGN
+# compressed with `zstd -19`.
+#
+# Usage: tools/ingest-bench.sh [FILE.pgn[.zst|.bz2|.gz]] [ROUNDS]
+# Default file: ../shared/datasets/players.pgn.zst (403k master games).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+input=${1:-../shared/datasets/players.pgn.zst}
+rounds=${2:-3}
+[ -f "$input" ] || { echo "ingest-bench: no file $input" >&2; exit 1; }
+command -v zstd >/dev/null || { echo "ingest-bench: needs the zstd command (apt-get install zstd)" >&2; exit 1; }
+tools/bootstrap.sh
+cargo build --release --quiet --bin tabiya --example replay
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for round in $(seq "$rounds"); do
+  target/release/examples/replay "$input" >"$work/replay.$round.json"
+  rm -rf "$work/db"
+  target/release/tabiya ingest --json --db "$work/db" "$input" >"$work/ingest.$round.json" 2>"$work/ingest.$round.err"
+  python3 - "$work" "$round" <<'PY'
+import json, sys
+work, r = sys.argv[1], sys.argv[2]
+a = json.load(open(f"{work}/ingest.{r}.json"))
+b = json.load(open(f"{work}/replay.{r}.json"))
+print(f"round {r}: ingest {a['games_per_second']:,.0f} games/s ({a['elapsed_seconds']:.1f} s), "
+      f"replay {b['games_per_second']:,.0f} games/s ({b['seconds']:.1f} s), ratio {a['games_per_second'] / b['games_per_second']:.3f}")
+PY
+done
+
+db_bytes=$(du -sb "$work/db" | cut -f1)
+# zstd -19 of the decompressed PGN: slow, so kept beside the build, keyed by the input's name and size.
+cache="target/zstd19-$(basename "$input")-$(stat -c %s "$input").size"
+if [ ! -f "$cache" ]; then
+  case "$input" in
+    *.zst) cat_cmd=(zstd -dc) ;;
+    *.bz2) cat_cmd=(bzip2 -dc) ;;
+    *.gz) cat_cmd=(gzip -dc) ;;
+    *) cat_cmd=(cat) ;;
+  esac
+  "${cat_cmd[@]}" "$input" | zstd -19 -T0 -q -c | wc -c >"$cache"
+fi
+zstd19=$(cat "$cache")
+python3 - "$work" "$rounds" "$db_bytes" "$zstd19" <<'PY'
+import json, statistics, sys
+work, rounds, db, z = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+ratios = []
+for r in range(1, rounds + 1):
+    a = json.load(open(f"{work}/ingest.{r}.json"))
+    b = json.load(open(f"{work}/replay.{r}.json"))
+    ratios.append(a["games_per_second"] / b["games_per_second"])
+last = json.load(open(f"{work}/ingest.{rounds}.json"))
+print(f"speed ratio ingest/replay: min {min(ratios):.3f}, median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
+print(f"games read {last['games_read']:,}, indexed {last['indexed']:,}, duplicates {last['duplicates']:,}, "
+      f"skipped {last['skipped_total']:,}; distinct positions {last['database']['distinct_positions']:,}")
+print(f"database {db:,} bytes; zstd -19 PGN {z:,} bytes; size ratio {db / z:.2f}")
+PY
+echo "per column family (tabiya stats):"
+target/release/tabiya stats --db "$work/db" | grep bytes
