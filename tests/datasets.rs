@@ -216,3 +216,36 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
     assert_eq!(summary.totals.games, counts.indexed);
     assert_eq!(store.count_positions().unwrap(), summary.totals.distinct_positions.unwrap());
 }
+
+/// Every file of the robustness corpus (PGN or not) goes through ingest without a panic, every
+/// game is accounted for, and where kokopu's test suite says what a file holds, we agree: files
+/// of errors index nothing, files of valid standard games skip nothing.
+#[test]
+fn robustness_corpus() {
+    let Some(dir) = datasets() else { return };
+    let corpus = dir.join("robustness");
+    let files = tabiya::ingest::Source::expand(&corpus).unwrap();
+    assert!(files.len() > 150, "{} files", files.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(&tmp.path().join("all")).unwrap();
+    let summary = indexer::ingest(&store, &files, &mut indexer::SilentObserver).unwrap();
+    let counts = &summary.run.counts;
+    assert_eq!(counts.games_read, counts.indexed + counts.duplicates + counts.skipped_total());
+    assert!(counts.indexed > 1_800, "{counts:?}");
+
+    let kokopu = corpus.join("yo35+kokopu/test/resources/pgns");
+    let all_errors = ["linebreak-linux", "linebreak-mac", "linebreak-windows", "redos-comment", "redos-header"];
+    let all_valid = ["bom", "headers", "mini1", "mini2", "tag-name-token-collision", "empty"];
+    for (name, valid) in all_errors.iter().map(|n| (n, false)).chain(all_valid.iter().map(|n| (n, true))) {
+        let db = Store::open(&tmp.path().join(name)).unwrap();
+        let file = kokopu.join(name).join("database.pgn");
+        let summary = indexer::ingest(&db, &[file], &mut indexer::SilentObserver).unwrap();
+        let counts = &summary.run.counts;
+        if valid {
+            assert_eq!(counts.skipped_total(), 0, "{name}: {counts:?}");
+        } else {
+            assert_eq!(counts.indexed, 0, "{name}: {counts:?}");
+            assert!(counts.games_read > 0, "{name}");
+        }
+    }
+}

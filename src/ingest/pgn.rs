@@ -285,7 +285,7 @@ fn start_position(
     if let Some(variant) = variant {
         let lower = variant.to_ascii_lowercase();
         match lower.as_str() {
-            "" | "standard" | "chess" | "normal" | "from position" | "fromposition" => {}
+            "" | "standard" | "chess" | "normal" | "regular" | "from position" | "fromposition" => {}
             "chess960" | "chess 960" | "fischerandom" | "fischer random" | "freestyle" => {
                 return Err((RejectReason::Chess960, format!("variant {variant:?}")));
             }
@@ -338,17 +338,38 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     Ok(Game { tags: state.tags, result: state.result_tag.unwrap_or(marker), start, setup_fen, moves: state.moves })
 }
 
-/// Lone CRs become LFs (pgn-reader reads tag lines up to an LF).
+/// Text pgn-reader reads as this module means it: lone CRs become LFs (pgn-reader reads tag
+/// lines up to an LF), and a blank line inside the movetext gets a space (pgn-reader ends the
+/// movetext at a blank line, though real games put blank lines around long comments; the
+/// splitter has already found where the game ends).
 fn normalise_line_ends(text: &[u8]) -> Cow<'_, [u8]> {
-    let lone_cr = text.iter().enumerate().any(|(i, &b)| b == b'\r' && text.get(i + 1) != Some(&b'\n'));
-    if !lone_cr {
+    let lone_cr = |i: usize| text[i] == b'\r' && text.get(i + 1) != Some(&b'\n');
+    let movetext = movetext_start(text);
+    let blank_line_follows =
+        |i: usize| i >= movetext && (text[i] == b'\n' || lone_cr(i)) && matches!(text.get(i + 1), Some(b'\n' | b'\r'));
+    if !(0..text.len()).any(|i| lone_cr(i) || blank_line_follows(i)) {
         return Cow::Borrowed(text);
     }
-    let mut out = text.to_vec();
-    for i in 0..out.len() {
-        if out[i] == b'\r' && out.get(i + 1) != Some(&b'\n') {
-            out[i] = b'\n';
+    let mut out = Vec::with_capacity(text.len() + 16);
+    for i in 0..text.len() {
+        out.push(if lone_cr(i) { b'\n' } else { text[i] });
+        if blank_line_follows(i) {
+            out.push(b' ');
         }
     }
     Cow::Owned(out)
+}
+
+/// Where the movetext starts: the first character of a line that is neither blank nor a tag.
+fn movetext_start(text: &[u8]) -> usize {
+    let mut at = 0;
+    while at < text.len() {
+        let end = text[at..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| at + n);
+        let first = text[at..end].iter().position(|&c| c > b' ');
+        match first {
+            Some(n) if text[at + n] != b'[' => return at + n,
+            _ => at = end + 1,
+        }
+    }
+    text.len()
 }

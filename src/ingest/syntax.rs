@@ -42,10 +42,10 @@ pub fn scan(text: &[u8], on_move: OnMove<'_>) -> Result<(), SyntaxError> {
             _ if is_blank(b) => i += 1,
             b'[' if !in_movetext => {
                 let end = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
-                if let Err(message) = check_tag(&text[i..end]) {
-                    return error(line, message);
+                match check_tags(&text[i..end]) {
+                    Ok(length) => i += length,
+                    Err(message) => return error(line, message),
                 }
-                i = end;
             }
             b'%' if i == 0 || matches!(text[i - 1], b'\n' | b'\r') => {
                 i = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
@@ -127,6 +127,16 @@ fn count_lines(text: &[u8]) -> u64 {
     lines
 }
 
+/// Evaluation and annotation symbols some programs write as text rather than as NAGs
+/// ("+-", "=", "N" for a novelty, "RR" for an editorial comment, "∞").
+fn is_glyph(token: &[u8]) -> bool {
+    const GLYPHS: [&str; 24] = [
+        "+-", "-+", "+/-", "-/+", "+/=", "=/+", "+=", "=+", "=", "+--", "--+", "inf", "=/inf", "N", "TN", "RR", "D",
+        "~", "=/~", "±", "∓", "⩲", "⩱", "∞",
+    ];
+    GLYPHS.iter().any(|glyph| glyph.as_bytes() == token)
+}
+
 enum Token {
     Move,
     Other,
@@ -135,9 +145,14 @@ enum Token {
 
 /// Classifies one movetext token.
 fn token(token: &[u8]) -> Token {
-    if matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*" | b"e.p." | b"ep") {
+    if matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*" | b"e.p." | b"ep") || is_glyph(token) {
         return Token::Other;
     }
+    // A termination marker glued to the last move ("h6*").
+    let token = match token.strip_suffix(b"*") {
+        Some(rest) if !rest.is_empty() => rest,
+        _ => token,
+    };
     if let Some(nag) = token.strip_prefix(b"$") {
         return if !nag.is_empty() && nag.iter().all(u8::is_ascii_digit) { Token::Other } else { Token::Unknown };
     }
@@ -175,18 +190,20 @@ fn token(token: &[u8]) -> Token {
     }
 }
 
-/// Checks one tag pair line: `[Name "value"]`, optionally followed by more pairs or a comment.
-fn check_tag(line: &[u8]) -> Result<(), String> {
+/// Checks the tag pairs at the start of `line` (`[Name "value"]`, several may share a line);
+/// returns the length they take (movetext may follow on the same line).
+fn check_tags(line: &[u8]) -> Result<usize, String> {
     let mut rest = line;
     while let Some(pair) = rest.strip_prefix(b"[") {
         let pair = trim_start(pair);
         let name_len = pair.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+        let name = || String::from_utf8_lossy(&pair[..name_len]).into_owned();
         if name_len == 0 {
             return Err("tag without a name".to_owned());
         }
         let after_name = trim_start(&pair[name_len..]);
         let Some(value) = after_name.strip_prefix(b"\"") else {
-            return Err(format!("tag {} without a quoted value", String::from_utf8_lossy(&pair[..name_len])));
+            return Err(format!("tag {} without a quoted value", name()));
         };
         let mut end = None;
         let mut escaped = false;
@@ -202,19 +219,14 @@ fn check_tag(line: &[u8]) -> Result<(), String> {
             }
         }
         let Some(end) = end else {
-            return Err(format!("tag {} value not closed on its line", String::from_utf8_lossy(&pair[..name_len])));
+            return Err(format!("tag {} value not closed on its line", name()));
         };
-        let after_value = trim_start(&value[end + 1..]);
-        let Some(after) = after_value.strip_prefix(b"]") else {
-            return Err(format!("tag {} not closed by ']'", String::from_utf8_lossy(&pair[..name_len])));
+        let Some(after) = trim_start(&value[end + 1..]).strip_prefix(b"]") else {
+            return Err(format!("tag {} not closed by ']'", name()));
         };
         rest = trim_start(after);
     }
-    if rest.is_empty() || rest.starts_with(b";") || rest.starts_with(b"{") {
-        Ok(())
-    } else {
-        Err(format!("unexpected text after a tag: {:?}", String::from_utf8_lossy(&rest[..rest.len().min(40)])))
-    }
+    Ok(line.len() - rest.len())
 }
 
 fn trim_start(bytes: &[u8]) -> &[u8] {
@@ -237,6 +249,7 @@ mod tests {
             "1.e4 e5 2.Nf3 Nc6 3.Bb5 a6 4.Ba4 Nf6 5.0-0 Be7 6. Qe2 0-0 ; comment\n% escape\n 1/2-1/2",
             "1. e4 e5 2. d4 exd4 3. c3 dxc3 4. Bc4 cxb2 5. Bxb2 e8=Q 6. Ke2# 0-1",
             "",
+            "[Event \"inline\"][Result \"*\"] 1. e4 +- e5 = (1... c5 +/=) 2. Nf3 N 2... Nc6 RR h6*",
         ] {
             assert_eq!(check(text), Ok(()), "{text}");
         }
@@ -248,6 +261,7 @@ mod tests {
             ("[Event \"a\"]\n\n1. pawn goes to e4 *", 2),
             ("[\"Somewhere\"]\n*", 0),
             ("[Event \"a\"]\n[Site]\n*", 1),
+            ("[Event \"a\"] [Site \"b\"] 1. e4 e5 2. pawn *", 0),
             ("[Site \"Somewhere\non the Earth\"]\n*", 0),
             ("1. e4 {A comment} character} *", 0),
             ("1. e4 (1. d4\n*", 1),
