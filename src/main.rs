@@ -43,6 +43,8 @@ enum CodecCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    // Named threads, for top and profilers; only fails if a pool was built already.
+    let _ = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("tabiya-work-{i}")).build_global();
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),
         Command::Ingest(args) => cmd::ingest::run(args),

@@ -106,8 +106,10 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
     let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(2);
     thread::scope(|scope| -> anyhow::Result<()> {
         let reader_bytes = bytes_read.clone();
-        scope.spawn(move || read_inputs(files, &raw_tx, &reader_bytes));
-        scope.spawn(move || {
+        thread::Builder::new()
+            .name("tabiya-read".to_owned())
+            .spawn_scoped(scope, move || read_inputs(files, &raw_tx, &reader_bytes))?;
+        thread::Builder::new().name("tabiya-parse".to_owned()).spawn_scoped(scope, move || {
             for event in raw_rx {
                 let event = match event {
                     ReaderEvent::Chunk { file, games } => {
@@ -119,7 +121,7 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
                     return;
                 }
             }
-        });
+        })?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
             let (file, prepared) = match event {

@@ -6,7 +6,14 @@
 //! the reason. Variations and comments are
 //! skipped. Tag values that are not UTF-8 are read as Latin-1.
 
-use std::{borrow::Cow, fmt, ops::ControlFlow};
+use std::{
+    borrow::Cow,
+    cell::RefCell,
+    fmt,
+    io::{self, Read},
+    ops::ControlFlow,
+    rc::Rc,
+};
 
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
@@ -311,8 +318,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     if let Err(err) = syntax::scan(&text, &mut |_, _| true) {
         return Err(reject(RejectReason::Syntax, err.message, raw.line + err.line));
     }
-    let mut reader = Reader::build(&text[..]).set_supported_tag_line_length(4096).finish();
-    let state = match reader.read_game(&mut GameVisitor) {
+    let state = match read_one_game(&text) {
         Ok(Some(state)) => state,
         Ok(None) => return Err(reject(RejectReason::NoGame, "no game found".to_owned(), raw.line)),
         Err(err) => return Err(reject(RejectReason::Unreadable, err.to_string(), raw.line)),
@@ -336,6 +342,49 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Unknown => GameResult::Unknown,
     };
     Ok(Game { tags: state.tags, result: state.result_tag.unwrap_or(marker), start, setup_fen, moves: state.moves })
+}
+
+/// The bytes of the game a thread's pgn-reader is reading.
+#[derive(Default)]
+struct Feed(Rc<RefCell<(Vec<u8>, usize)>>);
+
+impl Read for Feed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut feed = self.0.borrow_mut();
+        let (bytes, at) = &mut *feed;
+        let n = buf.len().min(bytes.len() - *at);
+        buf[..n].copy_from_slice(&bytes[*at..*at + n]);
+        *at += n;
+        Ok(n)
+    }
+}
+
+thread_local! {
+    /// One pgn-reader per thread, fed game after game: a reader allocates a 16 KB buffer.
+    static READER: RefCell<Option<(Reader<Feed>, Feed)>> = const { RefCell::new(None) };
+}
+
+/// Reads the one game of `text` with the thread's reader, which is replaced whenever a game
+/// leaves anything but blanks behind (or fails), so no state crosses games.
+fn read_one_game(text: &[u8]) -> io::Result<Option<MovetextState>> {
+    READER.with_borrow_mut(|slot| {
+        let (reader, feed) = slot.get_or_insert_with(|| {
+            let feed = Feed::default();
+            let reader = Reader::build(Feed(feed.0.clone())).set_supported_tag_line_length(4096).finish();
+            (reader, feed)
+        });
+        {
+            let mut state = feed.0.borrow_mut();
+            state.0.clear();
+            state.0.extend_from_slice(text);
+            state.1 = 0;
+        }
+        let result = reader.read_game(&mut GameVisitor);
+        if result.is_err() || !matches!(reader.has_more(), Ok(false)) {
+            *slot = None;
+        }
+        result
+    })
 }
 
 /// Text pgn-reader reads as this module means it: lone CRs become LFs (pgn-reader reads tag

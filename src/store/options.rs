@@ -27,6 +27,8 @@ pub fn db_options() -> Options {
     // The vector memtable of the positions family does not take concurrent writers.
     options.set_allow_concurrent_memtable_write(false);
     options.set_max_background_jobs(2);
+    // The final full compaction splits its key range over both cores.
+    options.set_max_subcompactions(2);
     options.set_bytes_per_sync(1 << 20);
     options.set_keep_log_file_num(4);
     options
@@ -61,11 +63,14 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             // Ingest only appends to this family and never reads it: a vector memtable takes
             // inserts in O(1) and sorts once at flush.
             options.set_memtable_factory(MemtableFactory::Vector);
-            options.set_write_buffer_size(128 << 20);
-            options.set_max_write_buffer_number(4);
+            options.set_write_buffer_size(256 << 20);
+            options.set_max_write_buffer_number(3);
             options.set_target_file_size_base(128 << 20);
-            options.set_max_bytes_for_level_base(512 << 20);
-            options.set_level_zero_file_num_compaction_trigger(4);
+            options.set_max_bytes_for_level_base(1 << 30);
+            // Ingest ends with a full compaction: merge level 0 files rarely before that.
+            options.set_level_zero_file_num_compaction_trigger(16);
+            options.set_level_zero_slowdown_writes_trigger(48);
+            options.set_level_zero_stop_writes_trigger(64);
             // Lookups are for positions that exist: skip the last level's filters (most bytes).
             options.set_optimize_filters_for_hits(true);
             options.set_block_based_table_factory(&table(cache, 16 << 10, Some(10.0)));
