@@ -1,20 +1,25 @@
 //! The in-memory part of ingest on real games (the first games of the players collection, or
 //! the file named by `TABIYA_BENCH_PGN`): splitting raw text into games, preparing a game
-//! (parse + replay + canonicalise + key every position), and summing a batch's positions.
-//! `tools/ingest-bench.sh` measures the whole command, RocksDB included.
+//! (parse + replay + canonicalise + key every position), summing a batch's positions; and the
+//! two ways of writing a summed batch to RocksDB, merge operands in a `WriteBatch` (what tabiya
+//! does) against a sorted SST file ingested with `ingest_external_file`. Also prints the value
+//! sizes of the hand-made layout against bincode's.
+//! `tools/ingest-bench.sh` measures the whole command.
 //!
 //! `cargo bench --bench ingest`
 
 use std::{io::Read as _, path::PathBuf, time::Duration};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOptions};
 use tabiya::{
     indexer::{Prepared, prepare, sum_positions},
     ingest::{GameSplitter, Source},
+    store::merge_values,
 };
 
-/// Games taken from the collection.
-const GAMES: usize = 4_000;
+/// Games taken from the collection (about 1M position entries: one ingest batch).
+const GAMES: usize = 12_000;
 
 fn raw_text() -> Vec<u8> {
     let path = std::env::var_os("TABIYA_BENCH_PGN")
@@ -25,6 +30,17 @@ fn raw_text() -> Vec<u8> {
     source.reader.take(64 << 20).read_to_end(&mut text).expect("readable input");
     let games: Vec<_> = GameSplitter::new(&text[..]).take(GAMES).map(|g| g.expect("split")).collect();
     games.iter().flat_map(|g| g.text.iter().copied()).collect()
+}
+
+fn positions_options() -> Options {
+    let mut options = Options::default();
+    options.create_if_missing(true);
+    options.set_allow_concurrent_memtable_write(false);
+    options.set_memtable_factory(MemtableFactory::Vector);
+    options.set_merge_operator_associative("tabiya.position_stats.v1", |_key, existing, operands| {
+        merge_values(existing, operands.iter())
+    });
+    options
 }
 
 fn ingest(c: &mut Criterion) {
@@ -38,8 +54,30 @@ fn ingest(c: &mut Criterion) {
             Prepared::Rejected { .. } => None,
         })
         .collect();
-    let positions: usize = prepared.iter().map(|g| g.positions.len()).sum();
-    println!("{} games, {} bytes, {positions} position entries", raw.len(), text.len());
+    let occurrences: usize = prepared.iter().map(|g| g.positions.len()).sum();
+    let summed = sum_positions(&prepared);
+    let values: Vec<Vec<u8>> = summed
+        .iter()
+        .map(|(_, stats)| {
+            let mut bytes = Vec::new();
+            stats.encode(&mut bytes);
+            bytes
+        })
+        .collect();
+    let hand: usize = values.iter().map(Vec::len).sum();
+    let bincode: usize = summed
+        .iter()
+        .map(|(_, stats)| bincode::encode_to_vec(stats, bincode::config::standard()).map_or(0, |v| v.len()))
+        .sum();
+    println!(
+        "{} games, {} bytes, {occurrences} position entries, {} distinct; value bytes per position: \
+         hand-made {:.2}, bincode {:.2}",
+        raw.len(),
+        text.len(),
+        summed.len(),
+        hand as f64 / summed.len() as f64,
+        bincode as f64 / summed.len() as f64
+    );
 
     let mut group = c.benchmark_group("ingest");
     group.measurement_time(Duration::from_secs(10)).sample_size(10);
@@ -49,6 +87,49 @@ fn ingest(c: &mut Criterion) {
         b.iter_batched(|| raw.clone(), |raw| raw.into_iter().map(prepare).count(), BatchSize::LargeInput)
     });
     group.bench_function("sum_positions", |b| b.iter(|| sum_positions(&prepared).len()));
+    group.finish();
+
+    // Writing one summed batch (and flushing it to an SST file) both ways, into a fresh database.
+    let mut group = c.benchmark_group("write_batch");
+    group.measurement_time(Duration::from_secs(15)).sample_size(10);
+    group.throughput(Throughput::Elements(summed.len() as u64));
+    group.bench_function("merge_operands_then_flush", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("temp dir"),
+            |dir| {
+                let db = DB::open(&positions_options(), dir.path()).expect("open");
+                let mut batch = WriteBatch::default();
+                for ((key, _), value) in summed.iter().zip(&values) {
+                    batch.merge(key.as_bytes(), value);
+                }
+                let mut write = WriteOptions::default();
+                write.disable_wal(true);
+                db.write_opt(batch, &write).expect("write");
+                db.flush().expect("flush");
+                dir
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("sst_file_then_ingest", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("temp dir"),
+            |dir| {
+                let options = positions_options();
+                let db = DB::open(&options, dir.path().join("db")).expect("open");
+                let sst = dir.path().join("batch.sst");
+                let mut writer = SstFileWriter::create(&options);
+                writer.open(&sst).expect("sst open");
+                for ((key, _), value) in summed.iter().zip(&values) {
+                    writer.merge(key.as_bytes(), value).expect("sst merge");
+                }
+                writer.finish().expect("sst finish");
+                db.ingest_external_file(vec![&sst]).expect("ingest");
+                dir
+            },
+            BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }
 

@@ -22,7 +22,7 @@ use shakmaty::{Chess, Move, Role, Square, uci::UciMove};
 /// assert_eq!(compact.to_move(&position), Some(e4));
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, bincode::Encode)]
 pub struct CompactMove(u16);
 
 impl CompactMove {
