@@ -78,6 +78,14 @@ fn codec_check_reports_totals() {
 }
 
 #[test]
+fn the_sample_positions_round_trip() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.epd");
+    let out = tabiya(&["codec", "check", sample]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout(&out).lines().last(), Some("17 positions, 0 failed"));
+}
+
+#[test]
 fn demo_ingests_the_embedded_sample_and_queries_it() {
     let out = tabiya(&["demo"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -214,7 +214,10 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
     assert!((70_000..80_000).contains(&counts.duplicates), "{counts:?}");
     assert_eq!(counts.indexed + counts.duplicates + 2, counts.games_read);
     assert_eq!(summary.totals.games, counts.indexed);
-    assert_eq!(store.count_positions().unwrap(), summary.totals.distinct_positions.unwrap());
+    let positions = store.count_positions().unwrap();
+    assert_eq!(Some(positions.distinct), summary.totals.distinct_positions);
+    // Most positions occur in one game: the case the value layout makes cheap.
+    assert!(positions.single_game * 100 > positions.distinct * 95, "{positions:?}");
 }
 
 /// Every file of the robustness corpus (PGN or not) goes through ingest without a panic, every

@@ -49,6 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "games": totals.games,
                 "plies": totals.plies,
                 "distinct_positions": totals.distinct_positions,
+                "single_game_positions": totals.single_game_positions,
                 "position_occurrences": totals.position_occurrences,
                 "bytes": bytes,
                 "runs": runs,
@@ -59,9 +60,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     println!("database            {}", store.path().display());
     println!("games               {:>12}", totals.games);
     println!("plies               {:>12}", totals.plies);
-    match totals.distinct_positions {
-        Some(n) => println!("distinct positions  {n:>12}"),
-        None => println!("distinct positions  {:>12}", "(not counted: no ingest completed)"),
+    match (totals.distinct_positions, totals.single_game_positions) {
+        (Some(n), Some(single)) => {
+            println!("distinct positions  {n:>12}");
+            println!("  in one game only  {single:>12}  ({:.1}%)", 100.0 * single as f64 / n.max(1) as f64);
+        }
+        _ => println!("distinct positions  (not counted: no ingest has completed)"),
     }
     println!("position occurrences{:>12}", totals.position_occurrences);
     for (name, bytes) in &families {

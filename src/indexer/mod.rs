@@ -232,8 +232,10 @@ fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> anyhow
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
     store.compact()?;
     tracing::info!(elapsed = ?clock.elapsed(), "compacted");
-    totals.distinct_positions = Some(store.count_positions()?);
-    tracing::info!(elapsed = ?clock.elapsed(), distinct = totals.distinct_positions, "counted positions");
+    let counts = store.count_positions()?;
+    totals.distinct_positions = Some(counts.distinct);
+    totals.single_game_positions = Some(counts.single_game);
+    tracing::info!(elapsed = ?clock.elapsed(), ?counts, "counted positions");
     run.status = RunStatus::Completed;
     run.finished = Some(now());
     let mut batch = store.batch();

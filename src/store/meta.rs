@@ -25,6 +25,8 @@ pub struct Totals {
     pub next_game_id: u64,
     /// Distinct positions, counted at the end of the last completed ingest (`None` before).
     pub distinct_positions: Option<u64>,
+    /// Of those, the positions reached by a single game.
+    pub single_game_positions: Option<u64>,
 }
 
 /// How an ingest run ended.

@@ -39,6 +39,14 @@ pub enum StoreError {
     Corrupt { path: PathBuf, what: String },
 }
 
+/// Distinct positions, counted by [`Store::count_positions`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PositionCounts {
+    pub distinct: u64,
+    /// Positions reached by exactly one game.
+    pub single_game: u64,
+}
+
 /// An open database.
 pub struct Store {
     db: DB,
@@ -160,19 +168,21 @@ impl Store {
         Ok(runs)
     }
 
-    /// Counts the distinct positions by walking the positions family's keys.
-    pub fn count_positions(&self) -> Result<u64, StoreError> {
+    /// Counts the distinct positions, and those reached by a single game, by walking the
+    /// positions family (a one-game value is recognised by its first byte).
+    pub fn count_positions(&self) -> Result<PositionCounts, StoreError> {
         let mut options = ReadOptions::default();
         options.fill_cache(false);
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
         iter.seek_to_first();
-        let mut count = 0;
-        while iter.valid() {
-            count += 1;
+        let mut counts = PositionCounts::default();
+        while let Some(value) = iter.value() {
+            counts.distinct += 1;
+            counts.single_game += u64::from(PositionStats::is_single_game(value));
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
-        Ok(count)
+        Ok(counts)
     }
 
     /// Every position and its statistics, in key order.

@@ -41,6 +41,7 @@ pub fn column_families(cache: &Cache) -> Vec<ColumnFamilyDescriptor> {
 
 fn table(cache: &Cache, block_size: usize, bloom_bits: Option<f64>) -> BlockBasedOptions {
     let mut table = BlockBasedOptions::default();
+    table.set_block_restart_interval(64);
     table.set_block_cache(cache);
     table.set_block_size(block_size);
     table.set_format_version(6);

@@ -180,6 +180,11 @@ impl PositionStats {
         }
     }
 
+    /// Whether stored bytes use the one-game layout (without decoding them).
+    pub fn is_single_game(bytes: &[u8]) -> bool {
+        bytes.first().is_some_and(|&head| head < GENERAL)
+    }
+
     /// Reads stored bytes; `None` when they are not a valid value.
     pub fn decode(mut input: &[u8]) -> Option<PositionStats> {
         let input = &mut input;
