@@ -219,3 +219,20 @@ fn bad_games_are_reported_and_good_games_around_them_kept() {
     let mate = stats(&store, "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
     assert_eq!(mate.total.games, 3);
 }
+
+#[test]
+fn a_truncated_compressed_file_keeps_the_games_before_the_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..6000)
+        .map(|i| game(&format!("[White \"player {i}\"]\n[Result \"1-0\"]"), "1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0"))
+        .collect();
+    let compressed = zstd::encode_all(text.as_bytes(), 1).unwrap();
+    let path = dir.path().join("cut.pgn.zst");
+    std::fs::write(&path, &compressed[..compressed.len() * 3 / 4]).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&store, &[path]);
+    assert_eq!(summary.read_errors, 1);
+    assert!(recorder.read_errors[0].contains("reading stopped after game"), "{:?}", recorder.read_errors);
+    assert!(summary.run.counts.indexed > 1000, "{:?}", summary.run.counts);
+    assert_eq!(summary.run.counts.indexed, summary.run.counts.games_read);
+}

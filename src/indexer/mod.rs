@@ -173,12 +173,19 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
         };
         let counter = source.bytes_read.clone();
         let mut games = Vec::with_capacity(CHUNK_GAMES);
+        let mut last_game = 0;
         for raw in GameSplitter::new(source.reader) {
             match raw {
-                Ok(raw) => games.push(raw),
+                Ok(raw) => {
+                    last_game = raw.number;
+                    games.push(raw);
+                }
                 Err(err) => {
-                    let last = games.last().map_or(0, |game: &RawGame| game.number);
-                    let error = anyhow::Error::new(err).context(format!("reading stopped after game {last}"));
+                    let context = match last_game {
+                        0 => "reading stopped before the first game".to_owned(),
+                        n => format!("reading stopped after game {n}"),
+                    };
+                    let error = anyhow::Error::new(err).context(context);
                     let _ = tx.send(ReaderEvent::Chunk { file: file.clone(), games: std::mem::take(&mut games) });
                     let _ = tx.send(ReaderEvent::ReadError { file: file.clone(), error });
                     break;
