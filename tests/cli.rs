@@ -123,6 +123,7 @@ fn ingest_query_stats_round_trip() {
     assert_eq!(summary["database"]["games"], 3);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("games.pgn: game 4 (line 17): illegal move 2. Ke3"), "{err}");
+    assert!(!err.contains("games/s"), "no progress bar when stderr is not a terminal: {err}");
     assert_eq!(std::fs::read_to_string(&rejects).unwrap(), "[White \"d\"]\n\n1. e4 e5 2. Ke3 *\n\n\n");
 
     // --strict: the same skip now fails the run; the database (via --db) changes nothing.

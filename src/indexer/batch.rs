@@ -78,14 +78,19 @@ pub fn sum_positions(games: &[PreparedGame]) -> Vec<(Key, PositionStats)> {
     let mut summed = Vec::new();
     let mut moves = Vec::new();
     for group in entries.chunk_by(|a, b| a.0 == b.0) {
-        let mut stats = PositionStats::default();
+        let mut stats: Option<PositionStats> = None;
         for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
             let game = &games[game_entries[0].1 as usize];
             moves.clear();
             moves.extend(game_entries.iter().filter_map(|entry| entry.2));
-            stats.merge(&PositionStats::game(game.tally, game.year, &moves));
+            let one = PositionStats::game(game.tally, game.year, &moves);
+            match &mut stats {
+                // Most positions of a batch are reached by one game: no merge for them.
+                None => stats = Some(one),
+                Some(stats) => stats.merge(&one),
+            }
         }
-        summed.push((group[0].0, stats));
+        summed.extend(stats.map(|stats| (group[0].0, stats)));
     }
     summed
 }

@@ -93,7 +93,25 @@ enum ReaderEvent<G = Vec<RawGame>> {
     ReadError { file: Arc<str>, error: anyhow::Error },
 }
 
-/// Ingests `files` (see [`input_files`]) into `store`.
+/// Ingests `files` (see [`input_files`]) into `store`: every new standard game is indexed,
+/// duplicates and bad games are counted (and told to `observer`), and the database is flushed,
+/// compacted and its distinct positions counted at the end.
+///
+/// ```
+/// use tabiya::{Key, indexer, store::Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let pgn = dir.path().join("games.pgn");
+/// std::fs::write(&pgn, "1. e4 e5 2. Nf3 1-0\n\n1. e4 c5 0-1\n\n1. e4 e5 2. Nf3 1-0\n")?;
+/// let store = Store::open(&dir.path().join("db"))?;
+/// let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver)?;
+/// assert_eq!((summary.run.counts.indexed, summary.run.counts.duplicates), (2, 1));
+///
+/// let after_e4 = Key::encode(&"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -".parse()?)?;
+/// let stats = store.position(&after_e4)?.expect("both games reached it");
+/// assert_eq!((stats.total.games, stats.total.white, stats.total.black), (2, 1, 1));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
 pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> anyhow::Result<Summary> {
     let started = Instant::now();
     let mut totals = store.totals()?;

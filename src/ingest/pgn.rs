@@ -126,18 +126,6 @@ pub enum RejectReason {
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 9] = [
-        RejectReason::Syntax,
-        RejectReason::IllegalMove,
-        RejectReason::BadFen,
-        RejectReason::Variant,
-        RejectReason::Chess960,
-        RejectReason::Truncated,
-        RejectReason::NoGame,
-        RejectReason::Unreadable,
-        RejectReason::Unencodable,
-    ];
-
     /// A stable snake_case name, for summaries and JSON.
     pub fn name(self) -> &'static str {
         match self {
