@@ -49,9 +49,9 @@ fn ingest(c: &mut Criterion) {
     let prepared: Vec<_> = raw
         .iter()
         .cloned()
-        .filter_map(|g| match prepare(g) {
+        .filter_map(|g| match prepare(g, |_| false) {
             Prepared::Game(game) => Some(*game),
-            Prepared::Rejected { .. } => None,
+            Prepared::Rejected { .. } | Prepared::Stored => None,
         })
         .collect();
     let occurrences: usize = prepared.iter().map(|g| g.positions.len()).sum();
@@ -84,7 +84,11 @@ fn ingest(c: &mut Criterion) {
     group.throughput(Throughput::Elements(raw.len() as u64));
     group.bench_function("split", |b| b.iter(|| GameSplitter::new(&text[..]).count()));
     group.bench_function("prepare", |b| {
-        b.iter_batched(|| raw.clone(), |raw| raw.into_iter().map(prepare).count(), BatchSize::LargeInput)
+        b.iter_batched(
+            || raw.clone(),
+            |raw| raw.into_iter().map(|g| prepare(g, |_| false)).count(),
+            BatchSize::LargeInput,
+        )
     });
     group.bench_function("sum_positions", |b| b.iter(|| sum_positions(&prepared).len()));
     group.finish();

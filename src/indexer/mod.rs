@@ -131,7 +131,12 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
             for event in raw_rx {
                 let event = match event {
                     ReaderEvent::Chunk { file, games } => {
-                        ReaderEvent::Chunk { file, games: games.into_par_iter().map(prepare).collect() }
+                        // A failed look-up counts as unknown: the writer checks again and reports.
+                        let stored = |fp: &_| store.has_fingerprint(fp).unwrap_or(false);
+                        ReaderEvent::Chunk {
+                            file,
+                            games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
+                        }
                     }
                     ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
                 };
@@ -154,6 +159,7 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
                 run.counts.games_read += 1;
                 match item {
                     Prepared::Game(game) => pending.push(*game),
+                    Prepared::Stored => run.counts.duplicates += 1,
                     Prepared::Rejected { rejection, raw } => {
                         run.counts.add_skipped(rejection.reason.name());
                         observer.rejected(&file, &rejection, &raw);

@@ -9,7 +9,12 @@ use crate::{
 /// A game ready to be written, or why it is not.
 pub enum Prepared {
     Game(Box<PreparedGame>),
-    Rejected { rejection: Rejection, raw: Vec<u8> },
+    /// Its fingerprint is stored already: a duplicate, found before any keying work.
+    Stored,
+    Rejected {
+        rejection: Rejection,
+        raw: Vec<u8>,
+    },
 }
 
 /// Everything the writer needs of an accepted game.
@@ -38,12 +43,17 @@ impl PreparedGame {
     }
 }
 
-/// Parses, replays and keys one game.
-pub fn prepare(raw: RawGame) -> Prepared {
+/// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database
+/// already (re-ingested files then cost only a parse per game).
+pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared {
     let game = match parse_game(&raw) {
         Ok(game) => game,
         Err(rejection) => return Prepared::Rejected { rejection, raw: raw.text },
     };
+    let fingerprint = Fingerprint::of(&game);
+    if stored(&fingerprint) {
+        return Prepared::Stored;
+    }
     let mut positions = Vec::with_capacity(game.moves.len() + 1);
     for (position, next) in game.mainline() {
         match Key::encode(&position) {
@@ -62,7 +72,7 @@ pub fn prepare(raw: RawGame) -> Prepared {
     positions.sort_unstable();
     positions.dedup();
     Prepared::Game(Box::new(PreparedGame {
-        fingerprint: Fingerprint::of(&game),
+        fingerprint,
         tally: Tally::game(game.result, [game.tags.white_elo, game.tags.black_elo]),
         year: game.tags.year(),
         plies: game.moves.len() as u64,

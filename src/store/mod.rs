@@ -137,6 +137,13 @@ impl Store {
         }
     }
 
+    /// Whether a game with this fingerprint is stored.
+    pub fn has_fingerprint(&self, fingerprint: &Fingerprint) -> Result<bool, StoreError> {
+        let found =
+            self.db.get_pinned_cf(self.cf(options::FINGERPRINTS), fingerprint.0).map_err(|err| self.rocks(err))?;
+        Ok(found.is_some())
+    }
+
     /// Which of `fingerprints` are stored already.
     pub fn known_fingerprints(&self, fingerprints: &[Fingerprint]) -> Result<Vec<bool>, StoreError> {
         let cf = self.cf(options::FINGERPRINTS);
