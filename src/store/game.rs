@@ -67,7 +67,9 @@ impl GameRecord {
     }
 
     pub fn decode(bytes: &[u8]) -> Option<GameRecord> {
-        let (record, used) = bincode::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+        // A corrupt length prefix must not ask for more memory than the value holds.
+        let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
+        let (record, used) = bincode::decode_from_slice(bytes, config).ok()?;
         (used == bytes.len()).then_some(record)
     }
 }
@@ -110,4 +112,31 @@ pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
         positions.push(next);
     }
     Some(positions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_corrupt_bytes_are_refused() {
+        let raw = crate::ingest::RawGame {
+            number: 1,
+            line: 1,
+            text: b"[White \"A\"]\n[WhiteElo \"2700\"]\n[FEN \"4k3/P7/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. a8=Q+ Kd7 1-0"
+                .to_vec(),
+        };
+        let game = crate::ingest::parse_game(&raw).expect("a valid game");
+        let record = GameRecord::from_game(&game);
+        let bytes = record.encode();
+        assert_eq!(GameRecord::decode(&bytes), Some(record.clone()));
+        assert_eq!(replay(&record).map(|p| p.len()), Some(3));
+        assert_eq!(record.tags.white_elo, Some(2700));
+        // Truncations, a trailing byte and a huge length prefix never panic.
+        for cut in 0..bytes.len() {
+            assert_eq!(GameRecord::decode(&bytes[..cut]), None);
+        }
+        assert_eq!(GameRecord::decode(&[bytes.as_slice(), &[0]].concat()), None);
+        assert_eq!(GameRecord::decode(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), None);
+    }
 }

@@ -103,6 +103,8 @@ pub fn encode<T: Encode>(value: &T) -> Vec<u8> {
 }
 
 pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Option<T> {
-    let (value, used) = bincode::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+    // A corrupt length prefix must not ask for more memory than the value holds.
+    let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
+    let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
     (used == bytes.len()).then_some(value)
 }
