@@ -86,7 +86,7 @@ fn ingest(c: &mut Criterion) {
     group.bench_function("prepare", |b| {
         b.iter_batched(
             || raw.clone(),
-            |raw| raw.into_iter().map(|g| prepare(g, |_| false)).count(),
+            |raw| raw.into_iter().map(|g| prepare(g, |_| false)).collect::<Vec<_>>(),
             BatchSize::LargeInput,
         )
     });

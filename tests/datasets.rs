@@ -165,7 +165,7 @@ fn ingest_matches_a_naive_replay() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = players_head(dir.path(), 6_000);
     let store = Store::open(&dir.path().join("db")).unwrap();
-    let summary = indexer::ingest(&store, &[pgn.clone()], &mut indexer::SilentObserver).unwrap();
+    let summary = indexer::ingest(&store, std::slice::from_ref(&pgn), &mut indexer::SilentObserver).unwrap();
 
     let mut reader = Reader::new(std::fs::File::open(&pgn).unwrap());
     let mut seen = HashSet::new();

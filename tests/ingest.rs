@@ -155,7 +155,7 @@ fn duplicates_and_overlaps_change_no_count() {
     assert_eq!(clean.totals.games, 7);
 
     let store = Store::open(&dir.path().join("db")).unwrap();
-    let (first, _) = ingest(&store, &[a.clone()]);
+    let (first, _) = ingest(&store, std::slice::from_ref(&a));
     assert_eq!((first.run.counts.indexed, first.run.counts.duplicates), (4, 0));
     let (again, _) = ingest(&store, &[a]);
     assert_eq!((again.run.counts.indexed, again.run.counts.duplicates), (0, 4));

@@ -36,7 +36,7 @@ fn random_game(choices: &[u32]) -> Vec<Position> {
         } else {
             &moves[choice as usize % moves.len()]
         };
-        chess.play_unchecked(m.clone());
+        chess.play_unchecked(*m);
         positions.push(Position::from_chess(chess.clone()).expect("standard game"));
     }
     positions

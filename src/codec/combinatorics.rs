@@ -119,7 +119,7 @@ fn select_hole(holes: Bitboard, n: u32) -> Square {
     counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
     counts = (counts + (counts >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
     let cumulative = counts.wrapping_mul(ONES); // byte i: set bits in bytes 0..=i
-    let at_or_below = ((u64::from(n) * ONES | HIGHS) - cumulative) & HIGHS;
+    let at_or_below = (((u64::from(n) * ONES) | HIGHS) - cumulative) & HIGHS;
     let shift = at_or_below.count_ones() * 8; // bit offset of the byte holding the answer
     let before = ((cumulative << 8) >> shift) & 0xff;
     let byte = (x >> shift) & 0xff;

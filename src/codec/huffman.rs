@@ -323,7 +323,7 @@ struct BitWriter {
 impl BitWriter {
     fn write(&mut self, value: u64, len: u32) {
         for i in (0..len).rev() {
-            if self.bits % 8 == 0 {
+            if self.bits.is_multiple_of(8) {
                 self.bytes.push(0);
             }
             if value >> i & 1 == 1 {
@@ -361,7 +361,7 @@ impl BitReader<'_> {
     /// Only zero padding may follow the code.
     fn expect_end(&self) -> Result<(), HuffmanError> {
         let padded = self.pos.div_ceil(8);
-        let last_ok = self.pos % 8 == 0 || self.bytes[self.pos / 8] & (0xff >> (self.pos % 8)) == 0;
+        let last_ok = self.pos.is_multiple_of(8) || self.bytes[self.pos / 8] & (0xff >> (self.pos % 8)) == 0;
         if self.bytes.len() != padded || !last_ok {
             return Err(HuffmanError::Malformed("bytes after the end of the code"));
         }

@@ -271,7 +271,7 @@ impl FromStr for Key {
     fn from_str(text: &str) -> Result<Key, KeyError> {
         let digits = text.trim();
         let digits = digits.strip_prefix("0x").unwrap_or(digits);
-        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || digits.len() % 2 != 0 {
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || !digits.len().is_multiple_of(2) {
             return Err(KeyError::Hex(text.to_owned()));
         }
         let bytes: Vec<u8> = (0..digits.len())

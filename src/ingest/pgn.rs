@@ -388,8 +388,8 @@ fn normalise_line_ends(text: &[u8]) -> Cow<'_, [u8]> {
         return Cow::Borrowed(text);
     }
     let mut out = Vec::with_capacity(text.len() + 16);
-    for i in 0..text.len() {
-        out.push(if lone_cr(i) { b'\n' } else { text[i] });
+    for (i, &b) in text.iter().enumerate() {
+        out.push(if lone_cr(i) { b'\n' } else { b });
         if blank_line_follows(i) {
             out.push(b' ');
         }
