@@ -10,7 +10,7 @@ use std::{
 };
 
 use anyhow::Context as _;
-use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use tabiya::{
     indexer::{self, Observer, Progress, Summary},
@@ -72,7 +72,7 @@ impl CliObserver {
         self.bar.get_or_insert_with(|| {
             let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
             let template = if total.is_some() {
-                "{elapsed_precise} [{wide_bar}] {binary_bytes}/{binary_total_bytes} {msg}"
+                "{elapsed_precise} [{bar:25}] {binary_bytes}/{binary_total_bytes} {msg}"
             } else {
                 "{elapsed_precise} {binary_bytes} {msg}"
             };
@@ -107,12 +107,13 @@ impl Observer for CliObserver {
         let bar = self.bar(progress.bytes_total).clone();
         bar.set_position(progress.bytes_read);
         let seconds = bar.elapsed().as_secs_f64().max(1e-3);
+        let per_second = |n: u64| HumanCount((n as f64 / seconds) as u64);
         bar.set_message(format!(
-            "{} games ({:.0}/s), {} positions ({:.0}/s)",
-            progress.games_read,
-            progress.games_read as f64 / seconds,
-            progress.positions_written,
-            progress.positions_written as f64 / seconds
+            "{} games ({}/s), {} positions ({}/s)",
+            HumanCount(progress.games_read),
+            per_second(progress.games_read),
+            HumanCount(progress.positions_written),
+            per_second(progress.positions_written)
         ));
     }
 }
