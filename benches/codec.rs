@@ -4,23 +4,18 @@
 //!
 //! `cargo bench --bench codec`
 
-use std::{hint::black_box, path::PathBuf, time::Duration};
+mod common;
+
+use std::{hint::black_box, time::Duration};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tabiya::{
-    Key, Position,
-    codec::huffman,
-    ingest::{Source, read_games},
-};
+use tabiya::{Key, Position, codec::huffman, ingest::read_games};
 
 /// Games read for the benchmark positions (about 80 positions each).
 const GAMES: usize = 2_000;
 
 fn positions() -> Vec<Position> {
-    let path = std::env::var_os("TABIYA_BENCH_PGN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/players.pgn.zst"));
-    let source = Source::open(&path, None).unwrap_or_else(|e| panic!("benchmark positions: {e:#}"));
+    let source = common::games_source();
     let mut positions = Vec::new();
     let mut games = 0;
     read_games(source.reader, |game| {

@@ -8,13 +8,15 @@
 //!
 //! `cargo bench --bench ingest`
 
-use std::{io::Read as _, path::PathBuf, time::Duration};
+mod common;
+
+use std::{io::Read as _, time::Duration};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOptions};
 use tabiya::{
     indexer::{Prepared, prepare, sum_positions},
-    ingest::{GameSplitter, Source},
+    ingest::GameSplitter,
     store::merge_values,
 };
 
@@ -22,10 +24,7 @@ use tabiya::{
 const GAMES: usize = 12_000;
 
 fn raw_text() -> Vec<u8> {
-    let path = std::env::var_os("TABIYA_BENCH_PGN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/players.pgn.zst"));
-    let source = Source::open(&path, None).unwrap_or_else(|e| panic!("benchmark games: {e:#}"));
+    let source = common::games_source();
     let mut text = Vec::new();
     source.reader.take(64 << 20).read_to_end(&mut text).expect("readable input");
     let games: Vec<_> = GameSplitter::new(&text[..]).take(GAMES).map(|g| g.expect("split")).collect();

@@ -33,6 +33,8 @@ impl PendingBatch {
     pub fn commit(&mut self, store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
         let games = std::mem::take(&mut self.games);
         self.occurrences = 0;
+        // Workers looked fingerprints up already; this catches games whose twin was committed
+        // after that look-up.
         let fingerprints: Vec<_> = games.iter().map(|game| game.fingerprint).collect();
         let known = store.known_fingerprints(&fingerprints)?;
         let mut seen = FxHashSet::default();
@@ -46,7 +48,7 @@ impl PendingBatch {
             let id = GameId(totals.next_game_id.max(1));
             totals.next_game_id = id.0 + 1;
             totals.games += 1;
-            totals.plies += game.plies;
+            totals.plies += game.record.plies() as u64;
             let distinct = game.distinct_positions();
             totals.position_occurrences += distinct;
             run.counts.indexed += 1;

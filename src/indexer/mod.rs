@@ -72,11 +72,7 @@ pub fn input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            files.extend(
-                Source::expand(path)?
-                    .into_iter()
-                    .filter(|file| is_pgn_name(&file.file_name().unwrap_or_default().to_string_lossy())),
-            );
+            files.extend(Source::expand(path)?.into_iter().filter(|file| is_pgn_name(&file.to_string_lossy())));
         } else if path.as_os_str() == "-" || path.exists() {
             files.push(path.clone());
         } else {
@@ -261,7 +257,7 @@ fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> anyhow
     let clock = Instant::now();
     store.flush()?;
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
-    store.compact()?;
+    store.compact();
     tracing::info!(elapsed = ?clock.elapsed(), "compacted");
     let counts = store.count_positions()?;
     totals.distinct_positions = Some(counts.distinct);

@@ -21,9 +21,9 @@ pub enum Prepared {
 pub struct PreparedGame {
     pub record: GameRecord,
     pub fingerprint: Fingerprint,
+    /// Derived from the record once, for every position the game reaches.
     pub tally: Tally,
     pub year: Option<u16>,
-    pub plies: u64,
     /// Distinct (position, next move) pairs, sorted; a final position has no move.
     pub positions: Vec<(Key, Option<CompactMove>)>,
 }
@@ -46,11 +46,12 @@ impl PreparedGame {
 /// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database
 /// already (re-ingested files then cost only a parse per game).
 pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared {
-    let game = match parse_game(&raw) {
+    let mut game = match parse_game(&raw) {
         Ok(game) => game,
         Err(rejection) => return Prepared::Rejected { rejection, raw: raw.text },
     };
-    let fingerprint = Fingerprint::of(&game);
+    let record = GameRecord::take_from(&mut game);
+    let fingerprint = Fingerprint::of(&game.start, &record);
     if stored(&fingerprint) {
         return Prepared::Stored;
     }
@@ -73,10 +74,9 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     positions.dedup();
     Prepared::Game(Box::new(PreparedGame {
         fingerprint,
-        tally: Tally::game(game.result, [game.tags.white_elo, game.tags.black_elo]),
-        year: game.tags.year(),
-        plies: game.moves.len() as u64,
-        record: GameRecord::from_game(&game),
+        tally: Tally::game(record.result, [record.tags.white_elo, record.tags.black_elo]),
+        year: record.tags.year(),
+        record,
         positions,
     }))
 }

@@ -11,7 +11,7 @@ mod split;
 mod syntax;
 
 pub use lines::{LineError, PositionLine, read_position_lines};
-pub use pgn::{Game, GameResult, RejectReason, Rejection, Tags, decode_text, parse_game};
+pub use pgn::{Game, GameResult, RejectReason, Rejection, Tags, parse_game};
 pub use source::{InputKind, Source, is_pgn_name};
 pub use split::{GameSplitter, RawGame};
 

@@ -3,8 +3,8 @@
 //! A game is accepted whole or rejected whole: a syntax error (see [`syntax`]), an illegal or
 //! ambiguous move, a bad `FEN` tag, another variant, Chess960, a missing termination marker (a
 //! truncated game) or text that holds no game rejects it with a [`Rejection`] naming the line and
-//! the reason. Variations and comments are
-//! skipped. Tag values that are not UTF-8 are read as Latin-1.
+//! the reason. Variations and comments are skipped. Tag values that are not UTF-8 are read as
+//! Latin-1.
 
 use std::{
     borrow::Cow,
@@ -38,16 +38,6 @@ impl GameResult {
             "0-1" => Some(GameResult::BlackWins),
             "1/2-1/2" | "½-½" => Some(GameResult::Draw),
             _ => None,
-        }
-    }
-
-    /// The PGN spelling: `1-0`, `1/2-1/2`, `0-1` or `*`.
-    pub fn as_pgn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWins => "0-1",
-            GameResult::Unknown => "*",
         }
     }
 }
@@ -161,7 +151,7 @@ pub struct Rejection {
 }
 
 /// Reads a tag value: pgn-reader unescapes, UTF-8 is kept, anything else is Latin-1.
-pub fn decode_text(raw: &[u8]) -> String {
+fn decode_text(raw: &[u8]) -> String {
     match std::str::from_utf8(raw) {
         Ok(text) => text.to_owned(),
         Err(_) => raw.iter().map(|&b| b as char).collect(),
@@ -316,11 +306,10 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     }
     let (start, setup_fen) = state.start.map_err(|(reason, detail)| reject(reason, detail, raw.line))?;
     let Some(marker) = state.marker else {
-        let detail = if state.moves.is_empty() && state.tags == Tags::default() {
+        if state.moves.is_empty() && state.tags == Tags::default() {
             return Err(reject(RejectReason::NoGame, "no tags, moves or result".to_owned(), raw.line));
-        } else {
-            format!("no result marker after {} moves (truncated game?)", state.moves.len())
-        };
+        }
+        let detail = format!("no result marker after {} moves (truncated game?)", state.moves.len());
         return Err(reject(RejectReason::Truncated, detail, raw.line));
     };
     let marker = match marker {

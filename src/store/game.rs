@@ -47,9 +47,11 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    pub fn from_game(game: &Game) -> GameRecord {
+    /// Takes the game's tags and set-up FEN (leaving them empty) and packs its mainline.
+    pub fn take_from(game: &mut Game) -> GameRecord {
         let moves = game.moves.iter().flat_map(|m| CompactMove::from_move(m).bits().to_le_bytes()).collect();
-        GameRecord { tags: game.tags.clone(), result: game.result, setup_fen: game.setup_fen.clone(), moves }
+        let tags = std::mem::take(&mut game.tags);
+        GameRecord { tags, result: game.result, setup_fen: game.setup_fen.take(), moves }
     }
 
     /// The mainline as stored.
@@ -60,18 +62,6 @@ impl GameRecord {
     pub fn plies(&self) -> usize {
         self.moves.len() / 2
     }
-
-    pub fn encode(&self) -> Vec<u8> {
-        // Encoding owned strings and vectors into a Vec cannot fail.
-        bincode::encode_to_vec(self, bincode::config::standard()).unwrap_or_default()
-    }
-
-    pub fn decode(bytes: &[u8]) -> Option<GameRecord> {
-        // A corrupt length prefix must not ask for more memory than the value holds.
-        let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
-        let (record, used) = bincode::decode_from_slice(bytes, config).ok()?;
-        (used == bytes.len()).then_some(record)
-    }
 }
 
 /// 128 bits identifying a game: start position, mainline and the White, Black, Date and Round
@@ -80,16 +70,17 @@ impl GameRecord {
 pub struct Fingerprint(pub [u8; 16]);
 
 impl Fingerprint {
-    pub fn of(game: &Game) -> Fingerprint {
-        let mut bytes = Vec::with_capacity(64 + 2 * game.moves.len());
-        if game.start != Position::initial() {
-            bytes.extend_from_slice(game.start.to_string().as_bytes());
+    /// The fingerprint of a game starting from `start` (canonical, so FENs differing only in
+    /// their counters agree) whose record is `record`.
+    pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
+        let mut bytes = Vec::with_capacity(64 + record.moves.len());
+        if *start != Position::initial() {
+            bytes.extend_from_slice(start.to_string().as_bytes());
         }
         bytes.push(0);
-        for m in &game.moves {
-            bytes.extend_from_slice(&CompactMove::from_move(m).bits().to_le_bytes());
-        }
-        for tag in [&game.tags.white, &game.tags.black, &game.tags.date, &game.tags.round] {
+        bytes.extend_from_slice(&record.moves);
+        let tags = &record.tags;
+        for tag in [&tags.white, &tags.black, &tags.date, &tags.round] {
             bytes.push(0);
             bytes.extend_from_slice(tag.trim().as_bytes());
         }
@@ -126,17 +117,18 @@ mod tests {
             text: b"[White \"A\"]\n[WhiteElo \"2700\"]\n[FEN \"4k3/P7/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. a8=Q+ Kd7 1-0"
                 .to_vec(),
         };
-        let game = crate::ingest::parse_game(&raw).expect("a valid game");
-        let record = GameRecord::from_game(&game);
-        let bytes = record.encode();
-        assert_eq!(GameRecord::decode(&bytes), Some(record.clone()));
+        let mut game = crate::ingest::parse_game(&raw).expect("a valid game");
+        let record = GameRecord::take_from(&mut game);
+        let bytes = super::super::encode_record(&record);
+        let decode = |bytes: &[u8]| super::super::decode_record::<GameRecord>(bytes);
+        assert_eq!(decode(&bytes), Some(record.clone()));
         assert_eq!(replay(&record).map(|p| p.len()), Some(3));
         assert_eq!(record.tags.white_elo, Some(2700));
         // Truncations, a trailing byte and a huge length prefix never panic.
         for cut in 0..bytes.len() {
-            assert_eq!(GameRecord::decode(&bytes[..cut]), None);
+            assert_eq!(decode(&bytes[..cut]), None);
         }
-        assert_eq!(GameRecord::decode(&[bytes.as_slice(), &[0]].concat()), None);
-        assert_eq!(GameRecord::decode(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), None);
+        assert_eq!(decode(&[bytes.as_slice(), &[0]].concat()), None);
+        assert_eq!(decode(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), None);
     }
 }

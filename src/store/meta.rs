@@ -1,7 +1,7 @@
 //! The meta family: format version, database totals and the history of ingest runs.
 //!
 //! Keys: `format` → u32 big-endian; `totals` → [`Totals`]; `run/` + run id (u64 big-endian) →
-//! [`RunRecord`]. Values are bincode (standard configuration).
+//! [`RunRecord`]. Values are bincode (standard configuration, see [`super::encode_record`]).
 
 use bincode::{Decode, Encode};
 
@@ -89,22 +89,6 @@ pub struct RunRecord {
 
 impl RunRecord {
     pub fn key(&self) -> Vec<u8> {
-        run_key(self.id)
+        [RUN_PREFIX, &self.id.to_be_bytes()].concat()
     }
-}
-
-pub fn run_key(id: u64) -> Vec<u8> {
-    [RUN_PREFIX, &id.to_be_bytes()].concat()
-}
-
-pub fn encode<T: Encode>(value: &T) -> Vec<u8> {
-    // Encoding owned values into a Vec cannot fail.
-    bincode::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
-}
-
-pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Option<T> {
-    // A corrupt length prefix must not ask for more memory than the value holds.
-    let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
-    let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
-    (used == bytes.len()).then_some(value)
 }

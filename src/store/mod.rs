@@ -47,6 +47,20 @@ pub struct PositionCounts {
     pub single_game: u64,
 }
 
+/// Encodes a stored record (game, totals, run) with bincode's standard configuration.
+pub(crate) fn encode_record<T: bincode::Encode>(value: &T) -> Vec<u8> {
+    // Encoding owned values into a Vec cannot fail.
+    bincode::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
+}
+
+/// Decodes a stored record; `None` unless the bytes are exactly one valid value.
+pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
+    // A corrupt length prefix must not ask for more memory than the value holds.
+    let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
+    let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
+    (used == bytes.len()).then_some(value)
+}
+
 /// An open database.
 pub struct Store {
     db: DB,
@@ -133,7 +147,9 @@ impl Store {
     pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
         match self.db.get_pinned_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(None),
-            Some(bytes) => GameRecord::decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}"))),
+            Some(bytes) => {
+                decode_record::<GameRecord>(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
+            }
         }
     }
 
@@ -157,7 +173,7 @@ impl Store {
     pub fn totals(&self) -> Result<Totals, StoreError> {
         match self.meta(meta::TOTALS_KEY)? {
             None => Ok(Totals::default()),
-            Some(bytes) => meta::decode(&bytes).ok_or_else(|| self.corrupt("totals")),
+            Some(bytes) => decode_record(&bytes).ok_or_else(|| self.corrupt("totals")),
         }
     }
 
@@ -170,7 +186,7 @@ impl Store {
             if !key.starts_with(meta::RUN_PREFIX) {
                 break;
             }
-            runs.push(meta::decode(&value).ok_or_else(|| self.corrupt("ingest run record"))?);
+            runs.push(decode_record(&value).ok_or_else(|| self.corrupt("ingest run record"))?);
         }
         Ok(runs)
     }
@@ -232,11 +248,10 @@ impl Store {
     }
 
     /// Compacts every family fully (merging all pending position operands).
-    pub fn compact(&self) -> Result<(), StoreError> {
+    pub fn compact(&self) {
         for name in COLUMN_FAMILIES {
             self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
         }
-        Ok(())
     }
 }
 
@@ -249,7 +264,7 @@ pub struct Batch<'a> {
 
 impl Batch<'_> {
     pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
-        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), record.encode());
+        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
     }
 
     pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {
@@ -264,11 +279,11 @@ impl Batch<'_> {
     }
 
     pub fn put_totals(&mut self, totals: &Totals) {
-        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, meta::encode(totals));
+        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, encode_record(totals));
     }
 
     pub fn put_run(&mut self, run: &RunRecord) {
-        self.batch.put_cf(self.store.cf(options::META), run.key(), meta::encode(run));
+        self.batch.put_cf(self.store.cf(options::META), run.key(), encode_record(run));
     }
 
     /// Applies every write of the batch, or none.
