@@ -3,7 +3,7 @@
 //! (parse + replay + canonicalise + key every position), summing a batch's positions; and the
 //! two ways of writing a summed batch to RocksDB, merge operands in a `WriteBatch` (what tabiya
 //! does) against a sorted SST file ingested with `ingest_external_file`. Also prints the value
-//! sizes of the hand-made layout against bincode's.
+//! bytes per position.
 //! `tools/ingest-bench.sh` measures the whole command.
 //!
 //! `cargo bench --bench ingest`
@@ -64,18 +64,12 @@ fn ingest(c: &mut Criterion) {
         })
         .collect();
     let hand: usize = values.iter().map(Vec::len).sum();
-    let bincode: usize = summed
-        .iter()
-        .map(|(_, stats)| bincode::encode_to_vec(stats, bincode::config::standard()).map_or(0, |v| v.len()))
-        .sum();
     println!(
-        "{} games, {} bytes, {occurrences} position entries, {} distinct; value bytes per position: \
-         hand-made {:.2}, bincode {:.2}",
+        "{} games, {} bytes, {occurrences} position entries, {} distinct; value bytes per position: {:.2}",
         raw.len(),
         text.len(),
         summed.len(),
-        hand as f64 / summed.len() as f64,
-        bincode as f64 / summed.len() as f64
+        hand as f64 / summed.len() as f64
     );
 
     let mut group = c.benchmark_group("ingest");

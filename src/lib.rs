@@ -9,6 +9,8 @@
 //! - [`ingest`]: reading user files: PGN collections (split, parsed, replayed) and EPD/FEN lists.
 //! - [`store`]: the RocksDB database: positions, games, fingerprints, meta.
 //! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
+//! - [`explore`]: position search: explorer answers with filters, material search, openings.
+//! - [`server`]: the HTTP API (lichess-explorer compatible).
 //!
 //! ```
 //! use tabiya::{Key, Position};
@@ -20,9 +22,11 @@
 //! ```
 
 pub mod codec;
+pub mod explore;
 pub mod indexer;
 pub mod ingest;
 pub mod position;
+pub mod server;
 pub mod store;
 
 pub use codec::{Key, Material};

@@ -23,8 +23,15 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Index PGN collections into the database.
     Ingest(cmd::ingest::Args),
-    /// Show the statistics stored for a position.
+    /// What an opening explorer shows for a position: results, next moves, games; filters.
     Query(cmd::query::Args),
+    /// Positions with a given material, most frequent first.
+    Search(cmd::search::Args),
+    /// Opening names: import a table.
+    #[command(subcommand)]
+    Openings(cmd::openings::Command),
+    /// Serve the HTTP API (lichess opening explorer compatible).
+    Serve(cmd::serve::Args),
     /// Show what the database holds: games, positions, bytes per column family, ingest runs.
     Stats(cmd::stats::Args),
     /// Print the key of a position (FEN), or decode a key (--decode HEX).
@@ -49,6 +56,9 @@ fn main() -> ExitCode {
         Command::Demo(args) => cmd::demo::run(args),
         Command::Ingest(args) => cmd::ingest::run(args),
         Command::Query(args) => cmd::query::run(args),
+        Command::Search(args) => cmd::search::run(args),
+        Command::Openings(command) => cmd::openings::run(command),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Key(args) => cmd::key::run(args),
         Command::Codec(CodecCommand::Check(args)) => cmd::check::run(args),

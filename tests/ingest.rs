@@ -100,7 +100,7 @@ fn known_answers() {
     let transposed = stats(&store, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
     assert_eq!(transposed.total.games, 2);
     assert_eq!((transposed.total.white, transposed.total.black), (1, 1));
-    assert_eq!(transposed.total.rating_count, 2);
+    assert_eq!(transposed.total.white_rated + transposed.total.black_rated, 2);
     assert_eq!(transposed.total.average_rating(), Some(2450));
     assert_eq!(transposed.moves.len(), 2, "Bb5 and Bc4");
 

@@ -1,23 +1,28 @@
-//! `tabiya demo`: ingests the embedded sample games into a temporary database and shows what
-//! the database answers for a position they share.
+//! `tabiya demo`: ingests the embedded sample games into a temporary database and shows the
+//! explorer answer for a position they share.
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use tabiya::{Key, Position, indexer, store::Store};
-
-use super::query;
+use tabiya::{
+    explore::{Explorer, Filter, Limits, Target, parse_openings},
+    indexer,
+    store::Store,
+};
 
 /// Games the project typed in (datasets/sample.pgn): three 19th-century classics and two made up
 /// to show a transposition, a repetition, a set-up position and a promotion.
 const SAMPLE: &[u8] = include_bytes!("../../datasets/sample.pgn");
 
-/// The Italian Game after 3...Bc5, which the Evergreen game and the transposition sample share.
-const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+/// A few opening names the project typed in, in the lichess chess-openings TSV format.
+const OPENINGS: &[u8] = include_bytes!("../../datasets/openings-sample.tsv");
+
+/// The Giuoco Piano, which the Evergreen game and the transposition sample share.
+const LINE: &str = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5";
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Print the position's statistics as JSON.
+    /// Print the answer as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -35,16 +40,20 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     std::fs::write(&pgn, SAMPLE).with_context(|| format!("cannot write {}", pgn.display()))?;
     let store = Store::open(&dir.join("db"))?;
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver)?;
-    let position: Position = ITALIAN.parse()?;
-    let stats = store.position(&Key::encode(&position)?)?.unwrap_or_default();
-    if !json {
+    let (openings, _) = parse_openings(OPENINGS)?;
+    store.put_openings(&openings.into_iter().map(|o| (o.key, o.eco, o.name)).collect::<Vec<_>>())?;
+    let target = Target::resolve(None, Some(LINE), None)?;
+    let answer = Explorer::new(&store).lookup(&target, &Filter::default(), &Limits::default())?;
+    if json {
+        println!("{}", serde_json::to_string(&answer)?);
+    } else {
         println!(
             "ingested the embedded sample: {} games, {} distinct positions",
             summary.totals.games,
             summary.totals.distinct_positions.unwrap_or(0)
         );
-        println!("tabiya query --fen \"{ITALIAN}\"");
+        println!("tabiya query --moves \"{LINE}\"\n");
+        print!("{}", answer.to_table());
     }
-    query::print(&position, &stats, json);
-    Ok(if stats.total.games == 2 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if answer.games == 2 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -4,7 +4,10 @@ pub mod check;
 pub mod demo;
 pub mod ingest;
 pub mod key;
+pub mod openings;
 pub mod query;
+pub mod search;
+pub mod serve;
 pub mod stats;
 
 use std::path::PathBuf;

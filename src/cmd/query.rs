@@ -1,86 +1,105 @@
-//! `tabiya query [--db DIR] --fen FEN [--json]`: the statistics stored for one position.
+//! `tabiya query`: what an opening explorer shows for one position, with filters.
 
 use std::process::ExitCode;
 
-use anyhow::Context as _;
-use serde_json::json;
-use shakmaty::san::San;
 use tabiya::{
-    Key, Position,
-    store::{PositionStats, Store, Tally},
+    explore::{Explorer, Filter, Limits, QueryError, Target},
+    store::Store,
 };
 
 use super::DbArgs;
+
+/// The position a command asks about.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TargetArgs {
+    /// The position, as FEN or EPD (the start of --moves/--uci when they are given).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Moves from the FEN (or the initial position), as SAN movetext: "1. e4 e5 2. Nf3".
+    #[arg(long, conflicts_with = "uci")]
+    pub moves: Option<String>,
+    /// Moves as UCI, comma-separated: e2e4,e7e5,g1f3.
+    #[arg(long)]
+    pub uci: Option<String>,
+}
+
+impl TargetArgs {
+    pub fn resolve(&self) -> Result<Target, QueryError> {
+        Target::resolve(self.fen.as_deref(), self.moves.as_deref(), self.uci.as_deref())
+    }
+}
+
+/// Filters: dates, speeds, ratings, player.
+#[derive(clap::Args, Clone, Debug)]
+pub struct FilterArgs {
+    /// Games from this year or month on (YYYY or YYYY-MM).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Games up to this year or month (YYYY or YYYY-MM).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Speeds, comma-separated: ultraBullet, bullet, blitz, rapid, classical, correspondence,
+    /// unknown (from the TimeControl tag).
+    #[arg(long, value_name = "LIST")]
+    pub speed: Option<String>,
+    /// Lowest average rating of the two players (a multiple of 100).
+    #[arg(long, value_name = "N")]
+    pub min_rating: Option<u16>,
+    /// Average rating below this (a multiple of 100, at most 3000).
+    #[arg(long, value_name = "N")]
+    pub max_rating: Option<u16>,
+    /// Games of a player whose name starts with NAME (case-insensitive; "carlsen" matches
+    /// "Carlsen, Magnus").
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+    /// With --player: only the player's games with this colour (white or black).
+    #[arg(long, value_name = "COLOR", requires = "player")]
+    pub color: Option<String>,
+}
+
+impl FilterArgs {
+    pub fn filter(&self) -> Result<Filter, QueryError> {
+        let color = self.color.as_deref().map(tabiya::explore::parse_color).transpose()?;
+        Filter::default()
+            .with_dates(self.since.as_deref(), self.until.as_deref())?
+            .with_speeds(self.speed.as_deref())?
+            .with_rating_range(self.min_rating, self.max_rating)?
+            .with_player(self.player.as_deref(), color)
+    }
+}
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     db: DbArgs,
-    /// The position, as FEN or EPD.
-    #[arg(long)]
-    fen: String,
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Next moves listed, most played first.
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    max_moves: usize,
+    /// Best-rated games listed (at most 15).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    top: usize,
+    /// Most recent games listed (at most 8).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    recent: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let position: Position = args.fen.parse()?;
-    let key = Key::encode(&position).with_context(|| format!("position {position} has no key"))?;
+    let target = args.target.resolve()?;
+    let filter = args.filter.filter()?;
     let store = Store::open_read_only(&args.db.db)?;
-    let stats = store.position(&key)?.unwrap_or_default();
-    print(&position, &stats, args.json);
+    let limits = Limits { moves: args.max_moves, top: args.top, recent: args.recent };
+    let answer = Explorer::new(&store).lookup(&target, &filter, &limits)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&answer)?);
+    } else {
+        print!("{}", answer.to_table());
+    }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Prints a position's statistics as a table or JSON.
-pub fn print(position: &Position, stats: &PositionStats, as_json: bool) {
-    let mut moves: Vec<_> = stats
-        .moves
-        .iter()
-        .map(|(m, tally)| {
-            let san = m.to_move(position.chess()).map(|m| San::from_move(position.chess(), m).to_string());
-            (m.to_string(), san.unwrap_or_default(), tally)
-        })
-        .collect();
-    moves.sort_by(|a, b| b.2.games.cmp(&a.2.games).then_with(|| a.0.cmp(&b.0)));
-    let year = |y: u16| (y != 0).then_some(y);
-    if as_json {
-        let moves: Vec<_> = moves
-            .iter()
-            .map(|(uci, san, t)| {
-                json!({ "uci": uci, "san": san, "games": t.games, "white": t.white, "draws": t.draws,
-                        "black": t.black, "averageRating": t.average_rating() })
-            })
-            .collect();
-        let t = &stats.total;
-        println!(
-            "{}",
-            json!({ "fen": position.to_string(), "games": t.games, "white": t.white, "draws": t.draws,
-                    "black": t.black, "averageRating": t.average_rating(),
-                    "minYear": year(stats.min_year), "maxYear": year(stats.max_year), "moves": moves })
-        );
-        return;
-    }
-    println!("{position}");
-    let years = match (year(stats.min_year), year(stats.max_year)) {
-        (Some(a), Some(b)) => format!(", {a}-{b}"),
-        _ => String::new(),
-    };
-    println!("{}{years}", describe(&stats.total));
-    for (uci, san, tally) in &moves {
-        println!("  {san:<8} {uci:<6} {}", describe(tally));
-    }
-}
-
-fn describe(t: &Tally) -> String {
-    let pct = |n: u64| if t.games == 0 { 0.0 } else { 100.0 * n as f64 / t.games as f64 };
-    let rating = t.average_rating().map_or(String::new(), |r| format!(", average rating {r}"));
-    format!(
-        "{} games: white {:.1}%, draws {:.1}%, black {:.1}%{rating}",
-        t.games,
-        pct(t.white),
-        pct(t.draws),
-        pct(t.black)
-    )
 }

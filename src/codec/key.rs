@@ -92,6 +92,13 @@ impl KeyRange {
     pub fn contains(&self, key: &Key) -> bool {
         self.first <= *key && *key <= self.last
     }
+
+    /// The smallest byte string after every key of the range (an exclusive upper bound).
+    pub fn after_last(&self) -> Vec<u8> {
+        let mut bound = self.last.as_bytes().to_vec();
+        bound.push(0);
+        bound
+    }
 }
 
 impl Key {

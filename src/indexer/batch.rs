@@ -40,7 +40,7 @@ impl PendingBatch {
         let mut seen = FxHashSet::default();
         let mut batch = store.batch();
         let mut accepted = Vec::new();
-        for (game, known) in games.into_iter().zip(known) {
+        for (mut game, known) in games.into_iter().zip(known) {
             if known || !seen.insert(game.fingerprint) {
                 run.counts.duplicates += 1;
                 continue;
@@ -55,6 +55,8 @@ impl PendingBatch {
             run.counts.positions_written += distinct;
             batch.put_game(id, &game.record);
             batch.put_fingerprint(game.fingerprint, id);
+            batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
+            game.facts.id = id.0;
             accepted.push(game);
         }
         let summed = sum_positions(&accepted);
@@ -85,7 +87,7 @@ pub fn sum_positions(games: &[PreparedGame]) -> Vec<(Key, PositionStats)> {
             let game = &games[game_entries[0].1 as usize];
             moves.clear();
             moves.extend(game_entries.iter().filter_map(|entry| entry.2));
-            let one = PositionStats::game(game.tally, game.year, &moves);
+            let one = PositionStats::game(&game.facts, &moves);
             match &mut stats {
                 // Most positions of a batch are reached by one game: no merge for them.
                 None => stats = Some(one),

@@ -3,7 +3,7 @@
 use crate::{
     codec::{CompactMove, Key},
     ingest::{RawGame, RejectReason, Rejection, parse_game},
-    store::{Fingerprint, GameRecord, Tally},
+    store::{Fingerprint, GameFacts, GameRecord},
 };
 
 /// A game ready to be written, or why it is not.
@@ -21,9 +21,9 @@ pub enum Prepared {
 pub struct PreparedGame {
     pub record: GameRecord,
     pub fingerprint: Fingerprint,
-    /// Derived from the record once, for every position the game reaches.
-    pub tally: Tally,
-    pub year: Option<u16>,
+    /// Derived from the record once, for every position the game reaches; the id is set when
+    /// the writer assigns it.
+    pub facts: GameFacts,
     /// Distinct (position, next move) pairs, sorted; a final position has no move.
     pub positions: Vec<(Key, Option<CompactMove>)>,
 }
@@ -74,8 +74,7 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     positions.dedup();
     Prepared::Game(Box::new(PreparedGame {
         fingerprint,
-        tally: Tally::game(record.result, [record.tags.white_elo, record.tags.black_elo]),
-        year: record.tags.year(),
+        facts: GameFacts::of(0, record.result, &record.tags),
         record,
         positions,
     }))

@@ -32,6 +32,16 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// The PGN result token.
+    pub fn tag(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::Unknown => "*",
+        }
+    }
+
     fn from_tag(value: &str) -> Option<GameResult> {
         match value.trim() {
             "1-0" => Some(GameResult::WhiteWins),
@@ -56,14 +66,6 @@ pub struct Tags {
     pub black_elo: Option<u16>,
     pub eco: String,
     pub time_control: String,
-}
-
-impl Tags {
-    /// The year of the `Date` tag, when it has one.
-    pub fn year(&self) -> Option<u16> {
-        let digits = self.date.trim().get(..4)?;
-        digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok()).flatten().filter(|&y| y > 0)
-    }
 }
 
 /// A replayed standard game.

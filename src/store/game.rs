@@ -62,6 +62,69 @@ impl GameRecord {
     pub fn plies(&self) -> usize {
         self.moves.len() / 2
     }
+
+    /// The game as PGN: its tags and mainline (SAN, wrapped at 80 columns). `None` if a stored
+    /// move does not replay.
+    pub fn to_pgn(&self) -> Option<String> {
+        use std::fmt::Write as _;
+        let tags = &self.tags;
+        let mut out = String::new();
+        let quote = |value: &str| value.replace('\\', "\\\\").replace('"', "\\\"");
+        let mut tag = |name: &str, value: &str| {
+            let _ = writeln!(out, "[{name} \"{}\"]", quote(value));
+        };
+        let or_unknown = |value: &str| if value.is_empty() { "?".to_owned() } else { value.to_owned() };
+        tag("Event", &or_unknown(&tags.event));
+        tag("Site", &or_unknown(&tags.site));
+        tag("Date", &if tags.date.is_empty() { "????.??.??".to_owned() } else { tags.date.clone() });
+        tag("Round", &or_unknown(&tags.round));
+        tag("White", &or_unknown(&tags.white));
+        tag("Black", &or_unknown(&tags.black));
+        tag("Result", self.result.tag());
+        for (name, value) in [("WhiteElo", tags.white_elo), ("BlackElo", tags.black_elo)] {
+            if let Some(value) = value {
+                tag(name, &value.to_string());
+            }
+        }
+        for (name, value) in [("ECO", &tags.eco), ("TimeControl", &tags.time_control)] {
+            if !value.is_empty() {
+                tag(name, value);
+            }
+        }
+        if let Some(fen) = &self.setup_fen {
+            tag("SetUp", "1");
+            tag("FEN", fen);
+        }
+        out.push('\n');
+        let positions = replay(self)?;
+        let mut tokens = Vec::with_capacity(self.plies() * 3 / 2 + 1);
+        for (index, (position, m)) in positions.iter().zip(self.moves()).enumerate() {
+            let m = m?.to_move(position)?;
+            let number = position.fullmoves().get();
+            let san = shakmaty::san::SanPlus::from_move(position.clone(), m);
+            // A move number stays on the line of its move.
+            tokens.push(match (position.turn().is_white(), index) {
+                (true, _) => format!("{number}. {san}"),
+                (false, 0) => format!("{number}... {san}"),
+                (false, _) => san.to_string(),
+            });
+        }
+        tokens.push(self.result.tag().to_owned());
+        let mut width = 0;
+        for token in tokens {
+            if width > 0 && width + 1 + token.len() > 80 {
+                out.push('\n');
+                width = 0;
+            } else if width > 0 {
+                out.push(' ');
+                width += 1;
+            }
+            width += token.len();
+            out.push_str(&token);
+        }
+        out.push('\n');
+        Some(out)
+    }
 }
 
 /// 128 bits identifying a game: start position, mainline and the White, Black, Date and Round

@@ -5,26 +5,32 @@
 //! | `positions` | [`Key`] (21 bytes) | [`PositionStats`], merged by a merge operator |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
+//! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
+//! | `openings` | [`Key`] | `ECO<tab>name` of an imported opening table |
 //! | `meta` | see [`meta`] | format version, [`Totals`], [`RunRecord`]s |
 //!
 //! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory); readers
 //! with [`Store::open_read_only`], which sees the data flushed when it opened.
 
+pub mod facets;
 mod game;
 pub mod meta;
 mod options;
 mod stats;
 
+pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{Fingerprint, GameId, GameRecord, replay};
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
-pub use stats::{PositionStats, Tally, merge_values};
+pub use stats::{GameRef, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally, merge_values};
 
 use std::path::{Path, PathBuf};
 
 use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, ReadOptions, WriteBatch};
 
-use crate::codec::Key;
+use shakmaty::Color;
+
+use crate::codec::{Key, KeyRange};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +43,13 @@ pub enum StoreError {
     Format { path: PathBuf, found: u32, expected: u32 },
     #[error("{path}: corrupt {what}")]
     Corrupt { path: PathBuf, what: String },
+}
+
+/// A player's name as the players index compares it: lower case, runs of spaces and commas as
+/// one space, no NUL.
+pub fn player_name(name: &str) -> String {
+    let lower = name.to_lowercase().replace('\0', "");
+    lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// Distinct positions, counted by [`Store::count_positions`].
@@ -65,6 +78,16 @@ pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
 pub struct Store {
     db: DB,
     path: PathBuf,
+    /// The private directory of a secondary instance, removed on drop.
+    secondary: Option<PathBuf>,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.secondary {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 impl Store {
@@ -73,7 +96,7 @@ impl Store {
         let cache = options::block_cache();
         let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        let store = Store { db, path: path.to_owned() };
+        let store = Store { db, path: path.to_owned(), secondary: None };
         match store.meta(meta::FORMAT_KEY)? {
             None => {
                 let mut batch = WriteBatch::default();
@@ -96,12 +119,43 @@ impl Store {
         db_options.create_if_missing(false);
         let db = DB::open_cf_descriptors_read_only(&db_options, path, options::column_families(&cache), false)
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        let store = Store { db, path: path.to_owned() };
+        let store = Store { db, path: path.to_owned(), secondary: None };
         match store.meta(meta::FORMAT_KEY)? {
             Some(bytes) => store.check_format(&bytes)?,
             None => return Err(StoreError::Missing { path: path.to_owned() }),
         }
         Ok(store)
+    }
+
+    /// Opens an existing database as a RocksDB secondary: it reads while another process
+    /// ingests, and sees what that process has flushed after each [`Store::catch_up`].
+    pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
+        if !path.join("CURRENT").exists() {
+            return Err(StoreError::Missing { path: path.to_owned() });
+        }
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let secondary = std::env::temp_dir().join(format!("tabiya-secondary-{}-{nanos}", std::process::id()));
+        let cache = options::block_cache();
+        let mut db_options = options::db_options();
+        db_options.create_if_missing(false);
+        // A secondary keeps every file it opened: let it hold them all.
+        db_options.set_max_open_files(-1);
+        let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, options::column_families(&cache))
+            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+        let store = Store { db, path: path.to_owned(), secondary: Some(secondary) };
+        match store.meta(meta::FORMAT_KEY)? {
+            Some(bytes) => store.check_format(&bytes)?,
+            None => return Err(StoreError::Missing { path: path.to_owned() }),
+        }
+        Ok(store)
+    }
+
+    /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
+    pub fn catch_up(&self) -> Result<(), StoreError> {
+        if self.secondary.is_some() {
+            self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err))?;
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -135,12 +189,92 @@ impl Store {
 
     /// The aggregated statistics of a position, if any game reached it.
     pub fn position(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
+        self.read_position(key, PositionStats::decode)
+    }
+
+    /// A position's statistics without its slices: all an unfiltered lookup needs.
+    pub fn position_head(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
+        self.read_position(key, PositionStats::decode_head)
+    }
+
+    fn read_position(
+        &self,
+        key: &Key,
+        decode: fn(&[u8]) -> Option<PositionStats>,
+    ) -> Result<Option<PositionStats>, StoreError> {
         match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(None),
-            Some(bytes) => {
-                PositionStats::decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("position {key}")))
-            }
+            Some(bytes) => decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
+    }
+
+    /// Every stored position in `range` with its statistics (without slices), in key order.
+    pub fn positions_in(&self, range: &KeyRange) -> Result<Vec<(Key, PositionStats)>, StoreError> {
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(range.after_last());
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
+        iter.seek(range.first.as_bytes());
+        let mut found = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
+            let stats = PositionStats::decode_head(value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            found.push((key, stats));
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(found)
+    }
+
+    /// Ids of the games whose player of `color` (either, when `None`) has a name starting with
+    /// `name` (compared as [`player_name`] normalises it), ascending.
+    pub fn player_games(&self, name: &str, color: Option<Color>) -> Result<Vec<GameId>, StoreError> {
+        let prefix = player_name(name);
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::PLAYERS));
+        iter.seek(prefix.as_bytes());
+        let mut ids = Vec::new();
+        while let Some(key) = iter.key() {
+            if !key.starts_with(prefix.as_bytes()) {
+                break;
+            }
+            let Some(tail) = key.len().checked_sub(10).map(|at| &key[at..]) else {
+                return Err(self.corrupt("player key"));
+            };
+            let side = match tail[1] {
+                b'w' => Color::White,
+                b'b' => Color::Black,
+                _ => return Err(self.corrupt("player key")),
+            };
+            if color.is_none_or(|c| c == side) {
+                ids.extend(GameId::from_bytes(&tail[2..]));
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// The imported opening (ECO code, name) of a position.
+    pub fn opening(&self, key: &Key) -> Result<Option<(String, String)>, StoreError> {
+        let found = self.db.get_pinned_cf(self.cf(options::OPENINGS), key.as_bytes()).map_err(|err| self.rocks(err))?;
+        Ok(found.and_then(|bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            let (eco, name) = text.split_once('\t')?;
+            Some((eco.to_owned(), name.to_owned()))
+        }))
+    }
+
+    /// Replaces the opening table.
+    pub fn put_openings(&self, openings: &[(Key, String, String)]) -> Result<(), StoreError> {
+        let cf = self.cf(options::OPENINGS);
+        let mut batch = WriteBatch::default();
+        batch.delete_range_cf(cf, [0u8].as_slice(), [0xffu8; 22].as_slice());
+        for (key, eco, name) in openings {
+            batch.put_cf(cf, key.as_bytes(), format!("{eco}\t{name}"));
+        }
+        self.write(batch)?;
+        self.flush()
     }
 
     /// A stored game.
@@ -265,6 +399,16 @@ pub struct Batch<'a> {
 impl Batch<'_> {
     pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
         self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
+    }
+
+    /// Indexes the game under both players' names.
+    pub fn put_players(&mut self, id: GameId, white: &str, black: &str) {
+        for (name, side) in [(white, b'w'), (black, b'b')] {
+            let mut key = player_name(name).into_bytes();
+            key.extend_from_slice(&[0, side]);
+            key.extend_from_slice(&id.to_bytes());
+            self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
+        }
     }
 
     pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {

@@ -14,8 +14,10 @@ use super::stats::merge_values;
 pub const POSITIONS: &str = "positions";
 pub const GAMES: &str = "games";
 pub const FINGERPRINTS: &str = "fingerprints";
+pub const PLAYERS: &str = "players";
+pub const OPENINGS: &str = "openings";
 pub const META: &str = "meta";
-pub const COLUMN_FAMILIES: [&str; 4] = [POSITIONS, GAMES, FINGERPRINTS, META];
+pub const COLUMN_FAMILIES: [&str; 6] = [POSITIONS, GAMES, FINGERPRINTS, PLAYERS, OPENINGS, META];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -58,7 +60,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     options.set_bottommost_compression_type(DBCompressionType::Zstd);
     match name {
         POSITIONS => {
-            options.set_merge_operator_associative("tabiya.position_stats.v1", |_key, existing, operands| {
+            options.set_merge_operator_associative("tabiya.position_stats.v2", |_key, existing, operands| {
                 merge_values(existing, operands.iter())
             });
             // Ingest only appends to this family and never reads it: a vector memtable takes
@@ -87,6 +89,11 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_compression_type(DBCompressionType::None);
             options.set_bottommost_compression_type(DBCompressionType::None);
             options.set_block_based_table_factory(&table(cache, 4 << 10, Some(10.0)));
+        }
+        PLAYERS => {
+            // Keys only, sorted by name: prefix scans for player filters.
+            options.set_write_buffer_size(16 << 20);
+            options.set_block_based_table_factory(&table(cache, 16 << 10, None));
         }
         _ => {
             options.set_write_buffer_size(1 << 20);

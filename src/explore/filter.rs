@@ -1,0 +1,182 @@
+//! Which games a lookup counts: date range, speeds, rating bands, player.
+//!
+//! Dates, speeds and ratings are answered from the position's slices (pre-aggregated at
+//! ingest), so they must fall on slice boundaries: months, speed classes and rating bands of
+//! [`RatingBand::WIDTH`]. A player filter is answered from the players index and the games.
+
+use shakmaty::Color;
+
+use super::QueryError;
+use crate::store::{GameFacts, Month, RatingBand, SliceKey, Speed};
+
+/// A filter; the default counts every game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Earliest month, inclusive (games without a date are then excluded).
+    pub since: Option<Month>,
+    /// Latest month, inclusive.
+    pub until: Option<Month>,
+    /// Speeds counted, as a bit set (bit = [`Speed`] index); `None` for all.
+    pub speeds: Option<u8>,
+    /// Rating bands counted, as a bit set (bit = band index); `None` for all.
+    pub bands: Option<u32>,
+    /// Games of a player whose name starts with this (case-insensitive).
+    pub player: Option<String>,
+    /// The player's colour, when a player is given.
+    pub color: Option<Color>,
+}
+
+impl Filter {
+    /// Whether the position's stored totals answer the query as they are.
+    pub fn is_unfiltered(&self) -> bool {
+        *self == Filter::default()
+    }
+
+    /// Parses `--since`/`--until` style bounds (`YYYY` or `YYYY-MM`).
+    pub fn with_dates(mut self, since: Option<&str>, until: Option<&str>) -> Result<Filter, QueryError> {
+        self.since = since.map(|s| Month::parse_bound(s, false)).transpose().map_err(QueryError::Input)?;
+        self.until = until.map(|s| Month::parse_bound(s, true)).transpose().map_err(QueryError::Input)?;
+        Ok(self)
+    }
+
+    /// Parses a comma-separated list of speeds (lichess names, or `unknown`).
+    pub fn with_speeds(mut self, speeds: Option<&str>) -> Result<Filter, QueryError> {
+        if let Some(list) = speeds.filter(|s| !s.trim().is_empty()) {
+            let mut mask = 0u8;
+            for name in list.split(',') {
+                let speed: Speed = name.parse().map_err(QueryError::Input)?;
+                mask |= 1 << speed as u8;
+            }
+            self.speeds = Some(mask);
+        }
+        Ok(self)
+    }
+
+    /// Keeps games whose average rating is in `min..max` (`max` exclusive); both must be
+    /// multiples of [`RatingBand::WIDTH`], the bands ratings are aggregated in. Unrated games
+    /// are excluded by either bound.
+    pub fn with_rating_range(mut self, min: Option<u16>, max: Option<u16>) -> Result<Filter, QueryError> {
+        if min.is_none() && max.is_none() {
+            return Ok(self);
+        }
+        for bound in [min, max].into_iter().flatten() {
+            if bound % RatingBand::WIDTH != 0 {
+                return Err(QueryError::input(format!(
+                    "rating bound {bound} is not a multiple of {} (ratings are aggregated in bands of {})",
+                    RatingBand::WIDTH,
+                    RatingBand::WIDTH
+                )));
+            }
+        }
+        if max.is_some_and(|max| max > RatingBand::TOP) {
+            return Err(QueryError::input(format!(
+                "--max-rating above {} is not available ({}+ is one band): leave it out",
+                RatingBand::TOP,
+                RatingBand::TOP
+            )));
+        }
+        let (min, max) = (min.unwrap_or(0), max.unwrap_or(u16::MAX));
+        let mut mask = 0u32;
+        for index in 0..RatingBand::UNRATED.index() {
+            let floor = u16::from(index) * RatingBand::WIDTH;
+            if floor >= min && floor < max {
+                mask |= 1 << index;
+            }
+        }
+        self.bands = Some(mask);
+        Ok(self)
+    }
+
+    /// The lichess API's `ratings`: rating-group lower bounds, each group reaching to the next
+    /// of 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500 (2500 and above the last).
+    pub fn with_rating_groups(mut self, groups: Option<&str>) -> Result<Filter, QueryError> {
+        const GROUPS: [u16; 9] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500];
+        let Some(list) = groups.filter(|s| !s.trim().is_empty()) else {
+            return Ok(self);
+        };
+        let mut mask = 0u32;
+        for item in list.split(',') {
+            let floor: u16 =
+                item.trim().parse().map_err(|_| QueryError::input(format!("bad rating group {item:?}")))?;
+            let position = GROUPS
+                .iter()
+                .position(|&g| g == floor)
+                .ok_or_else(|| QueryError::input(format!("bad rating group {floor}: expected one of {GROUPS:?}")))?;
+            let ceiling = GROUPS.get(position + 1).copied().unwrap_or(u16::MAX);
+            for index in 0..RatingBand::UNRATED.index() {
+                let band_floor = u16::from(index) * RatingBand::WIDTH;
+                if band_floor >= floor && band_floor < ceiling {
+                    mask |= 1 << index;
+                }
+            }
+        }
+        self.bands = Some(mask);
+        Ok(self)
+    }
+
+    /// Restricts to a player's games (`color`: only those with that colour).
+    pub fn with_player(mut self, name: Option<&str>, color: Option<Color>) -> Result<Filter, QueryError> {
+        match name.map(str::trim) {
+            Some("") => return Err(QueryError::input("empty player name")),
+            Some(name) => self.player = Some(name.to_owned()),
+            None if color.is_some() => return Err(QueryError::input("--color needs --player")),
+            None => {}
+        }
+        self.color = color;
+        Ok(self)
+    }
+
+    fn month_in_range(&self, month: Month) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        month != Month::UNKNOWN
+            && self.since.is_none_or(|since| month >= since)
+            && self.until.is_none_or(|until| month <= until)
+    }
+
+    /// Whether a slice's games are counted (the player is not checked here).
+    pub fn matches_slice(&self, key: &SliceKey) -> bool {
+        self.month_in_range(key.month)
+            && self.speeds.is_none_or(|mask| mask & 1 << key.speed as u8 != 0)
+            && self.bands.is_none_or(|mask| mask & 1 << key.band.index() != 0)
+    }
+
+    /// Whether a game is counted (the player is not checked here).
+    pub fn matches_game(&self, facts: &GameFacts) -> bool {
+        self.matches_slice(&SliceKey { month: facts.month, speed: facts.speed, band: facts.band() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratings_must_fall_on_bands() {
+        assert!(Filter::default().with_rating_range(Some(2450), None).is_err());
+        assert!(Filter::default().with_rating_range(None, Some(3100)).is_err());
+        let f = Filter::default().with_rating_range(Some(2400), Some(2600)).expect("aligned");
+        let key = |rating| SliceKey { month: Month::UNKNOWN, speed: Speed::Unknown, band: RatingBand::of(rating) };
+        assert!(f.matches_slice(&key(Some(2400))));
+        assert!(f.matches_slice(&key(Some(2599))));
+        assert!(!f.matches_slice(&key(Some(2600))));
+        assert!(!f.matches_slice(&key(None)));
+        let lichess = Filter::default().with_rating_groups(Some("2200,2500")).expect("groups");
+        assert!(lichess.matches_slice(&key(Some(2200))) && lichess.matches_slice(&key(Some(3200))));
+        assert!(!lichess.matches_slice(&key(Some(2199))));
+        assert!(Filter::default().with_rating_groups(Some("2300")).is_err());
+    }
+
+    #[test]
+    fn dates_exclude_undated_games() {
+        let f = Filter::default().with_dates(Some("1990"), None).expect("dates");
+        let key = |date| SliceKey { month: Month::from_date(date), speed: Speed::Unknown, band: RatingBand::UNRATED };
+        assert!(f.matches_slice(&key("1990.??.??")));
+        assert!(!f.matches_slice(&key("1989.12.31")));
+        assert!(!f.matches_slice(&key("????.??.??")));
+        let f = Filter::default().with_dates(None, Some("1990-03")).expect("dates");
+        assert!(f.matches_slice(&key("1990.03.31")) && f.matches_slice(&key("1990.??.??")));
+        assert!(!f.matches_slice(&key("1990.04.01")) && !f.matches_slice(&key("????.??.??")));
+    }
+}

@@ -1,0 +1,250 @@
+//! Material search: the distinct positions with a given material, most frequent first.
+//!
+//! Keys order positions by (category, material, ...), so every (category, material) pair is
+//! one contiguous key range ([`material_range`]): a search is one range scan per pair, never a
+//! scan of the database.
+//!
+//! Signature syntax: White's pieces, `v`, Black's pieces, each side a list of K, Q, R, B, N, P
+//! (case-insensitive, any order, one king). A letter may be repeated (`PPP`), followed by a count
+//! (`P3`), or by `*` for any number of that piece (`P*`: any pawns). `KRP*vKRP*` is every rook
+//! ending with pawns.
+
+use serde::Serialize;
+use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
+
+use super::QueryError;
+use crate::{
+    Category, Key, Material,
+    codec::material_range,
+    store::{PositionStats, Store},
+};
+
+/// Most concrete materials one signature may expand to (bounded work per query).
+pub const MAX_MATERIALS: usize = 4096;
+/// Most positions a search returns.
+pub const MAX_LIMIT: usize = 10_000;
+
+/// Per piece kind of one side: an exact count, or any count (`None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SidePattern(ByRole<Option<u8>>);
+
+/// A parsed material signature, possibly with wildcards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signature(ByColor<SidePattern>);
+
+impl std::str::FromStr for Signature {
+    type Err = QueryError;
+
+    fn from_str(text: &str) -> Result<Signature, QueryError> {
+        let bad =
+            |why: &str| QueryError::input(format!("bad material signature {text:?}: {why} (e.g. KRPPvKR, KRP*vKRP*)"));
+        let (white, black) = text.trim().split_once(['v', 'V']).ok_or_else(|| bad("no 'v' between the sides"))?;
+        let side = |letters: &str| -> Result<SidePattern, QueryError> {
+            let mut counts = ByRole::<Option<u8>>::new_with(|_| Some(0));
+            let mut chars = letters.chars().peekable();
+            while let Some(ch) = chars.next() {
+                let role = Role::from_char(ch.to_ascii_lowercase()).ok_or_else(|| bad("unknown piece letter"))?;
+                let slot = counts.get_mut(role);
+                match chars.peek() {
+                    Some('*') => {
+                        chars.next();
+                        *slot = None;
+                    }
+                    Some(d) if d.is_ascii_digit() => {
+                        let digit = d.to_digit(10).unwrap_or(0) as u8;
+                        chars.next();
+                        *slot = slot.map(|n| n + digit);
+                    }
+                    _ => *slot = slot.map(|n| n + 1),
+                }
+                if slot.is_some_and(|n| n > 16) {
+                    return Err(bad("too many pieces"));
+                }
+            }
+            if counts.king != Some(1) {
+                return Err(bad("each side needs exactly one king"));
+            }
+            Ok(SidePattern(counts))
+        };
+        Ok(Signature(ByColor { white: side(white)?, black: side(black)? }))
+    }
+}
+
+impl Signature {
+    /// Every concrete material the signature stands for that the key can express.
+    pub fn materials(&self) -> Result<Vec<Material>, QueryError> {
+        let exact = |side: &SidePattern| side.0.iter().all(|n| n.is_some());
+        if exact(&self.0.white) && exact(&self.0.black) {
+            let material = Material(ByColor::new_with(|color| self.0.get(color).0.map(|n| n.unwrap_or(0))));
+            material.check().map_err(|err| QueryError::input(err.to_string()))?;
+            return Ok(vec![material]);
+        }
+        let sides = ByColor::new_with(|color| side_counts(self.0.get(color)));
+        let mut materials = Vec::new();
+        for white in &sides.white {
+            for black in &sides.black {
+                let material = Material(ByColor { white: *white, black: *black });
+                if material.check().is_ok() {
+                    materials.push(material);
+                    if materials.len() > MAX_MATERIALS {
+                        return Err(QueryError::input(format!(
+                            "material signature matches more than {MAX_MATERIALS} materials: make it narrower"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(materials)
+    }
+}
+
+/// Concrete counts of one side within the one-side bound (promoted pieces + pawns ≤ 8).
+fn side_counts(pattern: &SidePattern) -> Vec<ByRole<u8>> {
+    let range = |role: Role, max: u8| match *pattern.0.get(role) {
+        Some(n) => n..=n,
+        None => 0..=max,
+    };
+    let mut out = Vec::new();
+    for queens in range(Role::Queen, 9) {
+        for rooks in range(Role::Rook, 10) {
+            for bishops in range(Role::Bishop, 10) {
+                for knights in range(Role::Knight, 10) {
+                    for pawns in range(Role::Pawn, 8) {
+                        let excess = queens.saturating_sub(1)
+                            + rooks.saturating_sub(2)
+                            + bishops.saturating_sub(2)
+                            + knights.saturating_sub(2);
+                        if u32::from(excess) + u32::from(pawns) <= 8 {
+                            out.push(ByRole {
+                                pawn: pawns,
+                                knight: knights,
+                                bishop: bishops,
+                                rook: rooks,
+                                queen: queens,
+                                king: 1,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What to search.
+#[derive(Clone, Debug)]
+pub struct MaterialQuery {
+    pub signature: Signature,
+    /// Only positions with this side to move.
+    pub side: Option<Color>,
+    /// Only positions with exactly these castling rights (as rook squares).
+    pub castling: Option<Bitboard>,
+    pub limit: usize,
+}
+
+impl MaterialQuery {
+    /// Parses a FEN castling field (`KQkq`, `Kq`, `-`) into rook squares.
+    pub fn parse_castling(text: &str) -> Result<Bitboard, QueryError> {
+        let mut rights = Bitboard::EMPTY;
+        if text.trim() == "-" {
+            return Ok(rights);
+        }
+        for ch in text.trim().chars() {
+            rights |= match ch {
+                'K' => Square::H1,
+                'Q' => Square::A1,
+                'k' => Square::H8,
+                'q' => Square::A8,
+                _ => return Err(QueryError::input(format!("bad castling rights {text:?}: expected e.g. KQkq or -"))),
+            };
+        }
+        Ok(rights)
+    }
+}
+
+/// One position found.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MaterialHit {
+    pub fen: String,
+    pub key: String,
+    pub games: u64,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+}
+
+/// A search's answer.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MaterialSearch {
+    /// Distinct positions found (before the limit).
+    pub positions: u64,
+    /// Games summed over them (a game reaching several of them counts for each).
+    pub occurrences: u64,
+    /// Concrete materials the signature expanded to, and key ranges scanned.
+    pub materials: usize,
+    pub ranges: usize,
+    /// Most frequent first, at most the limit.
+    pub hits: Vec<MaterialHit>,
+}
+
+impl MaterialQuery {
+    pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
+        let materials = self.signature.materials()?;
+        let mut found: Vec<(Key, PositionStats)> = Vec::new();
+        let mut ranges = 0;
+        for material in &materials {
+            for category in Category::all() {
+                if self.castling.is_some_and(|rights| rights != category.castling_rights()) {
+                    continue;
+                }
+                // Categories whose implied rooks the material lacks have no range.
+                let Ok(range) = material_range(category, material) else { continue };
+                ranges += 1;
+                let mut positions = store.positions_in(&range)?;
+                if let Some(side) = self.side {
+                    positions.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
+                }
+                found.append(&mut positions);
+            }
+        }
+        found.sort_by(|a, b| b.1.total.games.cmp(&a.1.total.games).then_with(|| a.0.cmp(&b.0)));
+        let occurrences = found.iter().map(|(_, stats)| stats.total.games).sum();
+        let hits = found
+            .iter()
+            .take(self.limit.min(MAX_LIMIT))
+            .map(|(key, stats)| MaterialHit {
+                fen: key.decode().map(|p| p.to_string()).unwrap_or_default(),
+                key: key.to_string(),
+                games: stats.total.games,
+                white: stats.total.white,
+                draws: stats.total.draws,
+                black: stats.total.black,
+            })
+            .collect();
+        Ok(MaterialSearch { positions: found.len() as u64, occurrences, materials: materials.len(), ranges, hits })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_expand() {
+        let exact: Signature = "KRPPvKR".parse().expect("signature");
+        assert_eq!(exact.materials().expect("materials").len(), 1);
+        let any_pawns: Signature = "KRP*vKR".parse().expect("signature");
+        assert_eq!(any_pawns.materials().expect("materials").len(), 9);
+        let counted: Signature = "KP3vKp2".parse().expect("signature");
+        assert_eq!(counted.materials().expect("materials")[0].to_string(), "KPPPvKPP");
+        assert!("KRvR".parse::<Signature>().is_err());
+        assert!("KR".parse::<Signature>().is_err());
+        assert!("KXvK".parse::<Signature>().is_err());
+        assert!("KQ*R*B*N*P*vKQ*R*B*N*P*".parse::<Signature>().expect("syntax").materials().is_err());
+        assert_eq!(MaterialQuery::parse_castling("Kq").expect("rights").count(), 2);
+        assert!(MaterialQuery::parse_castling("X").is_err());
+    }
+}

@@ -1,0 +1,127 @@
+//! One function per endpoint. Lookups run on the blocking pool (RocksDB reads block).
+
+use std::{collections::HashMap, sync::Arc};
+
+use axum::{
+    Json,
+    extract::{Path, Query, State, rejection::QueryRejection},
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde_json::{Value, json};
+
+use super::{
+    AppState,
+    params::{ApiError, Params},
+};
+use crate::{
+    explore::{Answer, Explorer, MaterialQuery, QueryError, Signature, parse_color},
+    store::{GameId, RECENT_GAMES, TOP_GAMES},
+};
+
+type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
+
+fn params(query: Parameters) -> Result<Params, ApiError> {
+    let Query(map) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
+    Params::new(map)
+}
+
+/// Runs `work` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "request failed".to_owned()))?
+}
+
+/// The masters explorer: since/until are years, up to 15 top games, no recent games.
+pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let target = params.target()?;
+        let filter = params.filter()?;
+        let limits = params.limits(TOP_GAMES, TOP_GAMES, 0)?;
+        let answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
+        Ok(Json(explorer_json(answer, false)))
+    })
+    .await
+}
+
+/// The lichess explorer: since/until are months, speeds and rating groups, up to 4 top and 4
+/// recent games.
+pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+    let params = params(query)?;
+    if params.get("variant").is_some_and(|v| v != "standard") {
+        return Err(ApiError::bad_request("only the standard variant is indexed"));
+    }
+    blocking(move || {
+        let target = params.target()?;
+        let filter = params.filter()?;
+        let limits = params.limits(4, 4, 4.min(RECENT_GAMES))?;
+        let answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
+        Ok(Json(explorer_json(answer, true)))
+    })
+    .await
+}
+
+/// The answer in the lichess API's shape (extra fields are tabiya's).
+fn explorer_json(answer: Answer, with_recent: bool) -> Value {
+    let mut value = serde_json::to_value(answer).unwrap_or(Value::Null);
+    if !with_recent && let Some(object) = value.as_object_mut() {
+        object.remove("recentGames");
+    }
+    value
+}
+
+pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
+    blocking(move || {
+        let record = state.store.game(GameId(id)).map_err(QueryError::from)?;
+        let record = record.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?;
+        let pgn = record
+            .to_pgn()
+            .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("game {id} does not replay")))?;
+        Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
+    })
+    .await
+}
+
+/// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000).
+pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let signature = params.get("material").ok_or_else(|| ApiError::bad_request("missing parameter material"))?;
+        let query = MaterialQuery {
+            signature: signature.parse::<Signature>()?,
+            side: params.get("side").map(parse_color).transpose()?,
+            castling: params.get("castling").map(MaterialQuery::parse_castling).transpose()?,
+            limit: params.count("limit", 20, 1000)?,
+        };
+        let found = query.run(&state.store)?;
+        Ok(Json(serde_json::to_value(found).unwrap_or(Value::Null)))
+    })
+    .await
+}
+
+pub async fn stats(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let totals = state.store.totals().map_err(QueryError::from)?;
+        Ok(Json(json!({
+            "games": totals.games,
+            "plies": totals.plies,
+            "positionOccurrences": totals.position_occurrences,
+            "distinctPositions": totals.distinct_positions,
+            "singleGamePositions": totals.single_game_positions,
+        })))
+    })
+    .await
+}
+
+pub async fn health() -> Json<Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+pub async fn not_found() -> ApiError {
+    ApiError(StatusCode::NOT_FOUND, "no such endpoint".to_owned())
+}

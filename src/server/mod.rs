@@ -1,0 +1,82 @@
+//! The HTTP API: the lichess opening explorer's endpoints and shapes (`/masters`, `/lichess`,
+//! `/masters/pgn/{id}`) over a tabiya database, plus `/material`, `/stats` and `/health`.
+//!
+//! The database is opened as a RocksDB secondary, so the server keeps answering while another
+//! process ingests; every [`ServeOptions::refresh`] it catches up with what that process has
+//! flushed (ingest flushes when a memtable fills and when it ends).
+
+mod handlers;
+mod params;
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use axum::{Router, routing::get};
+
+use crate::store::{Store, StoreError};
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    pub bind: SocketAddr,
+    /// How often to catch up with a writer.
+    pub refresh: Duration,
+}
+
+/// Shared by all requests.
+pub struct AppState {
+    pub store: Store,
+}
+
+/// The API's routes over `state`.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/masters", get(handlers::masters))
+        .route("/lichess", get(handlers::lichess))
+        .route("/masters/pgn/{id}", get(handlers::game_pgn))
+        .route("/material", get(handlers::material))
+        .route("/stats", get(handlers::stats))
+        .route("/health", get(handlers::health))
+        .fallback(handlers::not_found)
+        .with_state(state)
+}
+
+/// Serves `store` until Ctrl-C; `ready` is called with the bound address (the port may have
+/// been chosen by the system).
+pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeError::Io)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(options.bind)
+            .await
+            .map_err(|source| ServeError::Bind { addr: options.bind, source })?;
+        let addr = listener.local_addr().map_err(ServeError::Io)?;
+        let state = Arc::new(AppState { store });
+        let refresher = Arc::clone(&state);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(options.refresh);
+            loop {
+                ticks.tick().await;
+                let state = Arc::clone(&refresher);
+                if let Ok(Err(err)) = tokio::task::spawn_blocking(move || state.store.catch_up()).await {
+                    tracing::warn!("catching up with the writer: {err}");
+                }
+            }
+        });
+        ready(addr);
+        axum::serve(listener, router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(ServeError::Io)
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Io(std::io::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,93 @@
+//! Query-string parameters of the explorer endpoints, parsed with bounds, and the JSON error
+//! they answer with.
+
+use std::collections::HashMap;
+
+use axum::{
+    Json,
+    http::StatusCode,
+    response::{IntoResponse, Response},
+};
+use serde_json::json;
+
+use crate::explore::{Filter, Limits, QueryError, Target};
+
+/// Longest parameter value accepted (a FEN is under 100 bytes; `play` of 600 moves ~3 KB).
+const MAX_VALUE: usize = 4096;
+
+/// A request failure: status and message, answered as `{"error": "..."}`.
+#[derive(Debug)]
+pub struct ApiError(pub StatusCode, pub String);
+
+impl ApiError {
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError(StatusCode::BAD_REQUEST, message.into())
+    }
+}
+
+impl From<QueryError> for ApiError {
+    fn from(err: QueryError) -> ApiError {
+        match err {
+            QueryError::Input(message) => ApiError(StatusCode::BAD_REQUEST, message),
+            QueryError::Store(err) => {
+                tracing::error!("{err}");
+                ApiError(StatusCode::INTERNAL_SERVER_ERROR, "database error".to_owned())
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+/// The parameters of one request.
+pub struct Params(pub HashMap<String, String>);
+
+impl Params {
+    pub fn new(map: HashMap<String, String>) -> Result<Params, ApiError> {
+        if let Some((name, _)) = map.iter().find(|(_, value)| value.len() > MAX_VALUE) {
+            return Err(ApiError::bad_request(format!("parameter {name} is longer than {MAX_VALUE} bytes")));
+        }
+        Ok(Params(map))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    /// A count parameter, clamped to `max` like the lichess API does.
+    pub fn count(&self, name: &str, default: usize, max: usize) -> Result<usize, ApiError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(text) => text
+                .trim()
+                .parse::<usize>()
+                .map(|n| n.min(max))
+                .map_err(|_| ApiError::bad_request(format!("{name} must be a non-negative integer, not {text:?}"))),
+        }
+    }
+
+    /// `fen` then `play` (comma-separated UCI).
+    pub fn target(&self) -> Result<Target, ApiError> {
+        Ok(Target::resolve(self.get("fen"), None, Some(self.get("play").unwrap_or("")))?)
+    }
+
+    pub fn limits(&self, max_top: usize, default_top: usize, max_recent: usize) -> Result<Limits, ApiError> {
+        Ok(Limits {
+            moves: self.count("moves", 12, 256)?,
+            top: self.count("topGames", default_top, max_top)?,
+            recent: self.count("recentGames", max_recent.min(4), max_recent)?,
+        })
+    }
+
+    /// `since`, `until`, `speeds`, `ratings`.
+    pub fn filter(&self) -> Result<Filter, ApiError> {
+        Ok(Filter::default()
+            .with_dates(self.get("since"), self.get("until"))?
+            .with_speeds(self.get("speeds"))?
+            .with_rating_groups(self.get("ratings"))?)
+    }
+}

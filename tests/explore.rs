@@ -1,0 +1,437 @@
+//! Position search checked against an independent computation: a generated collection (many
+//! transpositions, varied dates, speeds, ratings and players) is ingested, and every lookup,
+//! filtered or not, and every material search is compared with a naive replay of the same games
+//! that names positions by EPD text.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
+use tabiya::{
+    Key, Material, Position,
+    explore::{Explorer, Filter, Limits, MaterialQuery, Signature, Target},
+    indexer,
+    store::Store,
+};
+
+/// A small deterministic generator (no dependency needed for this).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+const NAMES: [&str; 6] =
+    ["Carlsen, Magnus", "Caruana, Fabiano", "Anand, Viswanathan", "Kasparov, Garry", "Polgar, Judit", "Tal, Mikhail"];
+const TIME_CONTROLS: [&str; 7] = ["60+0", "180+2", "600+5", "5400+30", "-", "?", ""];
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// One generated game, as the naive side sees it.
+struct Game {
+    id: u64,
+    white: &'static str,
+    black: &'static str,
+    white_elo: Option<u16>,
+    black_elo: Option<u16>,
+    /// (year, month) as written in the Date tag.
+    date: (Option<u16>, Option<u8>),
+    time_control: &'static str,
+    result: &'static str,
+    moves: Vec<Move>,
+}
+
+impl Game {
+    fn pgn(&self) -> String {
+        let mut out = String::new();
+        let date = match self.date {
+            (Some(y), Some(m)) => format!("{y}.{m:02}.11"),
+            (Some(y), None) => format!("{y}.??.??"),
+            _ => "????.??.??".to_owned(),
+        };
+        out += &format!("[Event \"Generated\"]\n[Site \"Test\"]\n[Date \"{date}\"]\n[Round \"{}\"]\n", self.id);
+        out += &format!("[White \"{}\"]\n[Black \"{}\"]\n[Result \"{}\"]\n", self.white, self.black, self.result);
+        for (tag, elo) in [("WhiteElo", self.white_elo), ("BlackElo", self.black_elo)] {
+            if let Some(elo) = elo {
+                out += &format!("[{tag} \"{elo}\"]\n");
+            }
+        }
+        if !self.time_control.is_empty() {
+            out += &format!("[TimeControl \"{}\"]\n", self.time_control);
+        }
+        out.push('\n');
+        let mut position = Chess::default();
+        for (ply, m) in self.moves.iter().enumerate() {
+            if ply % 2 == 0 {
+                out += &format!("{}. ", ply / 2 + 1);
+            }
+            out += &format!("{} ", San::from_move(&position, *m));
+            position.play_unchecked(*m);
+        }
+        out += self.result;
+        out += "\n\n";
+        out
+    }
+
+    /// Every position with the moves played from it (EPD text; a repeated position once).
+    fn positions(&self) -> BTreeMap<String, HashSet<String>> {
+        let mut positions: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+        let mut position = Chess::default();
+        for m in &self.moves {
+            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
+            positions.entry(epd).or_default().insert(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
+            position.play_unchecked(*m);
+        }
+        positions.entry(Epd::from_position(&position, EnPassantMode::Legal).to_string()).or_default();
+        positions
+    }
+
+    fn average_rating(&self) -> Option<u32> {
+        match (self.white_elo, self.black_elo) {
+            (Some(w), Some(b)) => Some((u32::from(w) + u32::from(b)).div_ceil(2)),
+            (Some(r), None) | (None, Some(r)) => Some(u32::from(r)),
+            (None, None) => None,
+        }
+    }
+
+    /// The lichess speed classes, spelled out independently of tabiya's parser.
+    fn speed(&self) -> &'static str {
+        match self.time_control {
+            "60+0" => "bullet",
+            // 180 + 40 × 2 = 260 s.
+            "180+2" => "blitz",
+            "600+5" => "rapid",
+            "5400+30" => "classical",
+            "-" => "correspondence",
+            _ => "unknown",
+        }
+    }
+}
+
+/// Games from random short walks over the first three legal moves: openings shared by many
+/// games, with transpositions and repetitions.
+fn generate(count: u64) -> Vec<Game> {
+    let mut rng = Lcg(7);
+    (1..=count)
+        .map(|id| {
+            let mut position = Chess::default();
+            let mut moves = Vec::new();
+            for _ in 0..4 + rng.next(20) {
+                let mut legal: Vec<Move> = position.legal_moves().into_iter().collect();
+                if legal.is_empty() {
+                    break;
+                }
+                legal.sort_by_key(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string());
+                let m = legal[rng.next(legal.len().min(3) as u64) as usize];
+                position.play_unchecked(m);
+                moves.push(m);
+            }
+            let elo = |rng: &mut Lcg| (rng.next(5) != 0).then(|| 1500 + rng.next(1400) as u16);
+            let white = NAMES[rng.next(6) as usize];
+            let black = NAMES[rng.next(6) as usize];
+            let (white_elo, black_elo) = (elo(&mut rng), elo(&mut rng));
+            let year = (rng.next(8) != 0).then(|| 1995 + rng.next(30) as u16);
+            let month = (rng.next(3) != 0).then(|| 1 + rng.next(12) as u8);
+            Game {
+                id,
+                white,
+                black,
+                white_elo,
+                black_elo,
+                date: (year, year.and(month)),
+                time_control: TIME_CONTROLS[rng.next(7) as usize],
+                result: RESULTS[rng.next(4) as usize],
+                moves,
+            }
+        })
+        .collect()
+}
+
+/// A naive filter over the generated games.
+#[derive(Clone, Debug, Default)]
+struct NaiveFilter {
+    since: Option<(u16, Option<u8>)>,
+    until: Option<(u16, Option<u8>)>,
+    speeds: Option<Vec<&'static str>>,
+    ratings: Option<(u32, u32)>,
+    player: Option<(&'static str, Option<bool>)>,
+}
+
+impl NaiveFilter {
+    fn keeps(&self, game: &Game) -> bool {
+        // A year-only date counts as the start of its year.
+        let at = |(y, m): (u16, Option<u8>)| u32::from(y) * 13 + u32::from(m.unwrap_or(0));
+        let until_at = |(y, m): (u16, Option<u8>)| u32::from(y) * 13 + u32::from(m.unwrap_or(12));
+        let dated = game.date.0.map(|y| at((y, game.date.1)));
+        if self.since.is_some() || self.until.is_some() {
+            let Some(when) = dated else { return false };
+            if self.since.is_some_and(|s| when < at(s)) || self.until.is_some_and(|u| when > until_at(u)) {
+                return false;
+            }
+        }
+        if let Some(speeds) = &self.speeds
+            && !speeds.contains(&game.speed())
+        {
+            return false;
+        }
+        if let Some((min, max)) = self.ratings {
+            match game.average_rating() {
+                Some(r) if r >= min && r < max => {}
+                _ => return false,
+            }
+        }
+        if let Some((prefix, white)) = self.player {
+            let matches = |name: &str| name.to_lowercase().starts_with(prefix);
+            let ok = match white {
+                Some(true) => matches(game.white),
+                Some(false) => matches(game.black),
+                None => matches(game.white) || matches(game.black),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn to_filter(&self) -> Filter {
+        let bound = |b: Option<(u16, Option<u8>)>| b.map(|(y, m)| m.map_or(format!("{y}"), |m| format!("{y}-{m:02}")));
+        let (since, until) = (bound(self.since), bound(self.until));
+        let speeds = self.speeds.as_ref().map(|s| s.join(","));
+        let (min, max) = match self.ratings {
+            Some((min, max)) => (Some(min as u16), (max < 3000).then_some(max as u16)),
+            None => (None, None),
+        };
+        Filter::default()
+            .with_dates(since.as_deref(), until.as_deref())
+            .unwrap()
+            .with_speeds(speeds.as_deref())
+            .unwrap()
+            .with_rating_range(min, max)
+            .unwrap()
+            .with_player(
+                self.player.map(|p| p.0),
+                self.player.and_then(|p| p.1).map(|w| if w { shakmaty::Color::White } else { shakmaty::Color::Black }),
+            )
+            .unwrap()
+    }
+}
+
+/// Per position (EPD): the kept games (ids) and, per next move, the ids that played it.
+type NaiveIndex = HashMap<String, (Vec<u64>, BTreeMap<String, Vec<u64>>)>;
+
+fn naive_index(games: &[Game], filter: &NaiveFilter) -> NaiveIndex {
+    let mut index = NaiveIndex::new();
+    for game in games.iter().filter(|g| filter.keeps(g)) {
+        for (epd, moves) in game.positions() {
+            let entry = index.entry(epd).or_default();
+            entry.0.push(game.id);
+            for m in moves {
+                entry.1.entry(m).or_default().push(game.id);
+            }
+        }
+    }
+    index
+}
+
+fn build(games: &[Game]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("generated.pgn");
+    std::fs::write(&pgn, games.iter().map(Game::pgn).collect::<String>()).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+    assert_eq!(summary.run.counts.indexed, games.len() as u64, "{:?}", summary.run.counts);
+    (dir, store)
+}
+
+fn results(games: &[Game], ids: &[u64]) -> [u64; 4] {
+    let mut counts = [ids.len() as u64, 0, 0, 0];
+    for &id in ids {
+        match games[id as usize - 1].result {
+            "1-0" => counts[1] += 1,
+            "1/2-1/2" => counts[2] += 1,
+            "0-1" => counts[3] += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
+fn filters() -> Vec<NaiveFilter> {
+    let none = NaiveFilter::default();
+    vec![
+        none.clone(),
+        NaiveFilter { since: Some((2005, None)), ..none.clone() },
+        NaiveFilter { since: Some((2003, Some(4))), until: Some((2015, Some(9))), ..none.clone() },
+        NaiveFilter { until: Some((2010, None)), ..none.clone() },
+        NaiveFilter { speeds: Some(vec!["bullet", "unknown"]), ..none.clone() },
+        NaiveFilter { speeds: Some(vec!["blitz"]), until: Some((2012, Some(6))), ..none.clone() },
+        NaiveFilter { speeds: Some(vec!["correspondence"]), ..none.clone() },
+        NaiveFilter { ratings: Some((2000, 2500)), ..none.clone() },
+        NaiveFilter { ratings: Some((2600, 3000)), speeds: Some(vec!["classical", "rapid"]), ..none.clone() },
+        NaiveFilter { player: Some(("car", None)), ..none.clone() },
+        NaiveFilter { player: Some(("polgar", Some(false))), since: Some((2000, None)), ..none.clone() },
+    ]
+}
+
+#[test]
+fn lookups_equal_a_naive_replay_with_and_without_filters() {
+    let games = generate(1500);
+    let (_dir, store) = build(&games);
+    let explorer = Explorer::new(&store);
+    for naive in filters() {
+        let filter = naive.to_filter();
+        let expected = naive_index(&games, &naive);
+        assert!(!expected.is_empty(), "{naive:?} keeps games");
+        // Every position the kept games reach, plus one they do not reach.
+        let mut checked = 0;
+        for (epd, (ids, moves)) in &expected {
+            let position: Position = epd.parse().unwrap();
+            let key = Key::encode(&position).unwrap();
+            let stats = explorer.stats(&key, &filter).unwrap();
+            let t = stats.total;
+            assert_eq!([t.games, t.white, t.draws, t.black], results(&games, ids), "{naive:?} {epd}");
+            let got: BTreeMap<String, u64> = stats.moves.iter().map(|(m, t)| (m.to_string(), t.games)).collect();
+            let want: BTreeMap<String, u64> = moves.iter().map(|(m, ids)| (m.clone(), ids.len() as u64)).collect();
+            assert_eq!(got, want, "{naive:?} {epd}");
+            for (m, tally) in &stats.moves {
+                let ids = &moves[&m.to_string()];
+                assert_eq!([tally.games, tally.white, tally.draws, tally.black], results(&games, ids));
+            }
+            // Top games: exact for up to 4 under any filter (slices keep their best 4).
+            let mut best: Vec<(u32, u64)> =
+                ids.iter().map(|&id| (games[id as usize - 1].average_rating().unwrap_or(0), id)).collect();
+            best.sort_by(|a, b| b.cmp(a));
+            let top: Vec<u64> = stats.top.iter().take(4).map(|g| g.id).collect();
+            let want_top: Vec<u64> = best.iter().take(4).map(|&(_, id)| id).collect();
+            assert_eq!(top, want_top, "{naive:?} {epd}");
+            checked += 1;
+        }
+        assert!(checked > 100, "{naive:?}: {checked} positions");
+        let absent = Key::encode(&"8/8/8/4k3/8/8/8/4K2R w K - 0 1".parse::<Position>().unwrap()).unwrap();
+        assert_eq!(explorer.stats(&absent, &filter).unwrap().total.games, 0);
+    }
+}
+
+#[test]
+fn answers_list_moves_games_and_transpositions() {
+    let games = generate(600);
+    let (_dir, store) = build(&games);
+    let explorer = Explorer::new(&store);
+    let expected = naive_index(&games, &NaiveFilter::default());
+    // The most common position after two moves, reached by SAN, by UCI and by FEN.
+    let start = Chess::default();
+    let mut best: Option<(usize, String, [Move; 2])> = None;
+    for first in start.legal_moves() {
+        let mut after = start.clone();
+        after.play_unchecked(first);
+        for second in after.legal_moves() {
+            let mut position = after.clone();
+            position.play_unchecked(second);
+            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
+            let count = expected.get(&epd).map_or(0, |(ids, _)| ids.len());
+            if best.as_ref().is_none_or(|(n, ..)| count > *n) {
+                best = Some((count, epd, [first, second]));
+            }
+        }
+    }
+    let (count, epd, [first, second]) = best.unwrap();
+    assert!(count > 20, "{count}");
+    let uci = format!(
+        "{},{}",
+        first.to_uci(shakmaty::CastlingMode::Standard),
+        second.to_uci(shakmaty::CastlingMode::Standard)
+    );
+    let mut after = start.clone();
+    let san1 = San::from_move(&after, first);
+    after.play_unchecked(first);
+    let san = format!("1. {san1} {}", San::from_move(&after, second));
+    let by_uci = Target::resolve(None, None, Some(&uci)).unwrap();
+    let by_san = Target::resolve(None, Some(&san), None).unwrap();
+    let by_fen = Target::resolve(Some(&epd), None, None).unwrap();
+    assert_eq!(by_uci.key, by_san.key);
+    assert_eq!(by_uci.key, by_fen.key);
+    let limits = Limits { moves: 2, top: 3, recent: 5 };
+    let answer = explorer.lookup(&by_san, &Filter::default(), &limits).unwrap();
+    assert_eq!(answer.games as usize, count);
+    assert!(answer.moves.len() <= 2);
+    assert!(answer.moves.windows(2).all(|w| w[0].games >= w[1].games), "most played first");
+    assert_eq!(answer.top_games.len(), 3.min(count));
+    assert_eq!(answer.recent_games.len(), 5.min(count));
+    // Every listed game reached the position and played the move it says.
+    let (ids, moves) = &expected[&epd];
+    for game in answer.top_games.iter().chain(&answer.recent_games) {
+        let id: u64 = game.id.parse().unwrap();
+        assert!(ids.contains(&id));
+        if let Some(uci) = &game.uci {
+            assert!(moves[uci].contains(&id), "game {id} played {uci}");
+        }
+        let source = &games[id as usize - 1];
+        assert_eq!(game.white.name, source.white);
+        assert_eq!(game.white.rating, source.white_elo);
+    }
+    // Recent games: latest month first.
+    let months: Vec<(Option<u16>, String)> = answer.recent_games.iter().map(|g| (g.year, g.date.clone())).collect();
+    let mut sorted = months.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(months.iter().map(|m| m.0).collect::<Vec<_>>(), sorted.iter().map(|m| m.0).collect::<Vec<_>>());
+}
+
+#[test]
+fn material_search_equals_a_brute_force_filter() {
+    let games = generate(800);
+    let (_dir, store) = build(&games);
+    let expected = naive_index(&games, &NaiveFilter::default());
+    let by_material = |pattern: &dyn Fn(&Material) -> bool| {
+        let mut hits: Vec<(u64, String)> = expected
+            .iter()
+            .filter_map(|(epd, (ids, _))| {
+                let position: Position = epd.parse().unwrap();
+                pattern(&Material::of(&position)).then(|| (ids.len() as u64, position.to_string()))
+            })
+            .collect();
+        hits.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        hits
+    };
+    let start = Material::of(&Position::initial());
+    let full = start.to_string();
+    // Exact: the full set; wildcard: all pieces, any number of White pawns.
+    let wildcard = full.replacen("PPPPPPPP", "P*", 1);
+    type Pattern = Box<dyn Fn(&Material) -> bool>;
+    let cases: [(&str, Pattern); 2] = [
+        (&full, Box::new(move |m: &Material| *m == start)),
+        (
+            &wildcard,
+            Box::new(move |m: &Material| {
+                let mut without = *m;
+                without.0.white.pawn = 8;
+                without == start
+            }),
+        ),
+    ];
+    for (signature, pattern) in cases {
+        let want = by_material(&*pattern);
+        assert!(!want.is_empty(), "{signature}");
+        let query = MaterialQuery {
+            signature: signature.parse::<Signature>().unwrap(),
+            side: None,
+            castling: None,
+            limit: 10_000,
+        };
+        let found = query.run(&store).unwrap();
+        assert_eq!(found.positions as usize, want.len(), "{signature}");
+        assert_eq!(found.occurrences, want.iter().map(|w| w.0).sum::<u64>());
+        let mut got: Vec<(u64, String)> = found.hits.iter().map(|h| (h.games, h.fen.clone())).collect();
+        got.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        assert_eq!(got, want, "{signature}");
+        assert!(found.hits.windows(2).all(|w| w[0].games >= w[1].games), "most frequent first");
+        // Side to move: the two halves add up.
+        let count = |side| {
+            let query =
+                MaterialQuery { signature: signature.parse().unwrap(), side: Some(side), castling: None, limit: 1 };
+            query.run(&store).unwrap().positions
+        };
+        assert_eq!(count(shakmaty::Color::White) + count(shakmaty::Color::Black), found.positions);
+    }
+}
