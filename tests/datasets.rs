@@ -17,6 +17,7 @@ use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
 use tabiya::{
     Category, Key, Material, Position,
     codec::{check_paths, material_range},
+    explore::{Explorer, Filter, Limits, Target, parse_openings},
     indexer,
     ingest::read_position_lines,
     store::Store,
@@ -171,6 +172,8 @@ fn ingest_matches_a_naive_replay() {
     let mut seen = HashSet::new();
     let (mut read, mut duplicates) = (0, 0);
     let mut expected: HashMap<String, [u64; 4]> = HashMap::new();
+    // The same, for games since 2005 with an average rating of 2500 or more.
+    let mut filtered: HashMap<String, [u64; 4]> = HashMap::new();
     while let Some(game) = reader.read_game(&mut Naive).unwrap() {
         read += 1;
         let Some(game) = game else { continue };
@@ -180,12 +183,23 @@ fn ingest_matches_a_naive_replay() {
             continue;
         }
         let result = tag("Result");
+        let elo = |name: &str| tag(name).parse::<u32>().ok().filter(|&r| r > 0 && r < 65536);
+        let average = match (elo("WhiteElo"), elo("BlackElo")) {
+            (Some(w), Some(b)) => Some((w + b).div_ceil(2)),
+            (Some(r), None) | (None, Some(r)) => Some(r),
+            (None, None) => None,
+        };
+        let year: Option<u32> = tag("Date").get(..4).and_then(|y| y.parse().ok());
+        let kept = average.is_some_and(|r| r >= 2500) && year.is_some_and(|y| y >= 2005);
         for epd in &game.epds {
-            let counts = expected.entry(epd.clone()).or_default();
-            counts[0] += 1;
-            counts[1] += u64::from(result == "1-0");
-            counts[2] += u64::from(result == "1/2-1/2");
-            counts[3] += u64::from(result == "0-1");
+            let tables = if kept { [Some(&mut expected), Some(&mut filtered)] } else { [Some(&mut expected), None] };
+            for table in tables.into_iter().flatten() {
+                let counts = table.entry(epd.clone()).or_default();
+                counts[0] += 1;
+                counts[1] += u64::from(result == "1-0");
+                counts[2] += u64::from(result == "1/2-1/2");
+                counts[3] += u64::from(result == "0-1");
+            }
         }
     }
     assert_eq!(summary.run.counts.games_read, read);
@@ -200,6 +214,40 @@ fn ingest_matches_a_naive_replay() {
         let t = stats.total;
         assert_eq!([t.games, t.white, t.draws, t.black], *counts, "{epd}");
     }
+    let filter = Filter::default().with_dates(Some("2005"), None).unwrap().with_rating_range(Some(2500), None).unwrap();
+    let explorer = Explorer::new(&store);
+    assert!(filtered.len() > 10_000, "{} positions", filtered.len());
+    for (epd, counts) in expected.iter().take(50_000) {
+        let position: Position = epd.parse().unwrap();
+        let t = explorer.stats(&Key::encode(&position).unwrap(), &filter).unwrap().total;
+        let want = filtered.get(epd).copied().unwrap_or_default();
+        assert_eq!([t.games, t.white, t.draws, t.black], want, "{epd} (unfiltered {counts:?})");
+    }
+}
+
+/// The lichess opening table imports without a bad line, and names positions reached by any
+/// move order.
+#[test]
+fn lichess_openings_import() {
+    let Some(dir) = datasets() else { return };
+    let tables = dir.join("openings/lichess-org+chess-openings");
+    let mut all = Vec::new();
+    for name in ["a", "b", "c", "d", "e"] {
+        let file = std::fs::File::open(tables.join(format!("{name}.tsv"))).unwrap();
+        let (openings, errors) = parse_openings(std::io::BufReader::new(file)).unwrap();
+        assert!(errors.is_empty(), "{name}.tsv: {errors:?}");
+        all.extend(openings.into_iter().map(|o| (o.key, o.eco, o.name)));
+    }
+    assert!(all.len() > 3_000, "{} openings", all.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(&tmp.path().join("db")).unwrap();
+    store.put_openings(&all).unwrap();
+    let italian = Target::resolve(None, None, Some("g1f3,b8c6,e2e4,e7e5,f1c4")).unwrap();
+    assert_eq!(store.opening(&italian.key).unwrap(), Some(("C50".to_owned(), "Italian Game".to_owned())));
+    // An unnamed position deeper in a line takes the deepest named one before it.
+    let deep = Target::resolve(None, Some("1. e4 e5 2. Nf3 Nc6 3. Bc4 h6 4. h3 a6"), None).unwrap();
+    let answer = Explorer::new(&store).lookup(&deep, &Filter::default(), &Limits::default()).unwrap();
+    assert!(answer.opening.is_some_and(|o| o.eco.starts_with('C')));
 }
 
 #[test]

@@ -1,11 +1,19 @@
 //! What the benchmarks share: the collection they read.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
 
 use tabiya::ingest::Source;
 
-/// The benchmark games: `TABIYA_BENCH_PGN`, else the shared players collection beside the checkout.
+/// The benchmark games' file: `TABIYA_BENCH_PGN`, else the shared players collection beside the
+/// checkout.
+pub fn games_path() -> PathBuf {
+    std::env::var_os("TABIYA_BENCH_PGN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/players.pgn.zst"))
+}
+
+/// The benchmark games, opened.
 pub fn games_source() -> Source {
-    let path = std::env::var_os("TABIYA_BENCH_PGN").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/players.pgn.zst")
-    });
-    Source::open(&path, None).unwrap_or_else(|e| panic!("benchmark games: {e:#}"))
+    Source::open(&games_path(), None).unwrap_or_else(|e| panic!("benchmark games: {e:#}"))
 }

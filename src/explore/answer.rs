@@ -47,7 +47,9 @@ pub struct Answer {
     pub max_year: Option<u16>,
     pub moves: Vec<MoveRow>,
     pub top_games: Vec<GameSummary>,
-    pub recent_games: Vec<GameSummary>,
+    /// `None` where an API has no recent games (the masters explorer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recent_games: Option<Vec<GameSummary>>,
     pub opening: Option<Opening>,
 }
 
@@ -155,7 +157,7 @@ impl<'a> Explorer<'a> {
             max_year: year(stats.max_year),
             moves,
             top_games: top,
-            recent_games: recent,
+            recent_games: Some(recent),
             opening: self.opening(target)?,
         })
     }
@@ -331,7 +333,8 @@ impl Answer {
                 );
             }
         }
-        for (title, games) in [("top games", &self.top_games), ("recent games", &self.recent_games)] {
+        let recent = self.recent_games.as_deref().unwrap_or_default();
+        for (title, games) in [("top games", self.top_games.as_slice()), ("recent games", recent)] {
             if games.is_empty() {
                 continue;
             }

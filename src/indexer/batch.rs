@@ -61,8 +61,8 @@ impl PendingBatch {
         }
         let summed = sum_positions(&accepted);
         tracing::debug!(games = accepted.len(), positions = summed.len(), "committing batch");
-        for (key, stats) in &summed {
-            batch.merge_position(key, stats);
+        for (key, value) in summed.iter() {
+            batch.merge_position(key, value);
         }
         batch.put_totals(totals);
         batch.put_run(run);
@@ -70,8 +70,29 @@ impl PendingBatch {
     }
 }
 
+/// The statistics a batch adds to each position, encoded: one buffer, one byte range per key.
+#[derive(Default)]
+pub struct SummedPositions {
+    pub entries: Vec<(Key, std::ops::Range<usize>)>,
+    pub bytes: Vec<u8>,
+}
+
+impl SummedPositions {
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &[u8])> {
+        self.entries.iter().map(|(key, range)| (key, &self.bytes[range.clone()]))
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 /// The statistics `games` add to each position they reach, in key order.
-pub fn sum_positions(games: &[PreparedGame]) -> Vec<(Key, PositionStats)> {
+pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
     // (key, game index, next move), sorted so that each key's games and moves are adjacent.
     let mut entries: Vec<(Key, u32, Option<CompactMove>)> =
         Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
@@ -79,22 +100,32 @@ pub fn sum_positions(games: &[PreparedGame]) -> Vec<(Key, PositionStats)> {
         entries.extend(game.positions.iter().map(|&(key, next)| (key, index as u32, next)));
     }
     entries.sort_unstable();
-    let mut summed = Vec::new();
+    let mut summed = SummedPositions { entries: Vec::new(), bytes: Vec::with_capacity(entries.len() * 14) };
     let mut moves = Vec::new();
     for group in entries.chunk_by(|a, b| a.0 == b.0) {
-        let mut stats: Option<PositionStats> = None;
-        for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
-            let game = &games[game_entries[0].1 as usize];
-            moves.clear();
-            moves.extend(game_entries.iter().filter_map(|entry| entry.2));
-            let one = PositionStats::game(&game.facts, &moves);
-            match &mut stats {
-                // Most positions of a batch are reached by one game: no merge for them.
-                None => stats = Some(one),
-                Some(stats) => stats.merge(&one),
+        let start = summed.bytes.len();
+        let first = &games[group[0].1 as usize];
+        match group {
+            // Most positions of a batch are reached by one game, playing one move from there.
+            [(_, _, next)] => PositionStats::encode_game(&first.facts, *next, &mut summed.bytes),
+            _ => {
+                let mut stats: Option<PositionStats> = None;
+                for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
+                    let game = &games[game_entries[0].1 as usize];
+                    moves.clear();
+                    moves.extend(game_entries.iter().filter_map(|entry| entry.2));
+                    let one = PositionStats::game(&game.facts, &moves);
+                    match &mut stats {
+                        None => stats = Some(one),
+                        Some(stats) => stats.merge(&one),
+                    }
+                }
+                if let Some(stats) = stats {
+                    stats.encode(&mut summed.bytes);
+                }
             }
         }
-        summed.extend(stats.map(|stats| (group[0].0, stats)));
+        summed.entries.push((group[0].0, start..summed.bytes.len()));
     }
     summed
 }

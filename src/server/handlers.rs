@@ -15,7 +15,7 @@ use super::{
     params::{ApiError, Params},
 };
 use crate::{
-    explore::{Answer, Explorer, MaterialQuery, QueryError, Signature, parse_color},
+    explore::{Answer, Explorer, MaterialQuery, MaterialSearch, QueryError, Signature, parse_color},
     store::{GameId, RECENT_GAMES, TOP_GAMES},
 };
 
@@ -36,42 +36,30 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// The masters explorer: since/until are years, up to 15 top games, no recent games.
-pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+///
+/// Lookups run inline: they are bounded (a few hundred microseconds at most on a large
+/// database), and a hop to the blocking pool would cost more than it protects.
+pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
-    blocking(move || {
-        let target = params.target()?;
-        let filter = params.filter()?;
-        let limits = params.limits(TOP_GAMES, TOP_GAMES, 0)?;
-        let answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
-        Ok(Json(explorer_json(answer, false)))
-    })
-    .await
+    let target = params.target()?;
+    let filter = params.filter()?;
+    let limits = params.limits(TOP_GAMES, TOP_GAMES, 0)?;
+    let mut answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
+    answer.recent_games = None;
+    Ok(Json(answer))
 }
 
 /// The lichess explorer: since/until are months, speeds and rating groups, up to 4 top and 4
 /// recent games.
-pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
     if params.get("variant").is_some_and(|v| v != "standard") {
         return Err(ApiError::bad_request("only the standard variant is indexed"));
     }
-    blocking(move || {
-        let target = params.target()?;
-        let filter = params.filter()?;
-        let limits = params.limits(4, 4, 4.min(RECENT_GAMES))?;
-        let answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
-        Ok(Json(explorer_json(answer, true)))
-    })
-    .await
-}
-
-/// The answer in the lichess API's shape (extra fields are tabiya's).
-fn explorer_json(answer: Answer, with_recent: bool) -> Value {
-    let mut value = serde_json::to_value(answer).unwrap_or(Value::Null);
-    if !with_recent && let Some(object) = value.as_object_mut() {
-        object.remove("recentGames");
-    }
-    value
+    let target = params.target()?;
+    let filter = params.filter()?;
+    let limits = params.limits(4, 4, 4.min(RECENT_GAMES))?;
+    Ok(Json(Explorer::new(&state.store).lookup(&target, &filter, &limits)?))
 }
 
 pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -88,7 +76,7 @@ pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>
 }
 
 /// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000).
-pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Value>, ApiError> {
+pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<MaterialSearch>, ApiError> {
     let params = params(query)?;
     blocking(move || {
         let signature = params.get("material").ok_or_else(|| ApiError::bad_request("missing parameter material"))?;
@@ -99,7 +87,7 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
             limit: params.count("limit", 20, 1000)?,
         };
         let found = query.run(&state.store)?;
-        Ok(Json(serde_json::to_value(found).unwrap_or(Value::Null)))
+        Ok(Json(found))
     })
     .await
 }

@@ -368,7 +368,7 @@ impl Store {
 
     /// Starts a batch of writes, applied atomically by [`Store::write`].
     pub fn batch(&self) -> Batch<'_> {
-        Batch { store: self, batch: WriteBatch::default(), value: Vec::new() }
+        Batch { store: self, batch: WriteBatch::default() }
     }
 
     fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
@@ -393,7 +393,6 @@ impl Store {
 pub struct Batch<'a> {
     store: &'a Store,
     batch: WriteBatch,
-    value: Vec<u8>,
 }
 
 impl Batch<'_> {
@@ -415,11 +414,9 @@ impl Batch<'_> {
         self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
     }
 
-    /// Adds `stats` to the position's stored statistics.
-    pub fn merge_position(&mut self, key: &Key, stats: &PositionStats) {
-        self.value.clear();
-        stats.encode(&mut self.value);
-        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), &self.value);
+    /// Adds encoded statistics ([`PositionStats::encode`]) to the position's stored ones.
+    pub fn merge_position(&mut self, key: &Key, value: &[u8]) {
+        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), value);
     }
 
     pub fn put_totals(&mut self, totals: &Totals) {

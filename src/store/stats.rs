@@ -198,6 +198,14 @@ pub struct Slice {
     pub games: Vec<GameRef>,
 }
 
+impl Slice {
+    fn add(&mut self, other: &Slice) {
+        self.total.add(&other.total);
+        merge_moves(&mut self.moves, &other.moves);
+        merge_games(&mut self.games, &other.games, SLICE_GAMES, GameRef::by_rating);
+    }
+}
+
 /// Everything stored for one position.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PositionStats {
@@ -253,6 +261,17 @@ impl PositionStats {
         if other.slices.is_empty() {
             return;
         }
+        // Adding one game to a position with many slices (a batch summing an opening position,
+        // game by game) must not rebuild the whole list.
+        if other.slices.len() <= 4 {
+            for slice in &other.slices {
+                match self.slices.binary_search_by_key(&slice.key, |s| s.key) {
+                    Ok(index) => self.slices[index].add(slice),
+                    Err(index) => self.slices.insert(index, slice.clone()),
+                }
+            }
+            return;
+        }
         let mut merged = Vec::with_capacity(self.slices.len() + other.slices.len());
         let mut mine = std::mem::take(&mut self.slices).into_iter().peekable();
         let mut theirs = other.slices.iter().peekable();
@@ -260,9 +279,7 @@ impl PositionStats {
             match (mine.peek(), theirs.peek()) {
                 (Some(a), Some(b)) if a.key == b.key => {
                     let (mut a, b) = (mine.next().expect("peeked"), theirs.next().expect("peeked"));
-                    a.total.add(&b.total);
-                    merge_moves(&mut a.moves, &b.moves);
-                    merge_games(&mut a.games, &b.games, SLICE_GAMES, GameRef::by_rating);
+                    a.add(b);
                     merged.push(a);
                 }
                 (Some(a), Some(b)) if a.key < b.key => merged.push(mine.next().expect("peeked")),
@@ -312,24 +329,36 @@ impl PositionStats {
         consistent.then_some((facts, next))
     }
 
+    /// The bytes of `PositionStats::game(facts, next)`, written without building it (what
+    /// ingest writes for most positions).
+    pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, out: &mut Vec<u8>) {
+        let [white, black] = facts.ratings;
+        let result = match facts.result {
+            GameResult::WhiteWins => 0,
+            GameResult::Draw => 1,
+            GameResult::BlackWins => 2,
+            GameResult::Unknown => 3,
+        };
+        let head = result
+            | u8::from(white.is_some()) << 2
+            | u8::from(black.is_some()) << 3
+            | u8::from(next.is_some()) << 4
+            | (facts.speed as u8) << 5;
+        out.push(head);
+        for rating in facts.ratings.into_iter().flatten() {
+            put_varint(out, u64::from(rating));
+        }
+        put_varint(out, u64::from(facts.month.0));
+        if let Some(m) = next {
+            out.extend_from_slice(&m.bits().to_le_bytes());
+        }
+        put_varint(out, facts.id);
+    }
+
     /// The stored bytes (the one-game layout whenever it applies).
     pub fn encode(&self, out: &mut Vec<u8>) {
         if let Some((facts, next)) = self.one_game() {
-            let [white, black] = facts.ratings;
-            let head = self.total.result_code().unwrap_or(3)
-                | u8::from(white.is_some()) << 2
-                | u8::from(black.is_some()) << 3
-                | u8::from(next.is_some()) << 4
-                | (facts.speed as u8) << 5;
-            out.push(head);
-            for rating in facts.ratings.into_iter().flatten() {
-                put_varint(out, u64::from(rating));
-            }
-            put_varint(out, u64::from(facts.month.0));
-            if let Some(m) = next {
-                out.extend_from_slice(&m.bits().to_le_bytes());
-            }
-            put_varint(out, facts.id);
+            PositionStats::encode_game(&facts, next, out);
             return;
         }
         out.push(GENERAL);
@@ -659,6 +688,16 @@ mod tests {
 
     fn facts(id: u64, result: GameResult, ratings: [Option<u16>; 2], date: &str) -> GameFacts {
         GameFacts { id, result, ratings, month: Month::from_date(date), speed: Speed::Unknown }
+    }
+
+    proptest! {
+        #[test]
+        fn direct_one_game_bytes_equal_the_built_value(facts in arb_facts(), next in proptest::option::of(1u16..4000)) {
+            let next = next.and_then(CompactMove::from_bits);
+            let mut direct = Vec::new();
+            PositionStats::encode_game(&facts, next, &mut direct);
+            prop_assert_eq!(direct, encoded(&PositionStats::game(&facts, next.as_slice())));
+        }
     }
 
     #[test]
