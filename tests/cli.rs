@@ -159,3 +159,77 @@ fn ingest_query_stats_round_trip() {
         assert!(err.starts_with("tabiya: ") && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn query_search_and_openings_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("sample.pgn");
+    std::fs::write(&pgn, include_str!("../datasets/sample.pgn")).unwrap();
+    let db = dir.path().join("db");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).env("TABIYA_DB", &db).output().expect("binary runs")
+    };
+    assert!(run(&["ingest", pgn.to_str().unwrap()]).status.success());
+
+    // Openings: good lines imported, a bad one reported with its line number (exit 2).
+    let tsv = dir.path().join("openings.tsv");
+    std::fs::write(&tsv, "eco\tname\tpgn\nC50\tItalian Game\t1. e4 e5 2. Nf3 Nc6 3. Bc4\nX00\tBroken\t1. e4 e4\n").unwrap();
+    let out = run(&["openings", "import", tsv.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("openings.tsv: line 3: move 2 (e4)"));
+    assert!(stdout(&out).starts_with("1 openings imported, 1 lines skipped"));
+
+    // The same position by SAN, UCI and FEN; the opening is the deepest named one of the line.
+    let by_san = run(&["query", "--moves", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5", "--json"]);
+    let by_uci = run(&["query", "--uci", "e2e4,e7e5,g1f3,b8c6,f1c4,f8c5", "--json"]);
+    let by_fen = run(&["query", "--fen", "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&by_san)).unwrap();
+    assert_eq!(stdout(&by_san), stdout(&by_uci));
+    let fen_json: serde_json::Value = serde_json::from_str(&stdout(&by_fen)).unwrap();
+    assert_eq!(fen_json["games"], json["games"]);
+    assert_eq!(fen_json["opening"], serde_json::Value::Null, "a bare FEN has no line to walk back");
+    assert_eq!(json["opening"]["name"], "Italian Game");
+    for field in ["games", "white", "draws", "black", "averageRating", "moves", "topGames", "recentGames", "opening"] {
+        assert!(json.get(field).is_some(), "{field}");
+    }
+    for field in ["uci", "san", "games", "white", "draws", "black", "averageRating", "performance"] {
+        assert!(json["moves"][0].get(field).is_some(), "{field}");
+    }
+    assert_eq!(json["moves"][0]["performance"], 2300, "a draw against 2300");
+
+    // Filters, and the table.
+    let out = run(&["query", "--moves", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5", "--until", "1900", "--json"]);
+    let old: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((old["games"].as_u64(), old["white"].as_u64()), (Some(1), Some(1)));
+    let out = run(&["query", "--uci", "e2e4", "--player", "anderssen", "--color", "white", "--json"]);
+    let anderssen: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(anderssen["games"], 2, "the Immortal and the Evergreen");
+    let out = run(&["query", "--moves", "1. e4"]);
+    let table = stdout(&out);
+    assert!(table.contains("top games:") && table.contains("Anderssen"), "{table}");
+
+    // Material search.
+    let out = run(&["search", "--material", "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP", "--limit", "2", "--json"]);
+    let found: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(found["hits"][0]["games"], 4);
+    assert_eq!(found["hits"][0]["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+    let out = run(&["search", "--material", "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP", "--side", "b", "--json"]);
+    let black: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(black["positions"].as_u64() < found["positions"].as_u64());
+
+    for args in [
+        &["query", "--moves", "1. e4 e5 2. Ke3"][..],
+        &["query", "--uci", "e2e5"],
+        &["query", "--moves", "1. e4", "--min-rating", "2450"],
+        &["query", "--moves", "1. e4", "--speed", "lightning"],
+        &["query", "--moves", "1. e4", "--since", "May"],
+        &["search", "--material", "KQQQQQQQQQQvK"],
+        &["search", "--material", "QvK"],
+        &["openings", "import", dir.path().join("missing.tsv").to_str().unwrap()],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("tabiya: ") && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -545,15 +545,18 @@ fn get_count(input: &mut &[u8], min_bytes: usize) -> Option<usize> {
 
 /// The merge operator's function: sums the existing value and every operand.
 ///
-/// Returns `None` (RocksDB reports a corruption) if any value does not decode.
-pub fn merge_values<'a>(existing: Option<&[u8]>, operands: impl IntoIterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
-    let mut operands = operands.into_iter();
-    let mut stats = match existing {
-        Some(bytes) => PositionStats::decode(bytes)?,
-        None => PositionStats::decode(operands.next()?)?,
+/// A lone value (most positions: compaction turning their one operand into a value) is kept as
+/// it is, already canonical; it is checked when read. Returns `None` (RocksDB reports a
+/// corruption) if a value to be summed does not decode.
+pub fn merge_values<'a>(existing: Option<&'a [u8]>, operands: impl IntoIterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
+    let mut values = existing.into_iter().chain(operands);
+    let first = values.next()?;
+    let Some(second) = values.next() else {
+        return Some(first.to_vec());
     };
-    for operand in operands {
-        stats.merge(&PositionStats::decode(operand)?);
+    let mut stats = PositionStats::decode(first)?;
+    for bytes in std::iter::once(second).chain(values) {
+        stats.merge(&PositionStats::decode(bytes)?);
     }
     let mut out = Vec::new();
     stats.encode(&mut out);
