@@ -173,7 +173,8 @@ fn query_search_and_openings_commands() {
 
     // Openings: good lines imported, a bad one reported with its line number (exit 2).
     let tsv = dir.path().join("openings.tsv");
-    std::fs::write(&tsv, "eco\tname\tpgn\nC50\tItalian Game\t1. e4 e5 2. Nf3 Nc6 3. Bc4\nX00\tBroken\t1. e4 e4\n").unwrap();
+    std::fs::write(&tsv, "eco\tname\tpgn\nC50\tItalian Game\t1. e4 e5 2. Nf3 Nc6 3. Bc4\nX00\tBroken\t1. e4 e4\n")
+        .unwrap();
     let out = run(&["openings", "import", tsv.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("openings.tsv: line 3: move 2 (e4)"));
@@ -182,7 +183,8 @@ fn query_search_and_openings_commands() {
     // The same position by SAN, UCI and FEN; the opening is the deepest named one of the line.
     let by_san = run(&["query", "--moves", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5", "--json"]);
     let by_uci = run(&["query", "--uci", "e2e4,e7e5,g1f3,b8c6,f1c4,f8c5", "--json"]);
-    let by_fen = run(&["query", "--fen", "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", "--json"]);
+    let by_fen =
+        run(&["query", "--fen", "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&by_san)).unwrap();
     assert_eq!(stdout(&by_san), stdout(&by_uci));
     let fen_json: serde_json::Value = serde_json::from_str(&stdout(&by_fen)).unwrap();
