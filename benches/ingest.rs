@@ -36,7 +36,7 @@ fn positions_options() -> Options {
     options.create_if_missing(true);
     options.set_allow_concurrent_memtable_write(false);
     options.set_memtable_factory(MemtableFactory::Vector);
-    options.set_merge_operator_associative("tabiya.position_stats.v2", |_key, existing, operands| {
+    options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
         merge_values(existing, operands.iter())
     });
     options

@@ -9,6 +9,7 @@
 //! - [`ingest`]: reading user files: PGN collections (split, parsed, replayed) and EPD/FEN lists.
 //! - [`store`]: the RocksDB database: positions, games, fingerprints, meta.
 //! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
+//! - [`postings`]: posting lists (every game reaching a position), Leapfrog-packed.
 //! - [`explore`]: position search: explorer answers with filters, material search, openings.
 //! - [`server`]: the HTTP API (lichess-explorer compatible).
 //!
@@ -26,8 +27,10 @@ pub mod explore;
 pub mod indexer;
 pub mod ingest;
 pub mod position;
+pub mod postings;
 pub mod server;
 pub mod store;
+mod varint;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};

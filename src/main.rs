@@ -25,6 +25,8 @@ enum Command {
     Ingest(cmd::ingest::Args),
     /// What an opening explorer shows for a position: results, next moves, games; filters.
     Query(cmd::query::Args),
+    /// The games that reached a position: listed, paged, combined, as JSON or PGN.
+    Games(cmd::games::Args),
     /// Positions with a given material, most frequent first.
     Search(cmd::search::Args),
     /// Opening names: import a table.
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => cmd::demo::run(args),
         Command::Ingest(args) => cmd::ingest::run(args),
         Command::Query(args) => cmd::query::run(args),
+        Command::Games(args) => cmd::games::run(args),
         Command::Search(args) => cmd::search::run(args),
         Command::Openings(command) => cmd::openings::run(command),
         Command::Serve(args) => cmd::serve::run(args),

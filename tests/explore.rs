@@ -3,14 +3,14 @@
 //! filtered or not, and every material search is compared with a naive replay of the same games
 //! that names positions by EPD text.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use tabiya::{
     Key, Material, Position,
-    explore::{Explorer, Filter, Limits, MaterialQuery, Signature, Target},
+    explore::{Explorer, Filter, GameSort, GamesQuery, Limits, MaterialQuery, Signature, Target},
     indexer,
-    store::Store,
+    store::{GameId, Store},
 };
 
 /// A small deterministic generator (no dependency needed for this).
@@ -235,14 +235,37 @@ fn naive_index(games: &[Game], filter: &NaiveFilter) -> NaiveIndex {
     index
 }
 
-fn build(games: &[Game]) -> (tempfile::TempDir, Store) {
+/// An ingested database of the games, with the stored id of each generated game (ids follow
+/// the games' mainline order within a batch, not the input order): `ids[n]` for game `n + 1`.
+struct Built {
+    _dir: tempfile::TempDir,
+    store: Store,
+    stored: Vec<u64>,
+    generated: HashMap<u64, u64>,
+}
+
+impl Built {
+    fn stored_ids(&self, ids: &[u64]) -> BTreeSet<u64> {
+        ids.iter().map(|&id| self.stored[id as usize - 1]).collect()
+    }
+}
+
+fn build(games: &[Game]) -> Built {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("generated.pgn");
     std::fs::write(&pgn, games.iter().map(Game::pgn).collect::<String>()).unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
     assert_eq!(summary.run.counts.indexed, games.len() as u64, "{:?}", summary.run.counts);
-    (dir, store)
+    let mut stored = vec![0; games.len()];
+    let mut generated = HashMap::new();
+    for id in 1..=games.len() as u64 {
+        let record = store.game(GameId(id)).unwrap().unwrap();
+        let round: u64 = record.tags.round.parse().unwrap();
+        stored[round as usize - 1] = id;
+        generated.insert(id, round);
+    }
+    Built { _dir: dir, store, stored, generated }
 }
 
 fn results(games: &[Game], ids: &[u64]) -> [u64; 4] {
@@ -278,8 +301,8 @@ fn filters() -> Vec<NaiveFilter> {
 #[test]
 fn lookups_equal_a_naive_replay_with_and_without_filters() {
     let games = generate(1500);
-    let (_dir, store) = build(&games);
-    let explorer = Explorer::new(&store);
+    let built = build(&games);
+    let explorer = Explorer::new(&built.store);
     for naive in filters() {
         let filter = naive.to_filter();
         let expected = naive_index(&games, &naive);
@@ -300,8 +323,10 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
                 assert_eq!([tally.games, tally.white, tally.draws, tally.black], results(&games, ids));
             }
             // Top games: exact for up to 4 under any filter (slices keep their best 4).
-            let mut best: Vec<(u32, u64)> =
-                ids.iter().map(|&id| (games[id as usize - 1].average_rating().unwrap_or(0), id)).collect();
+            let mut best: Vec<(u32, u64)> = ids
+                .iter()
+                .map(|&id| (games[id as usize - 1].average_rating().unwrap_or(0), built.stored[id as usize - 1]))
+                .collect();
             best.sort_by(|a, b| b.cmp(a));
             let top: Vec<u64> = stats.top.iter().take(4).map(|g| g.id).collect();
             let want_top: Vec<u64> = best.iter().take(4).map(|&(_, id)| id).collect();
@@ -317,8 +342,8 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
 #[test]
 fn answers_list_moves_games_and_transpositions() {
     let games = generate(600);
-    let (_dir, store) = build(&games);
-    let explorer = Explorer::new(&store);
+    let built = build(&games);
+    let explorer = Explorer::new(&built.store);
     let expected = naive_index(&games, &NaiveFilter::default());
     // The most common position after two moves, reached by SAN, by UCI and by FEN.
     let start = Chess::default();
@@ -363,7 +388,7 @@ fn answers_list_moves_games_and_transpositions() {
     // Every listed game reached the position and played the move it says.
     let (ids, moves) = &expected[&epd];
     for game in answer.top_games.iter().chain(recent) {
-        let id: u64 = game.id.parse().unwrap();
+        let id = built.generated[&game.id.parse::<u64>().unwrap()];
         assert!(ids.contains(&id));
         if let Some(uci) = &game.uci {
             assert!(moves[uci].contains(&id), "game {id} played {uci}");
@@ -382,7 +407,7 @@ fn answers_list_moves_games_and_transpositions() {
 #[test]
 fn material_search_equals_a_brute_force_filter() {
     let games = generate(800);
-    let (_dir, store) = build(&games);
+    let Built { store, .. } = &build(&games);
     let expected = naive_index(&games, &NaiveFilter::default());
     let by_material = |pattern: &dyn Fn(&Material) -> bool| {
         let mut hits: Vec<(u64, String)> = expected
@@ -420,7 +445,7 @@ fn material_search_equals_a_brute_force_filter() {
             castling: None,
             limit: 10_000,
         };
-        let found = query.run(&store).unwrap();
+        let found = query.run(store).unwrap();
         assert_eq!(found.positions as usize, want.len(), "{signature}");
         assert_eq!(found.occurrences, want.iter().map(|w| w.0).sum::<u64>());
         let mut got: Vec<(u64, String)> = found.hits.iter().map(|h| (h.games, h.fen.clone())).collect();
@@ -431,8 +456,67 @@ fn material_search_equals_a_brute_force_filter() {
         let count = |side| {
             let query =
                 MaterialQuery { signature: signature.parse().unwrap(), side: Some(side), castling: None, limit: 1 };
-            query.run(&store).unwrap().positions
+            query.run(store).unwrap().positions
         };
         assert_eq!(count(shakmaty::Color::White) + count(shakmaty::Color::Black), found.positions);
+    }
+}
+
+#[test]
+fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
+    let games = generate(1200);
+    let built = build(&games);
+    let expected = naive_index(&games, &NaiveFilter::default());
+    // Every position: the list equals the naive games, and its length the stored game count.
+    let mut positions = 0;
+    for item in built.store.positions() {
+        let (key, stats) = item.unwrap();
+        let list: Vec<u64> = built.store.postings(&key).unwrap().iter().collect();
+        assert_eq!(list.len() as u64, stats.total.games, "{key}");
+        assert_eq!(list, stats.game_ids);
+        let epd = key.decode().unwrap().to_string();
+        let want = built.stored_ids(&expected[&epd].0);
+        assert_eq!(list.iter().copied().collect::<BTreeSet<_>>(), want, "{epd}");
+        positions += 1;
+    }
+    assert_eq!(positions, expected.len());
+
+    // Combinations and paging, against BTreeSet operations on the naive sets.
+    let mut common: Vec<(&String, &Vec<u64>)> = expected.iter().map(|(epd, (ids, _))| (epd, ids)).collect();
+    common.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
+    let target = |epd: &str| Target::resolve(Some(epd), None, None).unwrap();
+    for window in common[..12].windows(2) {
+        let ((a, a_ids), (b, b_ids)) = (window[0], window[1]);
+        let (sa, sb) = (built.stored_ids(a_ids), built.stored_ids(b_ids));
+        let and = GamesQuery {
+            target: target(a),
+            and: vec![target(b)],
+            not: vec![],
+            sort: GameSort::Id,
+            offset: 0,
+            limit: 10_000,
+        };
+        assert_eq!(and.ids(&built.store).unwrap(), sa.intersection(&sb).copied().collect::<Vec<_>>());
+        let not = GamesQuery { and: vec![], not: vec![target(b)], ..and.clone() };
+        assert_eq!(not.ids(&built.store).unwrap(), sa.difference(&sb).copied().collect::<Vec<_>>());
+        // Pages of 7 put together are the whole list, in order.
+        let mut paged = Vec::new();
+        for offset in (0..sa.len() + 7).step_by(7) {
+            let page = GamesQuery { offset, limit: 7, ..not.clone() }.run(&built.store).unwrap();
+            assert_eq!(page.total as usize, sa.difference(&sb).count());
+            paged.extend(page.games.iter().map(|g| g.id));
+        }
+        assert_eq!(paged, sa.difference(&sb).copied().collect::<Vec<_>>());
+        // By rating: highest average first, each game's headers its own.
+        let page = GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store).unwrap();
+        let ratings: Vec<u32> = page
+            .games
+            .iter()
+            .map(|g| games[built.generated[&g.id] as usize - 1].average_rating().unwrap_or(0))
+            .collect();
+        assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{ratings:?}");
+        for game in &page.games {
+            assert_eq!(game.white, games[built.generated[&game.id] as usize - 1].white);
+        }
     }
 }

@@ -140,6 +140,23 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     assert_eq!(material["hits"].as_array().map(Vec::len), Some(3));
     assert_eq!(material["hits"][0]["games"], 4, "the initial position: four sample games start there");
 
+    // The games reaching a position, paged, and as PGN.
+    let (status, games) = json(&server, "/games?play=e2e4&perPage=2&page=2");
+    assert_eq!(status, 200);
+    assert_eq!(games["total"], 3);
+    let listed = games["games"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "page 2 of 2-game pages holds the third game");
+    for field in ["id", "white", "black", "whiteElo", "blackElo", "date", "event", "site", "round", "result"] {
+        assert!(listed[0].get(field).is_some(), "game has {field}: {games}");
+    }
+    let italian = masters["fen"].as_str().unwrap().replace(' ', "%20").replace('/', "%2F");
+    let (_, not) = json(&server, &format!("/games?play=e2e4&not={italian}&sort=date"));
+    assert_eq!(not["total"], 2, "the Opera game and the Immortal");
+    let (status, content_type, pgn) = get(&server, &format!("/games.pgn?play=e2e4&not={italian}"));
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("application/x-chess-pgn"), "{content_type}");
+    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
+
     let (status, stats) = json(&server, "/stats");
     assert_eq!((status, stats["games"].as_u64()), (200, Some(5)));
 }
@@ -166,6 +183,9 @@ fn bad_requests_are_400_with_a_json_error() {
         "/masters/pgn/abc",
         &format!("/masters?play={long}"),
         "/masters?fen=%FF",
+        "/games?sort=oldest",
+        "/games?page=x",
+        "/games?and=not%20a%20fen",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");

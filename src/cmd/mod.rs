@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod demo;
+pub mod games;
 pub mod ingest;
 pub mod key;
 pub mod openings;

@@ -182,18 +182,26 @@ impl<'a> Explorer<'a> {
                 top: slice.games.clone(),
                 recent: slice.games.clone(),
                 slices: Vec::new(),
+                game_ids: Vec::new(),
             });
         }
         Ok(filtered)
     }
 
-    /// Replays the player's games (from the players index) that pass the filter.
+    /// Replays the player's games (the players index intersected with the position's posting list)
+    /// that pass the filter.
     fn player_stats(&self, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
         let name = filter.player.as_deref().unwrap_or("");
-        let ids = self.store.player_games(name, filter.color)?;
+        let player = self.store.player_games(name, filter.color)?;
+        // Only the player's games that reached the position (the posting list says which) are
+        // read and replayed.
+        let postings = self.store.postings(key)?;
+        let ids: Vec<GameId> =
+            crate::postings::intersect(player.iter().map(|id| id.0), postings.iter()).map(GameId).collect();
         if ids.len() > MAX_PLAYER_GAMES {
             return Err(QueryError::input(format!(
-                "player {name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
+                "player {name:?} reached this position in {} games, more than {MAX_PLAYER_GAMES}: give more \
+                 of the name or a deeper position",
                 ids.len()
             )));
         }
@@ -209,6 +217,7 @@ impl<'a> Explorer<'a> {
             stats.merge(&PositionStats::game(&facts, &next));
         }
         stats.slices.clear();
+        stats.game_ids.clear();
         Ok(stats)
     }
 

@@ -1,6 +1,6 @@
 //! Position search: what an opening explorer answers about a position (its games, results,
-//! ratings, next moves, top and recent games, opening name), with filters; material search; and
-//! the opening table.
+//! ratings, next moves, top and recent games, opening name), with filters; the games reaching
+//! positions (posting lists combined); material search; and the opening table.
 //!
 //! ```no_run
 //! use tabiya::explore::{Explorer, Filter, Limits, Target};
@@ -15,6 +15,7 @@
 
 mod answer;
 mod filter;
+mod games;
 mod material;
 mod openings;
 mod target;
@@ -23,6 +24,7 @@ pub use answer::{
     Answer, Explorer, GameSummary, Limits, MAX_PLAYER_GAMES, MoveRow, Opening, PlayerSummary, parse_color, summarize,
 };
 pub use filter::Filter;
+pub use games::{GameHeader, GamePage, GameSort, GamesQuery};
 pub use material::{MaterialHit, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use target::Target;

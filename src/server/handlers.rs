@@ -15,7 +15,10 @@ use super::{
     params::{ApiError, Params},
 };
 use crate::{
-    explore::{Answer, Explorer, MaterialQuery, MaterialSearch, QueryError, Signature, parse_color},
+    explore::{
+        Answer, Explorer, GamePage, GameSort, GamesQuery, MaterialQuery, MaterialSearch, QueryError, Signature, Target,
+        parse_color,
+    },
     store::{GameId, RECENT_GAMES, TOP_GAMES},
 };
 
@@ -70,6 +73,71 @@ pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>
         let pgn = record
             .to_pgn()
             .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("game {id} does not replay")))?;
+        Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
+    })
+    .await
+}
+
+/// Games per page of `/games`.
+const PER_PAGE: usize = 100;
+/// Most games `/games` orders by date or rating (each is read to order them).
+const MAX_SORTED: usize = 100_000;
+
+/// `fen`, `play`, `and`/`not` (FENs, several allowed, `;`-separated), `page` (from 1),
+/// `perPage` (≤ 100), `sort` (id, date, rating).
+fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
+    let page = params.count("page", 1, usize::MAX)?.max(1);
+    let per_page = params.count("perPage", 20, PER_PAGE)?;
+    let fens = |name: &str| -> Result<Vec<Target>, ApiError> {
+        let list = params.get(name).unwrap_or("");
+        let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::resolve(Some(f), None, None));
+        Ok(targets.collect::<Result<Vec<_>, _>>()?)
+    };
+    let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
+    Ok(GamesQuery {
+        target: params.target()?,
+        and: fens("and")?,
+        not: fens("not")?,
+        sort: params.get("sort").unwrap_or("id").parse::<GameSort>()?,
+        offset,
+        limit: per_page,
+    })
+}
+
+fn run_games(state: &AppState, query: &GamesQuery) -> Result<GamePage, ApiError> {
+    if query.sort != GameSort::Id && query.ids(&state.store)?.len() > MAX_SORTED {
+        return Err(ApiError::bad_request(format!(
+            "more than {MAX_SORTED} games reach this position: sort by id, or narrow it with and/not"
+        )));
+    }
+    Ok(query.run(&state.store)?)
+}
+
+/// The games reaching a position, as JSON: `{"total", "games": [{id, white, black, whiteElo,
+/// blackElo, date, event, site, round, result}]}`.
+pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let query = games_query(&params)?;
+        Ok(Json(run_games(&state, &query)?))
+    })
+    .await
+}
+
+/// The same page of games as PGN.
+pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let query = games_query(&params)?;
+        let page = run_games(&state, &query)?;
+        let mut pgn = String::new();
+        for (header, record) in page.games.iter().zip(&page.records) {
+            let text = record.to_pgn().ok_or_else(|| {
+                ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("game {} does not replay", header.id))
+            })?;
+            pgn.push_str(&text);
+            pgn.push('\n');
+        }
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await

@@ -1,5 +1,6 @@
 //! The HTTP API: the lichess opening explorer's endpoints and shapes (`/masters`, `/lichess`,
-//! `/masters/pgn/{id}`) over a tabiya database, plus `/material`, `/stats` and `/health`.
+//! `/masters/pgn/{id}`) over a tabiya database, plus `/games`, `/games.pgn`, `/material`, `/stats`
+//! and `/health`.
 //!
 //! The database is opened as a RocksDB secondary, so the server keeps answering while another
 //! process ingests; every [`ServeOptions::refresh`] it catches up with what that process has
@@ -33,6 +34,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/masters", get(handlers::masters))
         .route("/lichess", get(handlers::lichess))
         .route("/masters/pgn/{id}", get(handlers::game_pgn))
+        .route("/games", get(handlers::games))
+        .route("/games.pgn", get(handlers::games_pgn))
         .route("/material", get(handlers::material))
         .route("/stats", get(handlers::stats))
         .route("/health", get(handlers::health))

@@ -12,7 +12,8 @@ use crate::{
     position::Position,
 };
 
-/// A game's number in the database: assigned in input order, from 1.
+/// A game's number in the database, from 1: batches of games get ids in input order, and the
+/// games of a batch in the order of their mainlines (see the indexer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GameId(pub u64);
 
@@ -57,6 +58,11 @@ impl GameRecord {
     /// The mainline as stored.
     pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
         self.moves.chunks_exact(2).map(|pair| CompactMove::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
+    }
+
+    /// The packed mainline (two bytes a ply), for ordering games by their moves.
+    pub fn move_bytes(&self) -> &[u8] {
+        &self.moves
     }
 
     pub fn plies(&self) -> usize {

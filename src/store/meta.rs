@@ -6,7 +6,7 @@
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 pub const FORMAT_KEY: &[u8] = b"format";
 pub const TOTALS_KEY: &[u8] = b"totals";

@@ -30,7 +30,10 @@ use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, ReadOptions, WriteBa
 
 use shakmaty::Color;
 
-use crate::codec::{Key, KeyRange};
+use crate::{
+    codec::{Key, KeyRange},
+    postings::PostingList,
+};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -206,6 +209,30 @@ impl Store {
             None => Ok(None),
             Some(bytes) => decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
+    }
+
+    /// The games that reached a position (empty when none did).
+    pub fn postings(&self, key: &Key) -> Result<PostingList, StoreError> {
+        match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
+            None => Ok(PostingList::encode(&[])),
+            Some(bytes) => PositionStats::postings(&bytes).ok_or_else(|| self.corrupt(format!("position {key}"))),
+        }
+    }
+
+    /// Stored games by id, in the order asked (`None` for an id not stored).
+    pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
+        let cf = self.cf(options::GAMES);
+        self.db
+            .multi_get_cf(ids.iter().map(|id| (cf, id.to_bytes())))
+            .into_iter()
+            .zip(ids)
+            .map(|(found, id)| match found.map_err(|err| self.rocks(err))? {
+                None => Ok(None),
+                Some(bytes) => {
+                    decode_record::<GameRecord>(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
+                }
+            })
+            .collect()
     }
 
     /// Every stored position in `range` with its statistics (without slices), in key order.

@@ -60,7 +60,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     options.set_bottommost_compression_type(DBCompressionType::Zstd);
     match name {
         POSITIONS => {
-            options.set_merge_operator_associative("tabiya.position_stats.v2", |_key, existing, operands| {
+            options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
                 merge_values(existing, operands.iter())
             });
             // Ingest only appends to this family and never reads it: a vector memtable takes

@@ -27,7 +27,12 @@ use std::cmp::Reverse;
 use shakmaty::Color;
 
 use super::facets::{GameFacts, Month, RatingBand, Speed};
-use crate::{codec::CompactMove, ingest::GameResult};
+use crate::{
+    codec::CompactMove,
+    ingest::GameResult,
+    postings::PostingList,
+    varint::{get_varint, put_varint, take_byte},
+};
 
 /// Best-rated games kept per position (the lichess masters explorer's maximum).
 pub const TOP_GAMES: usize = 15;
@@ -221,6 +226,9 @@ pub struct PositionStats {
     pub recent: Vec<GameRef>,
     /// Ascending by key; empty when decoded with [`PositionStats::decode_head`].
     pub slices: Vec<Slice>,
+    /// Every game that reached the position, ascending (its posting list); empty when decoded
+    /// with [`PositionStats::decode_head`].
+    pub game_ids: Vec<u64>,
 }
 
 const GENERAL: u8 = 0xff;
@@ -244,6 +252,7 @@ impl PositionStats {
             top: vec![game],
             recent: vec![game],
             slices: vec![slice],
+            game_ids: vec![facts.id],
         }
     }
 
@@ -258,6 +267,7 @@ impl PositionStats {
         merge_moves(&mut self.moves, &other.moves);
         merge_games(&mut self.top, &other.top, TOP_GAMES, GameRef::by_rating);
         merge_games(&mut self.recent, &other.recent, RECENT_GAMES, GameRef::by_recency);
+        merge_ids(&mut self.game_ids, &other.game_ids);
         if other.slices.is_empty() {
             return;
         }
@@ -325,6 +335,7 @@ impl PositionStats {
             && slice.total == self.total
             && slice.moves == self.moves
             && slice.games.as_slice() == [*game]
+            && self.game_ids.as_slice() == [game.id]
             && (self.min_year, self.max_year) == (year, year);
         consistent.then_some((facts, next))
     }
@@ -389,6 +400,7 @@ impl PositionStats {
         }
         put_varint(out, slices.len() as u64);
         out.extend_from_slice(&slices);
+        PostingList::write(&self.game_ids, out);
     }
 
     /// Whether stored bytes use the one-game layout (without decoding them).
@@ -429,6 +441,7 @@ impl PositionStats {
             }
             if !with_slices {
                 stats.slices.clear();
+                stats.game_ids.clear();
             }
             return Some(stats);
         }
@@ -448,13 +461,16 @@ impl PositionStats {
         }
         let [top, recent] = lists;
         let length = usize::try_from(get_varint(input)?).ok()?;
-        if length != input.len() {
+        if length > input.len() {
             return None;
         }
-        let mut stats = PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new() };
+        let mut stats =
+            PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
         if !with_slices {
             return Some(stats);
         }
+        let (mut slices, postings) = input.split_at(length);
+        let input = &mut slices;
         let count = get_count(input, 11)?;
         for _ in 0..count {
             let month = Month(u16::try_from(get_varint(input)?).ok()?);
@@ -472,7 +488,32 @@ impl PositionStats {
             }
             stats.slices.push(Slice { key: SliceKey { month, speed, band }, total, moves, games });
         }
-        input.is_empty().then_some(stats)
+        if !input.is_empty() {
+            return None;
+        }
+        stats.game_ids = PostingList::from_bytes(postings.to_vec())?.to_vec();
+        Some(stats)
+    }
+
+    /// The posting list of stored bytes, without decoding the rest.
+    pub fn postings(bytes: &[u8]) -> Option<PostingList> {
+        let input = &mut &bytes[..];
+        if take_byte(input)? != GENERAL {
+            return PositionStats::decode(bytes).map(|stats| PostingList::encode(&stats.game_ids));
+        }
+        Tally::read(input)?;
+        get_varint(input)?;
+        get_varint(input)?;
+        read_moves(input)?;
+        for _ in 0..2 {
+            for _ in 0..get_count(input, 3)? {
+                for _ in 0..3 {
+                    get_varint(input)?;
+                }
+            }
+        }
+        let length = usize::try_from(get_varint(input)?).ok()?;
+        PostingList::from_bytes(input.get(length..)?.to_vec())
     }
 }
 
@@ -505,6 +546,17 @@ fn merge_moves(moves: &mut Vec<(CompactMove, Tally)>, other: &[(CompactMove, Tal
     merged.extend_from_slice(&moves[i..]);
     merged.extend_from_slice(&other[j..]);
     *moves = merged;
+}
+
+/// Adds `other`'s ids to `ids` (both ascending); appending when they all come after, as ids
+/// assigned in order do.
+fn merge_ids(ids: &mut Vec<u64>, other: &[u64]) {
+    match (ids.last(), other.first()) {
+        (_, None) => {}
+        (None, Some(_)) => ids.extend_from_slice(other),
+        (Some(last), Some(first)) if last < first => ids.extend_from_slice(other),
+        _ => *ids = crate::postings::union(ids.iter().copied(), other.iter().copied()).collect(),
+    }
 }
 
 /// Keeps the first `limit` of both lists in `order` (top-k of a union is the top-k of the
@@ -563,36 +615,10 @@ pub fn merge_values<'a>(existing: Option<&'a [u8]>, operands: impl IntoIterator<
     Some(out)
 }
 
-fn take_byte(input: &mut &[u8]) -> Option<u8> {
-    let (&first, rest) = input.split_first()?;
-    *input = rest;
-    Some(first)
-}
-
 fn take_move(input: &mut &[u8]) -> Option<CompactMove> {
     let (bytes, rest) = input.split_first_chunk::<2>()?;
     *input = rest;
     CompactMove::from_bits(u16::from_le_bytes(*bytes))
-}
-
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push(n as u8 | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-pub(crate) fn get_varint(input: &mut &[u8]) -> Option<u64> {
-    let mut n = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = take_byte(input)?;
-        n |= u64::from(byte & 0x7f).checked_shl(shift)?;
-        if byte < 0x80 {
-            return Some(n);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -651,7 +677,8 @@ mod tests {
             prop_assert_eq!(PositionStats::decode(&bytes), Some(stats.clone()));
             let head = PositionStats::decode_head(&bytes).expect("head decodes");
             prop_assert_eq!(head.slices.len(), 0);
-            prop_assert_eq!(PositionStats { slices: stats.slices.clone(), ..head }, stats.clone());
+            prop_assert_eq!(PositionStats { slices: stats.slices.clone(), game_ids: stats.game_ids.clone(), ..head }, stats.clone());
+            prop_assert_eq!(PositionStats::postings(&bytes).map(|p| p.to_vec()), Some(stats.game_ids.clone()));
             prop_assert_eq!(PositionStats::is_single_game(&bytes), stats.total.games == 1 && stats.moves.len() <= 1);
         }
 

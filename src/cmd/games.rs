@@ -1,0 +1,79 @@
+//! `tabiya games`: the games that reached a position (and others, or not others), paged.
+
+use std::process::ExitCode;
+
+use tabiya::{
+    explore::{GameSort, GamesQuery, Target},
+    store::Store,
+};
+
+use super::{DbArgs, query::TargetArgs};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Only games that also reached this position (FEN; repeatable).
+    #[arg(long, value_name = "FEN")]
+    and: Vec<String>,
+    /// Only games that never reached this position (FEN; repeatable).
+    #[arg(long, value_name = "FEN")]
+    not: Vec<String>,
+    /// Games listed.
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    /// Games skipped first (paging).
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
+    /// Order: id (ingest order), date (newest first) or rating (highest average first).
+    #[arg(long, default_value = "id")]
+    sort: String,
+    /// Print JSON: {"total", "games": [{id, white, black, whiteElo, blackElo, date, event, site,
+    /// round, result}]}.
+    #[arg(long, conflicts_with = "pgn")]
+    json: bool,
+    /// Print the games as PGN (headers and mainline).
+    #[arg(long)]
+    pgn: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let fen = |fen: &String| Target::resolve(Some(fen), None, None);
+    let query = GamesQuery {
+        target: args.target.resolve()?,
+        and: args.and.iter().map(fen).collect::<Result<_, _>>()?,
+        not: args.not.iter().map(fen).collect::<Result<_, _>>()?,
+        sort: args.sort.parse::<GameSort>()?,
+        offset: args.offset,
+        limit: args.limit,
+    };
+    let store = Store::open_read_only(&args.db.db)?;
+    let page = query.run(&store)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&page)?);
+    } else if args.pgn {
+        for (header, record) in page.games.iter().zip(&page.records) {
+            let pgn = record.to_pgn().ok_or_else(|| anyhow::anyhow!("game {} does not replay", header.id))?;
+            println!("{pgn}");
+        }
+    } else {
+        println!("{} games", page.total);
+        for game in &page.games {
+            let elo = |r: Option<u16>| r.map_or(String::new(), |r| format!(" ({r})"));
+            println!(
+                "#{:<7} {}{} - {}{}  {}  {}  {}",
+                game.id,
+                game.white,
+                elo(game.white_elo),
+                game.black,
+                elo(game.black_elo),
+                game.result,
+                game.date,
+                game.event
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,145 @@
+//! Which games reached a position: its posting list, combined with others (`and`, `not`),
+//! sorted and paged, with each game's headers.
+
+use serde::Serialize;
+
+use super::{QueryError, Target};
+use crate::{
+    postings::{difference, intersect},
+    store::{GameFacts, GameId, GameRecord, Store},
+};
+
+/// How a game list is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GameSort {
+    /// Ascending id (ingest order): no game needs reading but the page's.
+    #[default]
+    Id,
+    /// Newest first (then id).
+    Date,
+    /// Highest average rating first (then id).
+    Rating,
+}
+
+impl std::str::FromStr for GameSort {
+    type Err = QueryError;
+
+    fn from_str(text: &str) -> Result<GameSort, QueryError> {
+        match text.trim() {
+            "id" => Ok(GameSort::Id),
+            "date" => Ok(GameSort::Date),
+            "rating" => Ok(GameSort::Rating),
+            other => Err(QueryError::input(format!("bad sort {other:?}: expected id, date or rating"))),
+        }
+    }
+}
+
+/// Games reaching `target` and every `and` position, and none of the `not` positions.
+#[derive(Clone, Debug)]
+pub struct GamesQuery {
+    pub target: Target,
+    pub and: Vec<Target>,
+    pub not: Vec<Target>,
+    pub sort: GameSort,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// A page of games.
+#[derive(Clone, Debug, Serialize)]
+pub struct GamePage {
+    /// Games matching, before paging.
+    pub total: u64,
+    pub games: Vec<GameHeader>,
+    /// The page's records (for PGN output).
+    #[serde(skip)]
+    pub records: Vec<GameRecord>,
+}
+
+/// A game's headers.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameHeader {
+    pub id: u64,
+    pub white: String,
+    pub black: String,
+    pub white_elo: Option<u16>,
+    pub black_elo: Option<u16>,
+    pub date: String,
+    pub event: String,
+    pub site: String,
+    pub round: String,
+    pub result: &'static str,
+}
+
+impl GameHeader {
+    pub fn of(id: GameId, record: &GameRecord) -> GameHeader {
+        let tags = &record.tags;
+        GameHeader {
+            id: id.0,
+            white: tags.white.clone(),
+            black: tags.black.clone(),
+            white_elo: tags.white_elo,
+            black_elo: tags.black_elo,
+            date: tags.date.clone(),
+            event: tags.event.clone(),
+            site: tags.site.clone(),
+            round: tags.round.clone(),
+            result: record.result.tag(),
+        }
+    }
+}
+
+impl GamesQuery {
+    /// The matching ids, ascending: streamed set operations over the packed lists.
+    pub fn ids(&self, store: &Store) -> Result<Vec<u64>, QueryError> {
+        let base = store.postings(&self.target.key)?;
+        let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
+        let nots = self.not.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
+        let mut ids: Box<dyn Iterator<Item = u64>> = Box::new(base.iter());
+        for list in &ands {
+            ids = Box::new(intersect(ids, list.iter()));
+        }
+        for list in &nots {
+            ids = Box::new(difference(ids, list.iter()));
+        }
+        Ok(ids.collect())
+    }
+
+    pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
+        let mut ids = self.ids(store)?;
+        let total = ids.len() as u64;
+        if self.sort != GameSort::Id {
+            // Every matching game is read to order them: bounded by the list, not the database.
+            let records = store.games(&ids.iter().map(|&id| GameId(id)).collect::<Vec<_>>())?;
+            let mut keyed: Vec<(u64, (u16, u16))> = ids
+                .iter()
+                .zip(&records)
+                .map(|(&id, record)| {
+                    let facts = record.as_ref().map(|r| GameFacts::of(id, r.result, &r.tags));
+                    let key = facts.map_or((0, 0), |f| match self.sort {
+                        GameSort::Date => (f.month.0, 0),
+                        _ => (f.average_rating().unwrap_or(0), 0),
+                    });
+                    (id, key)
+                })
+                .collect();
+            keyed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            ids = keyed.into_iter().map(|(id, _)| id).collect();
+        }
+        let page: Vec<GameId> = ids.into_iter().skip(self.offset).take(self.limit).map(GameId).collect();
+        let mut games = Vec::with_capacity(page.len());
+        let mut records = Vec::with_capacity(page.len());
+        for (id, record) in page.iter().zip(store.games(&page)?) {
+            let record = record.ok_or_else(|| {
+                QueryError::Store(crate::store::StoreError::Corrupt {
+                    path: store.path().to_owned(),
+                    what: format!("game {id} of a posting list is missing"),
+                })
+            })?;
+            games.push(GameHeader::of(*id, &record));
+            records.push(record);
+        }
+        Ok(GamePage { total, games, records })
+    }
+}

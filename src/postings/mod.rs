@@ -1,0 +1,256 @@
+//! Posting lists: every game that reached a position, as a sorted set of game ids.
+//!
+//! Stored form (chosen by size, first byte the tag):
+//!
+//! * `0` + the Leapfrog code ([`leapfrog`]) of the ids as bit positions: about one byte per
+//!   two ids when ids are close (games sharing positions get close ids, see the indexer);
+//! * `1` + delta varints (the first id, then each gap − 1): for a handful of ids scattered over
+//!   millions, where Leapfrog would need a spacer byte per 64 ids of gap.
+//!
+//! Set operations stream both lists (no decoding into memory first).
+//!
+//! ```
+//! use tabiya::postings::PostingList;
+//!
+//! let list = PostingList::encode(&[3, 4, 5, 9, 2_000_000]);
+//! assert_eq!(list.iter().collect::<Vec<_>>(), [3, 4, 5, 9, 2_000_000]);
+//! let other = PostingList::encode(&[4, 9, 10]);
+//! assert_eq!(list.and(&other).collect::<Vec<_>>(), [4, 9]);
+//! assert_eq!(list.and_not(&other).collect::<Vec<_>>(), [3, 5, 2_000_000]);
+//! ```
+
+pub mod leapfrog;
+
+use crate::varint::{get_varint, put_varint};
+
+const LEAPFROG: u8 = 0;
+const DELTAS: u8 = 1;
+
+/// An encoded posting list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PostingList {
+    bytes: Vec<u8>,
+}
+
+impl PostingList {
+    /// Encodes strictly increasing ids in the smaller of the two forms.
+    pub fn encode(ids: &[u64]) -> PostingList {
+        let mut bytes = Vec::new();
+        PostingList::write(ids, &mut bytes);
+        PostingList { bytes }
+    }
+
+    /// Appends the encoding of `ids` to `out`.
+    pub fn write(ids: &[u64], out: &mut Vec<u8>) {
+        if leapfrog::encoded_len(ids) <= deltas_len(ids) {
+            out.push(LEAPFROG);
+            leapfrog::encode(ids, out);
+        } else {
+            out.push(DELTAS);
+            let mut previous = None;
+            for &id in ids {
+                put_varint(out, previous.map_or(id, |p: u64| id - p - 1));
+                previous = Some(id);
+            }
+        }
+    }
+
+    /// Wraps stored bytes; `None` when the tag is unknown (any rest decodes).
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<PostingList> {
+        matches!(bytes.first(), Some(&LEAPFROG | &DELTAS)).then_some(PostingList { bytes })
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The ids, ascending.
+    pub fn iter(&self) -> Ids<'_> {
+        Ids::new(&self.bytes)
+    }
+
+    /// Every id, decoded at once (Leapfrog's table-driven path).
+    pub fn to_vec(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        match self.bytes.split_first() {
+            Some((&LEAPFROG, code)) => {
+                if leapfrog::decode_into(code, &mut out).is_none() {
+                    out.clear();
+                }
+            }
+            _ => out.extend(self.iter()),
+        }
+        out
+    }
+
+    /// Ids in both lists.
+    pub fn and<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = u64> + 'a {
+        intersect(self.iter(), other.iter())
+    }
+
+    /// Ids in this list and not in `other`.
+    pub fn and_not<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = u64> + 'a {
+        difference(self.iter(), other.iter())
+    }
+}
+
+/// The ids of stored posting bytes, streamed.
+#[derive(Clone, Debug)]
+pub enum Ids<'a> {
+    Leapfrog(leapfrog::Decoder<'a>),
+    Deltas { bytes: &'a [u8], previous: Option<u64> },
+    Empty,
+}
+
+impl<'a> Ids<'a> {
+    pub fn new(bytes: &'a [u8]) -> Ids<'a> {
+        match bytes.split_first() {
+            Some((&LEAPFROG, code)) => Ids::Leapfrog(leapfrog::Decoder::new(code)),
+            Some((&DELTAS, rest)) => Ids::Deltas { bytes: rest, previous: None },
+            _ => Ids::Empty,
+        }
+    }
+}
+
+impl Iterator for Ids<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Ids::Leapfrog(decoder) => decoder.next(),
+            Ids::Deltas { bytes, previous } => {
+                if bytes.is_empty() {
+                    return None;
+                }
+                let value = get_varint(bytes)?;
+                let id = match *previous {
+                    None => value,
+                    Some(p) => p.checked_add(value)?.checked_add(1)?,
+                };
+                *previous = Some(id);
+                Some(id)
+            }
+            Ids::Empty => None,
+        }
+    }
+}
+
+fn deltas_len(ids: &[u64]) -> usize {
+    let mut previous = None;
+    ids.iter()
+        .map(|&id| {
+            let value = previous.map_or(id, |p: u64| id - p - 1);
+            previous = Some(id);
+            (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+        })
+        .sum()
+}
+
+/// Ids of two ascending streams present in both.
+pub fn intersect(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || {
+        loop {
+            let (&x, &y) = (a.peek()?, b.peek()?);
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => {
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    a.next();
+                    b.next();
+                    return Some(x);
+                }
+            }
+        }
+    })
+}
+
+/// Ids of the first ascending stream absent from the second.
+pub fn difference(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+    let mut b = b.peekable();
+    a.filter(move |&x| {
+        while b.next_if(|&y| y < x).is_some() {}
+        b.peek() != Some(&x)
+    })
+}
+
+/// Ids in either of two ascending streams, once.
+pub fn union(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek().copied(), b.peek().copied()) {
+        (Some(x), Some(y)) if x == y => {
+            a.next();
+            b.next();
+            Some(x)
+        }
+        (Some(x), Some(y)) if x < y => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn arb_ids() -> impl Strategy<Value = Vec<u64>> {
+        // Dense runs, sparse scatter, and far outliers.
+        let dense = proptest::collection::btree_set(0u64..300, 0..200);
+        let sparse = proptest::collection::btree_set(0u64..5_000_000, 0..20);
+        (dense, sparse, 0u64..1 << 40).prop_map(|(dense, sparse, offset)| {
+            let mut all: BTreeSet<u64> = dense.into_iter().map(|id| id + offset).collect();
+            all.extend(sparse);
+            all.into_iter().collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips_and_picks_the_smaller_form(ids in arb_ids()) {
+            let list = PostingList::encode(&ids);
+            prop_assert_eq!(list.iter().collect::<Vec<_>>(), ids.clone());
+            prop_assert_eq!(list.to_vec(), ids.clone());
+            let size = 1 + leapfrog::encoded_len(&ids).min(deltas_len(&ids));
+            prop_assert_eq!(list.as_bytes().len(), size);
+        }
+
+        #[test]
+        fn set_operations_equal_btreeset(a in arb_ids(), b in arb_ids()) {
+            let (x, y) = (PostingList::encode(&a), PostingList::encode(&b));
+            let (sa, sb): (BTreeSet<u64>, BTreeSet<u64>) = (a.iter().copied().collect(), b.iter().copied().collect());
+            prop_assert_eq!(x.and(&y).collect::<Vec<_>>(), sa.intersection(&sb).copied().collect::<Vec<_>>());
+            prop_assert_eq!(x.and_not(&y).collect::<Vec<_>>(), sa.difference(&sb).copied().collect::<Vec<_>>());
+            prop_assert_eq!(union(x.iter(), y.iter()).collect::<Vec<_>>(), sa.union(&sb).copied().collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            if let Some(list) = PostingList::from_bytes(bytes) {
+                let ids: Vec<u64> = list.iter().collect();
+                prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+    }
+
+    #[test]
+    fn a_lone_id_costs_a_few_bytes_and_scatter_falls_back_to_deltas() {
+        assert_eq!(PostingList::encode(&[7]).as_bytes(), [LEAPFROG, 191 + 7]);
+        assert_eq!(PostingList::encode(&[300_000]).as_bytes().len(), 4);
+        let scattered = PostingList::encode(&[5, 1_000_000, 3_000_000]);
+        assert_eq!(scattered.as_bytes()[0], DELTAS);
+        let dense: Vec<u64> = (1000..2000).collect();
+        let list = PostingList::encode(&dense);
+        assert_eq!(list.as_bytes()[0], LEAPFROG);
+        assert!(list.as_bytes().len() < 520, "{}", list.as_bytes().len());
+    }
+}
