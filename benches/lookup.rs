@@ -8,31 +8,14 @@
 
 mod common;
 
-use std::{
-    path::PathBuf,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tabiya::{
     Key,
     explore::{Explorer, Filter, Limits, MaterialQuery, Signature, Target},
-    indexer,
     ingest::read_games,
-    store::{Store, meta::FORMAT_VERSION},
 };
-
-fn database() -> Store {
-    let path = std::env::var_os("TABIYA_BENCH_DB").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-db-players-v{FORMAT_VERSION}"))
-    });
-    if !path.join("CURRENT").exists() {
-        eprintln!("building the benchmark database at {} (about a minute)", path.display());
-        let store = Store::open(&path).expect("benchmark database");
-        indexer::ingest(&store, &[common::games_path()], &mut indexer::SilentObserver).expect("ingest");
-    }
-    Store::open_read_only(&path).expect("benchmark database")
-}
 
 /// (class, target) pairs: one position per class from every 100th of the first 100k games.
 fn mix() -> Vec<(&'static str, Target)> {
@@ -61,7 +44,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 fn lookup(c: &mut Criterion) {
-    let store = database();
+    let store = common::players_db();
     let explorer = Explorer::new(&store);
     let targets = mix();
     let limits = Limits { moves: 12, top: 4, recent: 0 };

@@ -30,7 +30,7 @@ pub mod position;
 pub mod postings;
 pub mod server;
 pub mod store;
-mod varint;
+pub mod varint;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};

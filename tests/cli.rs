@@ -210,6 +210,32 @@ fn query_search_and_openings_commands() {
     let table = stdout(&out);
     assert!(table.contains("top games:") && table.contains("Anderssen"), "{table}");
 
+    // Games: listed, combined, paged, as JSON and PGN.
+    let italian = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let out = run(&["games", "--uci", "e2e4", "--json"]);
+    let all: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(all["total"], 3);
+    for field in ["id", "white", "black", "whiteElo", "blackElo", "date", "event", "site", "round", "result"] {
+        assert!(all["games"][0].get(field).is_some(), "{field}");
+    }
+    let out = run(&["games", "--uci", "e2e4", "--and", italian, "--json"]);
+    let and: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(and["total"], 1, "the Evergreen");
+    assert_eq!(and["games"][0]["black"], "Dufresne, Jean");
+    let out = run(&["games", "--uci", "e2e4", "--not", italian, "--offset", "1", "--limit", "1", "--json"]);
+    let page: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((page["total"].as_u64(), page["games"].as_array().map(Vec::len)), (Some(2), Some(1)));
+    let out = run(&["games", "--fen", italian, "--pgn"]);
+    let pgn = stdout(&out);
+    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
+    let reread = dir.path().join("reread.pgn");
+    std::fs::write(&reread, &pgn).unwrap();
+    let out = run(&["ingest", "--json", "--db", dir.path().join("reread").to_str().unwrap(), reread.to_str().unwrap()]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["indexed"], 2, "the PGN output reads back");
+    let out = run(&["games", "--uci", "e2e4", "--sort", "date"]);
+    assert!(stdout(&out).starts_with("3 games\n#"), "{}", stdout(&out));
+
     // Material search.
     let out = run(&["search", "--material", "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP", "--limit", "2", "--json"]);
     let found: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -228,6 +254,8 @@ fn query_search_and_openings_commands() {
         &["search", "--material", "KQQQQQQQQQQvK"],
         &["search", "--material", "QvK"],
         &["openings", "import", dir.path().join("missing.tsv").to_str().unwrap()],
+        &["games", "--uci", "e2e4", "--sort", "oldest"],
+        &["games", "--uci", "e2e4", "--and", "not a fen"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");

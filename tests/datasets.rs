@@ -210,9 +210,14 @@ fn ingest_matches_a_naive_replay() {
     assert_eq!(summary.totals.position_occurrences, expected.values().map(|c| c[0]).sum::<u64>());
     for (epd, counts) in &expected {
         let position: Position = epd.parse().unwrap();
-        let stats = store.position(&Key::encode(&position).unwrap()).unwrap().unwrap();
+        let key = Key::encode(&position).unwrap();
+        let stats = store.position(&key).unwrap().unwrap();
         let t = stats.total;
         assert_eq!([t.games, t.white, t.draws, t.black], *counts, "{epd}");
+        // The posting list holds one id per game, each a stored game.
+        let ids = store.postings(&key).unwrap().to_vec();
+        assert_eq!(ids.len() as u64, t.games, "{epd}");
+        assert!(ids.iter().all(|&id| id >= 1 && id <= summary.totals.games), "{epd}");
     }
     let filter = Filter::default().with_dates(Some("2005"), None).unwrap().with_rating_range(Some(2500), None).unwrap();
     let explorer = Explorer::new(&store);

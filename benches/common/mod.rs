@@ -3,7 +3,11 @@
 
 use std::path::PathBuf;
 
-use tabiya::ingest::Source;
+use tabiya::{
+    indexer,
+    ingest::Source,
+    store::{Store, meta::FORMAT_VERSION},
+};
 
 /// The benchmark games' file: `TABIYA_BENCH_PGN`, else the shared players collection beside the
 /// checkout.
@@ -16,4 +20,18 @@ pub fn games_path() -> PathBuf {
 /// The benchmark games, opened.
 pub fn games_source() -> Source {
     Source::open(&games_path(), None).unwrap_or_else(|e| panic!("benchmark games: {e:#}"))
+}
+
+/// A database of the benchmark games, read-only: `TABIYA_BENCH_DB`, else one built once under
+/// target/ (about a minute).
+pub fn players_db() -> Store {
+    let path = std::env::var_os("TABIYA_BENCH_DB").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-db-players-v{FORMAT_VERSION}"))
+    });
+    if !path.join("CURRENT").exists() {
+        eprintln!("building the benchmark database at {}", path.display());
+        let store = Store::open(&path).expect("benchmark database");
+        indexer::ingest(&store, &[games_path()], &mut indexer::SilentObserver).expect("ingest");
+    }
+    Store::open_read_only(&path).expect("benchmark database")
 }

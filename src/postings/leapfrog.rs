@@ -1,7 +1,8 @@
 //! The Leapfrog run-length byte code for sparse bitmaps (seed document 002).
 //!
 //! A bitmap is a sorted set of positions; a *run* is the number of zero bits before the next
-//! one bit, counted from a cursor (initially 0). Each byte codes zero, one or two positions:
+//! one bit, counted from a cursor (initially `start`: 0 in the seed; a posting list starts at
+//! its first id). Each byte codes zero, one or two positions:
 //!
 //! * `0..=189`: two positions whose runs `r1`, `r2` total at most 18, as
 //!   `s(s+1)/2 + r1` with `s = r1 + r2` (0 = `0+0`, 1 = `0+1`, 2 = `1+0`, ..., 189 = `18+0`);
@@ -34,9 +35,9 @@ const PAIR_RUNS: u64 = 18;
 /// The longest run a single code holds.
 const SINGLE_RUN: u64 = 64;
 
-/// Appends the code of `positions` (strictly increasing) to `out`.
-pub fn encode(positions: &[u64], out: &mut Vec<u8>) {
-    let mut cursor = 0u64;
+/// Appends the code of `positions` (strictly increasing, none below `start`) to `out`.
+pub fn encode(positions: &[u64], start: u64, out: &mut Vec<u8>) {
+    let mut cursor = start;
     let mut i = 0;
     while let Some(&position) = positions.get(i) {
         let mut run = position - cursor;
@@ -66,10 +67,10 @@ fn implied_zeros(run: u64) -> u64 {
     if run <= PAIR_RUNS { PAIR_RUNS + 1 - run } else { 0 }
 }
 
-/// The encoded size of `positions`, without encoding them.
-pub fn encoded_len(positions: &[u64]) -> usize {
+/// The encoded size of `positions` from `start`, without encoding them.
+pub fn encoded_len(positions: &[u64], start: u64) -> usize {
     let mut len = 0;
-    let mut cursor = 0u64;
+    let mut cursor = start;
     let mut i = 0;
     while let Some(&position) = positions.get(i) {
         let mut run = position - cursor;
@@ -105,8 +106,8 @@ pub struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    pub fn new(bytes: &'a [u8]) -> Decoder<'a> {
-        Decoder { bytes: bytes.iter(), cursor: 0, pending: None, failed: false }
+    pub fn new(bytes: &'a [u8], start: u64) -> Decoder<'a> {
+        Decoder { bytes: bytes.iter(), cursor: start, pending: None, failed: false }
     }
 
     pub fn failed(&self) -> bool {
@@ -157,10 +158,11 @@ impl Decoder<'_> {
     }
 }
 
-/// Decodes a whole code into `out` (the fast path of full decoding: a table lookup per byte).
-pub fn decode_into(bytes: &[u8], out: &mut Vec<u64>) -> Option<()> {
+/// Decodes a whole code from `start` into `out` (the fast path of full decoding: a table
+/// lookup per byte).
+pub fn decode_into(bytes: &[u8], start: u64, out: &mut Vec<u64>) -> Option<()> {
     out.reserve(bytes.len() * 2);
-    let mut cursor = 0u64;
+    let mut cursor = start;
     for &code in bytes {
         if code < SPACER {
             let (first, second) = PAIRS[usize::from(code)];
@@ -187,12 +189,18 @@ mod tests {
 
     fn round_trip(positions: &[u64]) -> Vec<u8> {
         let mut bytes = Vec::new();
-        encode(positions, &mut bytes);
-        assert_eq!(encoded_len(positions), bytes.len(), "{positions:?}");
-        assert_eq!(Decoder::new(&bytes).collect::<Vec<_>>(), positions);
+        encode(positions, 0, &mut bytes);
+        assert_eq!(encoded_len(positions, 0), bytes.len(), "{positions:?}");
+        assert_eq!(Decoder::new(&bytes, 0).collect::<Vec<_>>(), positions);
         let mut all = Vec::new();
-        decode_into(&bytes, &mut all).expect("decodes");
+        decode_into(&bytes, 0, &mut all).expect("decodes");
         assert_eq!(all, positions);
+        // From a start: the same code as the shifted positions.
+        let shifted: Vec<u64> = positions.iter().map(|p| p + 1000).collect();
+        let mut from_start = Vec::new();
+        encode(&shifted, 1000, &mut from_start);
+        assert_eq!(from_start, bytes);
+        assert_eq!(Decoder::new(&bytes, 1000).collect::<Vec<_>>(), shifted);
         bytes
     }
 
@@ -234,12 +242,12 @@ mod tests {
         // which would take 2^58 spacers, stops the decoder instead).
         let mut bytes = vec![SPACER; 8];
         bytes.push(SINGLE);
-        assert_eq!(Decoder::new(&bytes).collect::<Vec<_>>(), [512]);
+        assert_eq!(Decoder::new(&bytes, 0).collect::<Vec<_>>(), [512]);
         for code in 0..=255u8 {
             let bytes = [code, code, SPACER, code];
-            let streamed: Vec<_> = Decoder::new(&bytes).collect();
+            let streamed: Vec<_> = Decoder::new(&bytes, 0).collect();
             let mut all = Vec::new();
-            decode_into(&bytes, &mut all).expect("small cursors");
+            decode_into(&bytes, 0, &mut all).expect("small cursors");
             assert_eq!(streamed, all);
             assert!(streamed.windows(2).all(|w| w[0] < w[1]));
         }

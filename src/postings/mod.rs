@@ -2,8 +2,9 @@
 //!
 //! Stored form (chosen by size, first byte the tag):
 //!
-//! * `0` + the Leapfrog code ([`leapfrog`]) of the ids as bit positions: about one byte per
-//!   two ids when ids are close (games sharing positions get close ids, see the indexer);
+//! * `0` + the first id (varint) + the Leapfrog code ([`leapfrog`]) of the ids as bit positions
+//!   from the first: about one byte per two ids when ids are close (games sharing positions get
+//!   close ids, see the indexer);
 //! * `1` + delta varints (the first id, then each gap − 1): for a handful of ids scattered over
 //!   millions, where Leapfrog would need a spacer byte per 64 ids of gap.
 //!
@@ -42,9 +43,11 @@ impl PostingList {
 
     /// Appends the encoding of `ids` to `out`.
     pub fn write(ids: &[u64], out: &mut Vec<u8>) {
-        if leapfrog::encoded_len(ids) <= deltas_len(ids) {
+        let first = ids.first().copied().unwrap_or(0);
+        if varint_len(first) + leapfrog::encoded_len(ids, first) <= deltas_len(ids) {
             out.push(LEAPFROG);
-            leapfrog::encode(ids, out);
+            put_varint(out, first);
+            leapfrog::encode(ids, first, out);
         } else {
             out.push(DELTAS);
             let mut previous = None;
@@ -73,8 +76,9 @@ impl PostingList {
     pub fn to_vec(&self) -> Vec<u64> {
         let mut out = Vec::new();
         match self.bytes.split_first() {
-            Some((&LEAPFROG, code)) => {
-                if leapfrog::decode_into(code, &mut out).is_none() {
+            Some((&LEAPFROG, mut code)) => {
+                let decoded = get_varint(&mut code).and_then(|first| leapfrog::decode_into(code, first, &mut out));
+                if decoded.is_none() {
                     out.clear();
                 }
             }
@@ -105,7 +109,10 @@ pub enum Ids<'a> {
 impl<'a> Ids<'a> {
     pub fn new(bytes: &'a [u8]) -> Ids<'a> {
         match bytes.split_first() {
-            Some((&LEAPFROG, code)) => Ids::Leapfrog(leapfrog::Decoder::new(code)),
+            Some((&LEAPFROG, mut code)) => match get_varint(&mut code) {
+                Some(first) => Ids::Leapfrog(leapfrog::Decoder::new(code, first)),
+                None => Ids::Empty,
+            },
             Some((&DELTAS, rest)) => Ids::Deltas { bytes: rest, previous: None },
             _ => Ids::Empty,
         }
@@ -136,15 +143,38 @@ impl Iterator for Ids<'_> {
     }
 }
 
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 fn deltas_len(ids: &[u64]) -> usize {
     let mut previous = None;
     ids.iter()
         .map(|&id| {
             let value = previous.map_or(id, |p: u64| id - p - 1);
             previous = Some(id);
-            (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+            varint_len(value)
         })
         .sum()
+}
+
+/// The density classes benchmarks and reports group lists by: ids per id of the list's span.
+pub const DENSITY_CLASSES: [&str; 5] = ["single", "< 1%", "1-10%", "10-50%", ">= 50%"];
+
+/// The [`DENSITY_CLASSES`] index of a non-empty ascending list.
+pub fn density_class(ids: &[u64]) -> usize {
+    match (ids.first(), ids.last()) {
+        (Some(first), Some(last)) if ids.len() > 1 => {
+            let density = ids.len() as f64 / (last - first + 1) as f64;
+            match density {
+                d if d < 0.01 => 1,
+                d if d < 0.1 => 2,
+                d if d < 0.5 => 3,
+                _ => 4,
+            }
+        }
+        _ => 0,
+    }
 }
 
 /// Ids of two ascending streams present in both.
@@ -220,7 +250,8 @@ mod tests {
             let list = PostingList::encode(&ids);
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), ids.clone());
             prop_assert_eq!(list.to_vec(), ids.clone());
-            let size = 1 + leapfrog::encoded_len(&ids).min(deltas_len(&ids));
+            let first = ids.first().copied().unwrap_or(0);
+            let size = 1 + (varint_len(first) + leapfrog::encoded_len(&ids, first)).min(deltas_len(&ids));
             prop_assert_eq!(list.as_bytes().len(), size);
         }
 
@@ -244,8 +275,13 @@ mod tests {
 
     #[test]
     fn a_lone_id_costs_a_few_bytes_and_scatter_falls_back_to_deltas() {
-        assert_eq!(PostingList::encode(&[7]).as_bytes(), [LEAPFROG, 191 + 7]);
+        assert_eq!(PostingList::encode(&[7]).as_bytes(), [DELTAS, 7]);
         assert_eq!(PostingList::encode(&[300_000]).as_bytes().len(), 4);
+        // Close ids far from 0: the first id, then one byte per pair.
+        assert_eq!(
+            PostingList::encode(&[300_000, 300_001, 300_003, 300_004]).as_bytes(),
+            [LEAPFROG, 0xe0, 0xa7, 0x12, 0, 2]
+        );
         let scattered = PostingList::encode(&[5, 1_000_000, 3_000_000]);
         assert_eq!(scattered.as_bytes()[0], DELTAS);
         let dense: Vec<u64> = (1000..2000).collect();

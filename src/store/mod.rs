@@ -379,6 +379,16 @@ impl Store {
         })
     }
 
+    /// Every position's posting list, in key order.
+    pub fn posting_lists(&self) -> impl Iterator<Item = Result<(Key, PostingList), StoreError>> + '_ {
+        self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
+            let (key, value) = item.map_err(|err| self.rocks(err))?;
+            let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
+            let list = PositionStats::postings(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            Ok((key, list))
+        })
+    }
+
     /// Bytes of live SST files per column family.
     pub fn family_bytes(&self) -> Result<Vec<(&'static str, u64)>, StoreError> {
         COLUMN_FAMILIES
