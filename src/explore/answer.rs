@@ -32,6 +32,10 @@ impl Default for Limits {
 /// Most games a player filter replays (bounded work per query).
 pub const MAX_PLAYER_GAMES: usize = 100_000;
 
+/// Positions with at most this many games get their filtered top and recent games from their
+/// posting list (exact); others from their slices (exact for up to 4 top games).
+pub const EXACT_GAMES_LIMIT: usize = 64;
+
 /// What an opening explorer shows for a position. Its JSON uses the lichess explorer's field
 /// names (`white`, `draws`, `black`, `moves[].uci`, `topGames`, `opening`, ...) plus totals.
 #[derive(Clone, Debug, Serialize)]
@@ -170,7 +174,7 @@ impl<'a> Explorer<'a> {
         if filter.is_unfiltered() {
             return Ok(self.store.position_head(key)?.unwrap_or_default());
         }
-        let stats = self.store.position(key)?.unwrap_or_default();
+        let stats = self.store.position_slices(key)?.unwrap_or_default();
         let mut filtered = PositionStats::default();
         for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
             let year = slice.key.month.year().unwrap_or(0);
@@ -184,6 +188,23 @@ impl<'a> Explorer<'a> {
                 slices: Vec::new(),
                 game_ids: Vec::new(),
             });
+        }
+        // A rare position's few games are cheaper to read than to approximate: its top and
+        // recent games under the filter then come from its posting list, exactly.
+        if stats.total.games <= EXACT_GAMES_LIMIT as u64 {
+            let ids: Vec<GameId> = self.store.postings(key)?.iter().map(GameId).collect();
+            let mut refs = Vec::new();
+            for (id, record) in ids.iter().zip(self.store.games(&ids)?) {
+                let Some(record) = record else { continue };
+                let facts = GameFacts::of(id.0, record.result, &record.tags);
+                if filter.matches_game(&facts) {
+                    refs.push(GameRef::of(&facts));
+                }
+            }
+            refs.sort_by_key(GameRef::by_rating);
+            filtered.top = refs.iter().take(TOP_GAMES).copied().collect();
+            refs.sort_by_key(GameRef::by_recency);
+            filtered.recent = refs.iter().take(RECENT_GAMES).copied().collect();
         }
         Ok(filtered)
     }

@@ -195,9 +195,14 @@ impl Store {
         self.read_position(key, PositionStats::decode)
     }
 
-    /// A position's statistics without its slices: all an unfiltered lookup needs.
+    /// A position's statistics without its slices and games: all an unfiltered lookup needs.
     pub fn position_head(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
         self.read_position(key, PositionStats::decode_head)
+    }
+
+    /// A position's statistics with its slices, without its games: what a filtered lookup reads.
+    pub fn position_slices(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
+        self.read_position(key, PositionStats::decode_slices)
     }
 
     fn read_position(

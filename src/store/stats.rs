@@ -175,12 +175,12 @@ impl GameRef {
     }
 
     /// Best rated first (then newest id): the order of top games.
-    fn by_rating(&self) -> (Reverse<u16>, Reverse<u64>) {
+    pub fn by_rating(&self) -> (Reverse<u16>, Reverse<u64>) {
         (Reverse(self.rating), Reverse(self.id))
     }
 
     /// Latest month first (then newest id): the order of recent games.
-    fn by_recency(&self) -> (Reverse<u16>, Reverse<u64>) {
+    pub fn by_recency(&self) -> (Reverse<u16>, Reverse<u64>) {
         (Reverse(self.month), Reverse(self.id))
     }
 }
@@ -232,6 +232,14 @@ pub struct PositionStats {
 }
 
 const GENERAL: u8 = 0xff;
+
+/// How much of a stored value to decode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    Head,
+    Slices,
+    All,
+}
 
 impl PositionStats {
     /// One game reaching the position and playing `next` moves from it.
@@ -410,15 +418,21 @@ impl PositionStats {
 
     /// Reads stored bytes; `None` when they are not a valid value.
     pub fn decode(input: &[u8]) -> Option<PositionStats> {
-        PositionStats::read(input, true)
+        PositionStats::read(input, Detail::All)
     }
 
-    /// Reads stored bytes without the slices (what an unfiltered lookup needs).
+    /// Reads stored bytes without the slices and the posting list (what an unfiltered lookup
+    /// needs).
     pub fn decode_head(input: &[u8]) -> Option<PositionStats> {
-        PositionStats::read(input, false)
+        PositionStats::read(input, Detail::Head)
     }
 
-    fn read(mut input: &[u8], with_slices: bool) -> Option<PositionStats> {
+    /// Reads stored bytes without the posting list (what a filtered lookup needs).
+    pub fn decode_slices(input: &[u8]) -> Option<PositionStats> {
+        PositionStats::read(input, Detail::Slices)
+    }
+
+    fn read(mut input: &[u8], detail: Detail) -> Option<PositionStats> {
         let input = &mut input;
         let head = take_byte(input)?;
         if head != GENERAL {
@@ -439,8 +453,10 @@ impl PositionStats {
             if !input.is_empty() || stats.one_game().is_none() {
                 return None;
             }
-            if !with_slices {
+            if detail == Detail::Head {
                 stats.slices.clear();
+            }
+            if detail != Detail::All {
                 stats.game_ids.clear();
             }
             return Some(stats);
@@ -466,7 +482,7 @@ impl PositionStats {
         }
         let mut stats =
             PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
-        if !with_slices {
+        if detail == Detail::Head {
             return Some(stats);
         }
         let (mut slices, postings) = input.split_at(length);
@@ -491,7 +507,9 @@ impl PositionStats {
         if !input.is_empty() {
             return None;
         }
-        stats.game_ids = PostingList::from_bytes(postings.to_vec())?.to_vec();
+        if detail == Detail::All {
+            stats.game_ids = PostingList::from_bytes(postings.to_vec())?.to_vec();
+        }
         Some(stats)
     }
 
@@ -677,6 +695,7 @@ mod tests {
             prop_assert_eq!(PositionStats::decode(&bytes), Some(stats.clone()));
             let head = PositionStats::decode_head(&bytes).expect("head decodes");
             prop_assert_eq!(head.slices.len(), 0);
+            prop_assert_eq!(PositionStats::decode_slices(&bytes), Some(PositionStats { game_ids: Vec::new(), ..stats.clone() }));
             prop_assert_eq!(PositionStats { slices: stats.slices.clone(), game_ids: stats.game_ids.clone(), ..head }, stats.clone());
             prop_assert_eq!(PositionStats::postings(&bytes).map(|p| p.to_vec()), Some(stats.game_ids.clone()));
             prop_assert_eq!(PositionStats::is_single_game(&bytes), stats.total.games == 1 && stats.moves.len() <= 1);
