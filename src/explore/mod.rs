@@ -21,7 +21,8 @@ mod openings;
 mod target;
 
 pub use answer::{
-    Answer, Explorer, GameSummary, Limits, MAX_PLAYER_GAMES, MoveRow, Opening, PlayerSummary, parse_color, summarize,
+    Answer, EXACT_GAMES_LIMIT, Explorer, GameSummary, Limits, MAX_PLAYER_GAMES, MoveRow, Opening, PlayerSummary,
+    parse_color, summarize,
 };
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GamesQuery};
