@@ -12,10 +12,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use roaring::RoaringTreemap;
-use tabiya::{
-    postings::{DENSITY_CLASSES, PostingList, density_class, leapfrog},
-    varint::{get_varint, put_varint},
-};
+use tabiya::postings::{DENSITY_CLASSES, Ids, PostingList, density_class, leapfrog, write_deltas};
 
 /// Ids gathered per class (enough for stable timings, few enough to gather quickly).
 const IDS_PER_CLASS: usize = 2_000_000;
@@ -26,16 +23,6 @@ struct Class {
     deltas: Vec<Vec<u8>>,
     roaring: Vec<RoaringTreemap>,
     ids: usize,
-}
-
-fn decode_deltas(mut bytes: &[u8], out: &mut Vec<u64>) {
-    let mut previous: Option<u64> = None;
-    while !bytes.is_empty() {
-        let Some(value) = get_varint(&mut bytes) else { break };
-        let id = previous.map_or(value, |p| p + value + 1);
-        out.push(id);
-        previous = Some(id);
-    }
 }
 
 fn postings(c: &mut Criterion) {
@@ -59,11 +46,7 @@ fn postings(c: &mut Criterion) {
         leapfrog::encode(&ids, ids[0], &mut code);
         class.leapfrog.push((ids[0], code));
         let mut deltas = Vec::new();
-        let mut previous = None;
-        for &id in &ids {
-            put_varint(&mut deltas, previous.map_or(id, |p: u64| id - p - 1));
-            previous = Some(id);
-        }
+        write_deltas(&ids, &mut deltas);
         class.deltas.push(deltas);
         class.roaring.push(RoaringTreemap::from_sorted_iter(ids.iter().copied()).expect("sorted ids"));
         class.lists.push(list);
@@ -107,7 +90,7 @@ fn postings(c: &mut Criterion) {
             b.iter(|| {
                 out.clear();
                 for bytes in &class.deltas {
-                    decode_deltas(bytes, &mut out);
+                    out.extend(Ids::Deltas { bytes, previous: None });
                 }
                 out.len()
             })

@@ -519,13 +519,14 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         // Pages of 7 put together are the whole list, in order.
         let mut paged = Vec::new();
         for offset in (0..sa.len() + 7).step_by(7) {
-            let page = GamesQuery { offset, limit: 7, ..not.clone() }.run(&built.store).unwrap();
+            let page = GamesQuery { offset, limit: 7, ..not.clone() }.run(&built.store, usize::MAX).unwrap();
             assert_eq!(page.total as usize, sa.difference(&sb).count());
             paged.extend(page.games.iter().map(|g| g.id));
         }
         assert_eq!(paged, sa.difference(&sb).copied().collect::<Vec<_>>());
         // By rating: highest average first, each game's headers its own.
-        let page = GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store).unwrap();
+        let page =
+            GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store, usize::MAX).unwrap();
         let ratings: Vec<u32> = page
             .games
             .iter()

@@ -50,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         limit: args.limit,
     };
     let store = Store::open_read_only(&args.db.db)?;
-    let page = query.run(&store)?;
+    let page = query.run(&store, usize::MAX)?;
     if args.json {
         println!("{}", serde_json::to_string(&page)?);
     } else if args.pgn {

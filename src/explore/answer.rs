@@ -127,8 +127,8 @@ impl<'a> Explorer<'a> {
         let mut moves: Vec<_> = stats.moves.iter().collect();
         moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
         moves.truncate(limits.moves);
-        let top = self.summaries(&stats.top, limits.top.min(TOP_GAMES), &target.key)?;
-        let recent = self.summaries(&stats.recent, limits.recent.min(RECENT_GAMES), &target.key)?;
+        let top = self.summaries(&stats.top, limits.top.min(TOP_GAMES), target)?;
+        let recent = self.summaries(&stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let moves = moves
             .into_iter()
             .map(|(m, tally)| {
@@ -242,17 +242,14 @@ impl<'a> Explorer<'a> {
         Ok(stats)
     }
 
-    fn summaries(&self, refs: &[GameRef], limit: usize, key: &Key) -> Result<Vec<GameSummary>, QueryError> {
+    fn summaries(&self, refs: &[GameRef], limit: usize, target: &Target) -> Result<Vec<GameSummary>, QueryError> {
         let mut summaries = Vec::with_capacity(limit);
         for game in refs.iter().take(limit) {
             let id = GameId(game.id);
             let record = self.store.game(id)?.ok_or_else(|| {
-                QueryError::Store(crate::store::StoreError::Corrupt {
-                    path: self.store.path().to_owned(),
-                    what: format!("game {id} referenced by position {key} is missing"),
-                })
+                self.store.corrupt(format!("game {id} referenced by position {} is missing", target.key))
             })?;
-            summaries.push(summarize(id, &record, Some(key)));
+            summaries.push(summarize(id, &record, Some(target)));
         }
         Ok(summaries)
     }
@@ -291,14 +288,12 @@ fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Optio
     reached.then_some(next)
 }
 
-/// A game's headers, and the move it played from `key`'s position.
-pub fn summarize(id: GameId, record: &GameRecord, key: Option<&Key>) -> GameSummary {
+/// A game's headers, and the move it played from the target position.
+pub fn summarize(id: GameId, record: &GameRecord, target: Option<&Target>) -> GameSummary {
     let tags = &record.tags;
     let facts = GameFacts::of(id.0, record.result, tags);
-    let uci = key.and_then(|key| {
-        let target = key.decode().ok()?;
-        moves_from(record, target.chess(), key)?.first().map(|m| m.to_string())
-    });
+    let uci = target
+        .and_then(|target| moves_from(record, target.position.chess(), &target.key)?.first().map(|m| m.to_string()));
     GameSummary {
         id: id.to_string(),
         uci,

@@ -75,15 +75,7 @@ impl Filter {
                 RatingBand::TOP
             )));
         }
-        let (min, max) = (min.unwrap_or(0), max.unwrap_or(u16::MAX));
-        let mut mask = 0u32;
-        for index in 0..RatingBand::UNRATED.index() {
-            let floor = u16::from(index) * RatingBand::WIDTH;
-            if floor >= min && floor < max {
-                mask |= 1 << index;
-            }
-        }
-        self.bands = Some(mask);
+        self.bands = Some(band_mask(min.unwrap_or(0), max.unwrap_or(u16::MAX)));
         Ok(self)
     }
 
@@ -102,13 +94,7 @@ impl Filter {
                 .iter()
                 .position(|&g| g == floor)
                 .ok_or_else(|| QueryError::input(format!("bad rating group {floor}: expected one of {GROUPS:?}")))?;
-            let ceiling = GROUPS.get(position + 1).copied().unwrap_or(u16::MAX);
-            for index in 0..RatingBand::UNRATED.index() {
-                let band_floor = u16::from(index) * RatingBand::WIDTH;
-                if band_floor >= floor && band_floor < ceiling {
-                    mask |= 1 << index;
-                }
-            }
+            mask |= band_mask(floor, GROUPS.get(position + 1).copied().unwrap_or(u16::MAX));
         }
         self.bands = Some(mask);
         Ok(self)
@@ -146,6 +132,13 @@ impl Filter {
     pub fn matches_game(&self, facts: &GameFacts) -> bool {
         self.matches_slice(&SliceKey { month: facts.month, speed: facts.speed, band: facts.band() })
     }
+}
+
+/// The rated bands whose lowest rating is in `min..max`, as a bit set.
+fn band_mask(min: u16, max: u16) -> u32 {
+    (0..RatingBand::UNRATED.index())
+        .filter(|&index| (min..max).contains(&(u16::from(index) * RatingBand::WIDTH)))
+        .fold(0, |mask, index| mask | 1 << index)
 }
 
 #[cfg(test)]

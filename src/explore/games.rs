@@ -106,9 +106,16 @@ impl GamesQuery {
         Ok(ids.collect())
     }
 
-    pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
+    /// The page; ordering by date or rating reads every matching game, so it is refused for
+    /// more than `max_sorted` games.
+    pub fn run(&self, store: &Store, max_sorted: usize) -> Result<GamePage, QueryError> {
         let mut ids = self.ids(store)?;
         let total = ids.len() as u64;
+        if self.sort != GameSort::Id && ids.len() > max_sorted {
+            return Err(QueryError::input(format!(
+                "more than {max_sorted} games reach this position: sort by id, or narrow it with and/not"
+            )));
+        }
         if self.sort != GameSort::Id {
             // Every matching game is read to order them: bounded by the list, not the database.
             let records = store.games(&ids.iter().map(|&id| GameId(id)).collect::<Vec<_>>())?;
@@ -131,12 +138,7 @@ impl GamesQuery {
         let mut games = Vec::with_capacity(page.len());
         let mut records = Vec::with_capacity(page.len());
         for (id, record) in page.iter().zip(store.games(&page)?) {
-            let record = record.ok_or_else(|| {
-                QueryError::Store(crate::store::StoreError::Corrupt {
-                    path: store.path().to_owned(),
-                    what: format!("game {id} of a posting list is missing"),
-                })
-            })?;
+            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }

@@ -44,17 +44,13 @@ impl PostingList {
     /// Appends the encoding of `ids` to `out`.
     pub fn write(ids: &[u64], out: &mut Vec<u8>) {
         let first = ids.first().copied().unwrap_or(0);
-        if varint_len(first) + leapfrog::encoded_len(ids, first) <= deltas_len(ids) {
+        if leapfrog_len(ids) <= deltas_len(ids) {
             out.push(LEAPFROG);
             put_varint(out, first);
             leapfrog::encode(ids, first, out);
         } else {
             out.push(DELTAS);
-            let mut previous = None;
-            for &id in ids {
-                put_varint(out, previous.map_or(id, |p: u64| id - p - 1));
-                previous = Some(id);
-            }
+            write_deltas(ids, out);
         }
     }
 
@@ -147,7 +143,23 @@ fn varint_len(value: u64) -> usize {
     (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
 }
 
-fn deltas_len(ids: &[u64]) -> usize {
+/// Bytes of the Leapfrog form without its tag: the first id, then the code from it.
+pub fn leapfrog_len(ids: &[u64]) -> usize {
+    let first = ids.first().copied().unwrap_or(0);
+    varint_len(first) + leapfrog::encoded_len(ids, first)
+}
+
+/// Appends the delta-varint form without its tag: the first id, then each gap − 1.
+pub fn write_deltas(ids: &[u64], out: &mut Vec<u8>) {
+    let mut previous = None;
+    for &id in ids {
+        put_varint(out, previous.map_or(id, |p: u64| id - p - 1));
+        previous = Some(id);
+    }
+}
+
+/// Bytes of the delta-varint form without its tag.
+pub fn deltas_len(ids: &[u64]) -> usize {
     let mut previous = None;
     ids.iter()
         .map(|&id| {
@@ -250,8 +262,7 @@ mod tests {
             let list = PostingList::encode(&ids);
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), ids.clone());
             prop_assert_eq!(list.to_vec(), ids.clone());
-            let first = ids.first().copied().unwrap_or(0);
-            let size = 1 + (varint_len(first) + leapfrog::encoded_len(&ids, first)).min(deltas_len(&ids));
+            let size = 1 + leapfrog_len(&ids).min(deltas_len(&ids));
             prop_assert_eq!(list.as_bytes().len(), size);
         }
 

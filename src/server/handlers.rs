@@ -104,22 +104,13 @@ fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
     })
 }
 
-fn run_games(state: &AppState, query: &GamesQuery) -> Result<GamePage, ApiError> {
-    if query.sort != GameSort::Id && query.ids(&state.store)?.len() > MAX_SORTED {
-        return Err(ApiError::bad_request(format!(
-            "more than {MAX_SORTED} games reach this position: sort by id, or narrow it with and/not"
-        )));
-    }
-    Ok(query.run(&state.store)?)
-}
-
 /// The games reaching a position, as JSON: `{"total", "games": [{id, white, black, whiteElo,
 /// blackElo, date, event, site, round, result}]}`.
 pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
     let params = params(query)?;
     blocking(move || {
         let query = games_query(&params)?;
-        Ok(Json(run_games(&state, &query)?))
+        Ok(Json(query.run(&state.store, MAX_SORTED)?))
     })
     .await
 }
@@ -129,7 +120,7 @@ pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) ->
     let params = params(query)?;
     blocking(move || {
         let query = games_query(&params)?;
-        let page = run_games(&state, &query)?;
+        let page = query.run(&state.store, MAX_SORTED)?;
         let mut pgn = String::new();
         for (header, record) in page.games.iter().zip(&page.records) {
             let text = record.to_pgn().ok_or_else(|| {

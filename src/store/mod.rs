@@ -122,12 +122,7 @@ impl Store {
         db_options.create_if_missing(false);
         let db = DB::open_cf_descriptors_read_only(&db_options, path, options::column_families(&cache), false)
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        let store = Store { db, path: path.to_owned(), secondary: None };
-        match store.meta(meta::FORMAT_KEY)? {
-            Some(bytes) => store.check_format(&bytes)?,
-            None => return Err(StoreError::Missing { path: path.to_owned() }),
-        }
-        Ok(store)
+        Store { db, path: path.to_owned(), secondary: None }.with_format()
     }
 
     /// Opens an existing database as a RocksDB secondary: it reads while another process
@@ -145,12 +140,16 @@ impl Store {
         db_options.set_max_open_files(-1);
         let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        let store = Store { db, path: path.to_owned(), secondary: Some(secondary) };
-        match store.meta(meta::FORMAT_KEY)? {
-            Some(bytes) => store.check_format(&bytes)?,
-            None => return Err(StoreError::Missing { path: path.to_owned() }),
+        Store { db, path: path.to_owned(), secondary: Some(secondary) }.with_format()
+    }
+
+    /// A database opened for reading, once its format version is known to be this one's.
+    fn with_format(self) -> Result<Store, StoreError> {
+        match self.meta(meta::FORMAT_KEY)? {
+            Some(bytes) => self.check_format(&bytes)?,
+            None => return Err(StoreError::Missing { path: self.path.clone() }),
         }
-        Ok(store)
+        Ok(self)
     }
 
     /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
@@ -182,7 +181,7 @@ impl Store {
         StoreError::Rocks { path: self.path.clone(), source }
     }
 
-    fn corrupt(&self, what: impl Into<String>) -> StoreError {
+    pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
         StoreError::Corrupt { path: self.path.clone(), what: what.into() }
     }
 
