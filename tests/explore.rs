@@ -536,5 +536,9 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         for game in &page.games {
             assert_eq!(game.white, games[built.generated[&game.id] as usize - 1].white);
         }
+        // Ordering reads every game: refused beyond the bound, whatever the page size.
+        let bounded = GamesQuery { sort: GameSort::Date, limit: 1, ..and.clone() }.run(&built.store, 1);
+        let matching = sa.intersection(&sb).count();
+        assert_eq!(bounded.is_err(), matching > 1, "{matching} games");
     }
 }
