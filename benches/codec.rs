@@ -9,7 +9,7 @@ mod common;
 use std::{hint::black_box, time::Duration};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tabiya::{Key, Position, codec::huffman, ingest::read_games};
+use tabiya::{Key, Position, codec::huffman, input::read_games};
 
 /// Games read for the benchmark positions (about 80 positions each).
 const GAMES: usize = 2_000;

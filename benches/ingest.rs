@@ -16,8 +16,8 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOptions};
 use tabiya::{
     indexer::{Prepared, prepare, sum_positions},
-    ingest::GameSplitter,
-    store::merge_values,
+    input::GameSplitter,
+    store::layout::merge_values,
 };
 
 /// Games taken from the collection (about 1M position entries: one ingest batch).

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use tabiya::{
     Key,
-    explore::{Explorer, Filter, Limits, MaterialQuery, Signature, Target},
-    ingest::read_games,
+    explore::{Filter, Limits, Lookup, MaterialQuery, ResolvedTarget, Signature, Target},
+    input::read_games,
 };
 
 /// (class, target) pairs: one position per class from every 100th of the first 100k games.
-fn mix() -> Vec<(&'static str, Target)> {
+fn mix() -> Vec<(&'static str, ResolvedTarget)> {
     let mut targets = Vec::new();
     let mut number = 0;
     let source = common::games_source();
@@ -32,7 +32,7 @@ fn mix() -> Vec<(&'static str, Target)> {
         for (class, ply) in [("opening", 2 + number / 100 % 7), ("middlegame", 20 + number / 100 % 21), ("rare", 60)] {
             if let Some(position) = positions.get(ply) {
                 let key = Key::encode(position).expect("keyable");
-                targets.push((class, Target { position: position.clone(), key, line: Vec::new() }));
+                targets.push((class, ResolvedTarget { position: position.clone(), key, line: Vec::new() }));
             }
         }
     });
@@ -45,22 +45,26 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn lookup(c: &mut Criterion) {
     let store = common::players_db();
-    let explorer = Explorer::new(&store);
     let targets = mix();
     let limits = Limits { moves: 12, top: 4, recent: 0 };
     let filtered = Filter::default()
         .with_rating_range(Some(2400), None)
         .and_then(|f| f.with_dates(Some("2000"), None))
         .expect("filter");
-    for (name, filter) in [("unfiltered", Filter::default()), ("rating >= 2400, since 2000", filtered.clone())] {
+    let lookups = |filter: &Filter| -> Vec<(&str, Lookup)> {
+        let lookup = |target: &ResolvedTarget| Lookup { target: target.clone(), filter: filter.clone(), limits };
+        targets.iter().map(|(class, target)| (*class, lookup(target))).collect()
+    };
+    let (unfiltered, filtered) = (lookups(&Filter::default()), lookups(&filtered));
+    for (name, lookups) in [("unfiltered", &unfiltered), ("rating >= 2400, since 2000", &filtered)] {
         // One warm-up pass (block cache), then one timed pass.
-        for (_, target) in &targets {
-            explorer.lookup(target, &filter, &limits).expect("lookup");
+        for (_, lookup) in lookups {
+            lookup.run(&store).expect("lookup");
         }
         let mut by_class: std::collections::BTreeMap<&str, Vec<Duration>> = Default::default();
-        for (class, target) in &targets {
+        for (class, lookup) in lookups {
             let start = Instant::now();
-            let answer = explorer.lookup(target, &filter, &limits).expect("lookup");
+            let answer = lookup.run(&store).expect("lookup");
             let elapsed = start.elapsed();
             std::hint::black_box(answer);
             by_class.entry(class).or_default().push(elapsed);
@@ -79,17 +83,13 @@ fn lookup(c: &mut Criterion) {
     }
     let mut group = c.benchmark_group("lookup");
     group.measurement_time(Duration::from_secs(10));
-    let mut cycle = targets.iter().cycle();
-    group.bench_function("mix unfiltered", |b| {
-        b.iter(|| explorer.lookup(&cycle.next().expect("targets").1, &Filter::default(), &limits).expect("lookup"))
-    });
-    group.bench_function("mix filtered", |b| {
-        b.iter(|| explorer.lookup(&cycle.next().expect("targets").1, &filtered, &limits).expect("lookup"))
-    });
-    let start = Target::resolve(None, None, None).expect("initial position");
-    group.bench_function("initial position filtered", |b| {
-        b.iter(|| explorer.lookup(&start, &filtered, &limits).expect("lookup"))
-    });
+    for (name, lookups) in [("mix unfiltered", &unfiltered), ("mix filtered", &filtered)] {
+        let mut cycle = lookups.iter().cycle();
+        group.bench_function(name, |b| b.iter(|| cycle.next().expect("lookups").1.run(&store).expect("lookup")));
+    }
+    let start = Target::initial().resolve().expect("initial position");
+    let start = Lookup { target: start, filter: filtered[0].1.filter.clone(), limits };
+    group.bench_function("initial position filtered", |b| b.iter(|| start.run(&store).expect("lookup")));
     group.finish();
 
     let mut group = c.benchmark_group("material");

@@ -33,7 +33,7 @@ fn postings(c: &mut Criterion) {
         .collect();
     for item in store.posting_lists() {
         let (_, list) = item.expect("readable database");
-        let ids = list.to_vec();
+        let ids: Vec<u64> = list.iter().map(|id| id.0).collect();
         let class = &mut classes[density_class(&ids)];
         if class.ids >= IDS_PER_CLASS {
             if classes.iter().all(|c| c.ids >= IDS_PER_CLASS) {

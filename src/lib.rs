@@ -3,14 +3,22 @@
 //! tabiya reads PGN game collections, canonicalises every position of every game, encodes each
 //! into a fixed-length, exactly decodable [`Key`], and answers position searches.
 //!
+//! The modules, from the bottom up (each depends only on those above it in this list):
+//!
 //! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
-//! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous) and the Huffman
-//!   packed format.
-//! - [`ingest`]: reading user files: PGN collections (split, parsed, replayed) and EPD/FEN lists.
-//! - [`store`]: the RocksDB database: positions, games, fingerprints, meta.
-//! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
+//! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous), the Huffman
+//!   packed format and the two-byte move. Pure: no I/O.
+//! - [`model`]: the domain records: games, their facets, position statistics and how they add
+//!   up.
 //! - [`postings`]: posting lists (every game reaching a position), Leapfrog-packed.
-//! - [`explore`]: position search: explorer answers with filters, material search, openings.
+//! - [`input`]: reading user files: PGN collections (split, checked, parsed, replayed into
+//!   model records) and EPD/FEN lists.
+//! - [`store`]: the RocksDB database: its families, options and byte layouts.
+//! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
+//! - [`verify`]: round-tripping real positions through both codecs.
+//! - [`explore`]: position search: explorer lookups with filters, game lists, material search,
+//!   openings.
+//! - [`output`]: tables, JSON documents and PGN, for the command line and the server.
 //! - [`server`]: the HTTP API (lichess-explorer compatible).
 //!
 //! ```
@@ -21,16 +29,20 @@
 //! assert_eq!(key.decode()?, position);
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
+#![warn(missing_docs)]
 
 pub mod codec;
 pub mod explore;
 pub mod indexer;
-pub mod ingest;
+pub mod input;
+pub mod model;
+pub mod output;
 pub mod position;
 pub mod postings;
 pub mod server;
 pub mod store;
-pub mod varint;
+mod varint;
+pub mod verify;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};

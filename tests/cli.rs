@@ -1,10 +1,10 @@
 //! The command line as a user runs it.
 
-use std::process::{Command, Output};
+mod common;
 
-fn tabiya(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).output().expect("binary runs")
-}
+use std::process::Output;
+
+use common::tabiya;
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -20,7 +20,7 @@ fn key_json_and_decode_round_trip() {
     assert_eq!(json["category"], 0);
     let key = json["key"].as_str().unwrap();
     assert_eq!(key.len(), 42);
-    assert!(json["huffman_bits"].as_u64().unwrap() > 0);
+    assert!(json["huffmanBits"].as_u64().unwrap() > 0);
 
     let out = tabiya(&["key", "--decode", key, "--json"]);
     assert!(out.status.success());
@@ -69,8 +69,8 @@ fn codec_check_reports_totals() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["positions"], 2);
     assert_eq!(json["failed"], 0);
-    assert_eq!(json["key_bytes"], 21);
-    assert!(json["huffman_bits_max"].as_u64().unwrap() >= json["huffman_bits_mean"].as_f64().unwrap() as u64);
+    assert_eq!(json["keyBytes"], 21);
+    assert!(json["huffmanBitsMax"].as_u64().unwrap() >= json["huffmanBitsMean"].as_f64().unwrap() as u64);
 
     let missing = tabiya(&["codec", "check", dir.join("missing.pgn").to_str().unwrap()]);
     assert_eq!(missing.status.code(), Some(1));
@@ -112,12 +112,12 @@ fn ingest_query_stats_round_trip() {
     let db = dir.path().join("db");
     let rejects = dir.path().join("rejects.pgn");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).env("TABIYA_DB", &db).output().expect("binary runs")
+        common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs")
     };
     let out = run(&["ingest", "--json", "--rejects", rejects.to_str().unwrap(), pgn.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(summary["games_read"], 4);
+    assert_eq!(summary["gamesRead"], 4);
     assert_eq!(summary["indexed"], 3);
     assert_eq!(summary["skipped"]["illegal_move"], 1);
     assert_eq!(summary["database"]["games"], 3);
@@ -167,7 +167,7 @@ fn query_search_and_openings_commands() {
     std::fs::write(&pgn, include_str!("../datasets/sample.pgn")).unwrap();
     let db = dir.path().join("db");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).env("TABIYA_DB", &db).output().expect("binary runs")
+        common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs")
     };
     assert!(run(&["ingest", pgn.to_str().unwrap()]).status.success());
 

@@ -3,6 +3,8 @@
 //! (every game fully in or fully out), and re-running the same command ends with exactly the
 //! database of a clean run.
 
+mod common;
+
 use std::{
     hash::{DefaultHasher, Hash, Hasher},
     path::Path,
@@ -11,17 +13,12 @@ use std::{
 };
 
 use shakmaty::{Chess, Position as _, san::San};
-use tabiya::store::{GameId, Store, StoreError, Totals};
+use common::Lcg;
+use tabiya::{
+    model::GameId,
+    store::{Store, StoreError, Totals},
+};
 
-/// A small deterministic generator (64-bit LCG, high bits).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
 
 /// Random legal games (biased to short openings being shared), with some games repeated.
 fn collection(games: usize, seed: u64) -> String {
@@ -31,20 +28,20 @@ fn collection(games: usize, seed: u64) -> String {
     for i in 0..games {
         if i % 10 == 9 {
             // A duplicate of an earlier game.
-            let earlier = texts[rng.next(texts.len())].clone();
+            let earlier = texts[rng.index(texts.len())].clone();
             out += &earlier;
             continue;
         }
         let mut position = Chess::default();
         let mut movetext = String::new();
-        let plies = 20 + rng.next(100);
+        let plies = 20 + rng.index(100);
         for ply in 0..plies {
             let moves = position.legal_moves();
             if moves.is_empty() {
                 break;
             }
             // Early plies choose among few moves so that openings repeat across games.
-            let pick = if ply < 6 { rng.next(moves.len().min(3)) } else { rng.next(moves.len()) };
+            let pick = if ply < 6 { rng.index(moves.len().min(3)) } else { rng.index(moves.len()) };
             let m = moves[pick];
             if ply % 2 == 0 {
                 movetext += &format!("{}. ", ply / 2 + 1);
@@ -52,13 +49,13 @@ fn collection(games: usize, seed: u64) -> String {
             movetext += &format!("{} ", San::from_move(&position, m));
             position.play_unchecked(m);
         }
-        let result = ["1-0", "0-1", "1/2-1/2", "*"][rng.next(4)];
+        let result = ["1-0", "0-1", "1/2-1/2", "*"][rng.index(4)];
         let text = format!(
             "[Event \"crash test\"]\n[White \"player {}\"]\n[Black \"player {}\"]\n[Date \"{}.01.01\"]\n[Round \"{i}\"]\n[Result \"{result}\"]\n[WhiteElo \"{}\"]\n\n{movetext}{result}\n\n",
-            rng.next(50),
-            rng.next(50),
-            1950 + rng.next(70),
-            1500 + rng.next(1200),
+            rng.index(50),
+            rng.index(50),
+            1950 + rng.index(70),
+            1500 + rng.index(1200),
         );
         out += &text;
         texts.push(text);
@@ -67,7 +64,7 @@ fn collection(games: usize, seed: u64) -> String {
 }
 
 fn ingest_command(db: &Path, pgn: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tabiya"));
+    let mut command = common::command();
     command.arg("ingest").arg("--db").arg(db).arg(pgn).stdout(Stdio::null()).stderr(Stdio::null());
     command
 }
@@ -134,7 +131,7 @@ fn sigkill_at_random_moments_then_rerun_equals_a_clean_run() {
         for attempt in 0..2 {
             let delay = match (trial, attempt) {
                 (0, 0) => Duration::from_millis(1),
-                _ => clean_time.mul_f64(rng.next(800) as f64 / 1000.0),
+                _ => clean_time.mul_f64(rng.index(800) as f64 / 1000.0),
             };
             let mut child = ingest_command(&db, &pgn).spawn().unwrap();
             std::thread::sleep(delay);

@@ -16,11 +16,12 @@ use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
 use tabiya::{
     Category, Key, Material, Position,
-    codec::{check_paths, material_range},
-    explore::{Explorer, Filter, Limits, Target, parse_openings},
+    codec::material_range,
+    explore::{FilteredStats, Filter, Limits, Lookup, Target, parse_openings},
     indexer,
-    ingest::read_position_lines,
+    input::read_position_lines,
     store::Store,
+    verify::check_paths,
 };
 
 fn datasets() -> Option<PathBuf> {
@@ -217,14 +218,13 @@ fn ingest_matches_a_naive_replay() {
         // The posting list holds one id per game, each a stored game.
         let ids = store.postings(&key).unwrap().to_vec();
         assert_eq!(ids.len() as u64, t.games, "{epd}");
-        assert!(ids.iter().all(|&id| id >= 1 && id <= summary.totals.games), "{epd}");
+        assert!(ids.iter().all(|&id| id.0 >= 1 && id.0 <= summary.totals.games), "{epd}");
     }
     let filter = Filter::default().with_dates(Some("2005"), None).unwrap().with_rating_range(Some(2500), None).unwrap();
-    let explorer = Explorer::new(&store);
     assert!(filtered.len() > 10_000, "{} positions", filtered.len());
     for (epd, counts) in expected.iter().take(50_000) {
         let position: Position = epd.parse().unwrap();
-        let t = explorer.stats(&Key::encode(&position).unwrap(), &filter).unwrap().total;
+        let t = FilteredStats { key: Key::encode(&position).unwrap(), filter: filter.clone() }.run(&store).unwrap().total;
         let want = filtered.get(epd).copied().unwrap_or_default();
         assert_eq!([t.games, t.white, t.draws, t.black], want, "{epd} (unfiltered {counts:?})");
     }
@@ -247,11 +247,11 @@ fn lichess_openings_import() {
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("db")).unwrap();
     store.put_openings(&all).unwrap();
-    let italian = Target::resolve(None, None, Some("g1f3,b8c6,e2e4,e7e5,f1c4")).unwrap();
+    let italian = Target::uci("g1f3,b8c6,e2e4,e7e5,f1c4").resolve().unwrap();
     assert_eq!(store.opening(&italian.key).unwrap(), Some(("C50".to_owned(), "Italian Game".to_owned())));
     // An unnamed position deeper in a line takes the deepest named one before it.
-    let deep = Target::resolve(None, Some("1. e4 e5 2. Nf3 Nc6 3. Bc4 h6 4. h3 a6"), None).unwrap();
-    let answer = Explorer::new(&store).lookup(&deep, &Filter::default(), &Limits::default()).unwrap();
+    let deep = Target::san("1. e4 e5 2. Nf3 Nc6 3. Bc4 h6 4. h3 a6").resolve().unwrap();
+    let answer = Lookup { target: deep, filter: Filter::default(), limits: Limits::default() }.run(&store).unwrap();
     assert!(answer.opening.is_some_and(|o| o.eco.starts_with('C')));
 }
 
@@ -280,7 +280,7 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
 fn robustness_corpus() {
     let Some(dir) = datasets() else { return };
     let corpus = dir.join("robustness");
-    let files = tabiya::ingest::Source::expand(&corpus).unwrap();
+    let files = tabiya::input::expand(&[corpus.clone()], tabiya::input::Wanted::Any).unwrap();
     assert!(files.len() > 150, "{} files", files.len());
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("all")).unwrap();

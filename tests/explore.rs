@@ -3,25 +3,20 @@
 //! filtered or not, and every material search is compared with a naive replay of the same games
 //! that names positions by EPD text.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
+use common::Lcg;
 use tabiya::{
     Key, Material, Position,
-    explore::{Explorer, Filter, GameSort, GamesQuery, Limits, MaterialQuery, Signature, Target},
+    explore::{FilteredStats, Filter, GameSort, GamesQuery, Limits, Lookup, MaterialQuery, Signature, Target},
     indexer,
-    store::{GameId, Store},
+    model::GameId,
+    store::Store,
 };
 
-/// A small deterministic generator (no dependency needed for this).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
 
 const NAMES: [&str; 6] =
     ["Carlsen, Magnus", "Caruana, Fabiano", "Anand, Viswanathan", "Kasparov, Garry", "Polgar, Judit", "Tal, Mikhail"];
@@ -302,7 +297,7 @@ fn filters() -> Vec<NaiveFilter> {
 fn lookups_equal_a_naive_replay_with_and_without_filters() {
     let games = generate(1500);
     let built = build(&games);
-    let explorer = Explorer::new(&built.store);
+    let stats_of = |key: Key, filter: &Filter| FilteredStats { key, filter: filter.clone() }.run(&built.store);
     for naive in filters() {
         let filter = naive.to_filter();
         let expected = naive_index(&games, &naive);
@@ -312,7 +307,7 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
         for (epd, (ids, moves)) in &expected {
             let position: Position = epd.parse().unwrap();
             let key = Key::encode(&position).unwrap();
-            let stats = explorer.stats(&key, &filter).unwrap();
+            let stats = stats_of(key, &filter).unwrap();
             let t = stats.total;
             assert_eq!([t.games, t.white, t.draws, t.black], results(&games, ids), "{naive:?} {epd}");
             let got: BTreeMap<String, u64> = stats.moves.iter().map(|(m, t)| (m.to_string(), t.games)).collect();
@@ -328,13 +323,13 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
                 .map(|&id| (games[id as usize - 1].average_rating().unwrap_or(0), built.stored[id as usize - 1]))
                 .collect();
             best.sort_by(|a, b| b.cmp(a));
-            let top: Vec<u64> = stats.top.iter().take(4).map(|g| g.id).collect();
+            let top: Vec<u64> = stats.top.iter().take(4).map(|g| g.id.0).collect();
             let want_top: Vec<u64> = best.iter().take(4).map(|&(_, id)| id).collect();
             assert_eq!(top, want_top, "{naive:?} {epd}");
             // Positions of few games: every top and recent game exact (from the posting list).
             let unfiltered = built.store.position_head(&key).unwrap().unwrap().total.games;
             if unfiltered <= 64 {
-                let top: Vec<u64> = stats.top.iter().map(|g| g.id).collect();
+                let top: Vec<u64> = stats.top.iter().map(|g| g.id.0).collect();
                 let want_top: Vec<u64> = best.iter().take(15).map(|&(_, id)| id).collect();
                 assert_eq!(top, want_top, "{naive:?} {epd}");
                 let month = |id: u64| {
@@ -344,7 +339,7 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
                 let mut latest: Vec<(u32, u64)> =
                     ids.iter().map(|&id| (month(id), built.stored[id as usize - 1])).collect();
                 latest.sort_by(|a, b| b.cmp(a));
-                let recent: Vec<u64> = stats.recent.iter().map(|g| g.id).collect();
+                let recent: Vec<u64> = stats.recent.iter().map(|g| g.id.0).collect();
                 let want_recent: Vec<u64> = latest.iter().take(8).map(|&(_, id)| id).collect();
                 assert_eq!(recent, want_recent, "{naive:?} {epd}");
             }
@@ -352,7 +347,7 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
         }
         assert!(checked > 100, "{naive:?}: {checked} positions");
         let absent = Key::encode(&"8/8/8/4k3/8/8/8/4K2R w K - 0 1".parse::<Position>().unwrap()).unwrap();
-        assert_eq!(explorer.stats(&absent, &filter).unwrap().total.games, 0);
+        assert_eq!(stats_of(absent, &filter).unwrap().total.games, 0);
     }
 }
 
@@ -360,7 +355,6 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
 fn answers_list_moves_games_and_transpositions() {
     let games = generate(600);
     let built = build(&games);
-    let explorer = Explorer::new(&built.store);
     let expected = naive_index(&games, &NaiveFilter::default());
     // The most common position after two moves, reached by SAN, by UCI and by FEN.
     let start = Chess::default();
@@ -389,13 +383,13 @@ fn answers_list_moves_games_and_transpositions() {
     let san1 = San::from_move(&after, first);
     after.play_unchecked(first);
     let san = format!("1. {san1} {}", San::from_move(&after, second));
-    let by_uci = Target::resolve(None, None, Some(&uci)).unwrap();
-    let by_san = Target::resolve(None, Some(&san), None).unwrap();
-    let by_fen = Target::resolve(Some(&epd), None, None).unwrap();
+    let by_uci = Target::uci(uci).resolve().unwrap();
+    let by_san = Target::san(san).resolve().unwrap();
+    let by_fen = Target::fen(epd.as_str()).resolve().unwrap();
     assert_eq!(by_uci.key, by_san.key);
     assert_eq!(by_uci.key, by_fen.key);
     let limits = Limits { moves: 2, top: 3, recent: 5 };
-    let answer = explorer.lookup(&by_san, &Filter::default(), &limits).unwrap();
+    let answer = Lookup { target: by_san, filter: Filter::default(), limits }.run(&built.store).unwrap();
     assert_eq!(answer.games as usize, count);
     assert!(answer.moves.len() <= 2);
     assert!(answer.moves.windows(2).all(|w| w[0].games >= w[1].games), "most played first");
@@ -488,9 +482,9 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     let mut positions = 0;
     for item in built.store.positions() {
         let (key, stats) = item.unwrap();
-        let list: Vec<u64> = built.store.postings(&key).unwrap().iter().collect();
+        let list: Vec<u64> = built.store.postings(&key).unwrap().iter().map(|id| id.0).collect();
         assert_eq!(list.len() as u64, stats.total.games, "{key}");
-        assert_eq!(list, stats.game_ids);
+        assert_eq!(list, stats.game_ids.iter().map(|id| id.0).collect::<Vec<_>>());
         let epd = key.decode().unwrap().to_string();
         let want = built.stored_ids(&expected[&epd].0);
         assert_eq!(list.iter().copied().collect::<BTreeSet<_>>(), want, "{epd}");
@@ -501,7 +495,7 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     // Combinations and paging, against BTreeSet operations on the naive sets.
     let mut common: Vec<(&String, &Vec<u64>)> = expected.iter().map(|(epd, (ids, _))| (epd, ids)).collect();
     common.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
-    let target = |epd: &str| Target::resolve(Some(epd), None, None).unwrap();
+    let target = |epd: &str| Target::fen(epd).resolve().unwrap();
     for window in common[..12].windows(2) {
         let ((a, a_ids), (b, b_ids)) = (window[0], window[1]);
         let (sa, sb) = (built.stored_ids(a_ids), built.stored_ids(b_ids));
@@ -512,32 +506,34 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
             sort: GameSort::Id,
             offset: 0,
             limit: 10_000,
+            max_sorted: usize::MAX,
         };
-        assert_eq!(and.ids(&built.store).unwrap(), sa.intersection(&sb).copied().collect::<Vec<_>>());
+        let numbers = |ids: Vec<GameId>| ids.into_iter().map(|id| id.0).collect::<Vec<_>>();
+        assert_eq!(numbers(and.ids(&built.store).unwrap()), sa.intersection(&sb).copied().collect::<Vec<_>>());
         let not = GamesQuery { and: vec![], not: vec![target(b)], ..and.clone() };
-        assert_eq!(not.ids(&built.store).unwrap(), sa.difference(&sb).copied().collect::<Vec<_>>());
+        assert_eq!(numbers(not.ids(&built.store).unwrap()), sa.difference(&sb).copied().collect::<Vec<_>>());
         // Pages of 7 put together are the whole list, in order.
         let mut paged = Vec::new();
         for offset in (0..sa.len() + 7).step_by(7) {
-            let page = GamesQuery { offset, limit: 7, ..not.clone() }.run(&built.store, usize::MAX).unwrap();
+            let page = GamesQuery { offset, limit: 7, ..not.clone() }.run(&built.store).unwrap();
             assert_eq!(page.total as usize, sa.difference(&sb).count());
-            paged.extend(page.games.iter().map(|g| g.id));
+            paged.extend(page.games.iter().map(|g| g.id.0));
         }
         assert_eq!(paged, sa.difference(&sb).copied().collect::<Vec<_>>());
         // By rating: highest average first, each game's headers its own.
         let page =
-            GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store, usize::MAX).unwrap();
+            GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store).unwrap();
         let ratings: Vec<u32> = page
             .games
             .iter()
-            .map(|g| games[built.generated[&g.id] as usize - 1].average_rating().unwrap_or(0))
+            .map(|g| games[built.generated[&g.id.0] as usize - 1].average_rating().unwrap_or(0))
             .collect();
         assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{ratings:?}");
         for game in &page.games {
-            assert_eq!(game.white, games[built.generated[&game.id] as usize - 1].white);
+            assert_eq!(game.white, games[built.generated[&game.id.0] as usize - 1].white);
         }
         // Ordering reads every game: refused beyond the bound, whatever the page size.
-        let bounded = GamesQuery { sort: GameSort::Date, limit: 1, ..and.clone() }.run(&built.store, 1);
+        let bounded = GamesQuery { sort: GameSort::Date, limit: 1, max_sorted: 1, ..and.clone() }.run(&built.store);
         let matching = sa.intersection(&sb).count();
         assert_eq!(bounded.is_err(), matching > 1, "{matching} games");
     }

@@ -1,6 +1,8 @@
 //! The HTTP API as a client sees it: `tabiya serve` over a database of the embedded sample,
 //! status codes, JSON shapes and the lichess explorer's field names, and bad input.
 
+mod common;
+
 use std::{
     io::{BufRead as _, BufReader, Read as _, Write as _},
     net::TcpStream,
@@ -8,6 +10,7 @@ use std::{
     process::{Child, Command, Stdio},
 };
 
+use common::tabiya;
 use serde_json::Value;
 
 struct Server {
@@ -22,12 +25,9 @@ impl Drop for Server {
     }
 }
 
-fn tabiya(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tabiya")).args(args).output().expect("binary runs")
-}
 
 fn start(db: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabiya"))
+    let mut child = common::command()
         .args(["serve", "--bind", "127.0.0.1:0", "--refresh", "0.2", "--db", db.to_str().unwrap()])
         .stdout(Stdio::piped())
         .spawn()

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use tabiya::{
     Key, Position,
     indexer::{self, Observer, Progress, Summary},
-    ingest::Rejection,
-    store::{PositionStats, Store},
+    input::{InputError, Rejection},
+    model::{GameId, PositionStats, replay},
+    store::{RunStatus, Store},
 };
 
 /// Records what an ingest run reported.
@@ -21,8 +22,8 @@ impl Observer for Recorder {
     fn rejected(&mut self, file: &str, rejection: &Rejection, _raw: &[u8]) {
         self.rejected.push((file.to_owned(), rejection.clone()));
     }
-    fn read_error(&mut self, file: &str, error: &anyhow::Error) {
-        self.read_errors.push(format!("{file}: {error:#}"));
+    fn read_error(&mut self, file: &str, error: &InputError) {
+        self.read_errors.push(format!("{file}: {error}"));
     }
     fn progress(&mut self, _progress: &Progress) {}
 }
@@ -125,8 +126,8 @@ fn known_answers() {
 
     // Every stored game reads back with its moves.
     for id in 1..=7 {
-        let record = store.game(tabiya::store::GameId(id)).unwrap().unwrap();
-        let positions = tabiya::store::replay(&record).unwrap();
+        let record = store.game(GameId(id)).unwrap().unwrap();
+        let positions = replay(&record).unwrap();
         assert_eq!(positions.len(), record.plies() + 1);
     }
 }
@@ -166,7 +167,7 @@ fn duplicates_and_overlaps_change_no_count() {
     assert_eq!(stats(&store, START), stats(&union, START));
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 3);
-    assert!(runs.iter().all(|r| r.status == tabiya::store::RunStatus::Completed));
+    assert!(runs.iter().all(|r| r.status == RunStatus::Completed));
 }
 
 #[test]
@@ -216,7 +217,7 @@ fn bad_games_are_reported_and_good_games_around_them_kept() {
     assert!(recorder.rejected[0].1.detail.contains("Ke5"), "{}", recorder.rejected[0].1.detail);
     // Ids follow the games' mainline order within a batch: find the Latin-1 game by its player.
     let whites: Vec<String> = (1..=summary.totals.games)
-        .map(|id| store.game(tabiya::store::GameId(id)).unwrap().unwrap().tags.white)
+        .map(|id| store.game(GameId(id)).unwrap().unwrap().tags.white)
         .collect();
     assert!(whites.iter().any(|w| w == "latin-1 \u{e9}"), "{whites:?}");
     let mate = stats(&store, "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");

@@ -29,8 +29,8 @@ import json, sys
 work, r = sys.argv[1], sys.argv[2]
 a = json.load(open(f"{work}/ingest.{r}.json"))
 b = json.load(open(f"{work}/replay.{r}.json"))
-print(f"round {r}: ingest {a['games_per_second']:,.0f} games/s ({a['elapsed_seconds']:.1f} s), "
-      f"replay {b['games_per_second']:,.0f} games/s ({b['seconds']:.1f} s), ratio {a['games_per_second'] / b['games_per_second']:.3f}")
+print(f"round {r}: ingest {a['gamesPerSecond']:,.0f} games/s ({a['elapsedSeconds']:.1f} s), "
+      f"replay {b['gamesPerSecond']:,.0f} games/s ({b['seconds']:.1f} s), ratio {a['gamesPerSecond'] / b['gamesPerSecond']:.3f}")
 PY
 done
 
@@ -54,7 +54,7 @@ ratios = []
 for r in range(1, rounds + 1):
     a = json.load(open(f"{work}/ingest.{r}.json"))
     b = json.load(open(f"{work}/replay.{r}.json"))
-    ratios.append(a["games_per_second"] / b["games_per_second"])
+    ratios.append(a["gamesPerSecond"] / b["gamesPerSecond"])
 last = json.load(open(f"{work}/ingest.{rounds}.json"))
 print(f"speed ratio ingest/replay: min {min(ratios):.3f}, median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
 print(f"games read {last['games_read']:,}, indexed {last['indexed']:,}, duplicates {last['duplicates']:,}, "

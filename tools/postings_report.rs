@@ -27,7 +27,7 @@ fn main() -> anyhow::Result<()> {
     let mut classes = [Sizes::default(); DENSITY_CLASSES.len()];
     for item in store.posting_lists() {
         let (_, list) = item?;
-        let ids = list.to_vec();
+        let ids: Vec<u64> = list.iter().map(|id| id.0).collect();
         let class = &mut classes[density_class(&ids)];
         class.lists += 1;
         class.ids += ids.len() as u64;
@@ -36,7 +36,7 @@ fn main() -> anyhow::Result<()> {
         class.leapfrog += 1 + leapfrog_len(&ids) as u64;
         class.deltas += deltas_len(&ids) as u64;
         class.roaring += RoaringTreemap::from_sorted_iter(ids.iter().copied())?.serialized_size() as u64;
-        debug_assert_eq!(PostingList::encode(&ids).as_bytes(), list.as_bytes());
+        debug_assert_eq!(PostingList::encode(&list.to_vec()).as_bytes(), list.as_bytes());
     }
     println!(
         "{:<8} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10}",

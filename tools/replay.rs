@@ -46,7 +46,7 @@ impl Visitor for Replay {
 fn main() -> anyhow::Result<()> {
     let path = std::env::args_os().nth(1).ok_or_else(|| anyhow::anyhow!("usage: replay FILE.pgn[.zst]"))?;
     let started = Instant::now();
-    let source = tabiya::ingest::Source::open(path.as_ref(), None)?;
+    let source = tabiya::input::Source::open(path.as_ref(), None)?;
     let mut reader = Reader::new(source.reader);
     let mut visitor = Replay { plies: 0 };
     let mut games = 0u64;
@@ -55,7 +55,7 @@ fn main() -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{{\"games\": {games}, \"plies\": {}, \"seconds\": {seconds:.3}, \"games_per_second\": {:.0}}}",
+        "{{\"games\": {games}, \"plies\": {}, \"seconds\": {seconds:.3}, \"gamesPerSecond\": {:.0}}}",
         visitor.plies,
         games as f64 / seconds
     );

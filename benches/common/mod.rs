@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use tabiya::{
     indexer,
-    ingest::Source,
+    input::Source,
     store::{Store, meta::FORMAT_VERSION},
 };
 

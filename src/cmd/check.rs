@@ -2,7 +2,10 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-use tabiya::codec::check_paths;
+use tabiya::{
+    output::{json, table},
+    verify::check_paths,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,28 +23,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("FAILED {failure}");
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "positions": report.positions,
-                "failed": report.failed,
-                "key_bytes": report.key_bytes,
-                "huffman_bits_mean": report.huffman_bits_mean(),
-                "huffman_bits_max": report.huffman_bits_max,
-                "rejected": report.rejected,
-            })
-        );
+        println!("{}", serde_json::to_string(&json::Check::new(&report))?);
     } else {
-        for (reason, count) in &report.rejected {
-            println!("{count} inputs skipped: {reason}");
-        }
-        println!(
-            "key {} bytes; huffman {:.1} bits mean, {} max",
-            report.key_bytes,
-            report.huffman_bits_mean(),
-            report.huffman_bits_max
-        );
-        println!("{} positions, {} failed", report.positions, report.failed);
+        print!("{}", table::check(&report));
     }
     Ok(if report.failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use tabiya::{
-    explore::{Explorer, Filter, Limits, Target, parse_openings},
+    explore::{Filter, Limits, Lookup, Target, parse_openings},
     indexer,
+    output::table,
     store::Store,
 };
 
@@ -42,8 +43,8 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver)?;
     let (openings, _) = parse_openings(OPENINGS)?;
     store.put_openings(&openings.into_iter().map(|o| (o.key, o.eco, o.name)).collect::<Vec<_>>())?;
-    let target = Target::resolve(None, Some(LINE), None)?;
-    let answer = Explorer::new(&store).lookup(&target, &Filter::default(), &Limits::default())?;
+    let lookup = Lookup { target: Target::san(LINE).resolve()?, filter: Filter::default(), limits: Limits::default() };
+    let answer = lookup.run(&store)?;
     if json {
         println!("{}", serde_json::to_string(&answer)?);
     } else {
@@ -53,7 +54,7 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
             summary.totals.distinct_positions.unwrap_or(0)
         );
         println!("tabiya query --moves \"{LINE}\"\n");
-        print!("{}", answer.to_table());
+        print!("{}", table::answer(&answer));
     }
     Ok(if answer.games == 2 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -4,10 +4,11 @@ use std::process::ExitCode;
 
 use tabiya::{
     explore::{GameSort, GamesQuery, Target},
+    output::{pgn, table},
     store::Store,
 };
 
-use super::{DbArgs, query::TargetArgs};
+use super::args::{DbArgs, TargetArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let fen = |fen: &String| Target::resolve(Some(fen), None, None);
+    let fen = |fen: &String| Target::fen(fen.as_str()).resolve();
     let query = GamesQuery {
         target: args.target.resolve()?,
         and: args.and.iter().map(fen).collect::<Result<_, _>>()?,
@@ -48,32 +49,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sort: args.sort.parse::<GameSort>()?,
         offset: args.offset,
         limit: args.limit,
+        max_sorted: usize::MAX,
     };
     let store = Store::open_read_only(&args.db.db)?;
-    let page = query.run(&store, usize::MAX)?;
+    let page = query.run(&store)?;
     if args.json {
         println!("{}", serde_json::to_string(&page)?);
     } else if args.pgn {
-        for (header, record) in page.games.iter().zip(&page.records) {
-            let pgn = record.to_pgn().ok_or_else(|| anyhow::anyhow!("game {} does not replay", header.id))?;
-            println!("{pgn}");
-        }
+        print!("{}", pgn::page(&page)?);
     } else {
-        println!("{} games", page.total);
-        for game in &page.games {
-            let elo = |r: Option<u16>| r.map_or(String::new(), |r| format!(" ({r})"));
-            println!(
-                "#{:<7} {}{} - {}{}  {}  {}  {}",
-                game.id,
-                game.white,
-                elo(game.white_elo),
-                game.black,
-                elo(game.black_elo),
-                game.result,
-                game.date,
-                game.event
-            );
-        }
+        print!("{}", table::games(&page));
     }
     Ok(ExitCode::SUCCESS)
 }

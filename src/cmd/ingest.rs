@@ -10,15 +10,15 @@ use std::{
 };
 
 use anyhow::Context as _;
-use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tabiya::{
     indexer::{self, Observer, Progress, Summary},
-    ingest::Rejection,
+    input::{self, InputError, Rejection, Wanted},
+    output::{json::IngestSummary, table},
     store::Store,
 };
 
-use super::DbArgs;
+use super::args::DbArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,7 +40,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let files = indexer::input_files(&args.paths)?;
+    let files = input::expand(&args.paths, Wanted::Pgn)?;
     let store = Store::open(&args.db.db)?;
     let rejects = match &args.rejects {
         Some(path) => {
@@ -99,8 +99,8 @@ impl Observer for CliObserver {
         }
     }
 
-    fn read_error(&mut self, file: &str, error: &anyhow::Error) {
-        self.say(&format!("tabiya: cannot read all of {file}: {error:#}"));
+    fn read_error(&mut self, file: &str, error: &InputError) {
+        self.say(&format!("tabiya: cannot read all of {file}: {error}"));
     }
 
     fn progress(&mut self, progress: &Progress) {
@@ -119,54 +119,11 @@ impl Observer for CliObserver {
 }
 
 fn print_summary(summary: &Summary, store: &Store, as_json: bool) -> anyhow::Result<()> {
-    let counts = &summary.run.counts;
-    let seconds = summary.elapsed.as_secs_f64();
-    let games_per_second = counts.games_read as f64 / seconds.max(1e-9);
-    let distinct = summary.totals.distinct_positions.unwrap_or(0);
     if as_json {
-        let skipped: serde_json::Map<_, _> = counts.skipped.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        println!(
-            "{}",
-            json!({
-                "run": summary.run.id,
-                "games_read": counts.games_read,
-                "indexed": counts.indexed,
-                "duplicates": counts.duplicates,
-                "skipped": skipped,
-                "skipped_total": counts.skipped_total(),
-                "read_errors": summary.read_errors,
-                "positions_written": counts.positions_written,
-                "elapsed_seconds": seconds,
-                "games_per_second": games_per_second,
-                "database": {
-                    "path": store.path().display().to_string(),
-                    "games": summary.totals.games,
-                    "distinct_positions": distinct,
-                    "position_occurrences": summary.totals.position_occurrences,
-                },
-            })
-        );
-        return Ok(());
+        println!("{}", serde_json::to_string(&IngestSummary::new(summary, store.path()))?);
+    } else {
+        let bytes: u64 = store.family_bytes()?.iter().map(|(_, b)| b).sum();
+        print!("{}", table::ingest(summary, store.path(), bytes));
     }
-    println!("games read          {:>12}", counts.games_read);
-    println!("indexed             {:>12}", counts.indexed);
-    println!("duplicates          {:>12}", counts.duplicates);
-    println!("skipped             {:>12}", counts.skipped_total());
-    for (reason, n) in &counts.skipped {
-        println!("  {reason:<17} {n:>12}");
-    }
-    if summary.read_errors > 0 {
-        println!("unreadable inputs   {:>12}", summary.read_errors);
-    }
-    println!("positions written   {:>12}", counts.positions_written);
-    println!("elapsed             {:>11.1}s  ({games_per_second:.0} games/s)", seconds);
-    let bytes: u64 = store.family_bytes()?.iter().map(|(_, b)| b).sum();
-    println!(
-        "database {}: {} games, {} distinct positions, {}",
-        store.path().display(),
-        summary.totals.games,
-        distinct,
-        HumanBytes(bytes)
-    );
     Ok(())
 }

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!(
             "{}",
-            json!({ "fen": position.to_string(), "category": category, "key": key.to_string(), "huffman_bits": bits })
+            json!({ "fen": position.to_string(), "category": category, "key": key.to_string(), "huffmanBits": bits })
         );
     } else {
         println!("fen       {position}\ncategory  {category}\nkey       {key}\nhuffman   {bits} bits");

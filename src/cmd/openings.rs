@@ -6,7 +6,7 @@ use std::{fs::File, io::BufReader, path::PathBuf, process::ExitCode};
 use anyhow::Context as _;
 use tabiya::{explore::parse_openings, store::Store};
 
-use super::DbArgs;
+use super::args::DbArgs;
 
 #[derive(clap::Subcommand)]
 pub enum Command {

@@ -4,10 +4,11 @@ use std::process::ExitCode;
 
 use tabiya::{
     explore::{MaterialQuery, Signature, parse_color},
+    output::table,
     store::Store,
 };
 
-use super::DbArgs;
+use super::args::DbArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,14 +42,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let found = query.run(&store)?;
     if args.json {
         println!("{}", serde_json::to_string(&found)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    println!(
-        "{} positions, {} games in all ({} materials, {} key ranges scanned)",
-        found.positions, found.occurrences, found.materials, found.ranges
-    );
-    for hit in &found.hits {
-        println!("{:>7}  {}", hit.games, hit.fen);
+    } else {
+        print!("{}", table::material(&found));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,7 @@ use tabiya::{
     store::Store,
 };
 
-use super::DbArgs;
+use super::args::DbArgs;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -4,7 +4,6 @@
 //! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
 //! gives a position or an error, never a panic.
 
-mod check;
 mod combinatorics;
 mod compact_move;
 pub mod huffman;
@@ -12,7 +11,6 @@ mod key;
 mod material;
 mod tables;
 
-pub use check::{CheckReport, check_paths};
 pub use compact_move::CompactMove;
 pub use key::{KEY_LEN, Key, KeyError, KeyRange, material_range};
 pub use material::{Material, MaterialError};

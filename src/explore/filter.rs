@@ -7,7 +7,7 @@
 use shakmaty::Color;
 
 use super::QueryError;
-use crate::store::{GameFacts, Month, RatingBand, SliceKey, Speed};
+use crate::model::{GameFacts, Month, RatingBand, SliceKey, Speed};
 
 /// A filter; the default counts every game.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

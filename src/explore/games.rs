@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
-use super::{QueryError, Target};
+use super::{QueryError, ResolvedTarget};
 use crate::{
+    model::{GameFacts, GameId, GameRecord},
     postings::{difference, intersect},
-    store::{GameFacts, GameId, GameRecord, Store},
+    store::Store,
 };
 
 /// How a game list is ordered.
@@ -37,12 +38,20 @@ impl std::str::FromStr for GameSort {
 /// Games reaching `target` and every `and` position, and none of the `not` positions.
 #[derive(Clone, Debug)]
 pub struct GamesQuery {
-    pub target: Target,
-    pub and: Vec<Target>,
-    pub not: Vec<Target>,
+    /// The position every game reached.
+    pub target: ResolvedTarget,
+    /// Positions every game also reached.
+    pub and: Vec<ResolvedTarget>,
+    /// Positions no game reached.
+    pub not: Vec<ResolvedTarget>,
+    /// The order.
     pub sort: GameSort,
+    /// Games skipped first.
     pub offset: usize,
+    /// Games listed.
     pub limit: usize,
+    /// Most games ordered by date or rating (each is read to order them); more is refused.
+    pub max_sorted: usize,
 }
 
 /// A page of games.
@@ -50,6 +59,7 @@ pub struct GamesQuery {
 pub struct GamePage {
     /// Games matching, before paging.
     pub total: u64,
+    /// The page's games.
     pub games: Vec<GameHeader>,
     /// The page's records (for PGN output).
     #[serde(skip)]
@@ -60,23 +70,34 @@ pub struct GamePage {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GameHeader {
-    pub id: u64,
+    /// The game.
+    pub id: GameId,
+    /// The `White` tag.
     pub white: String,
+    /// The `Black` tag.
     pub black: String,
+    /// The `WhiteElo` tag.
     pub white_elo: Option<u16>,
+    /// The `BlackElo` tag.
     pub black_elo: Option<u16>,
+    /// The `Date` tag.
     pub date: String,
+    /// The `Event` tag.
     pub event: String,
+    /// The `Site` tag.
     pub site: String,
+    /// The `Round` tag.
     pub round: String,
+    /// The result token.
     pub result: &'static str,
 }
 
 impl GameHeader {
+    /// The headers of a stored game.
     pub fn of(id: GameId, record: &GameRecord) -> GameHeader {
         let tags = &record.tags;
         GameHeader {
-            id: id.0,
+            id,
             white: tags.white.clone(),
             black: tags.black.clone(),
             white_elo: tags.white_elo,
@@ -92,11 +113,11 @@ impl GameHeader {
 
 impl GamesQuery {
     /// The matching ids, ascending: streamed set operations over the packed lists.
-    pub fn ids(&self, store: &Store) -> Result<Vec<u64>, QueryError> {
+    pub fn ids(&self, store: &Store) -> Result<Vec<GameId>, QueryError> {
         let base = store.postings(&self.target.key)?;
         let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
         let nots = self.not.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
-        let mut ids: Box<dyn Iterator<Item = u64>> = Box::new(base.iter());
+        let mut ids: Box<dyn Iterator<Item = GameId>> = Box::new(base.iter());
         for list in &ands {
             ids = Box::new(intersect(ids, list.iter()));
         }
@@ -108,7 +129,8 @@ impl GamesQuery {
 
     /// The page; ordering by date or rating reads every matching game, so it is refused for
     /// more than `max_sorted` games.
-    pub fn run(&self, store: &Store, max_sorted: usize) -> Result<GamePage, QueryError> {
+    pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
+        let max_sorted = self.max_sorted;
         let mut ids = self.ids(store)?;
         let total = ids.len() as u64;
         if self.sort != GameSort::Id && ids.len() > max_sorted {
@@ -118,8 +140,8 @@ impl GamesQuery {
         }
         if self.sort != GameSort::Id {
             // Every matching game is read to order them: bounded by the list, not the database.
-            let records = store.games(&ids.iter().map(|&id| GameId(id)).collect::<Vec<_>>())?;
-            let mut keyed: Vec<(u64, (u16, u16))> = ids
+            let records = store.games(&ids)?;
+            let mut keyed: Vec<(GameId, (u16, u16))> = ids
                 .iter()
                 .zip(&records)
                 .map(|(&id, record)| {
@@ -134,7 +156,7 @@ impl GamesQuery {
             keyed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             ids = keyed.into_iter().map(|(id, _)| id).collect();
         }
-        let page: Vec<GameId> = ids.into_iter().skip(self.offset).take(self.limit).map(GameId).collect();
+        let page: Vec<GameId> = ids.into_iter().skip(self.offset).take(self.limit).collect();
         let mut games = Vec::with_capacity(page.len());
         let mut records = Vec::with_capacity(page.len());
         for (id, record) in page.iter().zip(store.games(&page)?) {

@@ -16,7 +16,8 @@ use super::QueryError;
 use crate::{
     Category, Key, Material,
     codec::material_range,
-    store::{PositionStats, Store},
+    model::PositionStats,
+    store::Store,
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).

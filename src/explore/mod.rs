@@ -1,14 +1,21 @@
-//! Position search: what an opening explorer answers about a position (its games, results,
-//! ratings, next moves, top and recent games, opening name), with filters; the games reaching
-//! positions (posting lists combined); material search; and the opening table.
+//! Position search. Every query is a value with a `run(&Store)` method:
+//!
+//! - [`Lookup`]: what an opening explorer answers about a position (its games, results,
+//!   ratings, next moves, top and recent games, opening name), with a [`Filter`];
+//!   [`FilteredStats`]: a position's statistics under a filter;
+//! - [`GamesQuery`]: the games reaching positions (posting lists combined), paged;
+//! - [`MaterialQuery`]: the positions with a given material.
+//!
+//! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
+//! table ([`parse_openings`]) names positions.
 //!
 //! ```no_run
-//! use tabiya::explore::{Explorer, Filter, Limits, Target};
+//! use tabiya::explore::{Filter, Limits, Lookup, Target};
 //! use tabiya::store::Store;
 //!
 //! let store = Store::open_read_only("tabiya-db".as_ref())?;
-//! let target = Target::resolve(None, Some("1. e4 e5 2. Nf3"), None)?;
-//! let answer = Explorer::new(&store).lookup(&target, &Filter::default(), &Limits::default())?;
+//! let target = Target::san("1. e4 e5 2. Nf3").resolve()?;
+//! let answer = Lookup { target, filter: Filter::default(), limits: Limits::default() }.run(&store)?;
 //! println!("{} games", answer.games);
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
@@ -16,30 +23,33 @@
 mod answer;
 mod filter;
 mod games;
+mod lookup;
 mod material;
 mod openings;
 mod target;
 
-pub use answer::{
-    Answer, EXACT_GAMES_LIMIT, Explorer, GameSummary, Limits, MAX_PLAYER_GAMES, MoveRow, Opening, PlayerSummary,
-    parse_color, summarize,
-};
+pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary};
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GamesQuery};
-pub use material::{MaterialHit, MaterialQuery, MaterialSearch, Signature};
+pub use lookup::{EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, parse_color, summarize};
+pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialHit, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
-pub use target::Target;
+pub use target::{ResolvedTarget, Target};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
+    /// The query is wrong: a bad FEN, an illegal move, a bad filter or signature, too much
+    /// work asked for. The message says what to fix.
     #[error("{0}")]
     Input(String),
+    /// The database failed.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
 }
 
 impl QueryError {
+    /// A bad-input error.
     pub fn input(message: impl Into<String>) -> QueryError {
         QueryError::Input(message.into())
     }

@@ -42,7 +42,7 @@ pub fn parse_openings(reader: impl BufRead) -> std::io::Result<(Vec<OpeningLine>
             errors.push(format!("line {number}: expected eco<TAB>name<TAB>pgn"));
             continue;
         };
-        match Target::resolve(None, Some(pgn), None) {
+        match Target::san(*pgn).resolve() {
             Ok(target) => {
                 if seen.insert(target.key) {
                     openings.push(OpeningLine {

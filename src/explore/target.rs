@@ -1,15 +1,40 @@
-//! The position a query asks about: a FEN (the initial position by default) followed by moves,
-//! given as SAN movetext (`1. e4 e5 2. Nf3`) or UCI (`e2e4,e7e5`).
+//! The position a query asks about ([`Target`]): a FEN, or moves from a FEN (the initial
+//! position by default) given as SAN movetext (`1. e4 e5 2. Nf3`) or UCI (`e2e4,e7e5`); and
+//! that position found, with the line leading to it ([`ResolvedTarget`]).
 
 use shakmaty::{Chess, Position as _, san::San, uci::UciMove};
 
 use super::QueryError;
 use crate::{Key, Position};
 
-/// A resolved query position and the line that led to it.
+/// The position a query asks about, as the user gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A FEN or EPD; empty for the initial position.
+    Fen(String),
+    /// SAN movetext played from `from` (the initial position when `None`).
+    San {
+        /// The start, as FEN or EPD.
+        from: Option<String>,
+        /// The moves: `1. e4 e5 2. Nf3` (numbers, results and annotation marks are skipped).
+        moves: String,
+    },
+    /// UCI moves, comma- or space-separated, played from `from` (the initial position when
+    /// `None`).
+    Uci {
+        /// The start, as FEN or EPD.
+        from: Option<String>,
+        /// The moves: `e2e4,e7e5`.
+        moves: String,
+    },
+}
+
+/// A query position found: the position, its key and the line that led to it.
 #[derive(Clone, Debug)]
-pub struct Target {
+pub struct ResolvedTarget {
+    /// The position.
     pub position: Position,
+    /// Its key.
     pub key: Key,
     /// Keys of the positions before it along the given moves, latest first (for the opening
     /// name, which is the deepest named position of the line).
@@ -20,35 +45,56 @@ pub struct Target {
 const MAX_MOVES: usize = 600;
 
 impl Target {
-    /// Resolves `fen` (initial position when `None`) then `san` movetext or `uci` moves.
+    /// The initial position.
+    pub fn initial() -> Target {
+        Target::Fen(String::new())
+    }
+
+    /// A FEN or EPD.
+    pub fn fen(fen: impl Into<String>) -> Target {
+        Target::Fen(fen.into())
+    }
+
+    /// SAN movetext from the initial position.
+    pub fn san(moves: impl Into<String>) -> Target {
+        Target::San { from: None, moves: moves.into() }
+    }
+
+    /// UCI moves from the initial position.
+    pub fn uci(moves: impl Into<String>) -> Target {
+        Target::Uci { from: None, moves: moves.into() }
+    }
+
+    /// Finds the position: parses the FEN, plays the moves.
     ///
     /// ```
     /// use tabiya::explore::Target;
     ///
-    /// let a = Target::resolve(None, Some("1. e4 e5 2. Nf3 Nc6"), None)?;
-    /// let b = Target::resolve(None, None, Some("g1f3,b8c6,e2e4,e7e5"))?;
+    /// let a = Target::san("1. e4 e5 2. Nf3 Nc6").resolve()?;
+    /// let b = Target::uci("g1f3,b8c6,e2e4,e7e5").resolve()?;
     /// assert_eq!(a.key, b.key);
-    /// assert!(Target::resolve(None, Some("1. e5"), None).is_err());
+    /// assert!(Target::san("1. e5").resolve().is_err());
     /// # Ok::<_, tabiya::explore::QueryError>(())
     /// ```
-    pub fn resolve(fen: Option<&str>, san: Option<&str>, uci: Option<&str>) -> Result<Target, QueryError> {
+    pub fn resolve(&self) -> Result<ResolvedTarget, QueryError> {
+        let (fen, tokens, san) = match self {
+            Target::Fen(fen) => (Some(fen.as_str()), Vec::new(), false),
+            Target::San { from, moves } => (from.as_deref(), san_tokens(moves), true),
+            Target::Uci { from, moves } => {
+                (from.as_deref(), moves.split([',', ' ']).filter(|t| !t.is_empty()).collect(), false)
+            }
+        };
         let start = match fen.map(str::trim).filter(|f| !f.is_empty()) {
             Some(fen) => fen.parse::<Position>().map_err(|err| QueryError::input(format!("bad FEN: {err}")))?,
             None => Position::initial(),
         };
         let mut chess = start.into_chess();
         let mut line = Vec::new();
-        let tokens: Vec<&str> = match (san, uci) {
-            (Some(_), Some(_)) => return Err(QueryError::input("give moves as SAN or as UCI, not both")),
-            (Some(text), None) => san_tokens(text),
-            (None, Some(text)) => text.split([',', ' ']).filter(|t| !t.is_empty()).collect(),
-            (None, None) => Vec::new(),
-        };
         if tokens.len() > MAX_MOVES {
             return Err(QueryError::input(format!("too many moves ({}, at most {MAX_MOVES})", tokens.len())));
         }
         for (index, token) in tokens.iter().enumerate() {
-            let played = if san.is_some() { san_move(&chess, token) } else { uci_move(&chess, token) };
+            let played = if san { san_move(&chess, token) } else { uci_move(&chess, token) };
             let m = played.map_err(|why| {
                 let fen = shakmaty::fen::Epd::from_position(&chess, shakmaty::EnPassantMode::Legal);
                 QueryError::input(format!("move {} ({token}): {why} in {fen}", index + 1))
@@ -59,7 +105,7 @@ impl Target {
         line.reverse();
         let position = Position::from_chess(chess).map_err(|err| QueryError::input(err.to_string()))?;
         let key = Key::encode(&position).map_err(|err| QueryError::input(format!("position has no key: {err}")))?;
-        Ok(Target { position, key, line })
+        Ok(ResolvedTarget { position, key, line })
     }
 }
 
@@ -95,18 +141,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_move() {
-        let err = Target::resolve(None, Some("1. e4 e5 2. Ke3"), None).expect_err("illegal");
+        let err = Target::san("1. e4 e5 2. Ke3").resolve().expect_err("illegal");
         assert!(err.to_string().starts_with("move 3 (Ke3)"), "{err}");
-        let err = Target::resolve(None, None, Some("e2e4,zz")).expect_err("bad uci");
+        let err = Target::uci("e2e4,zz").resolve().expect_err("bad uci");
         assert!(err.to_string().contains("not a UCI move"), "{err}");
-        assert!(Target::resolve(Some("not a fen"), None, None).is_err());
-        assert!(Target::resolve(None, Some("e4"), Some("e2e4")).is_err());
-        let ok = Target::resolve(None, Some("1.e4 e5 2.Nf3!? Nc6 *"), None).expect("legal line");
+        assert!(Target::fen("not a fen").resolve().is_err());
+        assert!(Target::san("e2e4").resolve().is_err());
+        let ok = Target::san("1.e4 e5 2.Nf3!? Nc6 *").resolve().expect("legal line");
         assert_eq!(ok.line.len(), 4);
         // Castling in UCI both ways.
-        let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
-        let a = Target::resolve(Some(fen), None, Some("e1g1")).expect("castles");
-        let b = Target::resolve(Some(fen), None, Some("e1h1")).expect("castles");
+        let fen = Some("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".to_owned());
+        let a = Target::Uci { from: fen.clone(), moves: "e1g1".to_owned() }.resolve().expect("castles");
+        let b = Target::Uci { from: fen, moves: "e1h1".to_owned() }.resolve().expect("castles");
         assert_eq!(a.key, b.key);
     }
 }

@@ -6,7 +6,8 @@ use rustc_hash::FxHashSet;
 use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
-    store::{GameId, PositionStats, RunRecord, Store, StoreError, Totals},
+    model::{GameId, PositionStats},
+    store::{RunRecord, Store, StoreError, Totals, layout},
 };
 
 /// Games waiting to be committed together.
@@ -62,7 +63,7 @@ impl PendingBatch {
             batch.put_game(id, &game.record);
             batch.put_fingerprint(game.fingerprint, id);
             batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
-            game.facts.id = id.0;
+            game.facts.id = id;
             accepted.push(game);
         }
         let summed = sum_positions(&accepted);
@@ -79,19 +80,24 @@ impl PendingBatch {
 /// The statistics a batch adds to each position, encoded: one buffer, one byte range per key.
 #[derive(Default)]
 pub struct SummedPositions {
+    /// Each position and where its value is in `bytes`.
     pub entries: Vec<(Key, std::ops::Range<usize>)>,
+    /// Every value, one after the other.
     pub bytes: Vec<u8>,
 }
 
 impl SummedPositions {
+    /// Each position with its encoded value, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&Key, &[u8])> {
         self.entries.iter().map(|(key, range)| (key, &self.bytes[range.clone()]))
     }
 
+    /// Positions summed.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether no position was summed.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -113,7 +119,7 @@ pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
         let first = &games[group[0].1 as usize];
         match group {
             // Most positions of a batch are reached by one game, playing one move from there.
-            [(_, _, next)] => PositionStats::encode_game(&first.facts, *next, &mut summed.bytes),
+            [(_, _, next)] => layout::encode_game(&first.facts, *next, &mut summed.bytes),
             _ => {
                 let mut stats: Option<PositionStats> = None;
                 for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
@@ -127,7 +133,7 @@ pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
                     }
                 }
                 if let Some(stats) = stats {
-                    stats.encode(&mut summed.bytes);
+                    layout::encode(&stats, &mut summed.bytes);
                 }
             }
         }

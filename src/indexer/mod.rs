@@ -9,7 +9,7 @@
 mod batch;
 mod prepare;
 
-pub use batch::sum_positions;
+pub use batch::{SummedPositions, sum_positions};
 pub use prepare::{Prepared, PreparedGame, prepare};
 
 use std::{
@@ -23,14 +23,25 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use anyhow::Context as _;
 use rayon::prelude::*;
 
 use crate::{
-    ingest::{GameSplitter, RawGame, Rejection, Source, is_pgn_name},
-    store::{RunCounts, RunRecord, RunStatus, Store, Totals},
+    input::{GameSplitter, InputError, RawGame, Rejection, Source},
+    store::{RunCounts, RunRecord, RunStatus, Store, StoreError, Totals},
 };
 use batch::PendingBatch;
+
+/// Why an ingest run stopped. Bad games and unreadable inputs do not stop a run: they go to the
+/// [`Observer`].
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A pipeline thread could not be started.
+    #[error("cannot start an ingest thread: {0}")]
+    Thread(#[source] std::io::Error),
+}
 
 /// Raw games handed to rayon at a time.
 const CHUNK_GAMES: usize = 1024;
@@ -42,7 +53,7 @@ pub trait Observer {
     /// A game was skipped; `raw` is its text as in the file.
     fn rejected(&mut self, file: &str, rejection: &Rejection, raw: &[u8]);
     /// An input could not be read to its end (a broken compressed stream, an I/O error).
-    fn read_error(&mut self, file: &str, error: &anyhow::Error);
+    fn read_error(&mut self, file: &str, error: &InputError);
     /// Called after each chunk of games.
     fn progress(&mut self, progress: &Progress);
 }
@@ -50,8 +61,11 @@ pub trait Observer {
 /// How far a run has got.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
+    /// Games read so far, whatever became of them.
     pub games_read: u64,
+    /// Position entries committed.
     pub positions_written: u64,
+    /// Input bytes read (compressed bytes for compressed files).
     pub bytes_read: u64,
     /// Size of all input files, when known (not for standard input).
     pub bytes_total: Option<u64>,
@@ -60,36 +74,24 @@ pub struct Progress {
 /// What a run did.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The run as recorded in the database.
     pub run: RunRecord,
+    /// The database totals after it.
     pub totals: Totals,
     /// Inputs that could not be read to their end.
     pub read_errors: u64,
+    /// Wall time of the run.
     pub elapsed: Duration,
-}
-
-/// The PGN files named by `paths`: files as given, directories searched for PGN names.
-pub fn input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            files.extend(Source::expand(path)?.into_iter().filter(|file| is_pgn_name(&file.to_string_lossy())));
-        } else if path.as_os_str() == "-" || path.exists() {
-            files.push(path.clone());
-        } else {
-            anyhow::bail!("{}: no such file or directory", path.display());
-        }
-    }
-    Ok(files)
 }
 
 /// What flows between the stages, in input order: games of one file (raw, then prepared), or
 /// the error that stopped reading a file.
 enum ReaderEvent<G = Vec<RawGame>> {
     Chunk { file: Arc<str>, games: G },
-    ReadError { file: Arc<str>, error: anyhow::Error },
+    ReadError { file: Arc<str>, error: InputError },
 }
 
-/// Ingests `files` (see [`input_files`]) into `store`: every new standard game is indexed,
+/// Ingests `files` (see [`input::expand`](crate::input::expand)) into `store`: every new standard game is indexed,
 /// duplicates and bad games are counted (and told to `observer`), and the database is flushed,
 /// compacted and its distinct positions counted at the end.
 ///
@@ -108,7 +110,7 @@ enum ReaderEvent<G = Vec<RawGame>> {
 /// assert_eq!((stats.total.games, stats.total.white, stats.total.black), (2, 1, 1));
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
-pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> anyhow::Result<Summary> {
+pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> Result<Summary, IngestError> {
     let started = Instant::now();
     let mut totals = store.totals()?;
     let mut run = start_run(store, files)?;
@@ -118,11 +120,12 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
 
     let (raw_tx, raw_rx) = mpsc::sync_channel::<ReaderEvent>(4);
     let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(2);
-    thread::scope(|scope| -> anyhow::Result<()> {
+    thread::scope(|scope| -> Result<(), IngestError> {
         let reader_bytes = bytes_read.clone();
         thread::Builder::new()
             .name("tabiya-read".to_owned())
-            .spawn_scoped(scope, move || read_inputs(files, &raw_tx, &reader_bytes))?;
+            .spawn_scoped(scope, move || read_inputs(files, &raw_tx, &reader_bytes))
+            .map_err(IngestError::Thread)?;
         thread::Builder::new().name("tabiya-parse".to_owned()).spawn_scoped(scope, move || {
             for event in raw_rx {
                 let event = match event {
@@ -140,7 +143,8 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
                     return;
                 }
             }
-        })?;
+        })
+        .map_err(IngestError::Thread)?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
             let (file, prepared) = match event {
@@ -200,12 +204,8 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
                     last_game = raw.number;
                     games.push(raw);
                 }
-                Err(err) => {
-                    let context = match last_game {
-                        0 => "reading stopped before the first game".to_owned(),
-                        n => format!("reading stopped after game {n}"),
-                    };
-                    let error = anyhow::Error::new(err).context(context);
+                Err(source) => {
+                    let error = InputError::Stopped { path: path.clone(), after_game: last_game, source };
                     let _ = tx.send(ReaderEvent::Chunk { file: file.clone(), games: std::mem::take(&mut games) });
                     let _ = tx.send(ReaderEvent::ReadError { file: file.clone(), error });
                     break;
@@ -232,7 +232,7 @@ fn now() -> u64 {
 }
 
 /// Marks runs left `Running` by a dead process as interrupted and records a new run.
-fn start_run(store: &Store, files: &[PathBuf]) -> anyhow::Result<RunRecord> {
+fn start_run(store: &Store, files: &[PathBuf]) -> Result<RunRecord, StoreError> {
     let runs = store.runs()?;
     let mut batch = store.batch();
     for mut stale in runs.iter().filter(|r| r.status == RunStatus::Running).cloned() {
@@ -248,12 +248,12 @@ fn start_run(store: &Store, files: &[PathBuf]) -> anyhow::Result<RunRecord> {
         counts: RunCounts::default(),
     };
     batch.put_run(&run);
-    batch.commit().context("cannot record the ingest run")?;
+    batch.commit()?;
     Ok(run)
 }
 
 /// Flushes, compacts, counts distinct positions and records the run as completed.
-fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> anyhow::Result<()> {
+fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
     let clock = Instant::now();
     store.flush()?;
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
@@ -278,6 +278,6 @@ pub struct SilentObserver;
 
 impl Observer for SilentObserver {
     fn rejected(&mut self, _file: &str, _rejection: &Rejection, _raw: &[u8]) {}
-    fn read_error(&mut self, _file: &str, _error: &anyhow::Error) {}
+    fn read_error(&mut self, _file: &str, _error: &InputError) {}
     fn progress(&mut self, _progress: &Progress) {}
 }

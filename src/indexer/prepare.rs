@@ -2,24 +2,30 @@
 
 use crate::{
     codec::{CompactMove, Key},
-    ingest::{RawGame, RejectReason, Rejection, parse_game},
-    store::{Fingerprint, GameFacts, GameRecord},
+    input::{RawGame, RejectReason, Rejection, parse_game},
+    model::{Fingerprint, GameFacts, GameId, GameRecord},
 };
 
 /// A game ready to be written, or why it is not.
 pub enum Prepared {
+    /// A new game, keyed.
     Game(Box<PreparedGame>),
     /// Its fingerprint is stored already: a duplicate, found before any keying work.
     Stored,
+    /// Not a standard game that can be indexed.
     Rejected {
+        /// Where and why.
         rejection: Rejection,
+        /// Its text as in the file.
         raw: Vec<u8>,
     },
 }
 
 /// Everything the writer needs of an accepted game.
 pub struct PreparedGame {
+    /// What the games family stores.
     pub record: GameRecord,
+    /// What makes it count once.
     pub fingerprint: Fingerprint,
     /// Derived from the record once, for every position the game reaches; the id is set when
     /// the writer assigns it.
@@ -46,12 +52,11 @@ impl PreparedGame {
 /// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database
 /// already (re-ingested files then cost only a parse per game).
 pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared {
-    let mut game = match parse_game(&raw) {
+    let game = match parse_game(&raw) {
         Ok(game) => game,
         Err(rejection) => return Prepared::Rejected { rejection, raw: raw.text },
     };
-    let record = GameRecord::take_from(&mut game);
-    let fingerprint = Fingerprint::of(&game.start, &record);
+    let fingerprint = Fingerprint::of(&game.start, &game.record);
     if stored(&fingerprint) {
         return Prepared::Stored;
     }
@@ -72,9 +77,10 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     }
     positions.sort_unstable();
     positions.dedup();
+    let record = game.record;
     Prepared::Game(Box::new(PreparedGame {
         fingerprint,
-        facts: GameFacts::of(0, record.result, &record.tags),
+        facts: GameFacts::of(GameId(0), record.result, &record.tags),
         record,
         positions,
     }))

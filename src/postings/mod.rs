@@ -8,21 +8,26 @@
 //! * `1` + delta varints (the first id, then each gap − 1): for a handful of ids scattered over
 //!   millions, where Leapfrog would need a spacer byte per 64 ids of gap.
 //!
-//! Set operations stream both lists (no decoding into memory first).
+//! Set operations stream both lists (no decoding into memory first). A list holds [`GameId`]s;
+//! the codec functions below it ([`leapfrog`], [`write_deltas`]) work on their numbers.
 //!
 //! ```
-//! use tabiya::postings::PostingList;
+//! use tabiya::{model::GameId, postings::PostingList};
 //!
-//! let list = PostingList::encode(&[3, 4, 5, 9, 2_000_000]);
-//! assert_eq!(list.iter().collect::<Vec<_>>(), [3, 4, 5, 9, 2_000_000]);
-//! let other = PostingList::encode(&[4, 9, 10]);
-//! assert_eq!(list.and(&other).collect::<Vec<_>>(), [4, 9]);
-//! assert_eq!(list.and_not(&other).collect::<Vec<_>>(), [3, 5, 2_000_000]);
+//! let ids = |numbers: &[u64]| numbers.iter().copied().map(GameId).collect::<Vec<_>>();
+//! let list = PostingList::encode(&ids(&[3, 4, 5, 9, 2_000_000]));
+//! assert_eq!(list.to_vec(), ids(&[3, 4, 5, 9, 2_000_000]));
+//! let other = PostingList::encode(&ids(&[4, 9, 10]));
+//! assert_eq!(list.and(&other).collect::<Vec<_>>(), ids(&[4, 9]));
+//! assert_eq!(list.and_not(&other).collect::<Vec<_>>(), ids(&[3, 5, 2_000_000]));
 //! ```
 
 pub mod leapfrog;
 
-use crate::varint::{get_varint, put_varint};
+use crate::{
+    model::GameId,
+    varint::{get_varint, put_varint},
+};
 
 const LEAPFROG: u8 = 0;
 const DELTAS: u8 = 1;
@@ -35,23 +40,16 @@ pub struct PostingList {
 
 impl PostingList {
     /// Encodes strictly increasing ids in the smaller of the two forms.
-    pub fn encode(ids: &[u64]) -> PostingList {
+    pub fn encode(ids: &[GameId]) -> PostingList {
         let mut bytes = Vec::new();
         PostingList::write(ids, &mut bytes);
         PostingList { bytes }
     }
 
-    /// Appends the encoding of `ids` to `out`.
-    pub fn write(ids: &[u64], out: &mut Vec<u8>) {
-        let first = ids.first().copied().unwrap_or(0);
-        if leapfrog_len(ids) <= deltas_len(ids) {
-            out.push(LEAPFROG);
-            put_varint(out, first);
-            leapfrog::encode(ids, first, out);
-        } else {
-            out.push(DELTAS);
-            write_deltas(ids, out);
-        }
+    /// Appends the encoding of strictly increasing `ids` to `out`.
+    pub fn write(ids: &[GameId], out: &mut Vec<u8>) {
+        let numbers: Vec<u64> = ids.iter().map(|id| id.0).collect();
+        write_numbers(&numbers, out);
     }
 
     /// Wraps stored bytes; `None` when the tag is unknown (any rest decodes).
@@ -59,17 +57,18 @@ impl PostingList {
         matches!(bytes.first(), Some(&LEAPFROG | &DELTAS)).then_some(PostingList { bytes })
     }
 
+    /// The stored bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
 
     /// The ids, ascending.
-    pub fn iter(&self) -> Ids<'_> {
-        Ids::new(&self.bytes)
+    pub fn iter(&self) -> impl Iterator<Item = GameId> + '_ {
+        Ids::new(&self.bytes).map(GameId)
     }
 
     /// Every id, decoded at once (Leapfrog's table-driven path).
-    pub fn to_vec(&self) -> Vec<u64> {
+    pub fn to_vec(&self) -> Vec<GameId> {
         let mut out = Vec::new();
         match self.bytes.split_first() {
             Some((&LEAPFROG, mut code)) => {
@@ -78,31 +77,53 @@ impl PostingList {
                     out.clear();
                 }
             }
-            _ => out.extend(self.iter()),
+            _ => out.extend(Ids::new(&self.bytes)),
         }
-        out
+        out.into_iter().map(GameId).collect()
     }
 
     /// Ids in both lists.
-    pub fn and<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = u64> + 'a {
+    pub fn and<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = GameId> + 'a {
         intersect(self.iter(), other.iter())
     }
 
     /// Ids in this list and not in `other`.
-    pub fn and_not<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = u64> + 'a {
+    pub fn and_not<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = GameId> + 'a {
         difference(self.iter(), other.iter())
     }
 }
 
-/// The ids of stored posting bytes, streamed.
+/// Appends the smaller encoding of strictly increasing numbers to `out`.
+fn write_numbers(ids: &[u64], out: &mut Vec<u8>) {
+    let first = ids.first().copied().unwrap_or(0);
+    if leapfrog_len(ids) <= deltas_len(ids) {
+        out.push(LEAPFROG);
+        put_varint(out, first);
+        leapfrog::encode(ids, first, out);
+    } else {
+        out.push(DELTAS);
+        write_deltas(ids, out);
+    }
+}
+
+/// The id numbers of stored posting bytes, streamed.
 #[derive(Clone, Debug)]
 pub enum Ids<'a> {
+    /// The Leapfrog form.
     Leapfrog(leapfrog::Decoder<'a>),
-    Deltas { bytes: &'a [u8], previous: Option<u64> },
+    /// The delta-varint form.
+    Deltas {
+        /// What is left to read.
+        bytes: &'a [u8],
+        /// The last id read.
+        previous: Option<u64>,
+    },
+    /// An empty or unreadable list.
     Empty,
 }
 
 impl<'a> Ids<'a> {
+    /// Streams stored posting bytes (tag included).
     pub fn new(bytes: &'a [u8]) -> Ids<'a> {
         match bytes.split_first() {
             Some((&LEAPFROG, mut code)) => match get_varint(&mut code) {
@@ -190,7 +211,7 @@ pub fn density_class(ids: &[u64]) -> usize {
 }
 
 /// Ids of two ascending streams present in both.
-pub fn intersect(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+pub fn intersect<T: Ord + Copy>(a: impl Iterator<Item = T>, b: impl Iterator<Item = T>) -> impl Iterator<Item = T> {
     let (mut a, mut b) = (a.peekable(), b.peekable());
     std::iter::from_fn(move || {
         loop {
@@ -213,7 +234,7 @@ pub fn intersect(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> 
 }
 
 /// Ids of the first ascending stream absent from the second.
-pub fn difference(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+pub fn difference<T: Ord + Copy>(a: impl Iterator<Item = T>, b: impl Iterator<Item = T>) -> impl Iterator<Item = T> {
     let mut b = b.peekable();
     a.filter(move |&x| {
         while b.next_if(|&y| y < x).is_some() {}
@@ -222,7 +243,7 @@ pub fn difference(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) ->
 }
 
 /// Ids in either of two ascending streams, once.
-pub fn union(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+pub fn union<T: Ord + Copy>(a: impl Iterator<Item = T>, b: impl Iterator<Item = T>) -> impl Iterator<Item = T> {
     let (mut a, mut b) = (a.peekable(), b.peekable());
     std::iter::from_fn(move || match (a.peek().copied(), b.peek().copied()) {
         (Some(x), Some(y)) if x == y => {
@@ -245,14 +266,18 @@ mod tests {
 
     use super::*;
 
-    fn arb_ids() -> impl Strategy<Value = Vec<u64>> {
+    fn ids(numbers: &[u64]) -> Vec<GameId> {
+        numbers.iter().copied().map(GameId).collect()
+    }
+
+    fn arb_ids() -> impl Strategy<Value = Vec<GameId>> {
         // Dense runs, sparse scatter, and far outliers.
         let dense = proptest::collection::btree_set(0u64..300, 0..200);
         let sparse = proptest::collection::btree_set(0u64..5_000_000, 0..20);
         (dense, sparse, 0u64..1 << 40).prop_map(|(dense, sparse, offset)| {
             let mut all: BTreeSet<u64> = dense.into_iter().map(|id| id + offset).collect();
             all.extend(sparse);
-            all.into_iter().collect()
+            all.into_iter().map(GameId).collect()
         })
     }
 
@@ -262,14 +287,15 @@ mod tests {
             let list = PostingList::encode(&ids);
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), ids.clone());
             prop_assert_eq!(list.to_vec(), ids.clone());
-            let size = 1 + leapfrog_len(&ids).min(deltas_len(&ids));
+            let numbers: Vec<u64> = ids.iter().map(|id| id.0).collect();
+            let size = 1 + leapfrog_len(&numbers).min(deltas_len(&numbers));
             prop_assert_eq!(list.as_bytes().len(), size);
         }
 
         #[test]
         fn set_operations_equal_btreeset(a in arb_ids(), b in arb_ids()) {
             let (x, y) = (PostingList::encode(&a), PostingList::encode(&b));
-            let (sa, sb): (BTreeSet<u64>, BTreeSet<u64>) = (a.iter().copied().collect(), b.iter().copied().collect());
+            let (sa, sb): (BTreeSet<GameId>, BTreeSet<GameId>) = (a.iter().copied().collect(), b.iter().copied().collect());
             prop_assert_eq!(x.and(&y).collect::<Vec<_>>(), sa.intersection(&sb).copied().collect::<Vec<_>>());
             prop_assert_eq!(x.and_not(&y).collect::<Vec<_>>(), sa.difference(&sb).copied().collect::<Vec<_>>());
             prop_assert_eq!(union(x.iter(), y.iter()).collect::<Vec<_>>(), sa.union(&sb).copied().collect::<Vec<_>>());
@@ -278,7 +304,7 @@ mod tests {
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             if let Some(list) = PostingList::from_bytes(bytes) {
-                let ids: Vec<u64> = list.iter().collect();
+                let ids: Vec<GameId> = list.iter().collect();
                 prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
             }
         }
@@ -286,16 +312,16 @@ mod tests {
 
     #[test]
     fn a_lone_id_costs_a_few_bytes_and_scatter_falls_back_to_deltas() {
-        assert_eq!(PostingList::encode(&[7]).as_bytes(), [DELTAS, 7]);
-        assert_eq!(PostingList::encode(&[300_000]).as_bytes().len(), 4);
+        assert_eq!(PostingList::encode(&ids(&[7])).as_bytes(), [DELTAS, 7]);
+        assert_eq!(PostingList::encode(&ids(&[300_000])).as_bytes().len(), 4);
         // Close ids far from 0: the first id, then one byte per pair.
         assert_eq!(
-            PostingList::encode(&[300_000, 300_001, 300_003, 300_004]).as_bytes(),
+            PostingList::encode(&ids(&[300_000, 300_001, 300_003, 300_004])).as_bytes(),
             [LEAPFROG, 0xe0, 0xa7, 0x12, 0, 2]
         );
-        let scattered = PostingList::encode(&[5, 1_000_000, 3_000_000]);
+        let scattered = PostingList::encode(&ids(&[5, 1_000_000, 3_000_000]));
         assert_eq!(scattered.as_bytes()[0], DELTAS);
-        let dense: Vec<u64> = (1000..2000).collect();
+        let dense: Vec<GameId> = (1000..2000).map(GameId).collect();
         let list = PostingList::encode(&dense);
         assert_eq!(list.as_bytes()[0], LEAPFROG);
         assert!(list.as_bytes().len() < 520, "{}", list.as_bytes().len());

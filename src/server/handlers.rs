@@ -1,4 +1,6 @@
-//! One function per endpoint. Lookups run on the blocking pool (RocksDB reads block).
+//! One function per endpoint. Explorer lookups run inline on the runtime's threads (they are
+//! bounded and short); game lists, PGN and material searches, which can read many games or key
+//! ranges, run on the blocking pool.
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -16,10 +18,11 @@ use super::{
 };
 use crate::{
     explore::{
-        Answer, Explorer, GamePage, GameSort, GamesQuery, MaterialQuery, MaterialSearch, QueryError, Signature, Target,
+        Answer, GamePage, GameSort, GamesQuery, Lookup, MaterialQuery, MaterialSearch, QueryError, Signature, Target,
         parse_color,
     },
-    store::{GameId, RECENT_GAMES, TOP_GAMES},
+    model::{GameId, RECENT_GAMES, TOP_GAMES},
+    output::{json::DatabaseTotals, pgn},
 };
 
 type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
@@ -44,10 +47,8 @@ async fn blocking<T: Send + 'static>(
 /// database), and a hop to the blocking pool would cost more than it protects.
 pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
-    let target = params.target()?;
-    let filter = params.filter()?;
-    let limits = params.limits(TOP_GAMES, TOP_GAMES, 0)?;
-    let mut answer = Explorer::new(&state.store).lookup(&target, &filter, &limits)?;
+    let lookup = Lookup { target: params.target()?, filter: params.filter()?, limits: params.limits(TOP_GAMES, TOP_GAMES, 0)? };
+    let mut answer = lookup.run(&state.store)?;
     answer.recent_games = None;
     Ok(Json(answer))
 }
@@ -59,20 +60,18 @@ pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> R
     if params.get("variant").is_some_and(|v| v != "standard") {
         return Err(ApiError::bad_request("only the standard variant is indexed"));
     }
-    let target = params.target()?;
-    let filter = params.filter()?;
-    let limits = params.limits(4, 4, 4.min(RECENT_GAMES))?;
-    Ok(Json(Explorer::new(&state.store).lookup(&target, &filter, &limits)?))
+    let lookup =
+        Lookup { target: params.target()?, filter: params.filter()?, limits: params.limits(4, 4, 4.min(RECENT_GAMES))? };
+    Ok(Json(lookup.run(&state.store)?))
 }
 
+/// One game as PGN.
 pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
         let record = state.store.game(GameId(id)).map_err(QueryError::from)?;
         let record = record.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?;
-        let pgn = record
-            .to_pgn()
-            .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("game {id} does not replay")))?;
+        let pgn = pgn::game(&record).ok_or_else(|| ApiError::internal(pgn::Unreplayable(GameId(id))))?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await
@@ -88,9 +87,9 @@ const MAX_SORTED: usize = 100_000;
 fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
     let page = params.count("page", 1, usize::MAX)?.max(1);
     let per_page = params.count("perPage", 20, PER_PAGE)?;
-    let fens = |name: &str| -> Result<Vec<Target>, ApiError> {
+    let fens = |name: &str| -> Result<Vec<_>, ApiError> {
         let list = params.get(name).unwrap_or("");
-        let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::resolve(Some(f), None, None));
+        let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::fen(f).resolve());
         Ok(targets.collect::<Result<Vec<_>, _>>()?)
     };
     let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
@@ -101,6 +100,7 @@ fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
         sort: params.get("sort").unwrap_or("id").parse::<GameSort>()?,
         offset,
         limit: per_page,
+        max_sorted: MAX_SORTED,
     })
 }
 
@@ -110,7 +110,7 @@ pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Res
     let params = params(query)?;
     blocking(move || {
         let query = games_query(&params)?;
-        Ok(Json(query.run(&state.store, MAX_SORTED)?))
+        Ok(Json(query.run(&state.store)?))
     })
     .await
 }
@@ -120,15 +120,8 @@ pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) ->
     let params = params(query)?;
     blocking(move || {
         let query = games_query(&params)?;
-        let page = query.run(&state.store, MAX_SORTED)?;
-        let mut pgn = String::new();
-        for (header, record) in page.games.iter().zip(&page.records) {
-            let text = record.to_pgn().ok_or_else(|| {
-                ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("game {} does not replay", header.id))
-            })?;
-            pgn.push_str(&text);
-            pgn.push('\n');
-        }
+        let page = query.run(&state.store)?;
+        let pgn = pgn::page(&page).map_err(ApiError::internal)?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await
@@ -151,24 +144,21 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
     .await
 }
 
-pub async fn stats(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+/// The database totals.
+pub async fn totals(State(state): State<Arc<AppState>>) -> Result<Json<DatabaseTotals>, ApiError> {
     blocking(move || {
         let totals = state.store.totals().map_err(QueryError::from)?;
-        Ok(Json(json!({
-            "games": totals.games,
-            "plies": totals.plies,
-            "positionOccurrences": totals.position_occurrences,
-            "distinctPositions": totals.distinct_positions,
-            "singleGamePositions": totals.single_game_positions,
-        })))
+        Ok(Json(DatabaseTotals::new(&totals)))
     })
     .await
 }
 
+/// Always `{"status": "ok"}`.
 pub async fn health() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
 
+/// 404 for any other path.
 pub async fn not_found() -> ApiError {
     ApiError(StatusCode::NOT_FOUND, "no such endpoint".to_owned())
 }

@@ -13,11 +13,12 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{Router, routing::get};
 
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 
 /// How to serve.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
+    /// The address to listen on.
     pub bind: SocketAddr,
     /// How often to catch up with a writer.
     pub refresh: Duration,
@@ -25,6 +26,7 @@ pub struct ServeOptions {
 
 /// Shared by all requests.
 pub struct AppState {
+    /// The database, opened as a secondary.
     pub store: Store,
 }
 
@@ -37,7 +39,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/games", get(handlers::games))
         .route("/games.pgn", get(handlers::games_pgn))
         .route("/material", get(handlers::material))
-        .route("/stats", get(handlers::stats))
+        .route("/stats", get(handlers::totals))
         .route("/health", get(handlers::health))
         .fallback(handlers::not_found)
         .with_state(state)
@@ -74,12 +76,18 @@ pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)
     })
 }
 
+/// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The runtime or the listener failed.
     #[error(transparent)]
     Io(std::io::Error),
-    #[error(transparent)]
-    Store(#[from] StoreError),
 }

@@ -10,7 +10,7 @@ use axum::{
 };
 use serde_json::json;
 
-use crate::explore::{Filter, Limits, QueryError, Target};
+use crate::explore::{Filter, Limits, QueryError, ResolvedTarget, Target};
 
 /// Longest parameter value accepted (a FEN is under 100 bytes; `play` of 600 moves ~3 KB).
 const MAX_VALUE: usize = 4096;
@@ -20,8 +20,15 @@ const MAX_VALUE: usize = 4096;
 pub struct ApiError(pub StatusCode, pub String);
 
 impl ApiError {
+    /// 400 with this message.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError(StatusCode::BAD_REQUEST, message.into())
+    }
+
+    /// 500 for data the server cannot serve (logged; the message says what).
+    pub fn internal(err: impl std::fmt::Display) -> ApiError {
+        tracing::error!("{err}");
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, err.to_string())
     }
 }
 
@@ -47,6 +54,7 @@ impl IntoResponse for ApiError {
 pub struct Params(pub HashMap<String, String>);
 
 impl Params {
+    /// The parameters, refused when a value is too long.
     pub fn new(map: HashMap<String, String>) -> Result<Params, ApiError> {
         if let Some((name, _)) = map.iter().find(|(_, value)| value.len() > MAX_VALUE) {
             return Err(ApiError::bad_request(format!("parameter {name} is longer than {MAX_VALUE} bytes")));
@@ -54,6 +62,7 @@ impl Params {
         Ok(Params(map))
     }
 
+    /// A parameter's value, `None` when absent or empty.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
     }
@@ -71,10 +80,12 @@ impl Params {
     }
 
     /// `fen` then `play` (comma-separated UCI).
-    pub fn target(&self) -> Result<Target, ApiError> {
-        Ok(Target::resolve(self.get("fen"), None, Some(self.get("play").unwrap_or("")))?)
+    pub fn target(&self) -> Result<ResolvedTarget, ApiError> {
+        let from = self.get("fen").map(str::to_owned);
+        Ok(Target::Uci { from, moves: self.get("play").unwrap_or("").to_owned() }.resolve()?)
     }
 
+    /// `moves`, `topGames` (at most `max_top`, `default_top` when absent) and `recentGames`.
     pub fn limits(&self, max_top: usize, default_top: usize, max_recent: usize) -> Result<Limits, ApiError> {
         Ok(Limits {
             moves: self.count("moves", 12, 256)?,

@@ -1,7 +1,7 @@
 //! The meta family: format version, database totals and the history of ingest runs.
 //!
 //! Keys: `format` → u32 big-endian; `totals` → [`Totals`]; `run/` + run id (u64 big-endian) →
-//! [`RunRecord`]. Values are bincode (standard configuration, see [`super::encode_record`]).
+//! [`RunRecord`]. Values are bincode (standard configuration, see `store::layout`).
 
 use bincode::{Decode, Encode};
 

@@ -1,51 +1,78 @@
-//! The position database on disk: a RocksDB directory with four column families.
+//! The position database on disk: a RocksDB directory with six column families.
 //!
 //! | family | key | value |
 //! |---|---|---|
-//! | `positions` | [`Key`] (21 bytes) | [`PositionStats`], merged by a merge operator |
+//! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]), summed by a merge operator |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
 //! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
 //! | `openings` | [`Key`] | `ECO<tab>name` of an imported opening table |
 //! | `meta` | see [`meta`] | format version, [`Totals`], [`RunRecord`]s |
 //!
-//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory); readers
-//! with [`Store::open_read_only`], which sees the data flushed when it opened.
+//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory) and write
+//! through a [`Batch`]; readers open it with [`Store::open_read_only`], which sees the data
+//! flushed when it opened, or [`Store::open_secondary`], which follows a writer.
+//!
+//! Every RocksDB option is in `options.rs`; every stored byte layout in [`layout`]; the meta
+//! family's records in [`meta`].
 
-pub mod facets;
-mod game;
+mod batch;
+pub mod layout;
 pub mod meta;
 mod options;
-mod stats;
 
-pub use facets::{GameFacts, Month, RatingBand, Speed};
-pub use game::{Fingerprint, GameId, GameRecord, replay};
+pub use batch::Batch;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
-pub use stats::{GameRef, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally, merge_values};
 
 use std::path::{Path, PathBuf};
 
 use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, ReadOptions, WriteBatch};
-
 use shakmaty::Color;
 
 use crate::{
     codec::{Key, KeyRange},
+    model::{Fingerprint, GameId, GameRecord, PositionStats},
     postings::PostingList,
 };
+use layout::{Detail, decode_record};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// RocksDB failed (I/O, a lock held by another writer, ...).
     #[error("{path}: {source}")]
-    Rocks { path: PathBuf, source: rocksdb::Error },
+    Rocks {
+        /// The database directory.
+        path: PathBuf,
+        /// What RocksDB said.
+        source: rocksdb::Error,
+    },
+    /// No database at the path.
     #[error("{path}: no tabiya database here (run `tabiya ingest` first)")]
-    Missing { path: PathBuf },
+    Missing {
+        /// The directory looked at.
+        path: PathBuf,
+    },
+    /// A database of another format version.
     #[error("{path}: database format {found}, this tabiya reads format {expected}")]
-    Format { path: PathBuf, found: u32, expected: u32 },
+    Format {
+        /// The database directory.
+        path: PathBuf,
+        /// Its format version.
+        found: u32,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// Stored bytes that do not decode, or a reference to something missing (the data is
+    /// corrupt, not the request).
     #[error("{path}: corrupt {what}")]
-    Corrupt { path: PathBuf, what: String },
+    DataCorruption {
+        /// The database directory.
+        path: PathBuf,
+        /// What was found corrupt.
+        what: String,
+    },
 }
 
 /// A player's name as the players index compares it: lower case, runs of spaces and commas as
@@ -58,23 +85,10 @@ pub fn player_name(name: &str) -> String {
 /// Distinct positions, counted by [`Store::count_positions`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PositionCounts {
+    /// Distinct positions.
     pub distinct: u64,
     /// Positions reached by exactly one game.
     pub single_game: u64,
-}
-
-/// Encodes a stored record (game, totals, run) with bincode's standard configuration.
-pub(crate) fn encode_record<T: bincode::Encode>(value: &T) -> Vec<u8> {
-    // Encoding owned values into a Vec cannot fail.
-    bincode::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
-}
-
-/// Decodes a stored record; `None` unless the bytes are exactly one valid value.
-pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
-    // A corrupt length prefix must not ask for more memory than the value holds.
-    let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
-    let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
-    (used == bytes.len()).then_some(value)
 }
 
 /// An open database.
@@ -160,6 +174,7 @@ impl Store {
         Ok(())
     }
 
+    /// The database directory.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -172,7 +187,7 @@ impl Store {
         Ok(())
     }
 
-    fn cf(&self, name: &str) -> &ColumnFamily {
+    pub(crate) fn cf(&self, name: &str) -> &ColumnFamily {
         // Every family is created or required when the database opens.
         self.db.cf_handle(name).expect("column family opened with the database")
     }
@@ -181,8 +196,9 @@ impl Store {
         StoreError::Rocks { path: self.path.clone(), source }
     }
 
+    /// The error for corrupt data found in this database.
     pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
-        StoreError::Corrupt { path: self.path.clone(), what: what.into() }
+        StoreError::DataCorruption { path: self.path.clone(), what: what.into() }
     }
 
     fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
@@ -191,27 +207,23 @@ impl Store {
 
     /// The aggregated statistics of a position, if any game reached it.
     pub fn position(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, PositionStats::decode)
+        self.read_position(key, Detail::All)
     }
 
     /// A position's statistics without its slices and games: all an unfiltered lookup needs.
     pub fn position_head(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, PositionStats::decode_head)
+        self.read_position(key, Detail::Head)
     }
 
     /// A position's statistics with its slices, without its games: what a filtered lookup reads.
     pub fn position_slices(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, PositionStats::decode_slices)
+        self.read_position(key, Detail::Slices)
     }
 
-    fn read_position(
-        &self,
-        key: &Key,
-        decode: fn(&[u8]) -> Option<PositionStats>,
-    ) -> Result<Option<PositionStats>, StoreError> {
+    fn read_position(&self, key: &Key, detail: Detail) -> Result<Option<PositionStats>, StoreError> {
         match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(None),
-            Some(bytes) => decode(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("position {key}"))),
+            Some(bytes) => layout::decode(&bytes, detail).map(Some).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
     }
 
@@ -219,7 +231,7 @@ impl Store {
     pub fn postings(&self, key: &Key) -> Result<PostingList, StoreError> {
         match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(PostingList::encode(&[])),
-            Some(bytes) => PositionStats::postings(&bytes).ok_or_else(|| self.corrupt(format!("position {key}"))),
+            Some(bytes) => layout::postings(&bytes).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
     }
 
@@ -248,7 +260,7 @@ impl Store {
         let mut found = Vec::new();
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
-            let stats = PositionStats::decode_head(value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            let stats = layout::decode(value, Detail::Head).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             found.push((key, stats));
             iter.next();
         }
@@ -335,6 +347,7 @@ impl Store {
             .collect()
     }
 
+    /// The database totals (all zero for a new database).
     pub fn totals(&self) -> Result<Totals, StoreError> {
         match self.meta(meta::TOTALS_KEY)? {
             None => Ok(Totals::default()),
@@ -366,7 +379,7 @@ impl Store {
         let mut counts = PositionCounts::default();
         while let Some(value) = iter.value() {
             counts.distinct += 1;
-            counts.single_game += u64::from(PositionStats::is_single_game(value));
+            counts.single_game += u64::from(layout::is_single_game(value));
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
@@ -378,7 +391,7 @@ impl Store {
         self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
-            let stats = PositionStats::decode(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            let stats = layout::decode(&value, Detail::All).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             Ok((key, stats))
         })
     }
@@ -388,7 +401,7 @@ impl Store {
         self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
-            let list = PositionStats::postings(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            let list = layout::postings(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             Ok((key, list))
         })
     }
@@ -409,10 +422,10 @@ impl Store {
 
     /// Starts a batch of writes, applied atomically by [`Store::write`].
     pub fn batch(&self) -> Batch<'_> {
-        Batch { store: self, batch: WriteBatch::default() }
+        Batch::new(self)
     }
 
-    fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
+    pub(crate) fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
         self.db.write_opt(batch, &options::write_options()).map_err(|err| self.rocks(err))
     }
 
@@ -427,49 +440,5 @@ impl Store {
         for name in COLUMN_FAMILIES {
             self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
         }
-    }
-}
-
-/// Writes gathered for one atomic commit.
-pub struct Batch<'a> {
-    store: &'a Store,
-    batch: WriteBatch,
-}
-
-impl Batch<'_> {
-    pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
-        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
-    }
-
-    /// Indexes the game under both players' names.
-    pub fn put_players(&mut self, id: GameId, white: &str, black: &str) {
-        for (name, side) in [(white, b'w'), (black, b'b')] {
-            let mut key = player_name(name).into_bytes();
-            key.extend_from_slice(&[0, side]);
-            key.extend_from_slice(&id.to_bytes());
-            self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
-        }
-    }
-
-    pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {
-        self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
-    }
-
-    /// Adds encoded statistics ([`PositionStats::encode`]) to the position's stored ones.
-    pub fn merge_position(&mut self, key: &Key, value: &[u8]) {
-        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), value);
-    }
-
-    pub fn put_totals(&mut self, totals: &Totals) {
-        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, encode_record(totals));
-    }
-
-    pub fn put_run(&mut self, run: &RunRecord) {
-        self.batch.put_cf(self.store.cf(options::META), run.key(), encode_record(run));
-    }
-
-    /// Applies every write of the batch, or none.
-    pub fn commit(self) -> Result<(), StoreError> {
-        self.store.write(self.batch)
     }
 }

@@ -9,7 +9,7 @@ use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, MemtableFactory, Options, WriteOptions,
 };
 
-use super::stats::merge_values;
+use super::layout::merge_values;
 
 pub const POSITIONS: &str = "positions";
 pub const GAMES: &str = "games";

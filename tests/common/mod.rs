@@ -1,5 +1,7 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: the binary, a seeded generator, codec round trips.
 #![allow(dead_code)]
+
+use std::process::{Command, Output};
 
 use tabiya::{
     Category, Key, Material, Position,
@@ -16,4 +18,31 @@ pub fn assert_round_trip(position: &Position) -> Key {
     let packed = huffman::encode(position);
     assert_eq!(huffman::decode(&packed.bytes).as_ref(), Ok(position), "packed {:?}", packed.bytes);
     key
+}
+
+/// The `tabiya` binary, ready for arguments.
+pub fn command() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tabiya"))
+}
+
+/// Runs `tabiya ARGS...` to its end.
+pub fn tabiya(args: &[&str]) -> Output {
+    command().args(args).output().expect("binary runs")
+}
+
+/// A small deterministic generator (64-bit LCG, high bits): seeded test data without a
+/// dependency.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `n`.
+    pub fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+
+    /// An index below `n`.
+    pub fn index(&mut self, n: usize) -> usize {
+        self.next(n as u64) as usize
+    }
 }

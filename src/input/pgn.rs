@@ -19,64 +19,20 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
 
 use super::{split::RawGame, syntax};
-use crate::position::{Position, PositionError};
+use crate::{
+    model::{GameRecord, GameResult, Tags},
+    position::{Position, PositionError},
+};
 
-/// A game's result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
-pub enum GameResult {
-    WhiteWins,
-    Draw,
-    BlackWins,
-    /// `*`, a missing or unreadable result.
-    Unknown,
-}
-
-impl GameResult {
-    /// The PGN result token.
-    pub fn tag(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWins => "0-1",
-            GameResult::Unknown => "*",
-        }
-    }
-
-    fn from_tag(value: &str) -> Option<GameResult> {
-        match value.trim() {
-            "1-0" => Some(GameResult::WhiteWins),
-            "0-1" => Some(GameResult::BlackWins),
-            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
-            _ => None,
-        }
-    }
-}
-
-/// The tags a game keeps (the seven-tag roster and what listing and statistics need).
-#[derive(Clone, Debug, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
-pub struct Tags {
-    pub event: String,
-    pub site: String,
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
-    pub result: String,
-    pub white_elo: Option<u16>,
-    pub black_elo: Option<u16>,
-    pub eco: String,
-    pub time_control: String,
-}
-
-/// A replayed standard game.
+/// A replayed standard game: the record the database keeps, and what keying its positions
+/// needs.
 #[derive(Clone, Debug)]
 pub struct Game {
-    pub tags: Tags,
-    pub result: GameResult,
+    /// Tags, result, the `FEN` tag as given when the game does not start from the initial
+    /// position, and the packed mainline.
+    pub record: GameRecord,
     /// The start position.
     pub start: Position,
-    /// The `FEN` tag as given, when the game does not start from the initial position.
-    pub setup_fen: Option<String>,
     /// The mainline, every move legal from the position before it.
     pub moves: Vec<Move>,
 }
@@ -106,14 +62,23 @@ impl Game {
 /// Why a game was not indexed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RejectReason {
+    /// Text that is not PGN (see the syntax pass).
     Syntax,
+    /// An illegal or ambiguous mainline move.
     IllegalMove,
+    /// A `FEN` tag that is not a legal standard position.
     BadFen,
+    /// A `Variant` tag other than standard chess.
     Variant,
+    /// Chess960 (by its variant tag or castling rights).
     Chess960,
+    /// No termination marker: a game cut off.
     Truncated,
+    /// Text without a game in it.
     NoGame,
+    /// pgn-reader could not read it.
     Unreadable,
+    /// A position the key cannot encode.
     Unencodable,
 }
 
@@ -148,7 +113,9 @@ pub struct Rejection {
     pub game: u64,
     /// 1-based line in the file: of the offending move when known, else of the game's start.
     pub line: u64,
+    /// Why, as a class.
     pub reason: RejectReason,
+    /// Why, in words.
     pub detail: String,
 }
 
@@ -320,7 +287,8 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
         Outcome::Unknown => GameResult::Unknown,
     };
-    Ok(Game { tags: state.tags, result: state.result_tag.unwrap_or(marker), start, setup_fen, moves: state.moves })
+    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, &state.moves);
+    Ok(Game { record, start, moves: state.moves })
 }
 
 /// The bytes of the game a thread's pgn-reader is reading.

@@ -1,5 +1,6 @@
 //! Opening an input: a path (plain, `.zst`, `.bz2` or `.gz`) or `-` for standard input, telling a
-//! PGN collection from a position list by its name, and counting the bytes read for progress.
+//! PGN collection from a position list by its name, and counting the bytes read for progress;
+//! and the one policy turning the paths a user names into the files read ([`expand`]).
 
 use std::{
     fs::File,
@@ -11,7 +12,7 @@ use std::{
     },
 };
 
-use anyhow::Context as _;
+use super::InputError;
 
 /// What an input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +28,11 @@ const COMPRESSIONS: [&str; 3] = [".zst", ".bz2", ".gz"];
 
 /// An input file, decompressed as needed.
 pub struct Source {
+    /// The path as given (`-` for standard input).
     pub name: String,
+    /// What it holds.
     pub kind: InputKind,
+    /// Its decompressed bytes.
     pub reader: Box<dyn Read + Send>,
     /// Bytes read so far from the file itself (compressed bytes for compressed files).
     pub bytes_read: Arc<AtomicU64>,
@@ -36,19 +40,19 @@ pub struct Source {
 
 impl Source {
     /// Opens `path`; `-` reads standard input (taken as PGN unless `kind` says otherwise).
-    pub fn open(path: &Path, kind: Option<InputKind>) -> anyhow::Result<Source> {
+    pub fn open(path: &Path, kind: Option<InputKind>) -> Result<Source, InputError> {
         let name = path.display().to_string();
         let kind =
             kind.unwrap_or(if is_pgn_name(&name) || name == "-" { InputKind::Pgn } else { InputKind::PositionLines });
         let raw: Box<dyn Read + Send> = if name == "-" {
             Box::new(io::stdin())
         } else {
-            Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
+            Box::new(File::open(path).map_err(|source| InputError::Open { path: path.to_owned(), source })?)
         };
         let bytes_read = Arc::new(AtomicU64::new(0));
         let raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
         let reader: Box<dyn Read + Send> = if name.ends_with(".zst") {
-            Box::new(zstd::Decoder::with_buffer(raw).with_context(|| format!("cannot read zstd stream {name}"))?)
+            Box::new(zstd::Decoder::with_buffer(raw).map_err(|source| InputError::Read { path: path.to_owned(), source })?)
         } else if name.ends_with(".bz2") {
             Box::new(bzip2::bufread::MultiBzDecoder::new(raw))
         } else if name.ends_with(".gz") {
@@ -58,23 +62,46 @@ impl Source {
         };
         Ok(Source { name, kind, reader, bytes_read })
     }
+}
 
-    /// Every regular file under `path` (recursively, sorted), or `path` itself.
-    pub fn expand(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        if !path.is_dir() {
-            return Ok(vec![path.to_owned()]);
-        }
-        let mut files = Vec::new();
-        let mut stack = vec![path.to_owned()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
-                let entry = entry?.path();
-                if entry.is_dir() { stack.push(entry) } else { files.push(entry) }
+/// Which files of a directory [`expand`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// PGN collections only (by name, see [`is_pgn_name`]): what ingest reads.
+    Pgn,
+    /// Every file: PGN collections and position lists alike.
+    Any,
+}
+
+/// The files `paths` name, in order: `-` (standard input) and files as given, whatever their
+/// names; directories searched recursively, in sorted order, for the `wanted` files. A path that
+/// does not exist is an error, before anything is read.
+pub fn expand(paths: &[PathBuf], wanted: Wanted) -> Result<Vec<PathBuf>, InputError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" || path.is_file() {
+            files.push(path.clone());
+        } else if path.is_dir() {
+            let mut found = Vec::new();
+            let mut stack = vec![path.to_owned()];
+            while let Some(dir) = stack.pop() {
+                let list = |source| InputError::List { path: dir.clone(), source };
+                for entry in std::fs::read_dir(&dir).map_err(list)? {
+                    let entry = entry.map_err(list)?.path();
+                    if entry.is_dir() {
+                        stack.push(entry);
+                    } else if wanted == Wanted::Any || is_pgn_name(&entry.to_string_lossy()) {
+                        found.push(entry);
+                    }
+                }
             }
+            found.sort();
+            files.extend(found);
+        } else {
+            return Err(InputError::Missing { path: path.clone() });
         }
-        files.sort();
-        Ok(files)
     }
+    Ok(files)
 }
 
 /// Whether a file name is a PGN collection: `.pgn`, optionally `.zst`, `.bz2` or `.gz`.
@@ -114,10 +141,27 @@ mod tests {
     }
 
     #[test]
-    fn every_compression_reads_back() -> anyhow::Result<()> {
+    fn expansion_keeps_named_files_searches_directories_and_refuses_missing_paths() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("sub"))?;
+        for name in ["b.pgn", "a.epd", "sub/c.pgn.zst", "notes.txt"] {
+            std::fs::write(dir.path().join(name), "")?;
+        }
+        let root = dir.path().to_owned();
+        let pgn = expand(std::slice::from_ref(&root), Wanted::Pgn)?;
+        assert_eq!(pgn, [root.join("b.pgn"), root.join("sub/c.pgn.zst")]);
+        assert_eq!(expand(std::slice::from_ref(&root), Wanted::Any)?.len(), 4);
+        let named = [root.join("notes.txt"), PathBuf::from("-")];
+        assert_eq!(expand(&named, Wanted::Pgn)?, named);
+        assert!(matches!(expand(&[root.join("missing.pgn")], Wanted::Any), Err(InputError::Missing { .. })));
+        Ok(())
+    }
+
+    #[test]
+    fn every_compression_reads_back() -> Result<(), Box<dyn std::error::Error>> {
         let text = b"[Event \"x\"]\n\n1. e4 e5 1-0\n".repeat(100);
         let dir = tempfile::tempdir()?;
-        let write = |name: &str, bytes: Vec<u8>| -> anyhow::Result<PathBuf> {
+        let write = |name: &str, bytes: Vec<u8>| -> std::io::Result<PathBuf> {
             let path = dir.path().join(name);
             std::fs::write(&path, bytes)?;
             Ok(path)

@@ -27,7 +27,7 @@ pub struct LineError {
 /// Reads every position line of `reader`; `file` names it in errors.
 ///
 /// ```
-/// use tabiya::ingest::read_position_lines;
+/// use tabiya::input::read_position_lines;
 ///
 /// let text = "# comment\nepd 4k3/8/8/8/8/8/8/4K3 w - -\nperft 1 5\n8/8/8/8/8/8/8/8 w - -\n";
 /// let mut good = 0;

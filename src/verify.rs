@@ -1,12 +1,14 @@
-//! Round-trip verification of both codecs over real positions (`tabiya codec check`).
+//! Round-trip verification of both codecs over real positions (`tabiya codec check`): every
+//! position of EPD/FEN lists and PGN collections goes through the key and the Huffman code and
+//! must come back the same, its key inside its material range.
 
 use std::{collections::BTreeMap, path::PathBuf};
 
 use rayon::prelude::*;
 
-use super::{Key, Material, huffman, material_range};
 use crate::{
-    ingest::{InputKind, Source, read_games, read_position_lines},
+    codec::{KEY_LEN, Key, Material, huffman, material_range},
+    input::{self, InputError, InputKind, Source, Wanted, read_games, read_position_lines},
     position::{Category, Position},
 };
 
@@ -18,7 +20,9 @@ pub struct CheckReport {
     /// Positions whose round trip failed (wrong position back, decode error, key outside its
     /// material range).
     pub failed: u64,
+    /// Bytes of a key.
     pub key_bytes: usize,
+    /// Longest Huffman code seen, in bits.
     pub huffman_bits_max: usize,
     /// Inputs that are not keyable standard positions, by reason (not codec failures).
     pub rejected: BTreeMap<String, u64>,
@@ -33,7 +37,7 @@ const FAILURES_KEPT: usize = 20;
 impl CheckReport {
     /// Round-trips one position through the key and the Huffman code.
     pub fn check(&mut self, position: &Position) {
-        self.key_bytes = super::KEY_LEN;
+        self.key_bytes = KEY_LEN;
         match check_position(position) {
             Ok(Checked::Bits(bits)) => {
                 self.positions += 1;
@@ -108,13 +112,12 @@ const BATCH: usize = 1 << 16;
 
 /// Checks every position of the given inputs (EPD/FEN lists, PGN collections, directories of
 /// them), in parallel. `skipped` hears about every input that is not a keyable position.
-pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> anyhow::Result<CheckReport> {
+pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> Result<CheckReport, InputError> {
     let mut report = CheckReport::default();
     let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
-    for path in paths {
-        for file in Source::expand(path)? {
-            let source = Source::open(&file, None)?;
-            match source.kind {
+    for file in input::expand(paths, Wanted::Any)? {
+        let source = Source::open(&file, None)?;
+        let read = match source.kind {
                 InputKind::Pgn => read_games(source.reader, |game| match game {
                     Ok(game) => {
                         batch.extend(game.mainline().map(|(position, _)| position));
@@ -126,16 +129,16 @@ pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> anyhow::
                         skipped(&format!("{}: {rejection}", source.name));
                         report.reject(format!("game skipped: {}", rejection.reason));
                     }
-                })?,
+                }),
                 InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| match line {
                     Ok(line) => batch.push(line.position),
                     Err(err) => {
                         skipped(&err.to_string());
                         report.reject(err.error.kind().to_owned());
                     }
-                })?,
-            }
-        }
+                }),
+        };
+        read.map_err(|source| InputError::Read { path: file.clone(), source })?;
     }
     check_batch(&mut batch, &mut report);
     Ok(report)

@@ -1,10 +1,11 @@
-//! What a game is filtered by: its month, its speed and the rating band of its players. These
-//! are pre-aggregated at ingest (each position keeps its games split by month × speed × band),
-//! so filtered lookups read one value instead of the games.
+//! What a game is filtered by: its [`Month`], its [`Speed`] and the [`RatingBand`] of its
+//! players, gathered in [`GameFacts`]. These are pre-aggregated at ingest (each position keeps
+//! its games split by month × speed × band), so filtered lookups read one value instead of the
+//! games.
 
 use std::{fmt, str::FromStr};
 
-use crate::ingest::{GameResult, Tags};
+use super::{GameId, GameResult, Tags};
 
 /// A game's month: `year × 13 + month`, where month 0 means the date gives only the year, and
 /// [`Month::UNKNOWN`] (0) a game without a year. Ordered by time, a year-only date first in its
@@ -13,10 +14,12 @@ use crate::ingest::{GameResult, Tags};
 pub struct Month(pub u16);
 
 impl Month {
+    /// A game without a year.
     pub const UNKNOWN: Month = Month(0);
     /// The last month a u16 holds.
     pub const MAX: Month = Month(u16::MAX);
 
+    /// The month of `year` (1–12), or the year alone; `None` outside what a u16 holds.
     pub fn new(year: u16, month: Option<u8>) -> Option<Month> {
         let month = u16::from(month.unwrap_or(0));
         (year >= 1 && month <= 12).then(|| year.checked_mul(13)?.checked_add(month).map(Month)).flatten()
@@ -30,6 +33,7 @@ impl Month {
         year.and_then(|year| Month::new(year, month)).unwrap_or(Month::UNKNOWN)
     }
 
+    /// The year, when known.
     pub fn year(self) -> Option<u16> {
         (self != Month::UNKNOWN).then_some(self.0 / 13)
     }
@@ -70,17 +74,24 @@ impl fmt::Display for Month {
 /// duration = base + 40 × increment seconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Speed {
+    /// Under 30 s.
     UltraBullet = 0,
+    /// 30 s to 3 min.
     Bullet = 1,
+    /// 3 to 8 min.
     Blitz = 2,
+    /// 8 to 25 min.
     Rapid = 3,
+    /// 25 min to a day.
     Classical = 4,
+    /// A day or more, or `-`.
     Correspondence = 5,
     /// No or unreadable `TimeControl` (most over-the-board collections).
     Unknown = 6,
 }
 
 impl Speed {
+    /// Every speed, in index order.
     pub const ALL: [Speed; 7] = [
         Speed::UltraBullet,
         Speed::Bullet,
@@ -91,6 +102,7 @@ impl Speed {
         Speed::Unknown,
     ];
 
+    /// The speed of a stored index (its discriminant).
     pub fn from_index(index: u8) -> Option<Speed> {
         Speed::ALL.get(usize::from(index)).copied()
     }
@@ -157,11 +169,14 @@ impl FromStr for Speed {
 pub struct RatingBand(u8);
 
 impl RatingBand {
+    /// Ratings per band.
     pub const WIDTH: u16 = 100;
     /// Ratings of 3000 and more share the last band.
     pub const TOP: u16 = 3000;
+    /// Games without a rated player.
     pub const UNRATED: RatingBand = RatingBand(31);
 
+    /// The band of an average rating (`None`: unrated).
     pub fn of(average: Option<u16>) -> RatingBand {
         match average {
             Some(rating) => RatingBand((rating.min(RatingBand::TOP) / RatingBand::WIDTH) as u8),
@@ -169,10 +184,12 @@ impl RatingBand {
         }
     }
 
+    /// The band of a stored index.
     pub fn from_index(index: u8) -> Option<RatingBand> {
         (index <= RatingBand::UNRATED.0).then_some(RatingBand(index))
     }
 
+    /// The stored index: 0–30 by rating, 31 unrated.
     pub fn index(self) -> u8 {
         self.0
     }
@@ -186,16 +203,21 @@ impl RatingBand {
 /// What one game contributes to every position it reaches, besides its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameFacts {
-    pub id: u64,
+    /// The game (0 until the indexer assigns its id).
+    pub id: GameId,
+    /// How it ended.
     pub result: GameResult,
     /// White's and Black's ratings.
     pub ratings: [Option<u16>; 2],
+    /// When it was played.
     pub month: Month,
+    /// Its time control's class.
     pub speed: Speed,
 }
 
 impl GameFacts {
-    pub fn of(id: u64, result: GameResult, tags: &Tags) -> GameFacts {
+    /// The facts of game `id` from its result and tags.
+    pub fn of(id: GameId, result: GameResult, tags: &Tags) -> GameFacts {
         GameFacts {
             id,
             result,
@@ -214,6 +236,7 @@ impl GameFacts {
         }
     }
 
+    /// The rating band of its average rating.
     pub fn band(&self) -> RatingBand {
         RatingBand::of(self.average_rating())
     }

@@ -1,0 +1,90 @@
+//! The arguments several commands share: the database, the position, the filters.
+
+use std::path::PathBuf;
+
+use tabiya::explore::{Filter, QueryError, ResolvedTarget, Target, parse_color};
+
+/// The database directory option every database command takes.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DbArgs {
+    /// Database directory [default: $TABIYA_DB, else ./tabiya-db]
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "TABIYA_DB",
+        default_value = "tabiya-db",
+        hide_env = true,
+        hide_default_value = true
+    )]
+    pub db: PathBuf,
+}
+
+/// The position a command asks about.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TargetArgs {
+    /// The position, as FEN or EPD (the start of --moves/--uci when they are given).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Moves from the FEN (or the initial position), as SAN movetext: "1. e4 e5 2. Nf3".
+    #[arg(long, conflicts_with = "uci")]
+    pub moves: Option<String>,
+    /// Moves as UCI, comma-separated: e2e4,e7e5,g1f3.
+    #[arg(long)]
+    pub uci: Option<String>,
+}
+
+impl TargetArgs {
+    /// The position asked about.
+    pub fn target(&self) -> Target {
+        let from = self.fen.clone();
+        match (&self.moves, &self.uci) {
+            (Some(moves), _) => Target::San { from, moves: moves.clone() },
+            (None, Some(moves)) => Target::Uci { from, moves: moves.clone() },
+            (None, None) => Target::Fen(from.unwrap_or_default()),
+        }
+    }
+
+    /// The position asked about, found.
+    pub fn resolve(&self) -> Result<ResolvedTarget, QueryError> {
+        self.target().resolve()
+    }
+}
+
+/// Filters: dates, speeds, ratings, player.
+#[derive(clap::Args, Clone, Debug)]
+pub struct FilterArgs {
+    /// Games from this year or month on (YYYY or YYYY-MM).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Games up to this year or month (YYYY or YYYY-MM).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Speeds, comma-separated: ultraBullet, bullet, blitz, rapid, classical, correspondence,
+    /// unknown (from the TimeControl tag).
+    #[arg(long, value_name = "LIST")]
+    pub speed: Option<String>,
+    /// Lowest average rating of the two players (a multiple of 100).
+    #[arg(long, value_name = "N")]
+    pub min_rating: Option<u16>,
+    /// Average rating below this (a multiple of 100, at most 3000).
+    #[arg(long, value_name = "N")]
+    pub max_rating: Option<u16>,
+    /// Games of a player whose name starts with NAME (case-insensitive; "carlsen" matches
+    /// "Carlsen, Magnus").
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+    /// With --player: only the player's games with this colour (white or black).
+    #[arg(long, value_name = "COLOR", requires = "player")]
+    pub color: Option<String>,
+}
+
+impl FilterArgs {
+    pub fn filter(&self) -> Result<Filter, QueryError> {
+        let color = self.color.as_deref().map(parse_color).transpose()?;
+        Filter::default()
+            .with_dates(self.since.as_deref(), self.until.as_deref())?
+            .with_speeds(self.speed.as_deref())?
+            .with_rating_range(self.min_rating, self.max_rating)?
+            .with_player(self.player.as_deref(), color)
+    }
+}

@@ -1,0 +1,266 @@
+//! Explorer lookups: a [`Lookup`] answers what an opening explorer shows for a position; a
+//! [`FilteredStats`] gives a position's statistics under a filter, which lookups build on.
+
+use shakmaty::{Color, Position as _, san::San};
+
+use super::{Answer, Filter, GameSummary, Limits, MoveRow, Opening, PlayerSummary, QueryError, ResolvedTarget};
+use crate::{
+    Key,
+    codec::CompactMove,
+    model::{GameFacts, GameId, GameRecord, GameRef, PositionStats, RECENT_GAMES, TOP_GAMES, replay},
+    store::Store,
+};
+
+/// Most games a player filter replays (bounded work per query).
+pub const MAX_PLAYER_GAMES: usize = 100_000;
+
+/// Positions with at most this many games get their filtered top and recent games from their
+/// posting list (exact); others from their slices (exact for up to 4 top games).
+pub const EXACT_GAMES_LIMIT: usize = 64;
+
+/// What an opening explorer shows for a position under a filter.
+///
+/// ```no_run
+/// use tabiya::explore::{Filter, Limits, Lookup, Target};
+/// use tabiya::store::Store;
+///
+/// let store = Store::open_read_only("tabiya-db".as_ref())?;
+/// let target = Target::san("1. e4 e5 2. Nf3").resolve()?;
+/// let answer = Lookup { target, filter: Filter::default(), limits: Limits::default() }.run(&store)?;
+/// println!("{} games", answer.games);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Lookup {
+    /// The position.
+    pub target: ResolvedTarget,
+    /// Which games count.
+    pub filter: Filter,
+    /// How much to list.
+    pub limits: Limits,
+}
+
+impl Lookup {
+    /// The answer.
+    pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
+        let (target, limits) = (&self.target, &self.limits);
+        let stats = FilteredStats { key: target.key, filter: self.filter.clone() }.run(store)?;
+        let chess = target.position.chess();
+        let mover = chess.turn();
+        let mut moves: Vec<_> = stats.moves.iter().collect();
+        moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+        moves.truncate(limits.moves);
+        let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
+        let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
+        let moves = moves
+            .into_iter()
+            .map(|(m, tally)| {
+                let uci = m.to_string();
+                let game = (tally.games == 1)
+                    .then(|| top.iter().chain(&recent).find(|g| g.uci.as_deref() == Some(uci.as_str())).cloned())
+                    .flatten();
+                MoveRow {
+                    san: san(chess, *m),
+                    uci,
+                    games: tally.games,
+                    white: tally.white,
+                    draws: tally.draws,
+                    black: tally.black,
+                    average_rating: tally.average_rating(),
+                    performance: tally.performance(mover),
+                    game,
+                }
+            })
+            .collect();
+        let year = |y: u16| (y != 0).then_some(y);
+        Ok(Answer {
+            fen: target.position.to_string(),
+            games: stats.total.games,
+            white: stats.total.white,
+            draws: stats.total.draws,
+            black: stats.total.black,
+            average_rating: stats.total.average_rating(),
+            min_year: year(stats.min_year),
+            max_year: year(stats.max_year),
+            moves,
+            top_games: top,
+            recent_games: Some(recent),
+            opening: opening(store, target)?,
+        })
+    }
+}
+
+/// A position's statistics restricted to a filter (its slices and posting list left out).
+#[derive(Clone, Debug)]
+pub struct FilteredStats {
+    /// The position.
+    pub key: Key,
+    /// Which games count.
+    pub filter: Filter,
+}
+
+impl FilteredStats {
+
+    /// The statistics (zero when no game reached the position).
+    pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
+        let (key, filter) = (&self.key, &self.filter);
+        if filter.player.is_some() {
+            return player_stats(store, key, filter);
+        }
+        if filter.is_unfiltered() {
+            return Ok(store.position_head(key)?.unwrap_or_default());
+        }
+        let stats = store.position_slices(key)?.unwrap_or_default();
+        let mut filtered = PositionStats::default();
+        for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
+            let year = slice.key.month.year().unwrap_or(0);
+            filtered.merge(&PositionStats {
+                total: slice.total,
+                min_year: year,
+                max_year: year,
+                moves: slice.moves.clone(),
+                top: slice.games.clone(),
+                recent: slice.games.clone(),
+                slices: Vec::new(),
+                game_ids: Vec::new(),
+            });
+        }
+        // A rare position's few games are cheaper to read than to approximate: its top and
+        // recent games under the filter then come from its posting list, exactly.
+        if stats.total.games <= EXACT_GAMES_LIMIT as u64 {
+            let ids = store.postings(key)?.to_vec();
+            let mut refs = Vec::new();
+            for (id, record) in ids.iter().zip(store.games(&ids)?) {
+                let Some(record) = record else { continue };
+                let facts = GameFacts::of(*id, record.result, &record.tags);
+                if filter.matches_game(&facts) {
+                    refs.push(GameRef::of(&facts));
+                }
+            }
+            refs.sort_by_key(GameRef::by_rating);
+            filtered.top = refs.iter().take(TOP_GAMES).copied().collect();
+            refs.sort_by_key(GameRef::by_recency);
+            filtered.recent = refs.iter().take(RECENT_GAMES).copied().collect();
+        }
+        Ok(filtered)
+    }
+}
+
+/// Replays the player's games (the players index intersected with the position's posting list)
+/// that pass the filter.
+fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
+        let name = filter.player.as_deref().unwrap_or("");
+        let player = store.player_games(name, filter.color)?;
+        // Only the player's games that reached the position (the posting list says which) are
+        // read and replayed.
+        let postings = store.postings(key)?;
+        let ids: Vec<GameId> = crate::postings::intersect(player.iter().copied(), postings.iter()).collect();
+        if ids.len() > MAX_PLAYER_GAMES {
+            return Err(QueryError::input(format!(
+                "player {name:?} reached this position in {} games, more than {MAX_PLAYER_GAMES}: give more \
+                 of the name or a deeper position",
+                ids.len()
+            )));
+        }
+        let target = key.decode().map_err(|err| QueryError::input(err.to_string()))?;
+        let mut stats = PositionStats::default();
+        for id in ids {
+            let Some(record) = store.game(id)? else { continue };
+            let facts = GameFacts::of(id, record.result, &record.tags);
+            if !filter.matches_game(&facts) {
+                continue;
+            }
+            let Some(next) = moves_from(&record, target.chess(), key) else { continue };
+            stats.merge(&PositionStats::game(&facts, &next));
+        }
+        stats.slices.clear();
+        stats.game_ids.clear();
+        Ok(stats)
+}
+
+fn summaries(
+    store: &Store,
+    refs: &[GameRef],
+    limit: usize,
+    target: &ResolvedTarget,
+) -> Result<Vec<GameSummary>, QueryError> {
+    let mut summaries = Vec::with_capacity(limit);
+    for game in refs.iter().take(limit) {
+        let id = game.id;
+        let record = store
+            .game(id)?
+            .ok_or_else(|| store.corrupt(format!("game {id} referenced by position {} is missing", target.key)))?;
+        summaries.push(summarize(id, &record, Some(target)));
+    }
+    Ok(summaries)
+}
+
+/// The opening of the deepest named position of the target's line.
+fn opening(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {
+    for key in std::iter::once(&target.key).chain(&target.line) {
+        if let Some((eco, name)) = store.opening(key)? {
+            return Ok(Some(Opening { eco, name }));
+        }
+    }
+    Ok(None)
+}
+
+/// The moves a game played from the position `key` (empty when it ended there); `None` when it
+/// never reached it.
+fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<Vec<CompactMove>> {
+    let positions = replay(record)?;
+    let mut moves = record.moves();
+    let mut reached = false;
+    let mut next = Vec::new();
+    for position in &positions {
+        let played = moves.next().flatten();
+        // Cheap board and turn comparison first; the key decides (castling and en passant
+        // rights as canonicalised).
+        if position.board() == target.board()
+            && position.turn() == target.turn()
+            && crate::Position::from_chess(position.clone()).ok().and_then(|p| Key::encode(&p).ok()).as_ref()
+                == Some(key)
+        {
+            reached = true;
+            next.extend(played);
+        }
+    }
+    reached.then_some(next)
+}
+
+/// A game's headers, and the move it played from the target position.
+pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget>) -> GameSummary {
+    let tags = &record.tags;
+    let facts = GameFacts::of(id, record.result, tags);
+    let uci = target
+        .and_then(|target| moves_from(record, target.position.chess(), &target.key)?.first().map(|m| m.to_string()));
+    GameSummary {
+        id: id.to_string(),
+        uci,
+        winner: record.result.winner(),
+        white: PlayerSummary { name: tags.white.clone(), rating: tags.white_elo },
+        black: PlayerSummary { name: tags.black.clone(), rating: tags.black_elo },
+        year: facts.month.year(),
+        month: facts.month.month().map(|_| facts.month.to_string()),
+        date: tags.date.clone(),
+        event: tags.event.clone(),
+        site: tags.site.clone(),
+        round: tags.round.clone(),
+        result: record.result.tag().to_owned(),
+        speed: facts.speed.name(),
+    }
+}
+
+
+fn san(chess: &shakmaty::Chess, m: CompactMove) -> String {
+    m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
+}
+
+/// The colour of a `white`/`black`/`w`/`b` argument.
+pub fn parse_color(text: &str) -> Result<Color, QueryError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        _ => Err(QueryError::input(format!("bad colour {text:?}: expected white or black"))),
+    }
+}

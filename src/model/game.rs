@@ -1,0 +1,187 @@
+//! A game as the database keeps it: its [`GameId`], [`Tags`], [`GameResult`] and packed mainline
+//! ([`GameRecord`]), and the [`Fingerprint`] that makes a game count once however often it is
+//! ingested.
+//!
+//! These types are stored with bincode (see `store::layout`): the order of their fields and
+//! variants is the on-disk format, and changing it needs a new format version.
+
+use std::fmt;
+
+use bincode::{Decode, Encode};
+use shakmaty::{Move, Position as _};
+
+use crate::{codec::CompactMove, position::Position};
+
+/// A game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Encode, Decode)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `0-1`.
+    BlackWins,
+    /// `*`, a missing or unreadable result.
+    Unknown,
+}
+
+impl GameResult {
+    /// The PGN result token.
+    pub fn tag(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// Reads a `Result` tag value; `None` for `*` and anything unreadable.
+    pub fn from_tag(value: &str) -> Option<GameResult> {
+        match value.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    /// The winner's colour name (`white`, `black`), `None` for a draw or an unknown result.
+    pub fn winner(self) -> Option<&'static str> {
+        match self {
+            GameResult::WhiteWins => Some("white"),
+            GameResult::BlackWins => Some("black"),
+            GameResult::Draw | GameResult::Unknown => None,
+        }
+    }
+}
+
+/// The tags a game keeps (the seven-tag roster and what listing and statistics need).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
+pub struct Tags {
+    /// `Event`.
+    pub event: String,
+    /// `Site`.
+    pub site: String,
+    /// `Date`, as given (`YYYY.MM.DD` with `??` for unknown parts).
+    pub date: String,
+    /// `Round`.
+    pub round: String,
+    /// `White`: the white player's name.
+    pub white: String,
+    /// `Black`: the black player's name.
+    pub black: String,
+    /// `Result`, as given.
+    pub result: String,
+    /// `WhiteElo`, when a rating from 1 to 3999.
+    pub white_elo: Option<u16>,
+    /// `BlackElo`, when a rating from 1 to 3999.
+    pub black_elo: Option<u16>,
+    /// `ECO`.
+    pub eco: String,
+    /// `TimeControl`.
+    pub time_control: String,
+}
+
+/// A game's number in the database, from 1: batches of games get ids in input order, and the
+/// games of a batch in the order of their mainlines (see the indexer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct GameId(pub u64);
+
+impl GameId {
+    /// The games-family key: big-endian, so that ids sort numerically.
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// Reads a games-family key; `None` unless it is 8 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<GameId> {
+        Some(GameId(u64::from_be_bytes(bytes.try_into().ok()?)))
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A stored game: its tags, result, start position when set up, and mainline.
+///
+/// Stored with bincode's standard (varint) configuration; the mainline is the moves'
+/// [`CompactMove`] bits, two little-endian bytes a ply.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct GameRecord {
+    pub tags: Tags,
+    pub result: GameResult,
+    /// The `FEN` tag of a game that does not start from the initial position.
+    pub setup_fen: Option<String>,
+    moves: Vec<u8>,
+}
+
+impl GameRecord {
+    /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
+    /// initial position), whose mainline is `moves`.
+    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, moves: &[Move]) -> GameRecord {
+        let moves = moves.iter().flat_map(|m| CompactMove::from_move(m).bits().to_le_bytes()).collect();
+        GameRecord { tags, result, setup_fen, moves }
+    }
+
+    /// The mainline as stored.
+    pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
+        self.moves.chunks_exact(2).map(|pair| CompactMove::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
+    }
+
+    /// The packed mainline (two bytes a ply), for ordering games by their moves.
+    pub fn move_bytes(&self) -> &[u8] {
+        &self.moves
+    }
+
+    /// Plies of the mainline.
+    pub fn plies(&self) -> usize {
+        self.moves.len() / 2
+    }
+}
+
+/// 128 bits identifying a game: start position, mainline and the White, Black, Date and Round
+/// tags (trimmed). Two games with the same fingerprint are the same game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fingerprint(pub [u8; 16]);
+
+impl Fingerprint {
+    /// The fingerprint of a game starting from `start` (canonical, so FENs differing only in
+    /// their counters agree) whose record is `record`.
+    pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
+        let mut bytes = Vec::with_capacity(64 + record.moves.len());
+        if *start != Position::initial() {
+            bytes.extend_from_slice(start.to_string().as_bytes());
+        }
+        bytes.push(0);
+        bytes.extend_from_slice(&record.moves);
+        let tags = &record.tags;
+        for tag in [&tags.white, &tags.black, &tags.date, &tags.round] {
+            bytes.push(0);
+            bytes.extend_from_slice(tag.trim().as_bytes());
+        }
+        Fingerprint(xxhash_rust::xxh3::xxh3_128(&bytes).to_be_bytes())
+    }
+}
+
+/// Replays a stored mainline from its start; `None` if a stored move is not legal there.
+pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
+    let start = match &record.setup_fen {
+        Some(fen) => fen.parse::<Position>().ok()?.into_chess(),
+        None => shakmaty::Chess::default(),
+    };
+    let mut positions = vec![start];
+    for m in record.moves() {
+        let current = positions.last()?;
+        let m = m?.to_move(current)?;
+        let mut next = current.clone();
+        next.play_unchecked(m);
+        positions.push(next);
+    }
+    Some(positions)
+}
+

@@ -1,0 +1,17 @@
+//! The domain records: what a game is ([`GameRecord`], [`Tags`], [`GameResult`], [`GameId`],
+//! [`Fingerprint`]), what it is filtered by ([`GameFacts`]: [`Month`], [`Speed`],
+//! [`RatingBand`]), and what a position accumulates ([`PositionStats`] of [`Tally`]s,
+//! [`GameRef`]s and [`Slice`]s), with their merge semantics.
+//!
+//! The PGN reader produces these records, the indexer sums them, the store persists them and
+//! the query side reads them: the model depends on none of those.
+
+mod facets;
+mod game;
+mod position_stats;
+mod tally;
+
+pub use facets::{GameFacts, Month, RatingBand, Speed};
+pub use game::{Fingerprint, GameId, GameRecord, GameResult, Tags, replay};
+pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
+pub use tally::{GameRef, Tally};

@@ -1,0 +1,58 @@
+//! Writing: a [`Batch`] gathers puts and merges over every family and commits them atomically.
+
+use rocksdb::WriteBatch;
+
+use super::{RunRecord, Store, StoreError, Totals, layout::encode_record, meta, options, player_name};
+use crate::{codec::Key, model::{Fingerprint, GameId, GameRecord}};
+
+/// Writes gathered for one atomic commit.
+pub struct Batch<'a> {
+    store: &'a Store,
+    batch: WriteBatch,
+}
+
+impl Batch<'_> {
+    pub(super) fn new(store: &Store) -> Batch<'_> {
+        Batch { store, batch: WriteBatch::default() }
+    }
+
+    /// Stores a game's record under its id.
+    pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
+        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
+    }
+
+    /// Indexes the game under both players' names.
+    pub fn put_players(&mut self, id: GameId, white: &str, black: &str) {
+        for (name, side) in [(white, b'w'), (black, b'b')] {
+            let mut key = player_name(name).into_bytes();
+            key.extend_from_slice(&[0, side]);
+            key.extend_from_slice(&id.to_bytes());
+            self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
+        }
+    }
+
+    /// Records that the game with this fingerprint is stored, as `id`.
+    pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {
+        self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+    }
+
+    /// Adds encoded statistics ([`layout::encode`]) to the position's stored ones.
+    pub fn merge_position(&mut self, key: &Key, value: &[u8]) {
+        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), value);
+    }
+
+    /// Replaces the database totals.
+    pub fn put_totals(&mut self, totals: &Totals) {
+        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, encode_record(totals));
+    }
+
+    /// Records an ingest run (replacing its earlier record).
+    pub fn put_run(&mut self, run: &RunRecord) {
+        self.batch.put_cf(self.store.cf(options::META), run.key(), encode_record(run));
+    }
+
+    /// Applies every write of the batch, or none.
+    pub fn commit(self) -> Result<(), StoreError> {
+        self.store.write(self.batch)
+    }
+}

@@ -1,0 +1,488 @@
+//! The bytes of stored values, in one place: a position's value (a [`PositionStats`]), the merge
+//! operator that sums two of them, and the bincode records of the other families (games, totals,
+//! runs).
+//!
+//! Position value layout (varints are LEB128, moves are [`CompactMove`] bits as little-endian u16, a tally is
+//! the varints `games white draws black white_rating_sum white_rated black_rating_sum
+//! black_rated`, a game reference the varints `id rating month`):
+//!
+//! * **one game** — the common case (most positions occur in a single game), byte 0 ≠ 0xff:
+//!   bits 0–1 result (0 white won, 1 draw, 2 black won, 3 unknown), bit 2 White rated, bit 3
+//!   Black rated, bit 4 a next move follows, bits 5–7 the [`Speed`]; then White's and Black's
+//!   ratings (varints, when rated), the [`Month`] (varint), the move (2 bytes), the game id
+//!   (varint). Typically 11–13 bytes; everything else is derived.
+//! * **general** — byte 0 = 0xff, the total tally, varints `min_year max_year`, the moves
+//!   (count, then per move ascending its 2 bytes and tally), the top games and the recent games
+//!   (count, then references), the byte length of what follows (so unfiltered lookups skip it),
+//!   and the slices: count, then per slice (ascending month, speed, band) varint month, a byte
+//!   `speed << 5 | band`, the tally, the moves as above, and its best-rated games (count, then
+//!   varints `id rating`).
+//!
+//! Result codes (one-game layout): 0 White won, 1 draw, 2 Black won, 3 unknown ([`RESULTS`]).
+
+use crate::{
+    codec::CompactMove,
+    model::{GameFacts, GameId, GameRef, GameResult, Month, PositionStats, RatingBand, Slice, SliceKey, Speed, Tally},
+    postings::PostingList,
+    varint::{get_varint, put_varint, take_byte},
+};
+
+/// First byte of a general value; any other first byte starts a one-game value.
+const GENERAL: u8 = 0xff;
+
+/// The one-game layout's result codes: a result's code is its index.
+pub const RESULTS: [GameResult; 4] = [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
+
+fn result_code(result: GameResult) -> u8 {
+    RESULTS.iter().position(|&r| r == result).unwrap_or(3) as u8
+}
+
+/// How much of a stored position value to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Totals, years, moves, top and recent games: all an unfiltered lookup needs.
+    Head,
+    /// The head and the slices: what a filtered lookup reads.
+    Slices,
+    /// Everything, the posting list included.
+    All,
+}
+
+/// Encodes a stored record (game, totals, run) with bincode's standard configuration.
+pub(crate) fn encode_record<T: bincode::Encode>(value: &T) -> Vec<u8> {
+    // Encoding owned values into a Vec cannot fail.
+    bincode::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
+}
+
+/// Decodes a stored record; `None` unless the bytes are exactly one valid value.
+pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
+    // A corrupt length prefix must not ask for more memory than the value holds.
+    let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
+    let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
+    (used == bytes.len()).then_some(value)
+}
+
+/// The bytes of `PositionStats::game(facts, next)`, written without building it (what ingest
+/// writes for most positions).
+pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, out: &mut Vec<u8>) {
+    let [white, black] = facts.ratings;
+    let head = result_code(facts.result)
+        | u8::from(white.is_some()) << 2
+        | u8::from(black.is_some()) << 3
+        | u8::from(next.is_some()) << 4
+        | (facts.speed as u8) << 5;
+    out.push(head);
+    for rating in facts.ratings.into_iter().flatten() {
+        put_varint(out, u64::from(rating));
+    }
+    put_varint(out, u64::from(facts.month.0));
+    if let Some(m) = next {
+        out.extend_from_slice(&m.bits().to_le_bytes());
+    }
+    put_varint(out, facts.id.0);
+}
+
+/// The stored bytes of `stats` (the one-game layout whenever it applies).
+pub fn encode(stats: &PositionStats, out: &mut Vec<u8>) {
+    if let Some((facts, next)) = one_game(stats) {
+        encode_game(&facts, next, out);
+        return;
+    }
+    out.push(GENERAL);
+    write_tally(&stats.total, out);
+    put_varint(out, u64::from(stats.min_year));
+    put_varint(out, u64::from(stats.max_year));
+    write_moves(out, &stats.moves);
+    for games in [&stats.top, &stats.recent] {
+        put_varint(out, games.len() as u64);
+        for game in games {
+            put_varint(out, game.id.0);
+            put_varint(out, u64::from(game.rating));
+            put_varint(out, u64::from(game.month));
+        }
+    }
+    let mut slices = Vec::new();
+    put_varint(&mut slices, stats.slices.len() as u64);
+    for slice in &stats.slices {
+        put_varint(&mut slices, u64::from(slice.key.month.0));
+        slices.push((slice.key.speed as u8) << 5 | slice.key.band.index());
+        write_tally(&slice.total, &mut slices);
+        write_moves(&mut slices, &slice.moves);
+        put_varint(&mut slices, slice.games.len() as u64);
+        for game in &slice.games {
+            put_varint(&mut slices, game.id.0);
+            put_varint(&mut slices, u64::from(game.rating));
+        }
+    }
+    put_varint(out, slices.len() as u64);
+    out.extend_from_slice(&slices);
+    PostingList::write(&stats.game_ids, out);
+}
+
+/// The game and next move of a one-game value, when `stats` is one (checked field by field, so
+/// that only values the one-game layout restores exactly use it).
+fn one_game(stats: &PositionStats) -> Option<(GameFacts, Option<CompactMove>)> {
+    let result = stats.total.single_result()?;
+    let rating = |sum: u64, rated: u64| match rated {
+        0 if sum == 0 => Some(None),
+        1 => u16::try_from(sum).ok().map(Some),
+        _ => None,
+    };
+    let ratings = [
+        rating(stats.total.white_rating_sum, stats.total.white_rated)?,
+        rating(stats.total.black_rating_sum, stats.total.black_rated)?,
+    ];
+    let ([slice], [game], [recent]) = (stats.slices.as_slice(), stats.top.as_slice(), stats.recent.as_slice()) else {
+        return None;
+    };
+    let facts = GameFacts { id: game.id, result, ratings, month: slice.key.month, speed: slice.key.speed };
+    let next = match stats.moves.as_slice() {
+        [] => None,
+        [(m, tally)] if *tally == stats.total => Some(*m),
+        _ => return None,
+    };
+    let year = facts.month.year().unwrap_or(0);
+    let consistent = *game == GameRef::of(&facts)
+        && recent == game
+        && slice.key.band == facts.band()
+        && slice.total == stats.total
+        && slice.moves == stats.moves
+        && slice.games.as_slice() == [*game]
+        && stats.game_ids.as_slice() == [game.id]
+        && (stats.min_year, stats.max_year) == (year, year);
+    consistent.then_some((facts, next))
+}
+
+/// Whether stored bytes use the one-game layout (without decoding them).
+pub fn is_single_game(bytes: &[u8]) -> bool {
+    bytes.first().is_some_and(|&head| head != GENERAL)
+}
+
+/// Reads stored bytes, as much as `detail` asks; `None` when they are not a valid value.
+pub fn decode(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
+    let input = &mut &bytes[..];
+    if !is_single_game(bytes) {
+        take_byte(input)?;
+        let (mut stats, slices, postings) = read_general(input)?;
+        if detail == Detail::Head {
+            return Some(stats);
+        }
+        stats.slices = read_slices(slices)?;
+        if detail == Detail::All {
+            stats.game_ids = PostingList::from_bytes(postings.to_vec())?.to_vec();
+        }
+        return Some(stats);
+    }
+    let head = take_byte(input)?;
+    let speed = Speed::from_index(head >> 5)?;
+    let result = RESULTS[usize::from(head & 3)];
+    let mut rating = |rated: bool| match rated {
+        true => u16::try_from(get_varint(input)?).ok().map(Some),
+        false => Some(None),
+    };
+    let ratings = [rating(head & 4 != 0)?, rating(head & 8 != 0)?];
+    let month = Month(u16::try_from(get_varint(input)?).ok()?);
+    let next = if head & 0x10 != 0 { Some(take_move(input)?) } else { None };
+    let id = GameId(get_varint(input)?);
+    let facts = GameFacts { id, result, ratings, month, speed };
+    let mut stats = PositionStats::game(&facts, next.as_slice());
+    // Only the canonical bytes of a one-game value are valid.
+    if !input.is_empty() || one_game(&stats).is_none() {
+        return None;
+    }
+    if detail == Detail::Head {
+        stats.slices.clear();
+    }
+    if detail != Detail::All {
+        stats.game_ids.clear();
+    }
+    Some(stats)
+}
+
+/// The posting list of stored bytes, without decoding the slices.
+pub fn postings(bytes: &[u8]) -> Option<PostingList> {
+    if is_single_game(bytes) {
+        return Some(PostingList::encode(&decode(bytes, Detail::All)?.game_ids));
+    }
+    let (_, _, postings) = read_general(&mut bytes.get(1..)?)?;
+    PostingList::from_bytes(postings.to_vec())
+}
+
+/// Reads a general value after its first byte: the head, then where the slices' bytes and the
+/// posting list's bytes are (the one walk every reader of a general value shares).
+fn read_general<'a>(input: &mut &'a [u8]) -> Option<(PositionStats, &'a [u8], &'a [u8])> {
+    let total = read_tally(input)?;
+    let min_year = u16::try_from(get_varint(input)?).ok()?;
+    let max_year = u16::try_from(get_varint(input)?).ok()?;
+    let moves = read_moves(input)?;
+    let mut lists = [Vec::new(), Vec::new()];
+    for games in &mut lists {
+        let count = get_count(input, 3)?;
+        for _ in 0..count {
+            let id = GameId(get_varint(input)?);
+            let rating = u16::try_from(get_varint(input)?).ok()?;
+            let month = u16::try_from(get_varint(input)?).ok()?;
+            games.push(GameRef { id, rating, month });
+        }
+    }
+    let [top, recent] = lists;
+    let length = usize::try_from(get_varint(input)?).ok()?;
+    if length > input.len() {
+        return None;
+    }
+    let (slices, postings) = input.split_at(length);
+    let stats = PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
+    Some((stats, slices, postings))
+}
+
+fn read_slices(mut input: &[u8]) -> Option<Vec<Slice>> {
+    let input = &mut input;
+    let count = get_count(input, 11)?;
+    let mut slices = Vec::with_capacity(count);
+    for _ in 0..count {
+        let month = Month(u16::try_from(get_varint(input)?).ok()?);
+        let group = take_byte(input)?;
+        let speed = Speed::from_index(group >> 5)?;
+        let band = RatingBand::from_index(group & 0x1f)?;
+        let total = read_tally(input)?;
+        let moves = read_moves(input)?;
+        let games_count = get_count(input, 2)?;
+        let mut games = Vec::with_capacity(games_count);
+        for _ in 0..games_count {
+            let id = GameId(get_varint(input)?);
+            let rating = u16::try_from(get_varint(input)?).ok()?;
+            games.push(GameRef { id, rating, month: month.0 });
+        }
+        slices.push(Slice { key: SliceKey { month, speed, band }, total, moves, games });
+    }
+    input.is_empty().then_some(slices)
+}
+
+fn write_tally(tally: &Tally, out: &mut Vec<u8>) {
+    for n in [
+        tally.games,
+        tally.white,
+        tally.draws,
+        tally.black,
+        tally.white_rating_sum,
+        tally.white_rated,
+        tally.black_rating_sum,
+        tally.black_rated,
+    ] {
+        put_varint(out, n);
+    }
+}
+
+fn read_tally(input: &mut &[u8]) -> Option<Tally> {
+    Some(Tally {
+        games: get_varint(input)?,
+        white: get_varint(input)?,
+        draws: get_varint(input)?,
+        black: get_varint(input)?,
+        white_rating_sum: get_varint(input)?,
+        white_rated: get_varint(input)?,
+        black_rating_sum: get_varint(input)?,
+        black_rated: get_varint(input)?,
+    })
+}
+
+fn write_moves(out: &mut Vec<u8>, moves: &[(CompactMove, Tally)]) {
+    put_varint(out, moves.len() as u64);
+    for (m, tally) in moves {
+        out.extend_from_slice(&m.bits().to_le_bytes());
+        write_tally(tally, out);
+    }
+}
+
+fn read_moves(input: &mut &[u8]) -> Option<Vec<(CompactMove, Tally)>> {
+    // Each move takes at least 10 bytes.
+    let count = get_count(input, 10)?;
+    let mut moves = Vec::with_capacity(count);
+    for _ in 0..count {
+        let m = take_move(input)?;
+        moves.push((m, read_tally(input)?));
+    }
+    Some(moves)
+}
+
+/// A count of items taking at least `min_bytes` each: larger than the input allows is corrupt.
+fn get_count(input: &mut &[u8], min_bytes: usize) -> Option<usize> {
+    let count = usize::try_from(get_varint(input)?).ok()?;
+    (count <= input.len() / min_bytes).then_some(count)
+}
+
+fn take_move(input: &mut &[u8]) -> Option<CompactMove> {
+    let (bytes, rest) = input.split_first_chunk::<2>()?;
+    *input = rest;
+    CompactMove::from_bits(u16::from_le_bytes(*bytes))
+}
+
+/// The merge operator's function: sums the existing value and every operand.
+///
+/// A lone value (most positions: compaction turning their one operand into a value) is kept as
+/// it is, already canonical; it is checked when read. Returns `None` (RocksDB reports a
+/// corruption) if a value to be summed does not decode.
+pub fn merge_values<'a>(existing: Option<&'a [u8]>, operands: impl IntoIterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
+    let mut values = existing.into_iter().chain(operands);
+    let first = values.next()?;
+    let Some(second) = values.next() else {
+        return Some(first.to_vec());
+    };
+    let mut stats = decode(first, Detail::All)?;
+    for bytes in std::iter::once(second).chain(values) {
+        stats.merge(&decode(bytes, Detail::All)?);
+    }
+    let mut out = Vec::new();
+    encode(&stats, &mut out);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::model::GameRecord;
+
+    fn mv(bits: u16) -> CompactMove {
+        CompactMove::from_bits(bits).expect("valid move bits")
+    }
+
+    fn arb_facts() -> impl Strategy<Value = GameFacts> {
+        let result = prop_oneof![
+            Just(GameResult::WhiteWins),
+            Just(GameResult::Draw),
+            Just(GameResult::BlackWins),
+            Just(GameResult::Unknown)
+        ];
+        let rating = proptest::option::of(1000u16..3200);
+        let month =
+            prop_oneof![Just(Month::UNKNOWN), (1990u16..1993, 0u8..13).prop_map(|(y, m)| Month(y * 13 + u16::from(m)))];
+        (1u64..1_000_000, result, rating.clone(), rating, month, 0u8..7).prop_map(|(id, result, w, b, month, speed)| {
+            GameFacts { id: GameId(id), result, ratings: [w, b], month, speed: Speed::from_index(speed).expect("speed index") }
+        })
+    }
+
+    fn arb_stats() -> impl Strategy<Value = PositionStats> {
+        let one = (arb_facts(), proptest::collection::vec(1u16..4000, 0..3));
+        proptest::collection::vec(one, 1..6).prop_map(|games| {
+            let mut total: Option<PositionStats> = None;
+            for (index, (mut facts, moves)) in games.into_iter().enumerate() {
+                // Ids are unique per game.
+                facts.id = GameId(facts.id.0 * 8 + index as u64);
+                let moves: Vec<_> = moves.into_iter().filter_map(CompactMove::from_bits).collect();
+                let one = PositionStats::game(&facts, &moves);
+                match &mut total {
+                    None => total = Some(one),
+                    Some(total) => total.merge(&one),
+                }
+            }
+            total.unwrap_or_default()
+        })
+    }
+
+    fn encoded(stats: &PositionStats) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        encode(stats, &mut bytes);
+        bytes
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips(stats in arb_stats()) {
+            let bytes = encoded(&stats);
+            prop_assert_eq!(decode(&bytes, Detail::All), Some(stats.clone()));
+            let head = decode(&bytes, Detail::Head).expect("head decodes");
+            prop_assert_eq!(head.slices.len(), 0);
+            prop_assert_eq!(decode(&bytes, Detail::Slices), Some(PositionStats { game_ids: Vec::new(), ..stats.clone() }));
+            prop_assert_eq!(PositionStats { slices: stats.slices.clone(), game_ids: stats.game_ids.clone(), ..head }, stats.clone());
+            prop_assert_eq!(postings(&bytes).map(|p| p.to_vec()), Some(stats.game_ids.clone()));
+            prop_assert_eq!(is_single_game(&bytes), stats.total.games == 1 && stats.moves.len() <= 1);
+        }
+
+        #[test]
+        fn merge_equals_sum_of_parts(parts in proptest::collection::vec(arb_stats(), 1..6)) {
+            let encoded: Vec<Vec<u8>> = parts.iter().map(encoded).collect();
+            let mut expected = parts[0].clone();
+            for part in &parts[1..] {
+                expected.merge(part);
+            }
+            let merged = merge_values(None, encoded.iter().map(Vec::as_slice)).expect("operands decode");
+            prop_assert_eq!(decode(&merged, Detail::All), Some(expected.clone()));
+            // Partial merges in any grouping give the same bytes.
+            let (head, tail) = encoded.split_at(1);
+            let tail_merged = merge_values(None, tail.iter().map(Vec::as_slice));
+            let regrouped = match tail_merged {
+                Some(t) => merge_values(Some(&head[0]), [t.as_slice()]).expect("operands decode"),
+                None => head[0].clone(),
+            };
+            prop_assert_eq!(regrouped, merged);
+            // The slices add up to the totals.
+            let mut from_slices = Tally::default();
+            for slice in &expected.slices {
+                from_slices.add(&slice.total);
+            }
+            prop_assert_eq!(from_slices, expected.total);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..96)) {
+            if let Some(stats) = decode(&bytes, Detail::All) {
+                prop_assert_eq!(decode(&encoded(&stats), Detail::All), Some(stats));
+            }
+            let _ = decode(&bytes, Detail::Head);
+            let _ = postings(&bytes);
+        }
+    }
+
+    fn facts(id: u64, result: GameResult, ratings: [Option<u16>; 2], date: &str) -> GameFacts {
+        GameFacts { id: GameId(id), result, ratings, month: Month::from_date(date), speed: Speed::Unknown }
+    }
+
+    proptest! {
+        #[test]
+        fn direct_one_game_bytes_equal_the_built_value(facts in arb_facts(), next in proptest::option::of(1u16..4000)) {
+            let next = next.and_then(CompactMove::from_bits);
+            let mut direct = Vec::new();
+            encode_game(&facts, next, &mut direct);
+            prop_assert_eq!(direct, encoded(&PositionStats::game(&facts, next.as_slice())));
+        }
+    }
+
+    #[test]
+    fn one_game_costs_a_dozen_bytes() {
+        let game = facts(123_456, GameResult::Draw, [Some(2700), Some(2650)], "1999.05.01");
+        let stats = PositionStats::game(&game, &[mv(12 | 28 << 6)]);
+        let bytes = encoded(&stats);
+        assert_eq!(bytes.len(), 13);
+        assert!(is_single_game(&bytes));
+        assert_eq!(stats.total.average_rating(), Some(2675));
+        assert_eq!(stats.top[0].rating, 2675);
+    }
+
+    #[test]
+    fn game_records_round_trip_and_corrupt_bytes_are_refused() {
+        let start: crate::Position = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1".parse().expect("a position");
+        let mut chess = start.into_chess();
+        let mut moves = Vec::new();
+        for uci in ["a7a8q", "e8d7"] {
+            let m = uci.parse::<shakmaty::uci::UciMove>().expect("uci").to_move(&chess).expect("legal");
+            shakmaty::Position::play_unchecked(&mut chess, m);
+            moves.push(m);
+        }
+        let tags = crate::model::Tags { white: "A".to_owned(), white_elo: Some(2700), ..Default::default() };
+        let fen = Some("4k3/P7/8/8/8/8/8/4K3 w - - 0 1".to_owned());
+        let record = GameRecord::new(tags, GameResult::WhiteWins, fen, &moves);
+        let bytes = encode_record(&record);
+        let decode = |bytes: &[u8]| decode_record::<GameRecord>(bytes);
+        assert_eq!(decode(&bytes), Some(record.clone()));
+        assert_eq!(crate::model::replay(&record).map(|p| p.len()), Some(3));
+        assert_eq!(record.tags.white_elo, Some(2700));
+        // Truncations, a trailing byte and a huge length prefix never panic.
+        for cut in 0..bytes.len() {
+            assert_eq!(decode(&bytes[..cut]), None);
+        }
+        assert_eq!(decode(&[bytes.as_slice(), &[0]].concat()), None);
+        assert_eq!(decode(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), None);
+    }
+}
