@@ -146,7 +146,7 @@ mod tests {
         let err = Target::uci("e2e4,zz").resolve().expect_err("bad uci");
         assert!(err.to_string().contains("not a UCI move"), "{err}");
         assert!(Target::fen("not a fen").resolve().is_err());
-        assert!(Target::san("e2e4").resolve().is_err());
+        assert!(Target::san("1. zz9").resolve().is_err());
         let ok = Target::san("1.e4 e5 2.Nf3!? Nc6 *").resolve().expect("legal line");
         assert_eq!(ok.line.len(), 4);
         // Castling in UCI both ways.
