@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release --example db_digest -- DB_DIR`
 
-use rocksdb::{DB, IteratorMode, Options};
+use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
 use tabiya::store::{COLUMN_FAMILIES, layout::merge_values};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,7 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
         merge_values(existing, operands.iter())
     });
-    let db = DB::open_cf_for_read_only(&options, &path, COLUMN_FAMILIES, false)?;
+    let families = COLUMN_FAMILIES.iter().map(|&name| ColumnFamilyDescriptor::new(name, options.clone()));
+    let db = DB::open_cf_descriptors_read_only(&options, &path, families, false)?;
     for name in COLUMN_FAMILIES {
         let family = db.cf_handle(name).ok_or("missing column family")?;
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
