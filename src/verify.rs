@@ -118,25 +118,25 @@ pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> Result<C
     for file in input::expand(paths, Wanted::Any)? {
         let source = Source::open(&file, None)?;
         let read = match source.kind {
-                InputKind::Pgn => read_games(source.reader, |game| match game {
-                    Ok(game) => {
-                        batch.extend(game.mainline().map(|(position, _)| position));
-                        if batch.len() >= BATCH {
-                            check_batch(&mut batch, &mut report);
-                        }
+            InputKind::Pgn => read_games(source.reader, |game| match game {
+                Ok(game) => {
+                    batch.extend(game.mainline().map(|(position, _)| position));
+                    if batch.len() >= BATCH {
+                        check_batch(&mut batch, &mut report);
                     }
-                    Err(rejection) => {
-                        skipped(&format!("{}: {rejection}", source.name));
-                        report.reject(format!("game skipped: {}", rejection.reason));
-                    }
-                }),
-                InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| match line {
-                    Ok(line) => batch.push(line.position),
-                    Err(err) => {
-                        skipped(&err.to_string());
-                        report.reject(err.error.kind().to_owned());
-                    }
-                }),
+                }
+                Err(rejection) => {
+                    skipped(&format!("{}: {rejection}", source.name));
+                    report.reject(format!("game skipped: {}", rejection.reason));
+                }
+            }),
+            InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| match line {
+                Ok(line) => batch.push(line.position),
+                Err(err) => {
+                    skipped(&err.to_string());
+                    report.reject(err.error.kind().to_owned());
+                }
+            }),
         };
         read.map_err(|source| InputError::Read { path: file.clone(), source })?;
     }

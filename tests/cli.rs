@@ -111,9 +111,7 @@ fn ingest_query_stats_round_trip() {
     .unwrap();
     let db = dir.path().join("db");
     let rejects = dir.path().join("rejects.pgn");
-    let run = |args: &[&str]| {
-        common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs")
-    };
+    let run = |args: &[&str]| common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs");
     let out = run(&["ingest", "--json", "--rejects", rejects.to_str().unwrap(), pgn.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -166,9 +164,7 @@ fn query_search_and_openings_commands() {
     let pgn = dir.path().join("sample.pgn");
     std::fs::write(&pgn, include_str!("../datasets/sample.pgn")).unwrap();
     let db = dir.path().join("db");
-    let run = |args: &[&str]| {
-        common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs")
-    };
+    let run = |args: &[&str]| common::command().args(args).env("TABIYA_DB", &db).output().expect("binary runs");
     assert!(run(&["ingest", pgn.to_str().unwrap()]).status.success());
 
     // Openings: good lines imported, a bad one reported with its line number (exit 2).

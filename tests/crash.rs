@@ -12,13 +12,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use shakmaty::{Chess, Position as _, san::San};
 use common::Lcg;
+use shakmaty::{Chess, Position as _, san::San};
 use tabiya::{
     model::GameId,
     store::{Store, StoreError, Totals},
 };
-
 
 /// Random legal games (biased to short openings being shared), with some games repeated.
 fn collection(games: usize, seed: u64) -> String {

@@ -17,7 +17,7 @@ use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
 use tabiya::{
     Category, Key, Material, Position,
     codec::material_range,
-    explore::{FilteredStats, Filter, Limits, Lookup, Target, parse_openings},
+    explore::{Filter, FilteredStats, Limits, Lookup, Target, parse_openings},
     indexer,
     input::read_position_lines,
     store::Store,
@@ -224,7 +224,8 @@ fn ingest_matches_a_naive_replay() {
     assert!(filtered.len() > 10_000, "{} positions", filtered.len());
     for (epd, counts) in expected.iter().take(50_000) {
         let position: Position = epd.parse().unwrap();
-        let t = FilteredStats { key: Key::encode(&position).unwrap(), filter: filter.clone() }.run(&store).unwrap().total;
+        let t =
+            FilteredStats { key: Key::encode(&position).unwrap(), filter: filter.clone() }.run(&store).unwrap().total;
         let want = filtered.get(epd).copied().unwrap_or_default();
         assert_eq!([t.games, t.white, t.draws, t.black], want, "{epd} (unfiltered {counts:?})");
     }
@@ -280,7 +281,7 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
 fn robustness_corpus() {
     let Some(dir) = datasets() else { return };
     let corpus = dir.join("robustness");
-    let files = tabiya::input::expand(&[corpus.clone()], tabiya::input::Wanted::Any).unwrap();
+    let files = tabiya::input::expand(std::slice::from_ref(&corpus), tabiya::input::Wanted::Any).unwrap();
     assert!(files.len() > 150, "{} files", files.len());
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("all")).unwrap();

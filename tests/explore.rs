@@ -7,16 +7,15 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use common::Lcg;
+use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use tabiya::{
     Key, Material, Position,
-    explore::{FilteredStats, Filter, GameSort, GamesQuery, Limits, Lookup, MaterialQuery, Signature, Target},
+    explore::{Filter, FilteredStats, GameSort, GamesQuery, Limits, Lookup, MaterialQuery, Signature, Target},
     indexer,
     model::GameId,
     store::Store,
 };
-
 
 const NAMES: [&str; 6] =
     ["Carlsen, Magnus", "Caruana, Fabiano", "Anand, Viswanathan", "Kasparov, Garry", "Polgar, Judit", "Tal, Mikhail"];
@@ -521,8 +520,7 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         }
         assert_eq!(paged, sa.difference(&sb).copied().collect::<Vec<_>>());
         // By rating: highest average first, each game's headers its own.
-        let page =
-            GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store).unwrap();
+        let page = GamesQuery { sort: GameSort::Rating, limit: 10_000, ..and.clone() }.run(&built.store).unwrap();
         let ratings: Vec<u32> = page
             .games
             .iter()

@@ -7,7 +7,7 @@ use std::{
     io::{BufRead as _, BufReader, Read as _, Write as _},
     net::TcpStream,
     path::Path,
-    process::{Child, Command, Stdio},
+    process::{Child, Stdio},
 };
 
 use common::tabiya;
@@ -24,7 +24,6 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
-
 
 fn start(db: &Path) -> Server {
     let mut child = common::command()

@@ -216,9 +216,8 @@ fn bad_games_are_reported_and_good_games_around_them_kept() {
     );
     assert!(recorder.rejected[0].1.detail.contains("Ke5"), "{}", recorder.rejected[0].1.detail);
     // Ids follow the games' mainline order within a batch: find the Latin-1 game by its player.
-    let whites: Vec<String> = (1..=summary.totals.games)
-        .map(|id| store.game(GameId(id)).unwrap().unwrap().tags.white)
-        .collect();
+    let whites: Vec<String> =
+        (1..=summary.totals.games).map(|id| store.game(GameId(id)).unwrap().unwrap().tags.white).collect();
     assert!(whites.iter().any(|w| w == "latin-1 \u{e9}"), "{whites:?}");
     let mate = stats(&store, "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
     assert_eq!(mate.total.games, 3);

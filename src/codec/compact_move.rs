@@ -49,14 +49,17 @@ impl CompactMove {
         (bits >> 15 == 0 && m.from() != m.to() && (promotion == 0 || (2..=5).contains(&promotion))).then_some(m)
     }
 
+    /// The square the move starts from.
     pub fn from(self) -> Square {
         Square::new(u32::from(self.0 & 63))
     }
 
+    /// The square the move ends on (the rook's square for castling).
     pub fn to(self) -> Square {
         Square::new(u32::from((self.0 >> 6) & 63))
     }
 
+    /// The piece a pawn promotes to.
     pub fn promotion(self) -> Option<Role> {
         Role::try_from(self.0 >> 12).ok()
     }

@@ -47,7 +47,9 @@ use crate::position::{Category, Position, PositionError};
 /// A packed position: bytes and the number of meaningful bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Packed {
+    /// The code, padded to whole bytes.
     pub bytes: Vec<u8>,
+    /// Its length in bits.
     pub bits: usize,
 }
 
@@ -55,10 +57,13 @@ pub struct Packed {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HuffmanError {
     #[error("packed position ends early")]
+    /// The bytes end before the position does.
     Truncated,
     #[error("malformed packed position: {0}")]
+    /// The bits do not describe a position.
     Malformed(&'static str),
     #[error("packed position decodes to an illegal position: {0}")]
+    /// The position described is not legal.
     Illegal(#[from] PositionError),
 }
 

@@ -66,29 +66,39 @@ pub struct Key([u8; KEY_LEN]);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
     #[error("a key is {KEY_LEN} bytes, got {0}")]
+    /// Not 21 bytes.
     Length(usize),
     #[error("not a hexadecimal key: {0:?}")]
+    /// Not 42 hexadecimal digits.
     Hex(String),
     #[error("category byte {0} is out of range (0..=80)")]
+    /// A category byte above 80.
     Category(u8),
     #[error("rank is beyond the last position of category {0}")]
+    /// A rank past the last position of its category.
     OutOfRange(Category),
     #[error("non-canonical key: {0}")]
+    /// A key no position encodes to (decoding and encoding again would differ).
     NonCanonical(&'static str),
     #[error("the key decodes to an illegal position: {0}")]
+    /// The key decodes to an illegal position.
     Illegal(#[from] PositionError),
     #[error(transparent)]
+    /// The material is impossible.
     Material(#[from] MaterialError),
 }
 
 /// The keys of every position with one category and material content (both ends included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyRange {
+    /// The first key of the range.
     pub first: Key,
+    /// The last key of the range (inclusive).
     pub last: Key,
 }
 
 impl KeyRange {
+    /// Whether `key` lies in the range.
     pub fn contains(&self, key: &Key) -> bool {
         self.first <= *key && *key <= self.last
     }

@@ -38,12 +38,16 @@ pub struct Material(pub ByColor<ByRole<u8>>);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MaterialError {
     #[error("not a material signature (expected e.g. KQRvKRP): {0:?}")]
+    /// Not a signature.
     Syntax(String),
     #[error("each side needs exactly one king: {0}")]
+    /// A side without exactly one king.
     Kings(Material),
     #[error("{0} has more promoted pieces than missing pawns: {1}")]
+    /// More promoted pieces on one side than its missing pawns allow.
     OneSide(Color, Material),
     #[error("impossible material (promotions need more captures than the other side's losses allow): {0}")]
+    /// More promotions than the captures of the other side's pieces allow.
     CrossSide(Material),
 }
 
@@ -85,6 +89,7 @@ impl Material {
         Material(position.chess().board().material())
     }
 
+    /// The counts of one side.
     pub fn side(&self, color: Color) -> &ByRole<u8> {
         self.0.get(color)
     }

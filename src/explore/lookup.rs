@@ -100,7 +100,6 @@ pub struct FilteredStats {
 }
 
 impl FilteredStats {
-
     /// The statistics (zero when no game reached the position).
     pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
         let (key, filter) = (&self.key, &self.filter);
@@ -149,33 +148,33 @@ impl FilteredStats {
 /// Replays the player's games (the players index intersected with the position's posting list)
 /// that pass the filter.
 fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
-        let name = filter.player.as_deref().unwrap_or("");
-        let player = store.player_games(name, filter.color)?;
-        // Only the player's games that reached the position (the posting list says which) are
-        // read and replayed.
-        let postings = store.postings(key)?;
-        let ids: Vec<GameId> = crate::postings::intersect(player.iter().copied(), postings.iter()).collect();
-        if ids.len() > MAX_PLAYER_GAMES {
-            return Err(QueryError::input(format!(
-                "player {name:?} reached this position in {} games, more than {MAX_PLAYER_GAMES}: give more \
+    let name = filter.player.as_deref().unwrap_or("");
+    let player = store.player_games(name, filter.color)?;
+    // Only the player's games that reached the position (the posting list says which) are
+    // read and replayed.
+    let postings = store.postings(key)?;
+    let ids: Vec<GameId> = crate::postings::intersect(player.iter().copied(), postings.iter()).collect();
+    if ids.len() > MAX_PLAYER_GAMES {
+        return Err(QueryError::input(format!(
+            "player {name:?} reached this position in {} games, more than {MAX_PLAYER_GAMES}: give more \
                  of the name or a deeper position",
-                ids.len()
-            )));
+            ids.len()
+        )));
+    }
+    let target = key.decode().map_err(|err| QueryError::input(err.to_string()))?;
+    let mut stats = PositionStats::default();
+    for id in ids {
+        let Some(record) = store.game(id)? else { continue };
+        let facts = GameFacts::of(id, record.result, &record.tags);
+        if !filter.matches_game(&facts) {
+            continue;
         }
-        let target = key.decode().map_err(|err| QueryError::input(err.to_string()))?;
-        let mut stats = PositionStats::default();
-        for id in ids {
-            let Some(record) = store.game(id)? else { continue };
-            let facts = GameFacts::of(id, record.result, &record.tags);
-            if !filter.matches_game(&facts) {
-                continue;
-            }
-            let Some(next) = moves_from(&record, target.chess(), key) else { continue };
-            stats.merge(&PositionStats::game(&facts, &next));
-        }
-        stats.slices.clear();
-        stats.game_ids.clear();
-        Ok(stats)
+        let Some(next) = moves_from(&record, target.chess(), key) else { continue };
+        stats.merge(&PositionStats::game(&facts, &next));
+    }
+    stats.slices.clear();
+    stats.game_ids.clear();
+    Ok(stats)
 }
 
 fn summaries(
@@ -250,7 +249,6 @@ pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget
         speed: facts.speed.name(),
     }
 }
-
 
 fn san(chess: &shakmaty::Chess, m: CompactMove) -> String {
     m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())

@@ -13,12 +13,7 @@ use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 
 use super::QueryError;
-use crate::{
-    Category, Key, Material,
-    codec::material_range,
-    model::PositionStats,
-    store::Store,
-};
+use crate::{Category, Key, Material, codec::material_range, model::PositionStats, store::Store};
 
 /// Most concrete materials one signature may expand to (bounded work per query).
 pub const MAX_MATERIALS: usize = 4096;
@@ -136,11 +131,13 @@ fn side_counts(pattern: &SidePattern) -> Vec<ByRole<u8>> {
 /// What to search.
 #[derive(Clone, Debug)]
 pub struct MaterialQuery {
+    /// The material, with wildcards.
     pub signature: Signature,
     /// Only positions with this side to move.
     pub side: Option<Color>,
     /// Only positions with exactly these castling rights (as rook squares).
     pub castling: Option<Bitboard>,
+    /// Positions listed, at most [`MAX_LIMIT`].
     pub limit: usize,
 }
 
@@ -168,11 +165,17 @@ impl MaterialQuery {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MaterialHit {
+    /// The position.
     pub fen: String,
+    /// Its key, in hexadecimal.
     pub key: String,
+    /// Games reaching it.
     pub games: u64,
+    /// Of those, won by White.
     pub white: u64,
+    /// Drawn.
     pub draws: u64,
+    /// Won by Black.
     pub black: u64,
 }
 
@@ -186,12 +189,14 @@ pub struct MaterialSearch {
     pub occurrences: u64,
     /// Concrete materials the signature expanded to, and key ranges scanned.
     pub materials: usize,
+    /// Key ranges scanned.
     pub ranges: usize,
     /// Most frequent first, at most the limit.
     pub hits: Vec<MaterialHit>,
 }
 
 impl MaterialQuery {
+    /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
         let mut found: Vec<(Key, PositionStats)> = Vec::new();

@@ -9,8 +9,11 @@ use crate::Key;
 /// One opening of a table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpeningLine {
+    /// The position the moves reach.
     pub key: Key,
+    /// ECO code.
     pub eco: String,
+    /// Name.
     pub name: String,
 }
 

@@ -126,25 +126,27 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
             .name("tabiya-read".to_owned())
             .spawn_scoped(scope, move || read_inputs(files, &raw_tx, &reader_bytes))
             .map_err(IngestError::Thread)?;
-        thread::Builder::new().name("tabiya-parse".to_owned()).spawn_scoped(scope, move || {
-            for event in raw_rx {
-                let event = match event {
-                    ReaderEvent::Chunk { file, games } => {
-                        // A failed look-up counts as unknown: the writer checks again and reports.
-                        let stored = |fp: &_| store.has_fingerprint(fp).unwrap_or(false);
-                        ReaderEvent::Chunk {
-                            file,
-                            games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
+        thread::Builder::new()
+            .name("tabiya-parse".to_owned())
+            .spawn_scoped(scope, move || {
+                for event in raw_rx {
+                    let event = match event {
+                        ReaderEvent::Chunk { file, games } => {
+                            // A failed look-up counts as unknown: the writer checks again and reports.
+                            let stored = |fp: &_| store.has_fingerprint(fp).unwrap_or(false);
+                            ReaderEvent::Chunk {
+                                file,
+                                games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
+                            }
                         }
+                        ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
+                    };
+                    if prepared_tx.send(event).is_err() {
+                        return;
                     }
-                    ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
-                };
-                if prepared_tx.send(event).is_err() {
-                    return;
                 }
-            }
-        })
-        .map_err(IngestError::Thread)?;
+            })
+            .map_err(IngestError::Thread)?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
             let (file, prepared) = match event {

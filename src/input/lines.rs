@@ -11,7 +11,9 @@ use crate::position::{Position, PositionError};
 /// A position read from a line.
 #[derive(Debug)]
 pub struct PositionLine {
+    /// 1-based line number.
     pub line: usize,
+    /// The position.
     pub position: Position,
 }
 
@@ -19,8 +21,11 @@ pub struct PositionLine {
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}: {error}")]
 pub struct LineError {
+    /// The file, as named.
     pub file: String,
+    /// 1-based line number.
     pub line: usize,
+    /// Why the text is not a position.
     pub error: PositionError,
 }
 

@@ -52,7 +52,9 @@ impl Source {
         let bytes_read = Arc::new(AtomicU64::new(0));
         let raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
         let reader: Box<dyn Read + Send> = if name.ends_with(".zst") {
-            Box::new(zstd::Decoder::with_buffer(raw).map_err(|source| InputError::Read { path: path.to_owned(), source })?)
+            Box::new(
+                zstd::Decoder::with_buffer(raw).map_err(|source| InputError::Read { path: path.to_owned(), source })?,
+            )
         } else if name.ends_with(".bz2") {
             Box::new(bzip2::bufread::MultiBzDecoder::new(raw))
         } else if name.ends_with(".gz") {
@@ -141,7 +143,8 @@ mod tests {
     }
 
     #[test]
-    fn expansion_keeps_named_files_searches_directories_and_refuses_missing_paths() -> Result<(), Box<dyn std::error::Error>> {
+    fn expansion_keeps_named_files_searches_directories_and_refuses_missing_paths()
+    -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         std::fs::create_dir_all(dir.path().join("sub"))?;
         for name in ["b.pgn", "a.epd", "sub/c.pgn.zst", "notes.txt"] {

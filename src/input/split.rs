@@ -68,6 +68,7 @@ pub struct GameSplitter<R> {
 }
 
 impl<R: Read> GameSplitter<R> {
+    /// Splits the games of `reader`.
     pub fn new(reader: R) -> GameSplitter<R> {
         GameSplitter {
             reader,

@@ -113,7 +113,9 @@ impl fmt::Display for GameId {
 /// [`CompactMove`] bits, two little-endian bytes a ply.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct GameRecord {
+    /// The tags.
     pub tags: Tags,
+    /// How the game ended (from the `Result` tag, else the termination marker).
     pub result: GameResult,
     /// The `FEN` tag of a game that does not start from the initial position.
     pub setup_fen: Option<String>,
@@ -184,4 +186,3 @@ pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
     }
     Some(positions)
 }
-

@@ -21,8 +21,13 @@ pub fn answer(answer: &Answer) -> String {
         (Some(a), Some(b)) => format!(", {a}-{b}"),
         _ => String::new(),
     };
-    let total =
-        Tally { games: answer.games, white: answer.white, draws: answer.draws, black: answer.black, ..Tally::default() };
+    let total = Tally {
+        games: answer.games,
+        white: answer.white,
+        draws: answer.draws,
+        black: answer.black,
+        ..Tally::default()
+    };
     let rating = answer.average_rating.map_or(String::new(), |r| format!(", average rating {r}"));
     let _ = writeln!(out, "{}{rating}{years}", describe(&total));
     if !answer.moves.is_empty() {
@@ -68,7 +73,13 @@ pub fn answer(answer: &Answer) -> String {
 }
 
 /// One game on a line: `#id White (rating) - Black (rating)  result  date  event`.
-pub fn game_row(id: &dyn std::fmt::Display, players: [(&str, Option<u16>); 2], result: &str, date: &str, event: &str) -> String {
+pub fn game_row(
+    id: &dyn std::fmt::Display,
+    players: [(&str, Option<u16>); 2],
+    result: &str,
+    date: &str,
+    event: &str,
+) -> String {
     let rating = |r: Option<u16>| r.map_or(String::new(), |r| format!(" ({r})"));
     let [(white, white_rating), (black, black_rating)] = players;
     let id = format!("#{id}");

@@ -23,9 +23,13 @@ use super::Position;
 /// One of the four rook home squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HomeSquare {
+    /// a1.
     A1,
+    /// h1.
     H1,
+    /// a8.
     A8,
+    /// h8.
     H8,
 }
 
@@ -41,6 +45,7 @@ impl HomeSquare {
         }
     }
 
+    /// The square.
     pub const fn square(self) -> Square {
         match self {
             HomeSquare::A1 => Square::A1,
@@ -50,6 +55,7 @@ impl HomeSquare {
         }
     }
 
+    /// The castling side a rook on this square castles to.
     pub const fn castling_side(self) -> CastlingSide {
         match self {
             HomeSquare::A1 | HomeSquare::A8 => CastlingSide::QueenSide,
@@ -136,6 +142,7 @@ impl Category {
         Category(index)
     }
 
+    /// The category's number, 0 to 80 (the key's first byte).
     pub const fn index(self) -> u8 {
         self.0
     }

@@ -42,16 +42,32 @@ pub struct Position(Chess);
 pub enum PositionError {
     /// The text is not FEN/EPD syntax.
     #[error("not a FEN: {reason} in {input:?}")]
-    Syntax { input: String, reason: String },
+    Syntax {
+        /// The text.
+        input: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The setup uses Chess960 castling rights (a castling rook or king off its standard square).
     #[error("Chess960 castling rights are not supported: {input:?}")]
-    Chess960 { input: String },
+    Chess960 {
+        /// The text.
+        input: String,
+    },
     /// The setup belongs to a chess variant (pockets, check counters).
     #[error("chess variants are not supported: {input:?}")]
-    Variant { input: String },
+    Variant {
+        /// The text.
+        input: String,
+    },
     /// The setup is not a legal standard-chess position.
     #[error("illegal position ({reason}): {input:?}")]
-    Illegal { input: String, reason: String },
+    Illegal {
+        /// The text.
+        input: String,
+        /// Why it is illegal.
+        reason: String,
+    },
 }
 
 impl PositionError {

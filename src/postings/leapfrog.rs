@@ -106,10 +106,12 @@ pub struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
+    /// Decodes `bytes`, bit positions counted from `start`.
     pub fn new(bytes: &'a [u8], start: u64) -> Decoder<'a> {
         Decoder { bytes: bytes.iter(), cursor: start, pending: None, failed: false }
     }
 
+    /// Whether the code turned out malformed (decoding stopped early).
     pub fn failed(&self) -> bool {
         self.failed
     }

@@ -47,7 +47,8 @@ async fn blocking<T: Send + 'static>(
 /// database), and a hop to the blocking pool would cost more than it protects.
 pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
-    let lookup = Lookup { target: params.target()?, filter: params.filter()?, limits: params.limits(TOP_GAMES, TOP_GAMES, 0)? };
+    let lookup =
+        Lookup { target: params.target()?, filter: params.filter()?, limits: params.limits(TOP_GAMES, TOP_GAMES, 0)? };
     let mut answer = lookup.run(&state.store)?;
     answer.recent_games = None;
     Ok(Json(answer))
@@ -60,8 +61,11 @@ pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> R
     if params.get("variant").is_some_and(|v| v != "standard") {
         return Err(ApiError::bad_request("only the standard variant is indexed"));
     }
-    let lookup =
-        Lookup { target: params.target()?, filter: params.filter()?, limits: params.limits(4, 4, 4.min(RECENT_GAMES))? };
+    let lookup = Lookup {
+        target: params.target()?,
+        filter: params.filter()?,
+        limits: params.limits(4, 4, 4.min(RECENT_GAMES))?,
+    };
     Ok(Json(lookup.run(&state.store)?))
 }
 

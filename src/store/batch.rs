@@ -3,7 +3,10 @@
 use rocksdb::WriteBatch;
 
 use super::{RunRecord, Store, StoreError, Totals, layout::encode_record, meta, options, player_name};
-use crate::{codec::Key, model::{Fingerprint, GameId, GameRecord}};
+use crate::{
+    codec::Key,
+    model::{Fingerprint, GameId, GameRecord},
+};
 
 /// Writes gathered for one atomic commit.
 pub struct Batch<'a> {

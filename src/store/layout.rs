@@ -31,7 +31,8 @@ use crate::{
 const GENERAL: u8 = 0xff;
 
 /// The one-game layout's result codes: a result's code is its index.
-pub const RESULTS: [GameResult; 4] = [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
+pub const RESULTS: [GameResult; 4] =
+    [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
 
 fn result_code(result: GameResult) -> u8 {
     RESULTS.iter().position(|&r| r == result).unwrap_or(3) as u8
@@ -231,7 +232,8 @@ fn read_general<'a>(input: &mut &'a [u8]) -> Option<(PositionStats, &'a [u8], &'
         return None;
     }
     let (slices, postings) = input.split_at(length);
-    let stats = PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
+    let stats =
+        PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
     Some((stats, slices, postings))
 }
 
@@ -359,7 +361,13 @@ mod tests {
         let month =
             prop_oneof![Just(Month::UNKNOWN), (1990u16..1993, 0u8..13).prop_map(|(y, m)| Month(y * 13 + u16::from(m)))];
         (1u64..1_000_000, result, rating.clone(), rating, month, 0u8..7).prop_map(|(id, result, w, b, month, speed)| {
-            GameFacts { id: GameId(id), result, ratings: [w, b], month, speed: Speed::from_index(speed).expect("speed index") }
+            GameFacts {
+                id: GameId(id),
+                result,
+                ratings: [w, b],
+                month,
+                speed: Speed::from_index(speed).expect("speed index"),
+            }
         })
     }
 

@@ -8,8 +8,11 @@ use bincode::{Decode, Encode};
 /// Bumped whenever a stored layout changes; a database of another version is refused.
 pub const FORMAT_VERSION: u32 = 3;
 
+/// Key of the format version.
 pub const FORMAT_KEY: &[u8] = b"format";
+/// Key of the [`Totals`].
 pub const TOTALS_KEY: &[u8] = b"totals";
+/// Prefix of the [`RunRecord`] keys.
 pub const RUN_PREFIX: &[u8] = b"run/";
 
 /// Database totals, updated in the same write as the games they count.
@@ -32,13 +35,16 @@ pub struct Totals {
 /// How an ingest run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
 pub enum RunStatus {
+    /// Still going (or died without saying: the next writer marks it interrupted).
     Running,
+    /// Ended and compacted.
     Completed,
     /// The process stopped before the end (found so by the next writer to open the database).
     Interrupted,
 }
 
 impl RunStatus {
+    /// Its name, as `stats` prints it.
     pub fn name(self) -> &'static str {
         match self {
             RunStatus::Running => "running",
@@ -51,19 +57,25 @@ impl RunStatus {
 /// Counts of one ingest run (committed work only).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
 pub struct RunCounts {
+    /// Games read.
     pub games_read: u64,
+    /// New games indexed.
     pub indexed: u64,
+    /// Games stored already.
     pub duplicates: u64,
     /// Skipped games by reason name.
     pub skipped: Vec<(String, u64)>,
+    /// Position entries written.
     pub positions_written: u64,
 }
 
 impl RunCounts {
+    /// Skipped games in all.
     pub fn skipped_total(&self) -> u64 {
         self.skipped.iter().map(|(_, n)| n).sum()
     }
 
+    /// Counts one skipped game.
     pub fn add_skipped(&mut self, reason: &str) {
         match self.skipped.iter_mut().find(|(name, _)| name == reason) {
             Some((_, n)) => *n += 1,
@@ -78,16 +90,22 @@ impl RunCounts {
 /// One `tabiya ingest` run.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct RunRecord {
+    /// The run's number, from 1.
     pub id: u64,
     /// Unix seconds.
     pub started: u64,
+    /// Unix seconds, once finished.
     pub finished: Option<u64>,
+    /// How it ended.
     pub status: RunStatus,
+    /// The files it read.
     pub inputs: Vec<String>,
+    /// What it did.
     pub counts: RunCounts,
 }
 
 impl RunRecord {
+    /// Its meta-family key.
     pub fn key(&self) -> Vec<u8> {
         [RUN_PREFIX, &self.id.to_be_bytes()].concat()
     }

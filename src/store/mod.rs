@@ -223,7 +223,9 @@ impl Store {
     fn read_position(&self, key: &Key, detail: Detail) -> Result<Option<PositionStats>, StoreError> {
         match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(None),
-            Some(bytes) => layout::decode(&bytes, detail).map(Some).ok_or_else(|| self.corrupt(format!("position {key}"))),
+            Some(bytes) => {
+                layout::decode(&bytes, detail).map(Some).ok_or_else(|| self.corrupt(format!("position {key}")))
+            }
         }
     }
 

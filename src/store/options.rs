@@ -17,6 +17,7 @@ pub const FINGERPRINTS: &str = "fingerprints";
 pub const PLAYERS: &str = "players";
 pub const OPENINGS: &str = "openings";
 pub const META: &str = "meta";
+/// Every column family, in the order the database lists them.
 pub const COLUMN_FAMILIES: [&str; 6] = [POSITIONS, GAMES, FINGERPRINTS, PLAYERS, OPENINGS, META];
 
 /// Database-wide options.
