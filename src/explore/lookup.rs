@@ -44,7 +44,7 @@ impl Lookup {
     /// The answer.
     pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
         let (target, limits) = (&self.target, &self.limits);
-        let stats = FilteredStats { key: target.key, filter: self.filter.clone() }.run(store)?;
+        let stats = filtered_stats(store, &target.key, &self.filter)?;
         let chess = target.position.chess();
         let mover = chess.turn();
         let mut moves: Vec<_> = stats.moves.iter().collect();
@@ -102,47 +102,51 @@ pub struct FilteredStats {
 impl FilteredStats {
     /// The statistics (zero when no game reached the position).
     pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
-        let (key, filter) = (&self.key, &self.filter);
-        if filter.player.is_some() {
-            return player_stats(store, key, filter);
-        }
-        if filter.is_unfiltered() {
-            return Ok(store.position_head(key)?.unwrap_or_default());
-        }
-        let stats = store.position_slices(key)?.unwrap_or_default();
-        let mut filtered = PositionStats::default();
-        for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
-            let year = slice.key.month.year().unwrap_or(0);
-            filtered.merge(&PositionStats {
-                total: slice.total,
-                min_year: year,
-                max_year: year,
-                moves: slice.moves.clone(),
-                top: slice.games.clone(),
-                recent: slice.games.clone(),
-                slices: Vec::new(),
-                game_ids: Vec::new(),
-            });
-        }
-        // A rare position's few games are cheaper to read than to approximate: its top and
-        // recent games under the filter then come from its posting list, exactly.
-        if stats.total.games <= EXACT_GAMES_LIMIT as u64 {
-            let ids = store.postings(key)?.to_vec();
-            let mut refs = Vec::new();
-            for (id, record) in ids.iter().zip(store.games(&ids)?) {
-                let Some(record) = record else { continue };
-                let facts = GameFacts::of(*id, record.result, &record.tags);
-                if filter.matches_game(&facts) {
-                    refs.push(GameRef::of(&facts));
-                }
-            }
-            refs.sort_by_key(GameRef::by_rating);
-            filtered.top = refs.iter().take(TOP_GAMES).copied().collect();
-            refs.sort_by_key(GameRef::by_recency);
-            filtered.recent = refs.iter().take(RECENT_GAMES).copied().collect();
-        }
-        Ok(filtered)
+        filtered_stats(store, &self.key, &self.filter)
     }
+}
+
+/// The statistics of `key` restricted to `filter` (slices and posting list left out).
+fn filtered_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
+    if filter.player.is_some() {
+        return player_stats(store, key, filter);
+    }
+    if filter.is_unfiltered() {
+        return Ok(store.position_head(key)?.unwrap_or_default());
+    }
+    let stats = store.position_slices(key)?.unwrap_or_default();
+    let mut filtered = PositionStats::default();
+    for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
+        let year = slice.key.month.year().unwrap_or(0);
+        filtered.merge(&PositionStats {
+            total: slice.total,
+            min_year: year,
+            max_year: year,
+            moves: slice.moves.clone(),
+            top: slice.games.clone(),
+            recent: slice.games.clone(),
+            slices: Vec::new(),
+            game_ids: Vec::new(),
+        });
+    }
+    // A rare position's few games are cheaper to read than to approximate: its top and
+    // recent games under the filter then come from its posting list, exactly.
+    if stats.total.games <= EXACT_GAMES_LIMIT as u64 {
+        let ids = store.postings(key)?.to_vec();
+        let mut refs = Vec::new();
+        for (id, record) in ids.iter().zip(store.games(&ids)?) {
+            let Some(record) = record else { continue };
+            let facts = GameFacts::of(*id, record.result, &record.tags);
+            if filter.matches_game(&facts) {
+                refs.push(GameRef::of(&facts));
+            }
+        }
+        refs.sort_by_key(GameRef::by_rating);
+        filtered.top = refs.iter().take(TOP_GAMES).copied().collect();
+        refs.sort_by_key(GameRef::by_recency);
+        filtered.recent = refs.iter().take(RECENT_GAMES).copied().collect();
+    }
+    Ok(filtered)
 }
 
 /// Replays the player's games (the players index intersected with the position's posting list)
