@@ -84,6 +84,13 @@ pub struct Summary {
     pub elapsed: Duration,
 }
 
+impl Summary {
+    /// Games read per second of the run.
+    pub fn games_per_second(&self) -> f64 {
+        self.run.counts.games_read as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
 /// What flows between the stages, in input order: games of one file (raw, then prepared), or
 /// the error that stopped reading a file.
 enum ReaderEvent<G = Vec<RawGame>> {

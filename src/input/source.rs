@@ -76,14 +76,13 @@ pub enum Wanted {
 }
 
 /// The files `paths` name, in order: `-` (standard input) and files as given, whatever their
-/// names; directories searched recursively, in sorted order, for the `wanted` files. A path that
-/// does not exist is an error, before anything is read.
+/// names (pipes and devices too, such as a shell's `<(zstdcat …)`); directories searched
+/// recursively, in sorted order, for the `wanted` files. A path that does not exist is an error,
+/// before anything is read.
 pub fn expand(paths: &[PathBuf], wanted: Wanted) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     for path in paths {
-        if path.as_os_str() == "-" || path.is_file() {
-            files.push(path.clone());
-        } else if path.is_dir() {
+        if path.is_dir() {
             let mut found = Vec::new();
             let mut stack = vec![path.to_owned()];
             while let Some(dir) = stack.pop() {
@@ -99,6 +98,8 @@ pub fn expand(paths: &[PathBuf], wanted: Wanted) -> Result<Vec<PathBuf>, InputEr
             }
             found.sort();
             files.extend(found);
+        } else if path.as_os_str() == "-" || path.exists() {
+            files.push(path.clone());
         } else {
             return Err(InputError::Missing { path: path.clone() });
         }
@@ -154,7 +155,7 @@ mod tests {
         let pgn = expand(std::slice::from_ref(&root), Wanted::Pgn)?;
         assert_eq!(pgn, [root.join("b.pgn"), root.join("sub/c.pgn.zst")]);
         assert_eq!(expand(std::slice::from_ref(&root), Wanted::Any)?.len(), 4);
-        let named = [root.join("notes.txt"), PathBuf::from("-")];
+        let named = [root.join("notes.txt"), PathBuf::from("-"), PathBuf::from("/dev/null")];
         assert_eq!(expand(&named, Wanted::Pgn)?, named);
         assert!(matches!(expand(&[root.join("missing.pgn")], Wanted::Any), Err(InputError::Missing { .. })));
         Ok(())

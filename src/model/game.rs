@@ -101,6 +101,12 @@ impl GameId {
     }
 }
 
+impl From<GameId> for u64 {
+    fn from(id: GameId) -> u64 {
+        id.0
+    }
+}
+
 impl fmt::Display for GameId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)

@@ -150,14 +150,13 @@ impl IngestSummary {
     /// The document of a run's summary; `path` is the database's directory.
     pub fn new(summary: &Summary, path: &std::path::Path) -> IngestSummary {
         let counts = &summary.run.counts;
-        let seconds = summary.elapsed.as_secs_f64();
         IngestSummary {
             run: summary.run.id,
             counts: Counts::new(counts),
             skipped_total: counts.skipped_total(),
             read_errors: summary.read_errors,
-            elapsed_seconds: seconds,
-            games_per_second: counts.games_read as f64 / seconds.max(1e-9),
+            elapsed_seconds: summary.elapsed.as_secs_f64(),
+            games_per_second: summary.games_per_second(),
             database: IngestedDatabase {
                 path: path.display().to_string(),
                 games: summary.totals.games,

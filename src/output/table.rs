@@ -153,8 +153,7 @@ pub fn database(path: &std::path::Path, totals: &Totals, families: &[(&str, u64)
 /// What an ingest run did; `bytes` is the database's size after it.
 pub fn ingest(summary: &Summary, path: &std::path::Path, bytes: u64) -> String {
     let counts = &summary.run.counts;
-    let seconds = summary.elapsed.as_secs_f64();
-    let games_per_second = counts.games_read as f64 / seconds.max(1e-9);
+    let (seconds, games_per_second) = (summary.elapsed.as_secs_f64(), summary.games_per_second());
     let mut out = String::new();
     let _ = writeln!(out, "games read          {:>12}", counts.games_read);
     let _ = writeln!(out, "indexed             {:>12}", counts.indexed);

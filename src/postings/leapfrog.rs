@@ -36,16 +36,17 @@ const PAIR_RUNS: u64 = 18;
 const SINGLE_RUN: u64 = 64;
 
 /// Appends the code of `positions` (strictly increasing, none below `start`) to `out`.
-pub fn encode(positions: &[u64], start: u64, out: &mut Vec<u8>) {
+pub fn encode<T: Copy + Into<u64>>(positions: &[T], start: u64, out: &mut Vec<u8>) {
+    let at = |i: usize| positions.get(i).map(|&p| p.into());
     let mut cursor = start;
     let mut i = 0;
-    while let Some(&position) = positions.get(i) {
+    while let Some(position) = at(i) {
         let mut run = position - cursor;
         while run > SINGLE_RUN {
             out.push(SPACER);
             run -= 64;
         }
-        if let Some(&next) = positions.get(i + 1) {
+        if let Some(next) = at(i + 1) {
             let second = next - position - 1;
             if run + second <= PAIR_RUNS {
                 let sum = run + second;
@@ -68,18 +69,19 @@ fn implied_zeros(run: u64) -> u64 {
 }
 
 /// The encoded size of `positions` from `start`, without encoding them.
-pub fn encoded_len(positions: &[u64], start: u64) -> usize {
+pub fn encoded_len<T: Copy + Into<u64>>(positions: &[T], start: u64) -> usize {
+    let at = |i: usize| positions.get(i).map(|&p| p.into());
     let mut len = 0;
     let mut cursor = start;
     let mut i = 0;
-    while let Some(&position) = positions.get(i) {
+    while let Some(position) = at(i) {
         let mut run = position - cursor;
         if run > SINGLE_RUN {
             let spacers = (run - 1) / 64;
             len += spacers as usize;
             run -= spacers * 64;
         }
-        if let Some(&next) = positions.get(i + 1)
+        if let Some(next) = at(i + 1)
             && run + (next - position - 1) <= PAIR_RUNS
         {
             len += 1;

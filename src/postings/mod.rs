@@ -48,8 +48,15 @@ impl PostingList {
 
     /// Appends the encoding of strictly increasing `ids` to `out`.
     pub fn write(ids: &[GameId], out: &mut Vec<u8>) {
-        let numbers: Vec<u64> = ids.iter().map(|id| id.0).collect();
-        write_numbers(&numbers, out);
+        let first = ids.first().map_or(0, |id| id.0);
+        if leapfrog_len(ids) <= deltas_len(ids) {
+            out.push(LEAPFROG);
+            put_varint(out, first);
+            leapfrog::encode(ids, first, out);
+        } else {
+            out.push(DELTAS);
+            write_deltas(ids, out);
+        }
     }
 
     /// Wraps stored bytes; `None` when the tag is unknown (any rest decodes).
@@ -90,19 +97,6 @@ impl PostingList {
     /// Ids in this list and not in `other`.
     pub fn and_not<'a>(&'a self, other: &'a PostingList) -> impl Iterator<Item = GameId> + 'a {
         difference(self.iter(), other.iter())
-    }
-}
-
-/// Appends the smaller encoding of strictly increasing numbers to `out`.
-fn write_numbers(ids: &[u64], out: &mut Vec<u8>) {
-    let first = ids.first().copied().unwrap_or(0);
-    if leapfrog_len(ids) <= deltas_len(ids) {
-        out.push(LEAPFROG);
-        put_varint(out, first);
-        leapfrog::encode(ids, first, out);
-    } else {
-        out.push(DELTAS);
-        write_deltas(ids, out);
     }
 }
 
@@ -165,25 +159,26 @@ fn varint_len(value: u64) -> usize {
 }
 
 /// Bytes of the Leapfrog form without its tag: the first id, then the code from it.
-pub fn leapfrog_len(ids: &[u64]) -> usize {
-    let first = ids.first().copied().unwrap_or(0);
+pub fn leapfrog_len<T: Copy + Into<u64>>(ids: &[T]) -> usize {
+    let first = ids.first().map_or(0, |&id| id.into());
     varint_len(first) + leapfrog::encoded_len(ids, first)
 }
 
 /// Appends the delta-varint form without its tag: the first id, then each gap − 1.
-pub fn write_deltas(ids: &[u64], out: &mut Vec<u8>) {
+pub fn write_deltas<T: Copy + Into<u64>>(ids: &[T], out: &mut Vec<u8>) {
     let mut previous = None;
-    for &id in ids {
+    for id in ids.iter().map(|&id| id.into()) {
         put_varint(out, previous.map_or(id, |p: u64| id - p - 1));
         previous = Some(id);
     }
 }
 
 /// Bytes of the delta-varint form without its tag.
-pub fn deltas_len(ids: &[u64]) -> usize {
+pub fn deltas_len<T: Copy + Into<u64>>(ids: &[T]) -> usize {
     let mut previous = None;
     ids.iter()
-        .map(|&id| {
+        .map(|&id| id.into())
+        .map(|id| {
             let value = previous.map_or(id, |p: u64| id - p - 1);
             previous = Some(id);
             varint_len(value)
@@ -287,8 +282,7 @@ mod tests {
             let list = PostingList::encode(&ids);
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), ids.clone());
             prop_assert_eq!(list.to_vec(), ids.clone());
-            let numbers: Vec<u64> = ids.iter().map(|id| id.0).collect();
-            let size = 1 + leapfrog_len(&numbers).min(deltas_len(&numbers));
+            let size = 1 + leapfrog_len(&ids).min(deltas_len(&ids));
             prop_assert_eq!(list.as_bytes().len(), size);
         }
 

@@ -1,0 +1,32 @@
+//! The on-disk format, pinned: the embedded sample ingested into a new database gives exactly
+//! the bytes the format-3 code of the previous layout gave (digests taken with that revision's
+//! build, `tools/format-digest.sh`). A change to any stored layout fails here until
+//! FORMAT_VERSION and these digests change together.
+
+#[path = "../tools/db_digest.rs"]
+mod db_digest;
+
+use tabiya::{indexer, store::Store};
+
+#[test]
+fn the_sample_database_has_the_pinned_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.pgn");
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).unwrap();
+        indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
+    }
+    let got: Vec<(&str, u64, String)> =
+        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
+    let want = [
+        ("positions", 134, "552f70c9ad9d0de8c472027dc4db4fae"),
+        ("games", 5, "c515beb2e605c4ee2ad911cfae9d482e"),
+        ("fingerprints", 5, "5886809214f4441f09ce33055bf40792"),
+        ("players", 10, "ae067358bfece9c36ceebe40075fde5f"),
+        ("openings", 0, "99aa06d3014798d86001c324468d497f"),
+        ("meta", 2, "87786473e19dd222219a1cabd0a04db2"),
+    ];
+    let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
+    assert_eq!(got, want);
+}
