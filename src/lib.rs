@@ -31,12 +31,14 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod attacks;
 pub mod codec;
 pub mod explore;
 pub mod indexer;
 pub mod input;
 pub mod model;
 pub mod output;
+pub mod pattern;
 pub mod position;
 pub mod postings;
 pub mod server;

@@ -11,7 +11,9 @@ use common::Lcg;
 use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use tabiya::{
     Key, Material, Position,
-    explore::{Filter, FilteredStats, GameSort, GamesQuery, Limits, Lookup, MaterialQuery, Signature, Target},
+    explore::{
+        Filter, FilteredStats, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, Signature, Target,
+    },
     indexer,
     model::GameId,
     store::Store,
@@ -499,7 +501,7 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         let ((a, a_ids), (b, b_ids)) = (window[0], window[1]);
         let (sa, sb) = (built.stored_ids(a_ids), built.stored_ids(b_ids));
         let and = GamesQuery {
-            target: target(a),
+            source: GameSource::Position(target(a)),
             and: vec![target(b)],
             not: vec![],
             sort: GameSort::Id,

@@ -1,10 +1,12 @@
-//! `tabiya games`: the games that reached a position (and others, or not others), paged.
+//! `tabiya games`: the games that reached a position or a pattern (and other positions, or not
+//! others), paged.
 
 use std::process::ExitCode;
 
 use tabiya::{
-    explore::{GameSort, GamesQuery, Target},
+    explore::{GameSort, GameSource, GamesQuery, PatternQuery, Target},
     output::{pgn, table},
+    pattern::Pattern,
     store::Store,
 };
 
@@ -16,6 +18,12 @@ pub struct Args {
     db: DbArgs,
     #[command(flatten)]
     target: TargetArgs,
+    /// The games reaching any position matching this pattern (instead of one position).
+    #[arg(long, conflicts_with_all = ["fen", "moves", "uci"])]
+    pattern: Option<String>,
+    /// With --pattern: match the pattern or its colour-flipped mirror.
+    #[arg(long, requires = "pattern")]
+    flip_colours: bool,
     /// Only games that also reached this position (FEN; repeatable).
     #[arg(long, value_name = "FEN")]
     and: Vec<String>,
@@ -42,8 +50,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let fen = |fen: &String| Target::fen(fen.as_str()).resolve();
+    let source = match &args.pattern {
+        Some(pattern) => GameSource::Pattern(Box::new(PatternQuery {
+            pattern: pattern.parse::<Pattern>()?.with_flip(args.flip_colours),
+            material: None,
+            side: None,
+            limit: 0,
+        })),
+        None => GameSource::Position(args.target.resolve()?),
+    };
     let query = GamesQuery {
-        target: args.target.resolve()?,
+        source,
         and: args.and.iter().map(fen).collect::<Result<_, _>>()?,
         not: args.not.iter().map(fen).collect::<Result<_, _>>()?,
         sort: args.sort.parse::<GameSort>()?,

@@ -1,10 +1,13 @@
-//! `tabiya search --material SIGNATURE`: the positions with a given material.
+//! `tabiya search`: the positions with a given material (`--material`) or matching a pattern
+//! (`--pattern`, optionally restricted to a material).
 
-use std::process::ExitCode;
+use std::{io::IsTerminal as _, process::ExitCode, sync::atomic::Ordering, time::Duration};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tabiya::{
-    explore::{MaterialQuery, Signature, parse_color},
+    explore::{MaterialQuery, PatternQuery, PatternSearch, ScanProgress, Signature, parse_color},
     output::table,
+    pattern::Pattern,
     store::Store,
 };
 
@@ -14,15 +17,22 @@ use super::args::DbArgs;
 pub struct Args {
     #[command(flatten)]
     db: DbArgs,
+    /// Pattern expression, e.g. 'pin(B, n, k)' or 'Pa-h7 and btm' (grammar in the README).
+    #[arg(long, required_unless_present = "material")]
+    pattern: Option<String>,
     /// Material signature, White v Black: KRPPvKR; `P*` means any number of pawns, `P3` three.
     #[arg(long)]
-    material: String,
+    material: Option<String>,
     /// Only positions with this side to move (w or b).
     #[arg(long)]
     side: Option<String>,
-    /// Only positions with exactly these castling rights (FEN field: KQkq, Kq, -).
-    #[arg(long)]
+    /// Only positions with exactly these castling rights (FEN field: KQkq, Kq, -); material
+    /// search only.
+    #[arg(long, conflicts_with = "pattern")]
     castling: Option<String>,
+    /// Match the pattern or its colour-flipped mirror.
+    #[arg(long, requires = "pattern")]
+    flip_colours: bool,
     /// Positions listed, most frequent first.
     #[arg(long, default_value_t = 20)]
     limit: usize,
@@ -32,18 +42,62 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let query = MaterialQuery {
-        signature: args.material.parse::<Signature>()?,
-        side: args.side.as_deref().map(parse_color).transpose()?,
-        castling: args.castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
+    let side = args.side.as_deref().map(parse_color).transpose()?;
+    let signature = args.material.as_deref().map(str::parse::<Signature>).transpose()?;
+    let Some(pattern) = &args.pattern else {
+        let query = MaterialQuery {
+            signature: signature.ok_or_else(|| anyhow::anyhow!("--material or --pattern is required"))?,
+            side,
+            castling: args.castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
+            limit: args.limit,
+        };
+        let store = Store::open_read_only(&args.db.db)?;
+        let found = query.run(&store)?;
+        if args.json {
+            println!("{}", serde_json::to_string(&found)?);
+        } else {
+            print!("{}", table::material(&found));
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let query = PatternQuery {
+        pattern: pattern.parse::<Pattern>()?.with_flip(args.flip_colours),
+        material: signature,
+        side,
         limit: args.limit,
     };
     let store = Store::open_read_only(&args.db.db)?;
-    let found = query.run(&store)?;
+    let found = run_with_progress(&query, &store)?;
     if args.json {
         println!("{}", serde_json::to_string(&found)?);
     } else {
-        print!("{}", table::material(&found));
+        print!("{}", table::pattern(&found));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a pattern scan with a progress bar on a terminal (Ctrl-C stops it as any command).
+pub fn run_with_progress(query: &PatternQuery, store: &Store) -> anyhow::Result<PatternSearch> {
+    let progress = ScanProgress::default();
+    if !std::io::stderr().is_terminal() {
+        return Ok(query.run_with(store, &progress)?);
+    }
+    let bar = ProgressBar::with_draw_target(Some(store.estimated_positions()), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("{elapsed_precise} [{bar:25}] {human_pos}/~{human_len} positions")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let found = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                bar.set_position(progress.passed.load(Ordering::Relaxed));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let found = query.run_with(store, &progress);
+        done.store(true, Ordering::Relaxed);
+        found
+    });
+    bar.finish_and_clear();
+    Ok(found?)
 }

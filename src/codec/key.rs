@@ -97,6 +97,35 @@ pub struct KeyRange {
     pub last: Key,
 }
 
+/// A key's position as bitboards, decoded without validation ([`Key::decode_board`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyBoard {
+    /// The rook/castling category.
+    pub category: Category,
+    /// The material.
+    pub material: Material,
+    /// Squares by piece kind.
+    pub by_role: ByRole<Bitboard>,
+    /// Squares by colour.
+    pub by_color: ByColor<Bitboard>,
+    /// The side to move.
+    pub turn: Color,
+    /// The en-passant square, when a legal en-passant capture exists.
+    pub ep_square: Option<Square>,
+}
+
+impl KeyBoard {
+    /// Every occupied square.
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
+    }
+
+    /// The squares of one piece.
+    pub fn by_piece(&self, piece: Piece) -> Bitboard {
+        *self.by_role.get(piece.role) & *self.by_color.get(piece.color)
+    }
+}
+
 impl KeyRange {
     /// Whether `key` lies in the range.
     pub fn contains(&self, key: &Key) -> bool {
@@ -144,6 +173,47 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
+        let Some(decoded) = self.decode_board(|_, _| true)? else {
+            return Err(KeyError::NonCanonical("unreachable: every material accepted"));
+        };
+        let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
+            .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
+        let category = decoded.category;
+        for color in Color::ALL {
+            if !(board.by_piece(Piece { color, role: Role::Rook }) & category.rookless_homes(color)).is_empty() {
+                return Err(KeyError::NonCanonical("a rook stands on a home square its category says is empty"));
+            }
+        }
+        let setup = Setup {
+            board,
+            turn: decoded.turn,
+            castling_rights: category.castling_rights(),
+            ep_square: decoded.ep_square,
+            ..Setup::empty()
+        };
+        let position = Position::from_setup(setup, format_args!("key {self}"))?;
+        if position.chess().ep_square(EnPassantMode::Legal) != decoded.ep_square {
+            return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
+        }
+        Ok(position)
+    }
+
+    /// Decodes the placement of a key without building or validating a [`Position`]: the fast
+    /// path of scans over stored keys, which a database only holds valid. `accept` sees the
+    /// category and material first; when it says no, the placement is not decoded (`Ok(None)`).
+    ///
+    /// Errors are those of the rank itself (out of range, material outside the category);
+    /// overlapping pieces or illegal placements are only caught by [`Key::decode`].
+    ///
+    /// ```
+    /// use tabiya::{Key, Position};
+    ///
+    /// let key = Key::encode(&Position::initial())?;
+    /// let board = key.decode_board(|_, material| material.to_string() == "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP")?;
+    /// assert_eq!(board.expect("accepted").occupied().count(), 32);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_board(&self, accept: impl FnOnce(Category, &Material) -> bool) -> Result<Option<KeyBoard>, KeyError> {
         let category = self.category()?;
         let rank = U192::from_be_slice(&self.0[1..]);
         let t = tables();
@@ -197,6 +267,9 @@ impl Key {
             black_pawn_count as u8,
         );
         material.check().map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
+        if !accept(category, &material) {
+            return Ok(None);
+        }
 
         // 4. Placement, gathered as bitboards.
         let mut pieces = Pieces::default();
@@ -214,13 +287,6 @@ impl Key {
         let mut holes = !pieces.occupied();
         unplace_free_pieces(&mut pieces, Color::White, category, t.vectors[white_vector], white_index, &mut holes);
         unplace_free_pieces(&mut pieces, Color::Black, category, t.vectors[black_vector], black_index, &mut holes);
-        let board = Board::try_from_bitboards(pieces.by_role, pieces.by_color)
-            .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
-        for color in Color::ALL {
-            if !(board.by_piece(Piece { color, role: Role::Rook }) & category.rookless_homes(color)).is_empty() {
-                return Err(KeyError::NonCanonical("a rook stands on a home square its category says is empty"));
-            }
-        }
 
         let turn = if turn_ep >= 9 { Color::Black } else { Color::White };
         let ep_square = match turn_ep % 9 {
@@ -229,12 +295,7 @@ impl Key {
                 Some(Square::from_coords(shakmaty::File::new(file as u32 - 1), turn.fold_wb(Rank::Sixth, Rank::Third)))
             }
         };
-        let setup = Setup { board, turn, castling_rights: category.castling_rights(), ep_square, ..Setup::empty() };
-        let position = Position::from_setup(setup, format_args!("key {self}"))?;
-        if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
-            return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
-        }
-        Ok(position)
+        Ok(Some(KeyBoard { category, material, by_role: pieces.by_role, by_color: pieces.by_color, turn, ep_square }))
     }
 
     /// The category byte, or an error when it is above 80.

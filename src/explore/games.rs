@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{QueryError, ResolvedTarget};
+use super::{PatternQuery, QueryError, ResolvedTarget};
 use crate::{
     model::{GameFacts, GameId, GameRecord},
     postings::{difference, intersect},
@@ -35,11 +35,20 @@ impl std::str::FromStr for GameSort {
     }
 }
 
-/// Games reaching `target` and every `and` position, and none of the `not` positions.
+/// Where a game list starts from.
+#[derive(Clone, Debug)]
+pub enum GameSource {
+    /// The games reaching a position (its posting list).
+    Position(ResolvedTarget),
+    /// The games reaching any position matching a pattern (a scan, then posting lists).
+    Pattern(Box<PatternQuery>),
+}
+
+/// Games of the `source` that reached every `and` position and none of the `not` positions.
 #[derive(Clone, Debug)]
 pub struct GamesQuery {
-    /// The position every game reached.
-    pub target: ResolvedTarget,
+    /// The games to start from.
+    pub source: GameSource,
     /// Positions every game also reached.
     pub and: Vec<ResolvedTarget>,
     /// Positions no game reached.
@@ -114,10 +123,13 @@ impl GameHeader {
 impl GamesQuery {
     /// The matching ids, ascending: streamed set operations over the packed lists.
     pub fn ids(&self, store: &Store) -> Result<Vec<GameId>, QueryError> {
-        let base = store.postings(&self.target.key)?;
+        let base: Vec<GameId> = match &self.source {
+            GameSource::Position(target) => store.postings(&target.key)?.to_vec(),
+            GameSource::Pattern(query) => query.run(store)?.game_ids,
+        };
         let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
         let nots = self.not.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
-        let mut ids: Box<dyn Iterator<Item = GameId>> = Box::new(base.iter());
+        let mut ids: Box<dyn Iterator<Item = GameId>> = Box::new(base.into_iter());
         for list in &ands {
             ids = Box::new(intersect(ids, list.iter()));
         }
@@ -135,7 +147,7 @@ impl GamesQuery {
         let total = ids.len() as u64;
         if self.sort != GameSort::Id && ids.len() > max_sorted {
             return Err(QueryError::input(format!(
-                "more than {max_sorted} games reach this position: sort by id, or narrow it with and/not"
+                "more than {max_sorted} games match: sort by id, or narrow the list with and/not"
             )));
         }
         if self.sort != GameSort::Id {

@@ -4,7 +4,8 @@
 //!   ratings, next moves, top and recent games, opening name), with a [`Filter`];
 //!   [`FilteredStats`]: a position's statistics under a filter;
 //! - [`GamesQuery`]: the games reaching positions (posting lists combined), paged;
-//! - [`MaterialQuery`]: the positions with a given material.
+//! - [`MaterialQuery`]: the positions with a given material;
+//! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern).
 //!
 //! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
 //! table ([`parse_openings`]) names positions.
@@ -26,14 +27,16 @@ mod games;
 mod lookup;
 mod material;
 mod openings;
+mod pattern;
 mod target;
 
 pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary};
 pub use filter::Filter;
-pub use games::{GameHeader, GamePage, GameSort, GamesQuery};
+pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, parse_color, summarize};
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialHit, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
+pub use pattern::{MAX_HITS, PatternHit, PatternQuery, PatternSearch, ScanProgress};
 pub use target::{ResolvedTarget, Target};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::{
-    explore::{Answer, GamePage, MaterialSearch},
+    explore::{Answer, GamePage, MaterialSearch, PatternSearch},
     indexer::Summary,
     model::Tally,
     store::{RunRecord, Totals},
@@ -109,6 +109,29 @@ pub fn material(found: &MaterialSearch) -> String {
     );
     for hit in &found.hits {
         let _ = writeln!(out, "{:>7}  {}", hit.games, hit.fen);
+    }
+    out
+}
+
+/// A pattern search: totals over the distinct games, then the positions most frequent first.
+pub fn pattern(found: &PatternSearch) -> String {
+    let mut out = format!(
+        "{} positions ({} occurrences) in {} games: White won {}, drawn {}, Black won {}\n\
+         {} distinct positions examined in {} ms\n",
+        found.positions,
+        found.occurrences,
+        found.games,
+        found.white,
+        found.draws,
+        found.black,
+        found.scanned,
+        found.elapsed_ms
+    );
+    if !found.hits.is_empty() {
+        let _ = writeln!(out, "{:>7} {:>6} {:>6} {:>6}  position", "games", "white", "draws", "black");
+    }
+    for hit in &found.hits {
+        let _ = writeln!(out, "{:>7} {:>6} {:>6} {:>6}  {}", hit.games, hit.white, hit.draws, hit.black, hit.fen);
     }
     out
 }

@@ -18,11 +18,12 @@ use super::{
 };
 use crate::{
     explore::{
-        Answer, GamePage, GameSort, GamesQuery, Lookup, MaterialQuery, MaterialSearch, QueryError, Signature, Target,
-        parse_color,
+        Answer, GamePage, GameSort, GameSource, GamesQuery, Lookup, MaterialQuery, MaterialSearch, PatternQuery,
+        PatternSearch, QueryError, Signature, Target, parse_color,
     },
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     output::{json::DatabaseTotals, pgn},
+    pattern::Pattern,
 };
 
 type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
@@ -86,8 +87,8 @@ const PER_PAGE: usize = 100;
 /// Most games `/games` orders by date or rating (each is read to order them).
 const MAX_SORTED: usize = 100_000;
 
-/// `fen`, `play`, `and`/`not` (FENs, several allowed, `;`-separated), `page` (from 1),
-/// `perPage` (≤ 100), `sort` (id, date, rating).
+/// `fen`/`play` or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed,
+/// `;`-separated), `page` (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
 fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
     let page = params.count("page", 1, usize::MAX)?.max(1);
     let per_page = params.count("perPage", 20, PER_PAGE)?;
@@ -97,8 +98,12 @@ fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
         Ok(targets.collect::<Result<Vec<_>, _>>()?)
     };
     let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
+    let source = match params.get("pattern") {
+        Some(_) => GameSource::Pattern(Box::new(pattern_query(params, "pattern", 0)?)),
+        None => GameSource::Position(params.target()?),
+    };
     Ok(GamesQuery {
-        target: params.target()?,
+        source,
         and: fens("and")?,
         not: fens("not")?,
         sort: params.get("sort").unwrap_or("id").parse::<GameSort>()?,
@@ -144,6 +149,34 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
         };
         let found = query.run(&state.store)?;
         Ok(Json(found))
+    })
+    .await
+}
+
+/// A pattern query from `name` (the expression), `material`, `side` (w/b), `flip` (true/false).
+fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQuery, ApiError> {
+    let text = params.get(name).ok_or_else(|| ApiError::bad_request(format!("missing parameter {name}")))?;
+    let flip = match params.get("flip") {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(ApiError::bad_request(format!("bad flip {other:?}: expected true or false"))),
+    };
+    Ok(PatternQuery {
+        pattern: text.parse::<Pattern>().map_err(|err| ApiError::bad_request(err.to_string()))?.with_flip(flip),
+        material: params.get("material").map(str::parse::<Signature>).transpose()?,
+        side: params.get("side").map(parse_color).transpose()?,
+        limit,
+    })
+}
+
+/// `q` (the pattern), optional `material` (signature), `side` (w/b), `flip` (true/false),
+/// `limit` (≤ 1000): the matching positions and their games (`{"positions", "occurrences",
+/// "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"}`).
+pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
+        Ok(Json(query.run(&state.store)?))
     })
     .await
 }

@@ -200,6 +200,56 @@ pub fn decode(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
     Some(stats)
 }
 
+/// What a scan needs of a stored value: the result counts, and the game of a one-game value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occurrences {
+    /// Games reaching the position.
+    pub games: u64,
+    /// Won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+    /// The game and its result, when one game reaches the position (no posting list to read).
+    pub single: Option<(GameId, GameResult)>,
+}
+
+/// Reads only the result counts (and the game of a one-game value): the fast path of scans.
+pub fn occurrences(bytes: &[u8]) -> Option<Occurrences> {
+    let input = &mut &bytes[..];
+    let head = take_byte(input)?;
+    if head == GENERAL {
+        let tally = read_tally(input)?;
+        return Some(Occurrences {
+            games: tally.games,
+            white: tally.white,
+            draws: tally.draws,
+            black: tally.black,
+            single: None,
+        });
+    }
+    let result = RESULTS[usize::from(head & 3)];
+    for rated in [head & 4 != 0, head & 8 != 0] {
+        if rated {
+            get_varint(input)?;
+        }
+    }
+    get_varint(input)?; // month
+    if head & 0x10 != 0 {
+        take_move(input)?;
+    }
+    let id = GameId(get_varint(input)?);
+    let count = |wanted: GameResult| u64::from(result == wanted);
+    Some(Occurrences {
+        games: 1,
+        white: count(GameResult::WhiteWins),
+        draws: count(GameResult::Draw),
+        black: count(GameResult::BlackWins),
+        single: Some((id, result)),
+    })
+}
+
 /// The posting list of stored bytes, without decoding the slices.
 pub fn postings(bytes: &[u8]) -> Option<PostingList> {
     if is_single_game(bytes) {

@@ -37,6 +37,34 @@ use crate::{
 };
 use layout::{Detail, decode_record};
 
+/// A raw cursor over the positions family ([`Store::position_cursor`]).
+pub struct PositionCursor<'a> {
+    iter: rocksdb::DBRawIteratorWithThreadMode<'a, DB>,
+    store: &'a Store,
+}
+
+impl PositionCursor<'_> {
+    /// The current key and value, or `None` at the end (then check [`PositionCursor::status`]).
+    pub fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.iter.item()
+    }
+
+    /// Moves to the next entry.
+    pub fn next(&mut self) {
+        self.iter.next();
+    }
+
+    /// Moves to the first entry at or after `key`.
+    pub fn seek(&mut self, key: &[u8]) {
+        self.iter.seek(key);
+    }
+
+    /// Whether the cursor stopped on an error rather than at the end.
+    pub fn status(&self) -> Result<(), StoreError> {
+        self.iter.status().map_err(|err| self.store.rocks(err))
+    }
+}
+
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -386,6 +414,46 @@ impl Store {
         }
         iter.status().map_err(|err| self.rocks(err))?;
         Ok(counts)
+    }
+
+    /// A raw cursor over stored positions from `lower` (inclusive) to `upper` (exclusive), for
+    /// scans that decode keys and values themselves. Scans do not fill the block cache.
+    pub fn position_cursor(&self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> PositionCursor<'_> {
+        let mut options = ReadOptions::default();
+        options.fill_cache(false);
+        options.set_readahead_size(2 << 20);
+        if let Some(upper) = upper {
+            options.set_iterate_upper_bound(upper.to_vec());
+        }
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
+        match lower {
+            Some(lower) => iter.seek(lower),
+            None => iter.seek_to_first(),
+        }
+        PositionCursor { iter, store: self }
+    }
+
+    /// Keys that split the positions family into parts of similar size (the first keys of its
+    /// table files, ascending), so that scans can run in parallel.
+    pub fn position_split_keys(&self) -> Result<Vec<Vec<u8>>, StoreError> {
+        let files = self.db.live_files().map_err(|err| self.rocks(err))?;
+        let mut keys: Vec<Vec<u8>> = files
+            .into_iter()
+            .filter(|file| file.column_family_name == options::POSITIONS)
+            .filter_map(|file| file.start_key)
+            .collect();
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+
+    /// The estimated number of stored positions (RocksDB's estimate; for progress display).
+    pub fn estimated_positions(&self) -> u64 {
+        self.db
+            .property_int_value_cf(self.cf(options::POSITIONS), rocksdb::properties::ESTIMATE_NUM_KEYS)
+            .ok()
+            .flatten()
+            .unwrap_or(0)
     }
 
     /// Every position and its statistics, in key order.

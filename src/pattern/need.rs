@@ -1,0 +1,133 @@
+//! [`MaterialNeed`]: the piece counts a pattern implies, so that a scan skips every key range
+//! whose material cannot match (keys are ordered by category, then material).
+
+use shakmaty::{Bitboard, ByColor, ByRole, Color, Role};
+
+use super::{Cmp, Designator, Expr};
+use crate::Material;
+
+/// Lower and upper bounds on each piece count; a material outside them cannot match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaterialNeed {
+    min: ByColor<ByRole<u8>>,
+    max: ByColor<ByRole<u8>>,
+}
+
+impl Default for MaterialNeed {
+    fn default() -> MaterialNeed {
+        MaterialNeed::ANY
+    }
+}
+
+impl MaterialNeed {
+    /// No restriction.
+    pub const ANY: MaterialNeed = MaterialNeed {
+        min: ByColor {
+            white: ByRole { pawn: 0, knight: 0, bishop: 0, rook: 0, queen: 0, king: 0 },
+            black: ByRole { pawn: 0, knight: 0, bishop: 0, rook: 0, queen: 0, king: 0 },
+        },
+        max: ByColor {
+            white: ByRole { pawn: 64, knight: 64, bishop: 64, rook: 64, queen: 64, king: 64 },
+            black: ByRole { pawn: 64, knight: 64, bishop: 64, rook: 64, queen: 64, king: 64 },
+        },
+    };
+
+    /// What an expression implies (sound, not complete: `not` and `or` of unrelated pieces
+    /// imply little).
+    pub fn of(expr: &Expr) -> MaterialNeed {
+        let mut need = MaterialNeed::ANY;
+        match expr {
+            Expr::Piece(d) => need.at_least(d, 1),
+            Expr::Attacks(x, y) => {
+                need.at_least(x, 1);
+                need.at_least(y, 1);
+            }
+            Expr::Pin(x, y, z) => {
+                for d in [x, y, z] {
+                    need.at_least(d, 1);
+                }
+            }
+            Expr::Count(d, cmp, n) => need.count(d, *cmp, *n),
+            Expr::Passed(d) | Expr::Isolated(d) => need.at_least(&pawns_of(d), 1),
+            Expr::Doubled(d) => need.at_least(&pawns_of(d), 2),
+            Expr::And(a, b) => need = MaterialNeed::of(a).and(&MaterialNeed::of(b)),
+            Expr::Or(a, b) => need = MaterialNeed::of(a).hull(&MaterialNeed::of(b)),
+            Expr::Test(_) | Expr::Not(_) => {}
+        }
+        need
+    }
+
+    /// Whether a material meets every bound.
+    pub fn admits(&self, material: &Material) -> bool {
+        [Color::White, Color::Black].into_iter().all(|color| {
+            let (have, min, max) = (material.side(color), self.min.get(color), self.max.get(color));
+            Role::ALL.into_iter().all(|role| (*min.get(role)..=*max.get(role)).contains(have.get(role)))
+        })
+    }
+
+    /// Whether nothing is restricted.
+    pub fn is_any(&self) -> bool {
+        *self == MaterialNeed::ANY
+    }
+
+    /// Both needs at once.
+    pub fn and(&self, other: &MaterialNeed) -> MaterialNeed {
+        self.combine(other, u8::max, u8::min)
+    }
+
+    /// Either need (the loosest bounds covering both).
+    pub fn hull(&self, other: &MaterialNeed) -> MaterialNeed {
+        self.combine(other, u8::min, u8::max)
+    }
+
+    fn combine(&self, other: &MaterialNeed, min: fn(u8, u8) -> u8, max: fn(u8, u8) -> u8) -> MaterialNeed {
+        let pick = |a: &ByColor<ByRole<u8>>, b: &ByColor<ByRole<u8>>, f: fn(u8, u8) -> u8| {
+            ByColor::new_with(|color| ByRole::new_with(|role| f(*a.get(color).get(role), *b.get(color).get(role))))
+        };
+        MaterialNeed { min: pick(&self.min, &other.min, min), max: pick(&self.max, &other.max, max) }
+    }
+
+    fn at_least(&mut self, d: &Designator, n: u8) {
+        if let Some((color, role)) = d.pieces.single()
+            && !d.squares.is_empty()
+        {
+            let slot = self.min.get_mut(color).get_mut(role);
+            *slot = (*slot).max(n);
+        }
+    }
+
+    fn count(&mut self, d: &Designator, cmp: Cmp, n: u8) {
+        let Some((color, role)) = d.pieces.single() else { return };
+        let (min, max) = (*self.min.get(color).get(role), *self.max.get(color).get(role));
+        // Bounds on the count on the designator's squares; the material bounds it from above
+        // only when the squares are the whole board.
+        let whole = d.squares == Bitboard::FULL;
+        let (lo, hi) = match cmp {
+            Cmp::Eq if whole => (n, n),
+            Cmp::Lt if whole => (0, n.saturating_sub(1)).max((0, 0)),
+            Cmp::Le if whole => (0, n),
+            Cmp::Eq | Cmp::Ge => (n, 64),
+            Cmp::Gt => (n.saturating_add(1), 64),
+            _ => (0, 64),
+        };
+        if cmp == Cmp::Lt && whole && n == 0 {
+            // `count(X) < 0` never holds: an empty range.
+            *self.min.get_mut(color).get_mut(role) = 1;
+            *self.max.get_mut(color).get_mut(role) = 0;
+            return;
+        }
+        *self.min.get_mut(color).get_mut(role) = min.max(lo);
+        *self.max.get_mut(color).get_mut(role) = max.min(hi);
+    }
+}
+
+/// The pawn part of a designator (pawn predicates ignore other pieces).
+fn pawns_of(d: &Designator) -> Designator {
+    let mut pieces = super::PieceSet::NONE;
+    for color in [Color::White, Color::Black] {
+        if d.pieces.contains(color, Role::Pawn) {
+            pieces = pieces.union(super::PieceSet::piece(color, Role::Pawn));
+        }
+    }
+    Designator { pieces, squares: d.squares }
+}

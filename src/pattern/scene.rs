@@ -1,0 +1,178 @@
+//! [`Scene`]: one position as the pattern evaluator sees it: bitboards for placement questions,
+//! a [`VectorBoard`] (built on first need) for attack questions, and shakmaty's legal moves only
+//! for `mate` and `stalemate`.
+
+use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, Position as _, Setup, Square};
+
+use super::{Designator, Expr, Test};
+use crate::{attacks::VectorBoard, codec::KeyBoard};
+
+/// One position under evaluation.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    by_role: ByRole<Bitboard>,
+    by_color: ByColor<Bitboard>,
+    turn: Color,
+    castling: Bitboard,
+    ep_square: Option<Square>,
+    board: Option<VectorBoard>,
+    stuck: Option<bool>,
+}
+
+impl Scene {
+    /// A scene of a placement with the side to move, castling rights (rook squares) and the
+    /// en-passant square.
+    pub fn new(
+        by_role: ByRole<Bitboard>,
+        by_color: ByColor<Bitboard>,
+        turn: Color,
+        castling: Bitboard,
+        ep_square: Option<Square>,
+    ) -> Scene {
+        Scene { by_role, by_color, turn, castling, ep_square, board: None, stuck: None }
+    }
+
+    /// The scene of a key decoded without validation.
+    pub fn of_key_board(key: &KeyBoard) -> Scene {
+        Scene::new(key.by_role, key.by_color, key.turn, key.category.castling_rights(), key.ep_square)
+    }
+
+    /// The scene of a shakmaty position.
+    pub fn of_chess(chess: &Chess) -> Scene {
+        let board = chess.board();
+        Scene::new(
+            ByRole::new_with(|role| board.by_role(role)),
+            ByColor::new_with(|color| board.by_color(color)),
+            chess.turn(),
+            chess.castles().castling_rights(),
+            chess.ep_square(shakmaty::EnPassantMode::Legal),
+        )
+    }
+
+    /// The squares matching a designator.
+    pub fn squares(&self, d: Designator) -> Bitboard {
+        let mut found = Bitboard::EMPTY;
+        if d.pieces.has_empty() {
+            found |= !(self.by_color.white | self.by_color.black);
+        }
+        for (color, role) in d.pieces.pieces() {
+            found |= *self.by_role.get(role) & *self.by_color.get(color);
+        }
+        found & d.squares
+    }
+
+    fn board(&mut self) -> &VectorBoard {
+        let (by_role, by_color) = (&self.by_role, &self.by_color);
+        self.board.get_or_insert_with(|| VectorBoard::from_bitboards(by_role, by_color))
+    }
+
+    fn checkers(&mut self) -> u32 {
+        let turn = self.turn;
+        self.board().checkers(turn).count() as u32
+    }
+
+    /// Whether the side to move has no legal move (shakmaty's move generator; only `mate` and
+    /// `stalemate` ask).
+    fn stuck(&mut self) -> bool {
+        if let Some(stuck) = self.stuck {
+            return stuck;
+        }
+        let stuck = Board::try_from_bitboards(self.by_role, self.by_color)
+            .ok()
+            .and_then(|board| {
+                let setup = Setup {
+                    board,
+                    turn: self.turn,
+                    castling_rights: self.castling,
+                    ep_square: self.ep_square,
+                    ..Setup::empty()
+                };
+                <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard)
+                    .or_else(shakmaty::PositionError::ignore_impossible_check)
+                    .ok()
+            })
+            .is_some_and(|chess| chess.legal_moves().is_empty());
+        self.stuck = Some(stuck);
+        stuck
+    }
+
+    pub(super) fn eval(&mut self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Piece(d) => !self.squares(*d).is_empty(),
+            Expr::Attacks(x, y) => {
+                let (from, to) = (self.squares(*x) & self.occupied(), self.squares(*y));
+                if from.is_empty() || to.is_empty() {
+                    return false;
+                }
+                let board = self.board();
+                from.into_iter().any(|a| to.into_iter().any(|b| board.attacks(a, b)))
+            }
+            Expr::Pin(x, y, z) => {
+                let (xs, ys, zs) = (self.squares(*x), self.squares(*y), self.squares(*z));
+                if xs.is_empty() || ys.is_empty() || zs.is_empty() {
+                    return false;
+                }
+                self.board()
+                    .pins()
+                    .iter()
+                    .any(|pin| xs.contains(pin.pinner) && ys.contains(pin.pinned) && zs.contains(pin.behind))
+            }
+            Expr::Test(Test::ToMove(color)) => self.turn == *color,
+            Expr::Test(Test::Check) => self.checkers() >= 1,
+            Expr::Test(Test::DoubleCheck) => self.checkers() >= 2,
+            Expr::Test(Test::Mate) => self.checkers() >= 1 && self.stuck(),
+            Expr::Test(Test::Stalemate) => self.checkers() == 0 && self.stuck(),
+            Expr::Count(d, cmp, n) => cmp.holds(self.squares(*d).count() as u32, u32::from(*n)),
+            Expr::Passed(d) => self.pawns(*d).any(|(sq, color)| {
+                (self.enemy_pawns(color) & front_span(sq, color) & adjacent_files(sq, true)).is_empty()
+            }),
+            Expr::Isolated(d) => {
+                self.pawns(*d).any(|(sq, color)| (self.own_pawns(color) & adjacent_files(sq, false)).is_empty())
+            }
+            Expr::Doubled(d) => self.pawns(*d).any(|(sq, color)| {
+                !(self.own_pawns(color) & Bitboard::from_file(sq.file()) & !Bitboard::from(sq)).is_empty()
+            }),
+            Expr::And(a, b) => self.eval(a) && self.eval(b),
+            Expr::Or(a, b) => self.eval(a) || self.eval(b),
+            Expr::Not(a) => !self.eval(a),
+        }
+    }
+
+    fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
+    }
+
+    fn own_pawns(&self, color: Color) -> Bitboard {
+        self.by_role.pawn & *self.by_color.get(color)
+    }
+
+    fn enemy_pawns(&self, color: Color) -> Bitboard {
+        self.own_pawns(!color)
+    }
+
+    /// The pawns matching a designator, with their colour.
+    fn pawns(&self, d: Designator) -> impl Iterator<Item = (Square, Color)> + '_ {
+        let squares = self.squares(d) & self.by_role.pawn;
+        squares.into_iter().map(|sq| (sq, if self.by_color.white.contains(sq) { Color::White } else { Color::Black }))
+    }
+}
+
+/// The squares ahead of a pawn (from its colour's side), on every file.
+fn front_span(sq: Square, color: Color) -> Bitboard {
+    let rank = u32::from(sq.rank());
+    match color {
+        Color::White if rank < 7 => Bitboard(!0u64 << (8 * (rank + 1))),
+        Color::Black if rank > 0 => Bitboard(!0u64 >> (8 * (8 - rank))),
+        _ => Bitboard::EMPTY,
+    }
+}
+
+/// The files beside a square's file (and the file itself when `own`).
+fn adjacent_files(sq: Square, own: bool) -> Bitboard {
+    let file = sq.file();
+    let mut files = if own { Bitboard::from_file(file) } else { Bitboard::EMPTY };
+    for side in [file.offset(-1), file.offset(1)].into_iter().flatten() {
+        files |= Bitboard::from_file(side);
+    }
+    files
+}

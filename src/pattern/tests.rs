@@ -1,0 +1,117 @@
+use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+use super::*;
+use crate::Material;
+
+fn scene(fen: &str) -> Scene {
+    let fen: Fen = fen.parse().expect("fen");
+    let chess: Chess = fen.into_position(CastlingMode::Standard).expect("legal");
+    Scene::of_chess(&chess)
+}
+
+fn holds(pattern: &str, fen: &str) -> bool {
+    pattern.parse::<Pattern>().expect(pattern).matches(&mut scene(fen))
+}
+
+const RUY: &str = "r1bqkbnr/1pp2ppp/p1np4/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 5";
+
+#[test]
+fn designators() {
+    assert!(holds("Ke1", RUY));
+    assert!(!holds("Ke2", RUY));
+    assert!(holds("Pa-h2", RUY));
+    assert!(holds("pa-h6", RUY));
+    assert!(holds("pa6", RUY) && holds("p[a6,h1]", RUY));
+    assert!(holds("Nf1-8 and not Na-h4", RUY) && !holds("Ne1-8", RUY));
+    assert!(holds("[Qq]d1-8", RUY));
+    assert!(holds("_e2", RUY) && !holds("_e4", RUY));
+    assert!(holds("Aa4", RUY) && !holds("aa4", RUY));
+    assert!(holds("Ba-d1-4", RUY));
+}
+
+#[test]
+fn tests_of_the_whole_position() {
+    assert!(holds("wtm", RUY) && !holds("btm", RUY));
+    assert!(holds("pin(B, n, k)", RUY));
+    assert!(holds("pin(Ba4, nc6, ke8)", RUY));
+    assert!(!holds("pin(B, n, q)", RUY));
+    assert!(holds("attacks(B, n)", RUY));
+    assert!(holds("attacks(N, pe5)", RUY));
+    assert!(!holds("check", RUY));
+    // Scholar's mate.
+    let mate = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4";
+    assert!(holds("check and mate and not stalemate", mate));
+    assert!(!holds("doublecheck", mate));
+    // Double check: knight and rook.
+    let double = "4k3/8/3N4/8/8/8/8/4R1K1 b - - 0 1";
+    assert!(holds("doublecheck", double));
+    let stalemate = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+    assert!(holds("stalemate and not check and not mate", stalemate));
+    assert!(holds("count(P) = 8 and count(A) >= 16 and count(_) == 32", RUY));
+    assert!(!holds("count(P) = 7", RUY));
+    assert!(holds("count(p) == 8 and count(a) >= 16 and count(_) < 33 and count(p[a-h7]) = 5", RUY));
+    assert!(holds("count(N) != 1 and count(N) <= 2 and count(N) > 1", RUY));
+}
+
+#[test]
+fn pawn_structure() {
+    let fen = "4k3/p7/8/2P5/8/4P3/4P3/4K3 w - - 0 1";
+    assert!(holds("passed(Pc5)", fen));
+    assert!(holds("passed(p)", fen), "a7 has no white pawn ahead on a/b files");
+    assert!(holds("isolated(Pc5)", fen));
+    assert!(holds("doubled(Pe1-8)", fen) && !holds("doubled(Pc5)", fen));
+    assert!(holds("isolated(Pe3) and isolated(Pe2)", fen), "no pawns on the d and f files");
+}
+
+#[test]
+fn flip_colours() {
+    let fen = "4k3/8/8/8/8/8/p7/4K3 b - - 0 1";
+    let pawn_on_seventh: Pattern = "Pa-h7 and wtm".parse().expect("pattern");
+    assert!(!pawn_on_seventh.matches(&mut scene(fen)));
+    assert!(pawn_on_seventh.with_flip(true).matches(&mut scene(fen)));
+}
+
+#[test]
+fn material_needs() {
+    let need = |text: &str| text.parse::<Pattern>().expect(text).material_need();
+    let krp: Material = {
+        let mut m =
+            Material(shakmaty::ByColor::new_with(|_| shakmaty::ByRole { king: 1, rook: 1, ..Default::default() }));
+        m.0.white.pawn = 1;
+        m
+    };
+    assert!(need("R and Pa-h7").admits(&krp));
+    assert!(!need("Q").admits(&krp));
+    assert!(!need("count(P) >= 2").admits(&krp));
+    assert!(need("count(P) = 1 and count(r) = 1").admits(&krp));
+    assert!(!need("count(P) < 1").admits(&krp));
+    assert!(need("Q or R").admits(&krp) && !need("Q and R").admits(&krp));
+    assert!(need("not Q").is_any());
+    assert!(!need("doubled(P)").admits(&krp));
+}
+
+#[test]
+fn malformed_patterns_name_the_column() {
+    let error = |text: &str| text.parse::<Pattern>().expect_err(text);
+    assert_eq!(error("").column, 1);
+    assert_eq!(error("Ke9").column, 3);
+    assert_eq!(error("Kz1").column, 2);
+    assert_eq!(error("attacks(Q, k").column, 13);
+    assert_eq!(error("attacks(Q)").column, 10);
+    assert_eq!(error("count(P) ~ 3").column, 10);
+    assert_eq!(error("count(P) = 99").column, 12);
+    assert_eq!(error("Ke1 and").column, 8);
+    assert_eq!(error("Ke1 Ke2").column, 5);
+    assert_eq!(error("(Ke1").column, 5);
+    assert_eq!(error("[]e4").column, 2);
+    assert_eq!(error("Xe4").column, 1);
+    assert_eq!(error("and").column, 1);
+    assert!(error("pin(B, n)").message.contains("','"));
+    assert!(error(&"(".repeat(100)).message.contains("nested"));
+    assert!(error(&"K or ".repeat(500)).message.contains("longer"));
+    // Every prefix of a valid pattern parses or fails cleanly.
+    let full = "pin(B[a4,b5], n, [kq]) and count(P) >= 3 or not (check and Pa-h7)";
+    for end in 0..=full.len() {
+        let _ = full[..end].parse::<Pattern>();
+    }
+}
