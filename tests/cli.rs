@@ -241,6 +241,33 @@ fn query_search_and_openings_commands() {
     let black: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(black["positions"].as_u64() < found["positions"].as_u64());
 
+    // Pattern search: the JSON document, the same games through `games --pattern`, as PGN.
+    let out = run(&["search", "--pattern", "mate", "--json"]);
+    let mates: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for field in ["positions", "occurrences", "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"] {
+        assert!(mates.get(field).is_some(), "{field}");
+    }
+    for field in ["fen", "games", "white", "draws", "black"] {
+        assert!(mates["hits"][0].get(field).is_some(), "{field}");
+    }
+    assert!(mates["games"].as_u64() >= Some(1), "{mates}");
+    assert_eq!(mates["white"].as_u64().unwrap() + mates["black"].as_u64().unwrap(), mates["games"].as_u64().unwrap());
+    let out = run(&["games", "--pattern", "mate", "--json"]);
+    let mated: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(mated["total"], mates["games"]);
+    let out = run(&["games", "--pattern", "mate", "--pgn"]);
+    assert_eq!(stdout(&out).matches("[Event ").count() as u64, mates["games"].as_u64().unwrap());
+    let out = run(&["search", "--pattern", "pin(B, n, k) or pin(b, N, K)", "--flip-colours", "--limit", "3"]);
+    let table = stdout(&out);
+    assert!(table.contains("distinct positions examined") && table.contains(" position"), "{table}");
+    let out = run(&["search", "--pattern", "wtm", "--material", "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP", "--json"]);
+    let opening: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(opening["hits"][0]["games"], 4, "the initial position");
+    let out = run(&["search", "--pattern", "attacks(Q, k"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("column 13") && err.lines().count() == 1, "{err}");
+
     for args in [
         &["query", "--moves", "1. e4 e5 2. Ke3"][..],
         &["query", "--uci", "e2e5"],
@@ -252,6 +279,11 @@ fn query_search_and_openings_commands() {
         &["openings", "import", dir.path().join("missing.tsv").to_str().unwrap()],
         &["games", "--uci", "e2e4", "--sort", "oldest"],
         &["games", "--uci", "e2e4", "--and", "not a fen"],
+        &["search", "--pattern", "Ke9"],
+        &["search", "--pattern", "count(P) > 99"],
+        &["search", "--pattern", ""],
+        &["games", "--pattern", "pin(B, n"],
+        &["search", "--pattern", "K", "--material", "KvQ"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");

@@ -306,3 +306,136 @@ fn robustness_corpus() {
         }
     }
 }
+
+/// What the vector-attack board and the scan decoder disagree with shakmaty and the validating
+/// decoder on, over a batch of positions (every one of them).
+#[derive(Debug, Default)]
+struct AttackCheck {
+    positions: u64,
+    squares_checked: u64,
+    failures: Vec<String>,
+}
+
+impl AttackCheck {
+    fn merge(mut self, other: AttackCheck) -> AttackCheck {
+        self.positions += other.positions;
+        self.squares_checked += other.squares_checked;
+        self.failures.extend(other.failures.into_iter().take(10));
+        self
+    }
+}
+
+/// Every position: each piece's attacks, checkers and absolutely pinned pieces of both sides as
+/// shakmaty computes them; the attackers of every square (both colours) on every 8th position
+/// (128 questions a position). The keys of the batch, sorted as a scan meets them, decode through
+/// [`KeyDecoder`] to the same boards as the validating decoder.
+fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
+    use shakmaty::{Bitboard, Color, Square, attacks};
+    use tabiya::{attacks::VectorBoard, codec::KeyDecoder};
+
+    let mut check = AttackCheck::default();
+    for (i, position) in batch.iter().enumerate() {
+        let chess = position.chess();
+        let board = chess.board();
+        let vectors = VectorBoard::from_board(board);
+        check.positions += 1;
+        let mut fail = |what: String| check.failures.push(format!("{position}: {what}"));
+        for (sq, _) in board {
+            if vectors.attacks_from(sq) != board.attacks_from(sq) {
+                fail(format!("attacks from {sq}"));
+            }
+        }
+        if vectors.checkers(chess.turn()) != chess.checkers() {
+            fail("checkers".to_owned());
+        }
+        for color in [Color::White, Color::Black] {
+            // Absolute pins the shakmaty way: enemy sliders on a line with the king through one
+            // piece of the king's colour.
+            let Some(king) = board.king_of(color) else { continue };
+            let mut pinned = Bitboard::EMPTY;
+            let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()
+                | attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+                & board.by_color(!color);
+            for sniper in snipers {
+                let between = attacks::between(king, sniper) & board.occupied();
+                if between.count() == 1 && (between & board.by_color(color)) == between {
+                    pinned |= between;
+                }
+            }
+            if vectors.pinned(color) != pinned {
+                fail(format!("pinned {color:?}"));
+            }
+        }
+        if (i + seed) % 8 == 0 {
+            for sq in Square::ALL {
+                for color in [Color::White, Color::Black] {
+                    if vectors.attackers(sq, color) != board.attacks_to(sq, color, board.occupied()) {
+                        fail(format!("attackers of {sq} by {color:?}"));
+                    }
+                }
+            }
+            check.squares_checked += 64;
+        }
+    }
+    let mut keys: Vec<Key> = batch.iter().filter_map(|p| Key::encode(p).ok()).collect();
+    keys.sort();
+    let mut decoder = KeyDecoder::default();
+    for key in keys {
+        if decoder.decode(&key, |_, _| true).ok().flatten() != key.decode_board(|_, _| true).ok().flatten() {
+            check.failures.push(format!("scan decoder: key {key}"));
+        }
+    }
+    check
+}
+
+fn attack_check_paths(paths: &[PathBuf]) -> AttackCheck {
+    use rayon::prelude::*;
+    use tabiya::input::{InputKind, Source, Wanted, expand, read_games};
+
+    const BATCH: usize = 1 << 16;
+    let mut total = AttackCheck::default();
+    let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
+    let flush = |batch: &mut Vec<Position>, total: &mut AttackCheck| {
+        let checked = batch
+            .par_chunks(4096)
+            .enumerate()
+            .map(|(i, chunk)| check_attacks(chunk, i))
+            .reduce(AttackCheck::default, AttackCheck::merge);
+        *total = std::mem::take(total).merge(checked);
+        batch.clear();
+    };
+    for file in expand(paths, Wanted::Any).unwrap() {
+        let source = Source::open(&file, None).unwrap();
+        match source.kind {
+            InputKind::Pgn => read_games(source.reader, |game| {
+                if let Ok(game) = game {
+                    batch.extend(game.mainline().map(|(position, _)| position));
+                    if batch.len() >= BATCH {
+                        flush(&mut batch, &mut total);
+                    }
+                }
+            })
+            .unwrap(),
+            InputKind::PositionLines => read_position_lines(source.reader, &source.name, |line| {
+                if let Ok(line) = line {
+                    batch.push(line.position);
+                }
+            })
+            .unwrap(),
+        }
+    }
+    flush(&mut batch, &mut total);
+    total
+}
+
+#[test]
+fn vector_attacks_agree_with_shakmaty_on_every_position() {
+    let Some(dir) = datasets() else { return };
+    let suites = attack_check_paths(&[dir.join("positions")]);
+    assert!(suites.failures.is_empty(), "{:#?}", suites.failures);
+    assert!(suites.positions > 100_000, "{} positions", suites.positions);
+    let players = attack_check_paths(&[dir.join("players.pgn.zst")]);
+    assert!(players.failures.is_empty(), "{:#?}", players.failures);
+    assert_eq!(players.positions, 33_424_331);
+    assert!(players.squares_checked > 64 * 4_000_000, "{}", players.squares_checked);
+}

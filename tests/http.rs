@@ -156,6 +156,19 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     assert!(content_type.starts_with("application/x-chess-pgn"), "{content_type}");
     assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
 
+    // Pattern search and the games it reaches.
+    let (status, mates) = json(&server, "/pattern?q=mate&limit=5");
+    assert_eq!(status, 200, "{mates}");
+    for field in ["positions", "occurrences", "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"] {
+        assert!(mates.get(field).is_some(), "{field}");
+    }
+    assert!(mates["games"].as_u64() >= Some(1));
+    let (status, games) = json(&server, "/games?pattern=mate&perPage=100");
+    assert_eq!(status, 200);
+    assert_eq!(games["total"], mates["games"]);
+    let (_, flipped) = json(&server, "/pattern?q=Pa-h7%20and%20wtm&flip=true&material=KQRRBBNNP*vKQRRBBNNP*");
+    assert!(flipped.get("positions").is_some(), "{flipped}");
+
     let (status, stats) = json(&server, "/stats");
     assert_eq!((status, stats["games"].as_u64()), (200, Some(5)));
 }
@@ -185,6 +198,12 @@ fn bad_requests_are_400_with_a_json_error() {
         "/games?sort=oldest",
         "/games?page=x",
         "/games?and=not%20a%20fen",
+        "/pattern",
+        "/pattern?q=attacks(Q%2C%20k",
+        "/pattern?q=Ke1&flip=maybe",
+        "/pattern?q=Ke1&side=x",
+        "/pattern?q=Ke1&material=KvQ",
+        "/games?pattern=Kz9",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");

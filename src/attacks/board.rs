@@ -269,26 +269,33 @@ impl VectorBoard {
     pub fn pins(&self) -> Vec<Pin> {
         let mut pins = Vec::new();
         for &from in &self.list[..usize::from(self.len)] {
-            let cell = self.cells[usize::from(from)];
-            let steps: &[i16] = match kind_bit(cell) {
-                BISHOP => &BISHOP_STEPS,
-                ROOK => &ROOK_STEPS,
-                QUEEN => &KING_STEPS,
-                _ => continue,
-            };
-            for &step in steps {
-                let Some(first) = self.next_piece(from, step) else { continue };
-                let first_cell = self.cells[usize::from(first)];
-                if (first_cell ^ cell) & BLACK == 0 {
-                    continue; // own piece: no pin
-                }
-                let Some(second) = self.next_piece(first, step) else { continue };
-                if (self.cells[usize::from(second)] ^ first_cell) & BLACK == 0 {
-                    pins.push(Pin { pinner: square(from), pinned: square(first), behind: square(second) });
-                }
-            }
+            self.pins_from(square(from), |pin| pins.push(pin));
         }
         pins
+    }
+
+    /// The pins whose pinner stands on `from`: along each of its rays, the first piece (of the
+    /// other colour) and the next one (of that piece's colour).
+    pub fn pins_from(&self, from: Square, mut found: impl FnMut(Pin)) {
+        let index = x88(from);
+        let cell = self.cells[usize::from(index)];
+        let steps: &[i16] = match kind_bit(cell) {
+            BISHOP => &BISHOP_STEPS,
+            ROOK => &ROOK_STEPS,
+            QUEEN => &KING_STEPS,
+            _ => return,
+        };
+        for &step in steps {
+            let Some(first) = self.next_piece(index, step) else { continue };
+            let first_cell = self.cells[usize::from(first)];
+            if (first_cell ^ cell) & BLACK == 0 {
+                continue; // own piece: no pin
+            }
+            let Some(second) = self.next_piece(first, step) else { continue };
+            if (self.cells[usize::from(second)] ^ first_cell) & BLACK == 0 {
+                found(Pin { pinner: from, pinned: square(first), behind: square(second) });
+            }
+        }
     }
 
     /// The first occupied 0x88 index after `from` along `step`.

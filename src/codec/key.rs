@@ -126,6 +126,183 @@ impl KeyBoard {
     }
 }
 
+/// A key split into its digits: category, material, and the placement indices.
+struct Header {
+    category: Category,
+    material: Material,
+    vectors: ByColor<SideVector>,
+    pawns: ByColor<u32>,
+    pawn_index: u64,
+    turn_ep: u64,
+    /// Each side's free pieces' mixed-radix index.
+    indices: ByColor<u128>,
+}
+
+impl Header {
+    /// The pawns the digits stand for.
+    fn pawns(&self) -> ByColor<Bitboard> {
+        let white_count = self.pawns.white;
+        let white = unrank_subset(self.pawn_index % binomial(48, white_count), white_count, PAWN_SQUARES);
+        let black = unrank_subset(self.pawn_index / binomial(48, white_count), self.pawns.black, PAWN_SQUARES & !white);
+        ByColor { white, black }
+    }
+
+    /// The placement the digits stand for, as bitboards.
+    fn place(&self) -> KeyBoard {
+        self.place_with(self.pawns())
+    }
+
+    /// The placement, with the pawns already unranked.
+    fn place_with(&self, pawns: ByColor<Bitboard>) -> KeyBoard {
+        let category = self.category;
+        let mut pieces = Pieces::default();
+        let (white_pawns, black_pawns) = (pawns.white, pawns.black);
+        pieces.add(white_pawns, Color::White, Role::Pawn);
+        pieces.add(black_pawns, Color::Black, Role::Pawn);
+        for color in Color::ALL {
+            pieces.add(category.home_rooks(color), color, Role::Rook);
+            if let Some(king) = category.implied_king(color) {
+                pieces.add(Bitboard::from(king), color, Role::King);
+            }
+        }
+        let mut holes = !pieces.occupied();
+        for color in [Color::White, Color::Black] {
+            let (vector, index) = (*self.vectors.get(color), *self.indices.get(color));
+            unplace_free_pieces(&mut pieces, color, category, vector, index, &mut holes);
+        }
+        let turn = if self.turn_ep >= 9 { Color::Black } else { Color::White };
+        let ep_square = match self.turn_ep % 9 {
+            0 => None,
+            file => {
+                Some(Square::from_coords(shakmaty::File::new(file as u32 - 1), turn.fold_wb(Rank::Sixth, Rank::Third)))
+            }
+        };
+        KeyBoard {
+            category,
+            material: self.material,
+            by_role: pieces.by_role,
+            by_color: pieces.by_color,
+            turn,
+            ep_square,
+        }
+    }
+}
+
+/// Decodes a run of keys in key order, as a scan meets them: most keys lie in the same
+/// (category, material) block as the one before, so the block's bounds and radices are kept
+/// and a key inside them is split by two divisions instead of the table searches.
+///
+/// ```
+/// use tabiya::{Key, Position, codec::KeyDecoder};
+///
+/// let mut decoder = KeyDecoder::default();
+/// for fen in ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -", "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -"] {
+///     let key = Key::encode(&fen.parse::<Position>()?)?;
+///     let board = decoder.decode(&key, |_, _| true)?.expect("accepted");
+///     assert_eq!(Some(board), key.decode_board(|_, _| true)?);
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct KeyDecoder {
+    block: Option<Block>,
+    /// Pawn structures recently unranked, direct-mapped by their digits: many positions of a
+    /// collection share a pawn structure, and unranking 16 pawns is most of a decode.
+    pawn_cache: Vec<(u64, ByColor<Bitboard>)>,
+}
+
+/// Entries of the pawn-structure cache (a power of two).
+const PAWN_CACHE: usize = 1 << 16;
+
+/// The material block of the last key decoded.
+#[derive(Debug)]
+struct Block {
+    category: Category,
+    start: U192,
+    end: U192,
+    material: Material,
+    vectors: ByColor<SideVector>,
+    pawns: ByColor<u32>,
+    pawn_placements: u64,
+    white_placements: u128,
+    accepted: bool,
+}
+
+impl KeyDecoder {
+    /// Decodes like [`Key::decode_board`]; `accept` is asked once per material block.
+    pub fn decode(
+        &mut self,
+        key: &Key,
+        accept: impl FnOnce(Category, &Material) -> bool,
+    ) -> Result<Option<KeyBoard>, KeyError> {
+        let category = key.category()?;
+        let rank = U192::from_be_slice(&key.0[1..]);
+        if let Some(block) = &self.block
+            && block.category == category
+            && block.start <= rank
+            && rank < block.end
+        {
+            if !block.accepted {
+                return Ok(None);
+            }
+            // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
+            let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
+            let low = low.to::<u64>();
+            let pieces = pieces.to::<u128>();
+            let header = Header {
+                category,
+                material: block.material,
+                vectors: block.vectors,
+                pawns: block.pawns,
+                pawn_index: low % block.pawn_placements,
+                turn_ep: low / block.pawn_placements,
+                indices: ByColor { white: pieces % block.white_placements, black: pieces / block.white_placements },
+            };
+            let pawns = self.cached_pawns(&header);
+            return Ok(Some(header.place_with(pawns)));
+        }
+        let header = key.header()?;
+        let frame = Frame::new(category, &header.material, tables())?;
+        let start = frame.block_start();
+        let accepted = accept(category, &header.material);
+        self.block = Some(Block {
+            category,
+            start,
+            end: start + frame.block_size(),
+            material: header.material,
+            vectors: header.vectors,
+            pawns: header.pawns,
+            pawn_placements: frame.pawn_placements,
+            white_placements: frame.white_placements,
+            accepted,
+        });
+        Ok(accepted.then(|| header.place()))
+    }
+
+    fn cached_pawns(&mut self, header: &Header) -> ByColor<Bitboard> {
+        if self.pawn_cache.is_empty() {
+            self.pawn_cache = vec![(u64::MAX, ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY }); PAWN_CACHE];
+        }
+        // The digits with the pawn counts: 48+ bits of index, then 4 + 4 bits of counts.
+        let tag = header.pawn_index << 8 | u64::from(header.pawns.white) << 4 | u64::from(header.pawns.black);
+        let slot = (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % PAWN_CACHE;
+        let entry = &mut self.pawn_cache[slot];
+        if entry.0 != tag {
+            *entry = (tag, header.pawns());
+        }
+        entry.1
+    }
+
+    /// The keys of the material block of the last key decoded.
+    pub fn block_range(&self) -> Option<KeyRange> {
+        let block = self.block.as_ref()?;
+        Some(KeyRange {
+            first: Key::from_parts(block.category, block.start),
+            last: Key::from_parts(block.category, block.end - U192::from(1u8)),
+        })
+    }
+}
+
 impl KeyRange {
     /// Whether `key` lies in the range.
     pub fn contains(&self, key: &Key) -> bool {
@@ -201,6 +378,7 @@ impl Key {
     /// Decodes the placement of a key without building or validating a [`Position`]: the fast
     /// path of scans over stored keys, which a database only holds valid. `accept` sees the
     /// category and material first; when it says no, the placement is not decoded (`Ok(None)`).
+    /// Scans over many keys use a [`KeyDecoder`], which reuses the material block's frame.
     ///
     /// Errors are those of the rank itself (out of range, material outside the category);
     /// overlapping pieces or illegal placements are only caught by [`Key::decode`].
@@ -214,6 +392,16 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode_board(&self, accept: impl FnOnce(Category, &Material) -> bool) -> Result<Option<KeyBoard>, KeyError> {
+        let header = self.header()?;
+        if !accept(header.category, &header.material) {
+            return Ok(None);
+        }
+        Ok(Some(header.place()))
+    }
+
+    /// The key's category and material, with the digits of its placement: searches over the
+    /// tables from the most significant digit down.
+    fn header(&self) -> Result<Header, KeyError> {
         let category = self.category()?;
         let rank = U192::from_be_slice(&self.0[1..]);
         let t = tables();
@@ -260,42 +448,18 @@ impl Key {
             content_in_class(t, bi, &t.classes[black_class], |before| unit * u128::from(before) <= inner)?;
         let black_index = inner - unit * u128::from(t.sides[bi].weight_before[black_vector]);
 
-        let material = material_of(
-            t.vectors[white_vector],
-            t.vectors[black_vector],
-            white_pawn_count as u8,
-            black_pawn_count as u8,
-        );
+        let vectors = ByColor { white: t.vectors[white_vector], black: t.vectors[black_vector] };
+        let material = material_of(vectors.white, vectors.black, white_pawn_count as u8, black_pawn_count as u8);
         material.check().map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
-        if !accept(category, &material) {
-            return Ok(None);
-        }
-
-        // 4. Placement, gathered as bitboards.
-        let mut pieces = Pieces::default();
-        let white_pawns = unrank_subset(pawn_index % binomial(48, white_pawn_count), white_pawn_count, PAWN_SQUARES);
-        let black_pawns =
-            unrank_subset(pawn_index / binomial(48, white_pawn_count), black_pawn_count, PAWN_SQUARES & !white_pawns);
-        pieces.add(white_pawns, Color::White, Role::Pawn);
-        pieces.add(black_pawns, Color::Black, Role::Pawn);
-        for color in Color::ALL {
-            pieces.add(category.home_rooks(color), color, Role::Rook);
-            if let Some(king) = category.implied_king(color) {
-                pieces.add(Bitboard::from(king), color, Role::King);
-            }
-        }
-        let mut holes = !pieces.occupied();
-        unplace_free_pieces(&mut pieces, Color::White, category, t.vectors[white_vector], white_index, &mut holes);
-        unplace_free_pieces(&mut pieces, Color::Black, category, t.vectors[black_vector], black_index, &mut holes);
-
-        let turn = if turn_ep >= 9 { Color::Black } else { Color::White };
-        let ep_square = match turn_ep % 9 {
-            0 => None,
-            file => {
-                Some(Square::from_coords(shakmaty::File::new(file as u32 - 1), turn.fold_wb(Rank::Sixth, Rank::Third)))
-            }
-        };
-        Ok(Some(KeyBoard { category, material, by_role: pieces.by_role, by_color: pieces.by_color, turn, ep_square }))
+        Ok(Header {
+            category,
+            material,
+            vectors,
+            pawns: ByColor { white: white_pawn_count, black: black_pawn_count },
+            pawn_index,
+            turn_ep,
+            indices: ByColor { white: white_index, black: black_index },
+        })
     }
 
     /// The category byte, or an error when it is above 80.

@@ -20,8 +20,8 @@ use shakmaty::Color;
 
 use super::{QueryError, Signature};
 use crate::{
-    Category, Key, Material,
-    codec::material_range,
+    Category, Key,
+    codec::{KeyDecoder, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
     store::{Store, StoreError, layout},
@@ -273,6 +273,7 @@ impl PatternQuery {
         let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
+        let mut decoder = KeyDecoder::default();
         let mut passed = 0u64;
         while let Some((key_bytes, value)) = cursor.entry() {
             passed += 1;
@@ -292,22 +293,11 @@ impl PatternQuery {
                 skip_until = None;
             }
             let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
-            let mut rejected: Option<(Category, Material)> = None;
-            let decoded = key
-                .decode_board(|category, material| {
-                    let ok = !check_material || need.admits(material);
-                    if !ok {
-                        rejected = Some((category, *material));
-                    }
-                    ok
-                })
+            let decoded = decoder
+                .decode(&key, |_, material| !check_material || need.admits(material))
                 .map_err(|err| store.corrupt(format!("position key {key}: {err}")))?;
             let Some(board) = decoded else {
-                if let Some((category, material)) = rejected
-                    && let Ok(range) = material_range(category, &material)
-                {
-                    skip_until = Some(range.after_last());
-                }
+                skip_until = decoder.block_range().map(|range| range.after_last());
                 cursor.next();
                 continue;
             };

@@ -112,10 +112,12 @@ impl Scene {
                 if xs.is_empty() || ys.is_empty() || zs.is_empty() {
                     return false;
                 }
-                self.board()
-                    .pins()
-                    .iter()
-                    .any(|pin| xs.contains(pin.pinner) && ys.contains(pin.pinned) && zs.contains(pin.behind))
+                let board = self.board();
+                let mut any = false;
+                for pinner in xs {
+                    board.pins_from(pinner, |pin| any |= ys.contains(pin.pinned) && zs.contains(pin.behind));
+                }
+                any
             }
             Expr::Test(Test::ToMove(color)) => self.turn == *color,
             Expr::Test(Test::Check) => self.checkers() >= 1,

@@ -421,7 +421,6 @@ impl Store {
     pub fn position_cursor(&self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> PositionCursor<'_> {
         let mut options = ReadOptions::default();
         options.fill_cache(false);
-        options.set_readahead_size(2 << 20);
         if let Some(upper) = upper {
             options.set_iterate_upper_bound(upper.to_vec());
         }
