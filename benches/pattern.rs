@@ -1,5 +1,5 @@
 //! Pattern search per position: decoding a stored key into bitboards (against the validating
-//! decode), building the vector-attack board, the attack predicates (attackers of every square,
+//! decode; alone and through the scan's decoder in key order), building the vector-attack board, the attack predicates (attackers of every square,
 //! checkers, pins) next to shakmaty's equivalents, and whole patterns. Positions: every position
 //! of the first games of the players collection (`../shared/datasets/players.pgn.zst`, or the
 //! file named by `TABIYA_BENCH_PGN`).
@@ -15,7 +15,7 @@ use shakmaty::{Color, Position as _, Square};
 use tabiya::{
     Key,
     attacks::VectorBoard,
-    codec::KeyBoard,
+    codec::{KeyBoard, KeyDecoder},
     input::read_games,
     pattern::{Pattern, Scene},
 };
@@ -59,9 +59,20 @@ fn pattern(c: &mut Criterion) {
     group.bench_function("key_decode_board", |b| {
         b.iter(|| keys.iter().map(|k| black_box(k).decode_board(|_, _| true).is_ok() as u32).sum::<u32>())
     });
+    group.bench_function("key_decoder_in_key_order", |b| {
+        b.iter(|| {
+            let mut decoder = KeyDecoder::default();
+            keys.iter().map(|k| decoder.decode(black_box(k), |_, _| true).is_ok() as u32).sum::<u32>()
+        })
+    });
     group.bench_function("vector_board_build", |b| {
         b.iter(|| {
-            boards.iter().map(|k| VectorBoard::from_bitboards(&k.by_role, &k.by_color).king(Color::White)).count()
+            boards
+                .iter()
+                .map(|k| {
+                    black_box(VectorBoard::from_bitboards(&k.by_role, &k.by_color)).king(Color::White).is_some() as u32
+                })
+                .sum::<u32>()
         })
     });
     group.bench_function("vector_attackers_all_squares", |b| {
@@ -105,10 +116,12 @@ fn pattern(c: &mut Criterion) {
         ["wtm", "pin(B, n, k)", "check", "attacks(N, q) or attacks(n, Q)", "passed(P) and count(p) <= 4", "mate"]
     {
         let pattern: Pattern = text.parse().expect("pattern");
+        // As a scan meets them: keys in order through one decoder.
         group.bench_function(format!("decode_and_match {text}"), |b| {
             b.iter(|| {
+                let mut decoder = KeyDecoder::default();
                 keys.iter()
-                    .filter_map(|k| k.decode_board(|_, _| true).ok().flatten())
+                    .filter_map(|k| decoder.decode(k, |_, _| true).ok().flatten())
                     .filter(|board| pattern.matches(&mut Scene::of_key_board(board)))
                     .count()
             })

@@ -366,7 +366,7 @@ fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
                 fail(format!("pinned {color:?}"));
             }
         }
-        if (i + seed) % 8 == 0 {
+        if (i + seed).is_multiple_of(8) {
             for sq in Square::ALL {
                 for color in [Color::White, Color::Black] {
                     if vectors.attackers(sq, color) != board.attacks_to(sq, color, board.occupied()) {

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use tabiya::{
-    explore::{GameSort, GameSource, GamesQuery, PatternQuery, Target},
+    explore::{GameSort, GameSource, GamesQuery, PatternQuery, Signature, Target, parse_color},
     output::{pgn, table},
     pattern::Pattern,
     store::Store,
@@ -24,6 +24,12 @@ pub struct Args {
     /// With --pattern: match the pattern or its colour-flipped mirror.
     #[arg(long, requires = "pattern")]
     flip_colours: bool,
+    /// With --pattern: only positions with this material signature (KRPPvKR, KRP*vKRP*).
+    #[arg(long, requires = "pattern")]
+    material: Option<String>,
+    /// With --pattern: only positions with this side to move (w or b).
+    #[arg(long, requires = "pattern")]
+    side: Option<String>,
     /// Only games that also reached this position (FEN; repeatable).
     #[arg(long, value_name = "FEN")]
     and: Vec<String>,
@@ -53,8 +59,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = match &args.pattern {
         Some(pattern) => GameSource::Pattern(Box::new(PatternQuery {
             pattern: pattern.parse::<Pattern>()?.with_flip(args.flip_colours),
-            material: None,
-            side: None,
+            material: args.material.as_deref().map(str::parse::<Signature>).transpose()?,
+            side: args.side.as_deref().map(parse_color).transpose()?,
             limit: 0,
         })),
         None => GameSource::Position(args.target.resolve()?),

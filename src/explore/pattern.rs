@@ -215,14 +215,11 @@ impl PatternQuery {
         top.sort();
         let hits = top
             .into_iter()
-            .map(|Reverse((games, Reverse(key), [white, draws, black]))| PatternHit {
-                fen: key.decode().map(|p| p.to_string()).unwrap_or_default(),
-                games,
-                white,
-                draws,
-                black,
+            .map(|Reverse((games, Reverse(key), [white, draws, black]))| {
+                let position = key.decode().map_err(|err| store.corrupt(format!("position key {key}: {err}")))?;
+                Ok(PatternHit { fen: position.to_string(), games, white, draws, black })
             })
-            .collect();
+            .collect::<Result<_, StoreError>>()?;
         Ok(PatternSearch {
             positions: partial.positions,
             occurrences: partial.occurrences,

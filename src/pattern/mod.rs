@@ -120,8 +120,8 @@ pub struct Designator {
 }
 
 impl Designator {
-    /// Any content anywhere (a placeholder).
-    const ANY: Designator = Designator { pieces: PieceSet::NONE, squares: Bitboard::FULL };
+    /// No content anywhere (a placeholder, overwritten by the parser).
+    const PLACEHOLDER: Designator = Designator { pieces: PieceSet::NONE, squares: Bitboard::FULL };
 
     fn flipped(self) -> Designator {
         Designator { pieces: self.pieces.flipped(), squares: self.squares.flip_vertical() }
@@ -220,17 +220,6 @@ impl Expr {
             Expr::Not(a) => Expr::Not(boxed(a)),
         }
     }
-
-    /// Whether evaluating needs the attack board (anything beyond placement and turn).
-    fn needs_attacks(&self) -> bool {
-        match self {
-            Expr::Attacks(..) | Expr::Pin(..) => true,
-            Expr::Test(test) => !matches!(test, Test::ToMove(_)),
-            Expr::And(a, b) | Expr::Or(a, b) => a.needs_attacks() || b.needs_attacks(),
-            Expr::Not(a) => a.needs_attacks(),
-            _ => false,
-        }
-    }
 }
 
 /// A pattern ready to evaluate: the expression, or with `--flip-colours` the expression or its
@@ -242,7 +231,6 @@ pub struct Pattern {
     /// Matched as asked or colour-flipped (CQL's `flipcolor`).
     pub flip_colours: bool,
     mirror: Expr,
-    needs_attacks: bool,
 }
 
 impl std::str::FromStr for Pattern {
@@ -256,8 +244,7 @@ impl std::str::FromStr for Pattern {
 impl Pattern {
     /// A pattern of this expression.
     pub fn new(expr: Expr, flip_colours: bool) -> Pattern {
-        let needs_attacks = expr.needs_attacks();
-        Pattern { mirror: expr.flipped(), expr, flip_colours, needs_attacks }
+        Pattern { mirror: expr.flipped(), expr, flip_colours }
     }
 
     /// The same pattern, also matching its colour-flipped mirror when `flip` is set.
@@ -268,12 +255,6 @@ impl Pattern {
     /// Whether the scene matches.
     pub fn matches(&self, scene: &mut Scene) -> bool {
         scene.eval(&self.expr) || (self.flip_colours && scene.eval(&self.mirror))
-    }
-
-    /// Whether scenes need the attack board (built lazily otherwise too, but this lets a scan
-    /// skip it).
-    pub fn needs_attacks(&self) -> bool {
-        self.needs_attacks
     }
 
     /// The material every matching position must have: lets a scan skip whole key ranges.

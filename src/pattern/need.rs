@@ -98,26 +98,23 @@ impl MaterialNeed {
 
     fn count(&mut self, d: &Designator, cmp: Cmp, n: u8) {
         let Some((color, role)) = d.pieces.single() else { return };
-        let (min, max) = (*self.min.get(color).get(role), *self.max.get(color).get(role));
-        // Bounds on the count on the designator's squares; the material bounds it from above
-        // only when the squares are the whole board.
+        // Bounds on the count on the designator's squares. They bound the piece count from
+        // below always, from above only when the squares are the whole board.
         let whole = d.squares == Bitboard::FULL;
         let (lo, hi) = match cmp {
-            Cmp::Eq if whole => (n, n),
-            Cmp::Lt if whole => (0, n.saturating_sub(1)).max((0, 0)),
-            Cmp::Le if whole => (0, n),
-            Cmp::Eq | Cmp::Ge => (n, 64),
+            Cmp::Eq => (n, if whole { n } else { 64 }),
+            Cmp::Ge => (n, 64),
             Cmp::Gt => (n.saturating_add(1), 64),
+            Cmp::Le if whole => (0, n),
+            // `count(X) < 0` never holds: an empty range (min above max).
+            Cmp::Lt if whole && n == 0 => (1, 0),
+            Cmp::Lt if whole => (0, n - 1),
             _ => (0, 64),
         };
-        if cmp == Cmp::Lt && whole && n == 0 {
-            // `count(X) < 0` never holds: an empty range.
-            *self.min.get_mut(color).get_mut(role) = 1;
-            *self.max.get_mut(color).get_mut(role) = 0;
-            return;
-        }
-        *self.min.get_mut(color).get_mut(role) = min.max(lo);
-        *self.max.get_mut(color).get_mut(role) = max.min(hi);
+        let min = self.min.get_mut(color).get_mut(role);
+        *min = (*min).max(lo);
+        let max = self.max.get_mut(color).get_mut(role);
+        *max = (*max).min(hi);
     }
 }
 

@@ -193,7 +193,7 @@ impl Parser {
 
     fn arguments<const N: usize>(&mut self) -> Result<[Designator; N], PatternError> {
         self.expect('(')?;
-        let mut out = [Designator::ANY; N];
+        let mut out = [Designator::PLACEHOLDER; N];
         for (i, slot) in out.iter_mut().enumerate() {
             if i > 0 {
                 self.expect(',')?;
