@@ -9,29 +9,13 @@ mod common;
 use std::{hint::black_box, time::Duration};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tabiya::{Key, Position, codec::huffman, input::read_games};
+use tabiya::{Key, codec::huffman};
 
 /// Games read for the benchmark positions (about 80 positions each).
 const GAMES: usize = 2_000;
 
-fn positions() -> Vec<Position> {
-    let source = common::games_source();
-    let mut positions = Vec::new();
-    let mut games = 0;
-    read_games(source.reader, |game| {
-        if games < GAMES {
-            games += 1;
-            if let Ok(game) = game {
-                positions.extend(game.mainline().map(|(position, _)| position));
-            }
-        }
-    })
-    .expect("readable PGN");
-    positions
-}
-
 fn codec(c: &mut Criterion) {
-    let positions = positions();
+    let positions = common::first_positions(GAMES);
     let keys: Vec<Key> = positions.iter().map(|p| Key::encode(p).expect("real positions encode")).collect();
     let packed: Vec<Vec<u8>> = positions.iter().map(|p| huffman::encode(p).bytes).collect();
     let bits: Vec<usize> = positions.iter().map(|p| huffman::encode(p).bits).collect();

@@ -16,26 +16,15 @@ use tabiya::{
     Key,
     attacks::VectorBoard,
     codec::{KeyBoard, KeyDecoder},
-    input::read_games,
     pattern::{Pattern, Scene},
 };
 
 /// Games read for the benchmark positions (about 80 positions each).
 const GAMES: usize = 2_000;
 
+/// The distinct keys of those games' positions, in key order (as a scan meets them).
 fn keys() -> Vec<Key> {
-    let source = common::games_source();
-    let mut keys = Vec::new();
-    let mut games = 0;
-    read_games(source.reader, |game| {
-        if games < GAMES {
-            games += 1;
-            if let Ok(game) = game {
-                keys.extend(game.mainline().filter_map(|(position, _)| Key::encode(&position).ok()));
-            }
-        }
-    })
-    .expect("readable PGN");
+    let mut keys: Vec<Key> = common::first_positions(GAMES).iter().filter_map(|p| Key::encode(p).ok()).collect();
     keys.sort();
     keys.dedup();
     keys

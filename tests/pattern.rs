@@ -251,15 +251,21 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-#[test]
-fn patterns_match_a_naive_replay() {
-    let games = generate(300);
+/// The games ingested into a fresh database (kept while the directory lives).
+fn build(games: &[Game]) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("generated.pgn");
     std::fs::write(&path, games.iter().enumerate().map(|(i, g)| pgn(i, g)).collect::<String>()).unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
     let summary = indexer::ingest(&store, &[path], &mut indexer::SilentObserver).unwrap();
     assert_eq!(summary.run.counts.indexed, games.len() as u64);
+    (dir, store)
+}
+
+#[test]
+fn patterns_match_a_naive_replay() {
+    let games = generate(300);
+    let (_dir, store) = build(&games);
     // Stored id → generated index, through the Round tag.
     let mut index_of = BTreeMap::new();
     for id in 1..=games.len() as u64 {
@@ -329,12 +335,7 @@ fn patterns_match_a_naive_replay() {
 
 #[test]
 fn the_material_a_pattern_implies_prunes_the_scan() {
-    let games = generate(60);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("generated.pgn");
-    std::fs::write(&path, games.iter().enumerate().map(|(i, g)| pgn(i, g)).collect::<String>()).unwrap();
-    let store = Store::open(&dir.path().join("db")).unwrap();
-    indexer::ingest(&store, &[path], &mut indexer::SilentObserver).unwrap();
+    let (_dir, store) = build(&generate(60));
     let run = |text: &str| {
         PatternQuery { pattern: text.parse().unwrap(), material: None, side: None, limit: 5 }.run(&store).unwrap()
     };

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use tabiya::{
-    indexer,
-    input::Source,
+    Position, indexer,
+    input::{Source, read_games},
     store::{Store, meta::FORMAT_VERSION},
 };
 
@@ -20,6 +20,22 @@ pub fn games_path() -> PathBuf {
 /// The benchmark games, opened.
 pub fn games_source() -> Source {
     Source::open(&games_path(), None).unwrap_or_else(|e| panic!("benchmark games: {e:#}"))
+}
+
+/// Every mainline position of the first `games` benchmark games (about 80 a game).
+pub fn first_positions(games: usize) -> Vec<Position> {
+    let mut positions = Vec::new();
+    let mut read = 0;
+    read_games(games_source().reader, |game| {
+        if read < games {
+            read += 1;
+            if let Ok(game) = game {
+                positions.extend(game.mainline().map(|(position, _)| position));
+            }
+        }
+    })
+    .expect("readable PGN");
+    positions
 }
 
 /// A database of the benchmark games, read-only: `TABIYA_BENCH_DB`, else one built once under

@@ -125,3 +125,29 @@ pub struct Opening {
     /// Name.
     pub name: String,
 }
+
+/// One position a search found: material and pattern searches list these, most frequent first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PositionHit {
+    /// The position.
+    pub fen: String,
+    /// Its key, in hexadecimal.
+    pub key: String,
+    /// Games reaching it.
+    pub games: u64,
+    /// Of those, won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+}
+
+impl PositionHit {
+    /// The hit of a stored key with its counts (games, White wins, draws, Black wins); a key
+    /// that does not decode is corrupt data.
+    pub fn of(key: &crate::Key, [games, white, draws, black]: [u64; 4]) -> Result<PositionHit, crate::codec::KeyError> {
+        Ok(PositionHit { fen: key.decode()?.to_string(), key: key.to_string(), games, white, draws, black })
+    }
+}

@@ -12,7 +12,7 @@
 use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 
-use super::QueryError;
+use super::{PositionHit, QueryError};
 use crate::{Category, Key, Material, codec::material_range, model::PositionStats, store::Store};
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -161,24 +161,6 @@ impl MaterialQuery {
     }
 }
 
-/// One position found.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MaterialHit {
-    /// The position.
-    pub fen: String,
-    /// Its key, in hexadecimal.
-    pub key: String,
-    /// Games reaching it.
-    pub games: u64,
-    /// Of those, won by White.
-    pub white: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Won by Black.
-    pub black: u64,
-}
-
 /// A search's answer.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -192,7 +174,7 @@ pub struct MaterialSearch {
     /// Key ranges scanned.
     pub ranges: usize,
     /// Most frequent first, at most the limit.
-    pub hits: Vec<MaterialHit>,
+    pub hits: Vec<PositionHit>,
 }
 
 impl MaterialQuery {
@@ -221,15 +203,12 @@ impl MaterialQuery {
         let hits = found
             .iter()
             .take(self.limit.min(MAX_LIMIT))
-            .map(|(key, stats)| MaterialHit {
-                fen: key.decode().map(|p| p.to_string()).unwrap_or_default(),
-                key: key.to_string(),
-                games: stats.total.games,
-                white: stats.total.white,
-                draws: stats.total.draws,
-                black: stats.total.black,
+            .map(|(key, stats)| {
+                let total = &stats.total;
+                PositionHit::of(key, [total.games, total.white, total.draws, total.black])
+                    .map_err(|err| store.corrupt(format!("position key {key}: {err}")))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(MaterialSearch { positions: found.len() as u64, occurrences, materials: materials.len(), ranges, hits })
     }
 }

@@ -30,13 +30,13 @@ mod openings;
 mod pattern;
 mod target;
 
-pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary};
+pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary, PositionHit};
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, parse_color, summarize};
-pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialHit, MaterialQuery, MaterialSearch, Signature};
+pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
-pub use pattern::{MAX_HITS, PatternHit, PatternQuery, PatternSearch, ScanProgress};
+pub use pattern::{MAX_HITS, PatternQuery, PatternSearch, ScanProgress};
 pub use target::{ResolvedTarget, Target};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.

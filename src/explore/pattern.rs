@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::{QueryError, Signature};
+use super::{PositionHit, QueryError, Signature};
 use crate::{
     Category, Key,
     codec::{KeyDecoder, material_range},
@@ -45,22 +45,6 @@ pub struct PatternQuery {
     pub limit: usize,
 }
 
-/// One matching position.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PatternHit {
-    /// The position.
-    pub fen: String,
-    /// Games reaching it.
-    pub games: u64,
-    /// Of those, won by White.
-    pub white: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Won by Black.
-    pub black: u64,
-}
-
 /// A search's answer.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -82,7 +66,7 @@ pub struct PatternSearch {
     /// Wall time of the search.
     pub elapsed_ms: u64,
     /// Most frequent first, at most the limit.
-    pub hits: Vec<PatternHit>,
+    pub hits: Vec<PositionHit>,
     /// The distinct games, ascending (for game lists).
     #[serde(skip)]
     pub game_ids: Vec<GameId>,
@@ -216,8 +200,8 @@ impl PatternQuery {
         let hits = top
             .into_iter()
             .map(|Reverse((games, Reverse(key), [white, draws, black]))| {
-                let position = key.decode().map_err(|err| store.corrupt(format!("position key {key}: {err}")))?;
-                Ok(PatternHit { fen: position.to_string(), games, white, draws, black })
+                PositionHit::of(&key, [games, white, draws, black])
+                    .map_err(|err| store.corrupt(format!("position key {key}: {err}")))
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(PatternSearch {

@@ -32,7 +32,7 @@
 //! use tabiya::pattern::Pattern;
 //!
 //! let pattern: Pattern = "pin(B, n, k) and not check".parse()?;
-//! assert!("attacks(Q, k".parse::<Pattern>().unwrap_err().to_string().contains("column 12"));
+//! assert!("attacks(Q, k".parse::<Pattern>().unwrap_err().to_string().contains("column 13"));
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
