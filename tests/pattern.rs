@@ -345,3 +345,21 @@ fn the_material_a_pattern_implies_prunes_the_scan() {
     assert!(rich.scanned < all.scanned / 2, "{} of {}", rich.scanned, all.scanned);
     assert!(rich.positions > 0);
 }
+
+#[test]
+fn a_stopped_scan_says_so() {
+    use std::sync::atomic::Ordering;
+    use tabiya::explore::{QueryError, ScanProgress};
+
+    let (_dir, store) = build(&generate(200));
+    let query = PatternQuery { pattern: "check".parse().unwrap(), material: None, side: None, limit: 5 };
+    let progress = ScanProgress::default();
+    progress.stop.store(true, Ordering::Relaxed);
+    match query.run_with(&store, &progress) {
+        Err(QueryError::Input(message)) => assert_eq!(message, "search interrupted"),
+        other => panic!("{other:?}"),
+    }
+    let done = ScanProgress::default();
+    let found = query.run_with(&store, &done).unwrap();
+    assert_eq!(done.passed.load(Ordering::Relaxed), found.scanned, "every position counted once");
+}

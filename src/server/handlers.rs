@@ -19,7 +19,7 @@ use super::{
 use crate::{
     explore::{
         Answer, GamePage, GameSort, GameSource, GamesQuery, Lookup, MaterialQuery, MaterialSearch, PatternQuery,
-        PatternSearch, QueryError, Signature, Target, parse_color,
+        PatternSearch, QueryError, ScanProgress, Signature, Target, parse_color,
     },
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     output::{json::DatabaseTotals, pgn},
@@ -172,13 +172,27 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// `q` (the pattern), optional `material` (signature), `side` (w/b), `flip` (true/false),
 /// `limit` (≤ 1000): the matching positions and their games (`{"positions", "occurrences",
 /// "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"}`).
+///
+/// A scan reads every stored position: when the client goes away, the request's future is
+/// dropped and the scan stops at its next progress check instead of running to the end.
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
+    let progress = Arc::new(ScanProgress::default());
+    let _stop_when_dropped = StopOnDrop(progress.clone());
     blocking(move || {
         let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
-        Ok(Json(query.run(&state.store)?))
+        Ok(Json(query.run_with(&state.store, &progress)?))
     })
     .await
+}
+
+/// Asks a scan to stop when dropped.
+struct StopOnDrop(Arc<ScanProgress>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// The database totals.
