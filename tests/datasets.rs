@@ -325,8 +325,8 @@ impl AttackCheck {
     }
 }
 
-/// Every position: each piece's attacks, checkers and absolutely pinned pieces of both sides as
-/// shakmaty computes them; the attackers of every square (both colours) on every 8th position
+/// Every position: each piece's attacks and x-rays, checkers and absolutely pinned pieces of both
+/// sides as shakmaty computes them; the attackers of every square (both colours) on every 8th position
 /// (128 questions a position). The keys of the batch, sorted as a scan meets them, decode through
 /// [`KeyDecoder`] to the same boards as the validating decoder.
 fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
@@ -340,9 +340,21 @@ fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
         let vectors = VectorBoard::from_board(board);
         check.positions += 1;
         let mut fail = |what: String| check.failures.push(format!("{position}: {what}"));
-        for (sq, _) in board {
-            if vectors.attacks_from(sq) != board.attacks_from(sq) {
+        for (sq, piece) in board {
+            let attacked = board.attacks_from(sq);
+            if vectors.attacks_from(sq) != attacked {
                 fail(format!("attacks from {sq}"));
+            }
+            // X-rays: what the slider would attack with its first blockers removed.
+            let occupied = board.occupied();
+            let xrays = match piece.role {
+                shakmaty::Role::Bishop | shakmaty::Role::Rook | shakmaty::Role::Queen => {
+                    attacks::attacks(sq, piece, occupied ^ (attacked & occupied)) & !attacked
+                }
+                _ => Bitboard::EMPTY,
+            };
+            if vectors.xrays_from(sq) != xrays {
+                fail(format!("x-rays from {sq}"));
             }
         }
         if vectors.checkers(chess.turn()) != chess.checkers() {
