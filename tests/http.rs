@@ -166,6 +166,15 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     let (status, games) = json(&server, "/games?pattern=mate&perPage=100");
     assert_eq!(status, 200);
     assert_eq!(games["total"], mates["games"]);
+    // Paged from the kept list: the pages put together are the whole list.
+    let mut paged = Vec::new();
+    for page in 1..=games["total"].as_u64().unwrap() {
+        let (_, one) = json(&server, &format!("/games?pattern=mate&perPage=1&page={page}"));
+        assert_eq!(one["total"], games["total"]);
+        paged.push(one["games"][0]["id"].clone());
+    }
+    let all: Vec<_> = games["games"].as_array().unwrap().iter().map(|g| g["id"].clone()).collect();
+    assert_eq!(paged, all);
     let (_, flipped) = json(&server, "/pattern?q=Pa-h7%20and%20wtm&flip=true&material=KQRRBBNNP*vKQRRBBNNP*");
     assert!(flipped.get("positions").is_some(), "{flipped}");
 
@@ -225,6 +234,8 @@ fn a_running_server_sees_what_a_later_ingest_flushed() {
     let db = sample_db(dir.path());
     let server = start(&db);
     let (_, before) = json(&server, "/stats");
+    let (_, none) = json(&server, "/games?pattern=Ph4%20and%20pa5");
+    assert_eq!(none["total"], 0, "{none}");
     let more = dir.path().join("more.pgn");
     std::fs::write(&more, "[White \"x\"]\n[Black \"y\"]\n[Result \"1-0\"]\n\n1. h4 a5 1-0\n").unwrap();
     let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), more.to_str().unwrap()]);
@@ -241,4 +252,7 @@ fn a_running_server_sees_what_a_later_ingest_flushed() {
     assert_eq!(games, 6);
     let (_, h4) = json(&server, "/masters?play=h2h4");
     assert_eq!(h4["white"], 1);
+    // A pattern's game list kept from before the ingest is not served after it.
+    let (_, after) = json(&server, "/games?pattern=Ph4%20and%20pa5");
+    assert_eq!(after["total"], 1, "{after}");
 }

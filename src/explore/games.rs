@@ -1,6 +1,8 @@
 //! Which games reached a position: its posting list, combined with others (`and`, `not`),
 //! sorted and paged, with each game's headers.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::{PatternQuery, QueryError, ResolvedTarget};
@@ -42,6 +44,8 @@ pub enum GameSource {
     Position(ResolvedTarget),
     /// The games reaching any position matching a pattern (a scan, then posting lists).
     Pattern(Box<PatternQuery>),
+    /// Games already found, ascending: a pattern search's, kept between pages.
+    Games(Arc<[GameId]>),
 }
 
 /// Games of the `source` that reached every `and` position and none of the `not` positions.
@@ -126,6 +130,7 @@ impl GamesQuery {
         let base: Vec<GameId> = match &self.source {
             GameSource::Position(target) => store.postings(&target.key)?.to_vec(),
             GameSource::Pattern(query) => query.run(store)?.game_ids,
+            GameSource::Games(ids) => ids.to_vec(),
         };
         let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
         let nots = self.not.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;

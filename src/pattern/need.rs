@@ -3,14 +3,18 @@
 
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Role};
 
-use super::{Cmp, Designator, Expr};
+use super::{Cmp, Designator, Expr, PieceSet};
 use crate::Material;
 
-/// Lower and upper bounds on each piece count; a material outside them cannot match.
+/// Lower and upper bounds on each piece count and on each side's number of pieces; a material
+/// outside them cannot match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MaterialNeed {
     min: ByColor<ByRole<u8>>,
     max: ByColor<ByRole<u8>>,
+    /// Bounds on all of one side's pieces together (from `count(A)`, `count(a)`).
+    side_min: ByColor<u8>,
+    side_max: ByColor<u8>,
 }
 
 impl Default for MaterialNeed {
@@ -30,6 +34,8 @@ impl MaterialNeed {
             white: ByRole { pawn: 64, knight: 64, bishop: 64, rook: 64, queen: 64, king: 64 },
             black: ByRole { pawn: 64, knight: 64, bishop: 64, rook: 64, queen: 64, king: 64 },
         },
+        side_min: ByColor { white: 0, black: 0 },
+        side_max: ByColor { white: 64, black: 64 },
     };
 
     /// What an expression implies (sound, not complete: `not` and `or` of unrelated pieces
@@ -61,7 +67,9 @@ impl MaterialNeed {
     pub fn admits(&self, material: &Material) -> bool {
         [Color::White, Color::Black].into_iter().all(|color| {
             let (have, min, max) = (material.side(color), self.min.get(color), self.max.get(color));
+            let pieces: u8 = have.iter().sum();
             Role::ALL.into_iter().all(|role| (*min.get(role)..=*max.get(role)).contains(have.get(role)))
+                && (*self.side_min.get(color)..=*self.side_max.get(color)).contains(&pieces)
         })
     }
 
@@ -84,7 +92,15 @@ impl MaterialNeed {
         let pick = |a: &ByColor<ByRole<u8>>, b: &ByColor<ByRole<u8>>, f: fn(u8, u8) -> u8| {
             ByColor::new_with(|color| ByRole::new_with(|role| f(*a.get(color).get(role), *b.get(color).get(role))))
         };
-        MaterialNeed { min: pick(&self.min, &other.min, min), max: pick(&self.max, &other.max, max) }
+        let side = |a: &ByColor<u8>, b: &ByColor<u8>, f: fn(u8, u8) -> u8| {
+            ByColor::new_with(|color| f(*a.get(color), *b.get(color)))
+        };
+        MaterialNeed {
+            min: pick(&self.min, &other.min, min),
+            max: pick(&self.max, &other.max, max),
+            side_min: side(&self.side_min, &other.side_min, min),
+            side_max: side(&self.side_max, &other.side_max, max),
+        }
     }
 
     fn at_least(&mut self, d: &Designator, n: u8) {
@@ -97,7 +113,6 @@ impl MaterialNeed {
     }
 
     fn count(&mut self, d: &Designator, cmp: Cmp, n: u8) {
-        let Some((color, role)) = d.pieces.single() else { return };
         // Bounds on the count on the designator's squares. They bound the piece count from
         // below always, from above only when the squares are the whole board.
         let whole = d.squares == Bitboard::FULL;
@@ -111,19 +126,24 @@ impl MaterialNeed {
             Cmp::Lt if whole => (0, n - 1),
             _ => (0, 64),
         };
-        let min = self.min.get_mut(color).get_mut(role);
+        let (min, max) = if let Some((color, role)) = d.pieces.single() {
+            (self.min.get_mut(color).get_mut(role), self.max.get_mut(color).get_mut(role))
+        } else if let Some(color) = [Color::White, Color::Black].into_iter().find(|&c| d.pieces == PieceSet::side(c)) {
+            (self.side_min.get_mut(color), self.side_max.get_mut(color))
+        } else {
+            return;
+        };
         *min = (*min).max(lo);
-        let max = self.max.get_mut(color).get_mut(role);
         *max = (*max).min(hi);
     }
 }
 
 /// The pawn part of a designator (pawn predicates ignore other pieces).
 fn pawns_of(d: &Designator) -> Designator {
-    let mut pieces = super::PieceSet::NONE;
+    let mut pieces = PieceSet::NONE;
     for color in [Color::White, Color::Black] {
         if d.pieces.contains(color, Role::Pawn) {
-            pieces = pieces.union(super::PieceSet::piece(color, Role::Pawn));
+            pieces = pieces.union(PieceSet::piece(color, Role::Pawn));
         }
     }
     Designator { pieces, squares: d.squares }

@@ -88,6 +88,11 @@ fn material_needs() {
     assert!(need("Q or R").admits(&krp) && !need("Q and R").admits(&krp));
     assert!(need("not Q").is_any());
     assert!(!need("doubled(P)").admits(&krp));
+    // Whole sides: K, R and P for White (3 pieces), K and R for Black (2).
+    assert!(need("count(A) = 3 and count(a) <= 2").admits(&krp));
+    assert!(!need("count(A) = 16").admits(&krp) && !need("count(a) > 2").admits(&krp));
+    assert!(need("count(A) = 16 or count(a) = 2").admits(&krp));
+    assert!(need("count([QR]) = 5").is_any(), "mixed sets imply nothing");
 }
 
 #[test]

@@ -89,7 +89,7 @@ const MAX_SORTED: usize = 100_000;
 
 /// `fen`/`play` or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed,
 /// `;`-separated), `page` (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
-fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
+fn games_query(state: &AppState, params: &Params) -> Result<GamesQuery, ApiError> {
     let page = params.count("page", 1, usize::MAX)?.max(1);
     let per_page = params.count("perPage", 20, PER_PAGE)?;
     let fens = |name: &str| -> Result<Vec<_>, ApiError> {
@@ -99,7 +99,14 @@ fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
     };
     let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
     let source = match params.get("pattern") {
-        Some(_) => GameSource::Pattern(Box::new(pattern_query(params, "pattern", 0)?)),
+        Some(text) => {
+            let query = pattern_query(params, "pattern", 0)?;
+            let generation = state.store.totals().map_err(QueryError::from)?.next_game_id;
+            let [flip, material, side] = ["flip", "material", "side"].map(|name| params.get(name).unwrap_or(""));
+            let key = format!("{generation}\n{text}\n{flip}\n{material}\n{side}");
+            let ids = state.pattern_games.get_or_scan(key, || Ok(query.run(&state.store)?.game_ids))?;
+            GameSource::Games(ids)
+        }
         None => GameSource::Position(params.target()?),
     };
     Ok(GamesQuery {
@@ -118,7 +125,7 @@ fn games_query(params: &Params) -> Result<GamesQuery, ApiError> {
 pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        let query = games_query(&params)?;
+        let query = games_query(&state, &params)?;
         Ok(Json(query.run(&state.store)?))
     })
     .await
@@ -128,7 +135,7 @@ pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Res
 pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        let query = games_query(&params)?;
+        let query = games_query(&state, &params)?;
         let page = query.run(&state.store)?;
         let pgn = pgn::page(&page).map_err(ApiError::internal)?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())

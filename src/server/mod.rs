@@ -9,11 +9,16 @@
 mod handlers;
 mod params;
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{
+    collections::VecDeque,
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use axum::{Router, routing::get};
 
-use crate::store::Store;
+use crate::{explore::QueryError, model::GameId, store::Store};
 
 /// How to serve.
 #[derive(Clone, Debug)]
@@ -28,6 +33,43 @@ pub struct ServeOptions {
 pub struct AppState {
     /// The database, opened as a secondary.
     pub store: Store,
+    /// The game lists of recent pattern searches.
+    pub pattern_games: PatternGames,
+}
+
+/// The game lists of the last few pattern searches, so that paging through
+/// `/games?pattern=` scans the database once, not once a page. Entries are keyed by the search
+/// and by the database's next game id, so a list found before the server caught up with an
+/// ingest is not served after it.
+#[derive(Default)]
+pub struct PatternGames(Mutex<VecDeque<(String, Arc<[GameId]>)>>);
+
+impl PatternGames {
+    /// Lists kept.
+    const KEPT: usize = 8;
+
+    /// The list kept under `key`, or the one `scan` finds (then kept, the oldest dropped).
+    pub fn get_or_scan(
+        &self,
+        key: String,
+        scan: impl FnOnce() -> Result<Vec<GameId>, QueryError>,
+    ) -> Result<Arc<[GameId]>, QueryError> {
+        let kept = |lists: &VecDeque<(String, Arc<[GameId]>)>| {
+            lists.iter().find(|(k, _)| *k == key).map(|(_, ids)| Arc::clone(ids))
+        };
+        if let Some(ids) = kept(&self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
+            return Ok(ids);
+        }
+        let ids: Arc<[GameId]> = scan()?.into();
+        let mut lists = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if kept(&lists).is_none() {
+            if lists.len() == Self::KEPT {
+                lists.pop_front();
+            }
+            lists.push_back((key, Arc::clone(&ids)));
+        }
+        Ok(ids)
+    }
 }
 
 /// The API's routes over `state`.
@@ -55,7 +97,7 @@ pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)
             .await
             .map_err(|source| ServeError::Bind { addr: options.bind, source })?;
         let addr = listener.local_addr().map_err(ServeError::Io)?;
-        let state = Arc::new(AppState { store });
+        let state = Arc::new(AppState { store, pattern_games: PatternGames::default() });
         let refresher = Arc::clone(&state);
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(options.refresh);
