@@ -93,6 +93,8 @@ fn demo_ingests_the_embedded_sample_and_queries_it() {
     assert!(text.contains("ingested the embedded sample: 5 games"), "{text}");
     assert!(text.contains("2 games: white 50.0%, draws 50.0%, black 0.0%"), "{text}");
     assert!(text.contains("b4 ") && text.contains("Nc3 "), "{text}");
+    // The three classics end in mate by White.
+    assert!(text.contains("3 positions (3 occurrences) in 3 games: White won 3, drawn 0, Black won 0"), "{text}");
     let out = tabiya(&["demo", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["games"], 2);

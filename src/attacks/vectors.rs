@@ -36,7 +36,7 @@ pub struct Vector {
 pub const OFFSET: i16 = 119;
 
 /// The table, built at compile time.
-pub static VECTORS: [Vector; 239] = build();
+pub static VECTORS: [Vector; 240] = build();
 
 /// The entry for a move from `from` to `to`, both 0x88 indices.
 #[inline]
@@ -44,8 +44,8 @@ pub fn vector(from: u8, to: u8) -> Vector {
     VECTORS[(i16::from(to) - i16::from(from) + OFFSET) as usize]
 }
 
-const fn build() -> [Vector; 239] {
-    let mut table = [Vector { kinds: 0, step: 0 }; 239];
+const fn build() -> [Vector; 240] {
+    let mut table = [Vector { kinds: 0, step: 0 }; 240];
     let mut dr: i16 = -7;
     while dr <= 7 {
         let mut df: i16 = -7;

@@ -1,11 +1,11 @@
 //! `tabiya demo`: ingests the embedded sample games into a temporary database and shows the
-//! explorer answer for a position they share.
+//! explorer answer for a position they share, then the mates a pattern search finds.
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use tabiya::{
-    explore::{Filter, Limits, Lookup, Target, parse_openings},
+    explore::{Filter, Limits, Lookup, PatternQuery, Target, parse_openings},
     indexer,
     output::table,
     store::Store,
@@ -17,6 +17,9 @@ const SAMPLE: &[u8] = include_bytes!("../../datasets/sample.pgn");
 
 /// A few opening names the project typed in, in the lichess chess-openings TSV format.
 const OPENINGS: &[u8] = include_bytes!("../../datasets/openings-sample.tsv");
+
+/// The pattern the demo searches for: the games that end in mate.
+const MATE: &str = "mate";
 
 /// The Giuoco Piano, which the Evergreen game and the transposition sample share.
 const LINE: &str = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5";
@@ -55,6 +58,9 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
         );
         println!("tabiya query --moves \"{LINE}\"\n");
         print!("{}", table::answer(&answer));
+        let mates = PatternQuery { pattern: MATE.parse()?, material: None, side: None, limit: 3 }.run(&store)?;
+        println!("\ntabiya search --pattern '{MATE}'\n");
+        print!("{}", table::pattern(&mates));
     }
     Ok(if answer.games == 2 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
