@@ -1,12 +1,18 @@
 //! Property tests: random games biased toward promotions, en passant and castling-right changes
 //! round-trip through both codecs; arbitrary bytes decode to a position or an error, never a
-//! panic, and whatever decodes is canonical (re-encodes to the same bytes).
+//! panic, and whatever decodes is canonical (re-encodes to the same bytes); the scan decoder
+//! agrees with the key decoder; pattern text parses or fails cleanly, and evaluates the same on
+//! either kind of decoded position.
 
 mod common;
 
 use proptest::prelude::*;
 use shakmaty::{Chess, Move, Position as _, Role};
-use tabiya::{Key, Position, codec::huffman};
+use tabiya::{
+    Key, Position,
+    codec::{KeyDecoder, huffman},
+    pattern::{Pattern, Scene},
+};
 
 /// Moves that change what the key has to express.
 fn is_interesting(m: &Move) -> bool {
@@ -95,6 +101,43 @@ proptest! {
         }
     }
 
+    /// Text from the pattern language's own tokens parses or fails with a column inside it,
+    /// never panics; what parses evaluates on real positions the same whether the position comes
+    /// from shakmaty or from a key decoded for a scan, and its mirror's mirror is itself.
+    #[test]
+    fn pattern_text_parses_or_fails_cleanly(
+        tokens in prop::collection::vec(prop::sample::select(PATTERN_TOKENS.to_vec()), 1..10),
+        choices in prop::collection::vec(any::<u32>(), 0..80),
+    ) {
+        let text = tokens.join("");
+        match text.parse::<Pattern>() {
+            Err(err) => prop_assert!(err.column >= 1 && err.column <= text.chars().count() + 1, "{text}: {err}"),
+            Ok(pattern) => {
+                prop_assert_eq!(pattern.expr.flipped().flipped(), pattern.expr.clone());
+                let flipped = pattern.clone().with_flip(true);
+                for position in random_game(&choices) {
+                    let key = Key::encode(&position).unwrap();
+                    let board = key.decode_board(|_, _| true).unwrap().unwrap();
+                    let from_chess = pattern.matches(&mut Scene::of_chess(position.chess()));
+                    prop_assert_eq!(from_chess, pattern.matches(&mut Scene::of_key_board(&board)), "{} on {}", text, position);
+                    prop_assert!(flipped.matches(&mut Scene::of_chess(position.chess())) || !from_chess);
+                    prop_assert!(from_chess <= pattern.material_need().admits(&tabiya::Material::of(&position)), "{} on {}", text, position);
+                }
+            }
+        }
+    }
+
+    /// A scan's decoder, fed keys in key order, decodes each as the one-key decoder does.
+    #[test]
+    fn the_scan_decoder_agrees_with_the_key_decoder(choices in prop::collection::vec(any::<u32>(), 1..200)) {
+        let mut keys: Vec<Key> = random_game(&choices).iter().map(|p| Key::encode(p).unwrap()).collect();
+        keys.sort();
+        let mut decoder = KeyDecoder::default();
+        for key in keys {
+            prop_assert_eq!(decoder.decode(&key, |_, _| true).unwrap(), key.decode_board(|_, _| true).unwrap());
+        }
+    }
+
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,80}") {
         if let Ok(position) = text.parse::<Position>() {
@@ -102,8 +145,15 @@ proptest! {
         }
         let _ = text.parse::<Key>();
         let _ = text.parse::<tabiya::Material>().map(|m| m.check());
+        let _ = text.parse::<Pattern>();
     }
 }
+
+/// The pattern language's tokens, and a few that are not.
+const PATTERN_TOKENS: [&str; 36] = [
+    "K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "A", "a", "_", "[", "]", ",", "(", ")", "e4", "a-h7",
+    "e1-8", " and ", " or ", "not ", "attacks", "pin", "check", "mate", "count", "passed", "= ", "<=", "3", "x",
+];
 
 /// The neighbours of real keys (rank ± small deltas) mostly decode: every one that does must be
 /// canonical, and a good share must succeed, or the canonicality checks above test nothing.
