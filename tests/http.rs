@@ -166,7 +166,9 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     let (status, games) = json(&server, "/games?pattern=mate&perPage=100");
     assert_eq!(status, 200);
     assert_eq!(games["total"], mates["games"]);
-    // Paged from the kept list: the pages put together are the whole list.
+    // Spellings of one search share a kept list; pages put together are the whole list.
+    let (_, spaced) = json(&server, "/games?pattern=%20mate%20&flip=false&perPage=100");
+    assert_eq!(spaced["games"], games["games"]);
     let mut paged = Vec::new();
     for page in 1..=games["total"].as_u64().unwrap() {
         let (_, one) = json(&server, &format!("/games?pattern=mate&perPage=1&page={page}"));
@@ -213,6 +215,7 @@ fn bad_requests_are_400_with_a_json_error() {
         "/pattern?q=Ke1&side=x",
         "/pattern?q=Ke1&material=KvQ",
         "/games?pattern=Kz9",
+        "/games?pattern=mate&play=e2e4",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");

@@ -194,6 +194,26 @@ const PATTERN_TOKENS: [&str; 36] = [
     "e1-8", " and ", " or ", "not ", "attacks", "pin", "check", "mate", "count", "passed", "= ", "<=", "3", "x",
 ];
 
+/// Materials with many promoted pieces and no pawns have more than 2^128 placements in a block:
+/// the scan decoder splits them without overflow, as the key decoder does.
+#[test]
+fn the_scan_decoder_handles_the_largest_blocks() {
+    let fens = [
+        "kqqqrrr1/bbbbnnnn/8/8/8/8/NNNBBB2/1QQQRRRK w - - 0 1",
+        "kqqqrrr1/bbbbnnnn/8/8/8/8/NNNBBB1K/1QQQRRR1 w - - 0 1",
+        "kqqqrrr1/bbbbnnnn/8/8/8/8/NNNBB1B1/1QQQRRRK b - - 0 1",
+        "kqqqrrr1/bbbbnnnn/8/8/8/2B5/NNN1BB2/1QQQRRRK w - - 0 1",
+    ];
+    let mut keys: Vec<Key> = fens.iter().map(|fen| Key::encode(&fen.parse::<Position>().unwrap()).unwrap()).collect();
+    keys.sort();
+    let mut decoder = KeyDecoder::default();
+    for key in &keys {
+        assert_eq!(decoder.decode(key, |_, _| true).unwrap(), key.decode_board(|_, _| true).unwrap(), "{key}");
+    }
+    let range = decoder.block_range().unwrap();
+    assert!(keys.iter().all(|key| range.contains(key)), "one material block");
+}
+
 /// The neighbours of real keys (rank ± small deltas) mostly decode: every one that does must be
 /// canonical, and a good share must succeed, or the canonicality checks above test nothing.
 #[test]

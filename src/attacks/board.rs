@@ -139,7 +139,7 @@ impl VectorBoard {
         piece_of(self.cells[usize::from(x88(sq))])
     }
 
-    /// The king of a colour (the first one, on boards with several).
+    /// The king of a colour (one of them, on boards with several).
     pub fn king(&self, color: Color) -> Option<Square> {
         *self.kings.get(color)
     }

@@ -1,7 +1,12 @@
 //! `tabiya search`: the positions with a given material (`--material`) or matching a pattern
 //! (`--pattern`, optionally restricted to a material).
 
-use std::{io::IsTerminal as _, process::ExitCode, sync::atomic::Ordering, time::Duration};
+use std::{
+    io::IsTerminal as _,
+    process::ExitCode,
+    sync::atomic::{AtomicBool, Ordering},
+    time::Duration,
+};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tabiya::{
@@ -86,7 +91,15 @@ pub fn run_with_progress(query: &PatternQuery, store: &Store) -> anyhow::Result<
     let style = ProgressStyle::with_template("{elapsed_precise} [{bar:25}] {human_pos}/~{human_len} positions")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
-    let done = std::sync::atomic::AtomicBool::new(false);
+    /// Ends the progress thread however the scan ends (a panic included, or the scope would
+    /// wait for the thread forever).
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let done = AtomicBool::new(false);
     let found = std::thread::scope(|scope| {
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
@@ -94,9 +107,8 @@ pub fn run_with_progress(query: &PatternQuery, store: &Store) -> anyhow::Result<
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        let found = query.run_with(store, &progress);
-        done.store(true, Ordering::Relaxed);
-        found
+        let _done = Done(&done);
+        query.run_with(store, &progress)
     });
     bar.finish_and_clear();
     Ok(found?)

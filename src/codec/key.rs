@@ -248,7 +248,15 @@ impl KeyDecoder {
             // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
             let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
             let low = low.to::<u64>();
-            let pieces = pieces.to::<u128>();
+            // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
+            // split in 192 bits; each side's index fits 128.
+            let (black, white) = match u128::try_from(pieces) {
+                Ok(small) => (small / block.white_placements, small % block.white_placements),
+                Err(_) => {
+                    let (black, white) = pieces.div_rem(U192::from(block.white_placements));
+                    (black.to::<u128>(), white.to::<u128>())
+                }
+            };
             let header = Header {
                 category,
                 material: block.material,
@@ -256,7 +264,7 @@ impl KeyDecoder {
                 pawns: block.pawns,
                 pawn_index: low % block.pawn_placements,
                 turn_ep: low / block.pawn_placements,
-                indices: ByColor { white: pieces % block.white_placements, black: pieces / block.white_placements },
+                indices: ByColor { white, black },
             };
             let pawns = self.cached_pawns(&header);
             return Ok(Some(header.place_with(pawns)));

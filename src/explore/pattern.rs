@@ -173,7 +173,9 @@ impl PatternQuery {
         let spans = self.spans(store, &need)?;
         let partial = spans
             .par_iter()
-            .map(|span| self.scan(store, span, &need, limit, progress))
+            // One decoder (and pawn-structure cache) per worker, not per span: a material
+            // search has a span per (category, material).
+            .map_init(KeyDecoder::default, |decoder, span| self.scan(store, span, decoder, &need, limit, progress))
             .try_reduce(Partial::default, |a, b| Ok(a.merge(b, limit)))?;
         if progress.stop.load(Ordering::Relaxed) {
             return Err(QueryError::input("search interrupted"));
@@ -246,6 +248,7 @@ impl PatternQuery {
         &self,
         store: &Store,
         (lower, upper): &Span,
+        decoder: &mut KeyDecoder,
         need: &MaterialNeed,
         limit: usize,
         progress: &ScanProgress,
@@ -254,7 +257,6 @@ impl PatternQuery {
         let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
-        let mut decoder = KeyDecoder::default();
         let mut passed = 0u64;
         while let Some((key_bytes, value)) = cursor.entry() {
             passed += 1;

@@ -89,7 +89,7 @@ const MAX_SORTED: usize = 100_000;
 
 /// `fen`/`play` or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed,
 /// `;`-separated), `page` (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
-fn games_query(state: &AppState, params: &Params) -> Result<GamesQuery, ApiError> {
+fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Result<GamesQuery, ApiError> {
     let page = params.count("page", 1, usize::MAX)?.max(1);
     let per_page = params.count("perPage", 20, PER_PAGE)?;
     let fens = |name: &str| -> Result<Vec<_>, ApiError> {
@@ -99,12 +99,20 @@ fn games_query(state: &AppState, params: &Params) -> Result<GamesQuery, ApiError
     };
     let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
     let source = match params.get("pattern") {
-        Some(text) => {
+        Some(_) => {
+            if params.get("fen").is_some() || params.get("play").is_some() {
+                return Err(ApiError::bad_request(
+                    "pattern asks for games of every matching position: drop fen and play",
+                ));
+            }
             let query = pattern_query(params, "pattern", 0)?;
             let generation = state.store.totals().map_err(QueryError::from)?.next_game_id;
-            let [flip, material, side] = ["flip", "material", "side"].map(|name| params.get(name).unwrap_or(""));
-            let key = format!("{generation}\n{text}\n{flip}\n{material}\n{side}");
-            let ids = state.pattern_games.get_or_scan(key, || Ok(query.run(&state.store)?.game_ids))?;
+            // The parsed query, so that spellings of one search share a list.
+            let key = format!(
+                "{generation} {:?} {:?} {:?} {:?}",
+                query.pattern, query.material, query.side, query.pattern.flip_colours
+            );
+            let ids = state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?;
             GameSource::Games(ids)
         }
         None => GameSource::Position(params.target()?),
@@ -124,8 +132,10 @@ fn games_query(state: &AppState, params: &Params) -> Result<GamesQuery, ApiError
 /// blackElo, date, event, site, round, result}]}`.
 pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
     let params = params(query)?;
+    let progress = Arc::new(ScanProgress::default());
+    let _stop_when_dropped = StopOnDrop(progress.clone());
     blocking(move || {
-        let query = games_query(&state, &params)?;
+        let query = games_query(&state, &params, &progress)?;
         Ok(Json(query.run(&state.store)?))
     })
     .await
@@ -134,8 +144,10 @@ pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Res
 /// The same page of games as PGN.
 pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
+    let progress = Arc::new(ScanProgress::default());
+    let _stop_when_dropped = StopOnDrop(progress.clone());
     blocking(move || {
-        let query = games_query(&state, &params)?;
+        let query = games_query(&state, &params, &progress)?;
         let page = query.run(&state.store)?;
         let pgn = pgn::page(&page).map_err(ApiError::internal)?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
@@ -181,7 +193,8 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"}`).
 ///
 /// A scan reads every stored position: when the client goes away, the request's future is
-/// dropped and the scan stops at its next progress check instead of running to the end.
+/// dropped and the scan stops at its next progress check instead of running to the end (so do
+/// `/games?pattern=` scans).
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
     let progress = Arc::new(ScanProgress::default());
@@ -193,7 +206,8 @@ pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> R
     .await
 }
 
-/// Asks a scan to stop when dropped.
+/// Asks a scan to stop when dropped: held by a request's future, so a client that goes away
+/// stops the scan its request started.
 struct StopOnDrop(Arc<ScanProgress>);
 
 impl Drop for StopOnDrop {

@@ -37,16 +37,18 @@ pub struct AppState {
     pub pattern_games: PatternGames,
 }
 
-/// The game lists of the last few pattern searches, so that paging through
-/// `/games?pattern=` scans the database once, not once a page. Entries are keyed by the search
-/// and by the database's next game id, so a list found before the server caught up with an
-/// ingest is not served after it.
+/// The game lists of the last few `/games?pattern=` searches, so that paging through them scans
+/// the database once, not once a page. Entries are keyed by the parsed search and by the
+/// database's next game id, so a list found before the server caught up with an ingest is not
+/// served after it. Concurrent requests for one search wait for the first one's scan.
 #[derive(Default)]
-pub struct PatternGames(Mutex<VecDeque<(String, Arc<[GameId]>)>>);
+pub struct PatternGames(Mutex<VecDeque<(String, Arc<Mutex<Option<Arc<[GameId]>>>>)>>);
 
 impl PatternGames {
     /// Lists kept.
     const KEPT: usize = 8;
+    /// Longest list kept (8 MB of ids); longer ones are found again for each page.
+    const MAX_GAMES: usize = 1 << 20;
 
     /// The list kept under `key`, or the one `scan` finds (then kept, the oldest dropped).
     pub fn get_or_scan(
@@ -54,19 +56,28 @@ impl PatternGames {
         key: String,
         scan: impl FnOnce() -> Result<Vec<GameId>, QueryError>,
     ) -> Result<Arc<[GameId]>, QueryError> {
-        let kept = |lists: &VecDeque<(String, Arc<[GameId]>)>| {
-            lists.iter().find(|(k, _)| *k == key).map(|(_, ids)| Arc::clone(ids))
+        let slot = {
+            let mut lists = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match lists.iter().find(|(k, _)| *k == key) {
+                Some((_, slot)) => Arc::clone(slot),
+                None => {
+                    if lists.len() == Self::KEPT {
+                        lists.pop_front();
+                    }
+                    let slot = Arc::new(Mutex::new(None));
+                    lists.push_back((key, Arc::clone(&slot)));
+                    slot
+                }
+            }
         };
-        if let Some(ids) = kept(&self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
-            return Ok(ids);
+        // Held during the scan: a second request for the same list waits for it.
+        let mut kept = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(ids) = &*kept {
+            return Ok(Arc::clone(ids));
         }
         let ids: Arc<[GameId]> = scan()?.into();
-        let mut lists = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if kept(&lists).is_none() {
-            if lists.len() == Self::KEPT {
-                lists.pop_front();
-            }
-            lists.push_back((key, Arc::clone(&ids)));
+        if ids.len() <= Self::MAX_GAMES {
+            *kept = Some(Arc::clone(&ids));
         }
         Ok(ids)
     }
