@@ -42,7 +42,10 @@ pub struct AppState {
 /// database's next game id, so a list found before the server caught up with an ingest is not
 /// served after it. Concurrent requests for one search wait for the first one's scan.
 #[derive(Default)]
-pub struct PatternGames(Mutex<VecDeque<(String, Arc<Mutex<Option<Arc<[GameId]>>>>)>>);
+pub struct PatternGames(Mutex<VecDeque<(String, Arc<GameList>)>>);
+
+/// One kept list: empty until its first scan ends (the lock is held during that scan).
+type GameList = Mutex<Option<Arc<[GameId]>>>;
 
 impl PatternGames {
     /// Lists kept.
@@ -64,7 +67,7 @@ impl PatternGames {
                     if lists.len() == Self::KEPT {
                         lists.pop_front();
                     }
-                    let slot = Arc::new(Mutex::new(None));
+                    let slot: Arc<GameList> = Arc::new(Mutex::new(None));
                     lists.push_back((key, Arc::clone(&slot)));
                     slot
                 }
