@@ -25,9 +25,9 @@ enum Command {
     Ingest(cmd::ingest::Args),
     /// What an opening explorer shows for a position: results, next moves, games; filters.
     Query(cmd::query::Args),
-    /// The games that reached a position: listed, paged, combined, as JSON or PGN.
+    /// The games that reached a position or any position matching a pattern: listed, paged, combined, as JSON or PGN.
     Games(cmd::games::Args),
-    /// Positions with a given material, most frequent first.
+    /// Positions with a given material or matching a pattern, most frequent first, with their games.
     Search(cmd::search::Args),
     /// Opening names: import a table.
     #[command(subcommand)]
