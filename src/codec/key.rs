@@ -358,9 +358,7 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
-        let Some(decoded) = self.decode_board(|_, _| true)? else {
-            return Err(KeyError::NonCanonical("unreachable: every material accepted"));
-        };
+        let decoded = self.header()?.place();
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
         let category = decoded.category;

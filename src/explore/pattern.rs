@@ -136,8 +136,7 @@ impl Partial {
         self.occurrences += other.occurrences;
         self.scanned += other.scanned;
         self.games = self.games.union(other.games);
-        let [a, b, c, d] = other.results;
-        for (mine, theirs) in self.results.iter_mut().zip([a, b, c, d]) {
+        for (mine, theirs) in self.results.iter_mut().zip(other.results) {
             *mine = std::mem::take(mine).union(theirs);
         }
         for hit in other.top {
@@ -193,8 +192,7 @@ impl PatternQuery {
         for chunk in unknown.chunks(4096) {
             for (id, record) in chunk.iter().zip(store.games(chunk)?) {
                 let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
-                let code = layout::RESULTS.iter().position(|&r| r == record.result).unwrap_or(3);
-                tally[code] += 1;
+                tally[usize::from(layout::result_code(record.result))] += 1;
             }
         }
         let mut top = partial.top.into_vec();
@@ -311,9 +309,8 @@ impl PatternQuery {
         match seen.single {
             Some((id, result)) => {
                 partial.games.insert(id);
-                let code = layout::RESULTS.iter().position(|&r| r == result).unwrap_or(3);
                 // Code 3 (unknown result) is known too: no record needs reading.
-                partial.results[code].insert(id);
+                partial.results[usize::from(layout::result_code(result))].insert(id);
             }
             None => {
                 for id in layout::postings(value).ok_or_else(corrupt)?.iter() {

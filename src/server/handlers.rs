@@ -132,8 +132,7 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
 /// blackElo, date, event, site, round, result}]}`.
 pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
     let params = params(query)?;
-    let progress = Arc::new(ScanProgress::default());
-    let _stop_when_dropped = StopOnDrop(progress.clone());
+    let (progress, _stop_when_dropped) = StopOnDrop::progress();
     blocking(move || {
         let query = games_query(&state, &params, &progress)?;
         Ok(Json(query.run(&state.store)?))
@@ -144,8 +143,7 @@ pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Res
 /// The same page of games as PGN.
 pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    let progress = Arc::new(ScanProgress::default());
-    let _stop_when_dropped = StopOnDrop(progress.clone());
+    let (progress, _stop_when_dropped) = StopOnDrop::progress();
     blocking(move || {
         let query = games_query(&state, &params, &progress)?;
         let page = query.run(&state.store)?;
@@ -197,8 +195,7 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// `/games?pattern=` scans).
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
-    let progress = Arc::new(ScanProgress::default());
-    let _stop_when_dropped = StopOnDrop(progress.clone());
+    let (progress, _stop_when_dropped) = StopOnDrop::progress();
     blocking(move || {
         let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
         Ok(Json(query.run_with(&state.store, &progress)?))
@@ -209,6 +206,14 @@ pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// Asks a scan to stop when dropped: held by a request's future, so a client that goes away
 /// stops the scan its request started.
 struct StopOnDrop(Arc<ScanProgress>);
+
+impl StopOnDrop {
+    /// Fresh progress for a request's scan, and the guard that stops it with the request.
+    fn progress() -> (Arc<ScanProgress>, StopOnDrop) {
+        let progress = Arc::new(ScanProgress::default());
+        (Arc::clone(&progress), StopOnDrop(progress))
+    }
+}
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {

@@ -34,7 +34,8 @@ const GENERAL: u8 = 0xff;
 pub const RESULTS: [GameResult; 4] =
     [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
 
-fn result_code(result: GameResult) -> u8 {
+/// The one-game layout's code of a result (its index in [`RESULTS`]).
+pub fn result_code(result: GameResult) -> u8 {
     RESULTS.iter().position(|&r| r == result).unwrap_or(3) as u8
 }
 
@@ -174,18 +175,7 @@ pub fn decode(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
         }
         return Some(stats);
     }
-    let head = take_byte(input)?;
-    let speed = Speed::from_index(head >> 5)?;
-    let result = RESULTS[usize::from(head & 3)];
-    let mut rating = |rated: bool| match rated {
-        true => u16::try_from(get_varint(input)?).ok().map(Some),
-        false => Some(None),
-    };
-    let ratings = [rating(head & 4 != 0)?, rating(head & 8 != 0)?];
-    let month = Month(u16::try_from(get_varint(input)?).ok()?);
-    let next = if head & 0x10 != 0 { Some(take_move(input)?) } else { None };
-    let id = GameId(get_varint(input)?);
-    let facts = GameFacts { id, result, ratings, month, speed };
+    let (facts, next) = read_game(input)?;
     let mut stats = PositionStats::game(&facts, next.as_slice());
     // Only the canonical bytes of a one-game value are valid.
     if !input.is_empty() || one_game(&stats).is_none() {
@@ -198,6 +188,22 @@ pub fn decode(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
         stats.game_ids.clear();
     }
     Some(stats)
+}
+
+/// Reads a one-game value up to its end: the game's facts and the move played from the position.
+fn read_game(input: &mut &[u8]) -> Option<(GameFacts, Option<CompactMove>)> {
+    let head = take_byte(input)?;
+    let speed = Speed::from_index(head >> 5)?;
+    let result = RESULTS[usize::from(head & 3)];
+    let mut rating = |rated: bool| match rated {
+        true => u16::try_from(get_varint(input)?).ok().map(Some),
+        false => Some(None),
+    };
+    let ratings = [rating(head & 4 != 0)?, rating(head & 8 != 0)?];
+    let month = Month(u16::try_from(get_varint(input)?).ok()?);
+    let next = if head & 0x10 != 0 { Some(take_move(input)?) } else { None };
+    let id = GameId(get_varint(input)?);
+    Some((GameFacts { id, result, ratings, month, speed }, next))
 }
 
 /// What a scan needs of a stored value: the result counts, and the game of a one-game value.
@@ -217,10 +223,8 @@ pub struct Occurrences {
 
 /// Reads only the result counts (and the game of a one-game value): the fast path of scans.
 pub fn occurrences(bytes: &[u8]) -> Option<Occurrences> {
-    let input = &mut &bytes[..];
-    let head = take_byte(input)?;
-    if head == GENERAL {
-        let tally = read_tally(input)?;
+    if !is_single_game(bytes) {
+        let tally = read_tally(&mut bytes.get(1..)?)?;
         return Some(Occurrences {
             games: tally.games,
             white: tally.white,
@@ -229,17 +233,7 @@ pub fn occurrences(bytes: &[u8]) -> Option<Occurrences> {
             single: None,
         });
     }
-    let result = RESULTS[usize::from(head & 3)];
-    for rated in [head & 4 != 0, head & 8 != 0] {
-        if rated {
-            get_varint(input)?;
-        }
-    }
-    get_varint(input)?; // month
-    if head & 0x10 != 0 {
-        take_move(input)?;
-    }
-    let id = GameId(get_varint(input)?);
+    let (GameFacts { id, result, .. }, _) = read_game(&mut &bytes[..])?;
     let count = |wanted: GameResult| u64::from(result == wanted);
     Some(Occurrences {
         games: 1,
