@@ -5,6 +5,8 @@
 //! Outside CI the tests say so and pass when the directory is absent; in CI (`CI` set) a missing
 //! directory fails them.
 
+mod common;
+
 use std::{
     collections::{HashMap, HashSet},
     io::Read as _,
@@ -12,6 +14,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use common::datasets;
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
 use tabiya::{
@@ -23,18 +26,6 @@ use tabiya::{
     store::Store,
     verify::check_paths,
 };
-
-fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("TABIYA_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(std::env::var_os("CI").is_none(), "CI needs the shared datasets at {}", dir.display());
-    eprintln!("shared datasets not found at {}: skipped", dir.display());
-    None
-}
 
 #[test]
 fn position_suites_round_trip() {

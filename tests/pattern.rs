@@ -7,93 +7,15 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::Lcg;
+use common::games::{build, generate, positions};
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position as _, Role, Square, attacks,
-    fen::Epd, san::San,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position as _, Role, Square, attacks,
 };
 use tabiya::{
     explore::{GameSort, GameSource, GamesQuery, MAX_HITS, PatternQuery, Signature},
-    indexer,
     model::GameId,
     pattern::Pattern,
-    store::Store,
 };
-
-const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
-
-struct Game {
-    result: &'static str,
-    moves: Vec<Move>,
-}
-
-/// Random games: a shared opening (one of the first 3 legal moves, 4 plies), then random legal
-/// moves favouring checks and captures, so that pins, double checks and mates occur.
-fn generate(count: usize) -> Vec<Game> {
-    let mut rng = Lcg(11);
-    (0..count)
-        .map(|_| {
-            let mut position = Chess::default();
-            let mut moves = Vec::new();
-            let length = 20 + rng.next(140);
-            for ply in 0..length {
-                let mut legal: Vec<Move> = position.legal_moves().into_iter().collect();
-                if legal.is_empty() {
-                    break;
-                }
-                legal.sort_by_key(|m| m.to_uci(CastlingMode::Standard).to_string());
-                let m = if ply < 4 {
-                    legal[rng.index(legal.len().min(3))]
-                } else {
-                    let sharp: Vec<Move> = legal
-                        .iter()
-                        .copied()
-                        .filter(|m| {
-                            m.is_capture() || m.is_promotion() || position.clone().play(*m).is_ok_and(|p| p.is_check())
-                        })
-                        .collect();
-                    if !sharp.is_empty() && rng.next(3) != 0 {
-                        sharp[rng.index(sharp.len())]
-                    } else {
-                        legal[rng.index(legal.len())]
-                    }
-                };
-                position.play_unchecked(m);
-                moves.push(m);
-            }
-            Game { result: RESULTS[rng.index(4)], moves }
-        })
-        .collect()
-}
-
-fn pgn(index: usize, game: &Game) -> String {
-    let mut out = format!("[Event \"Generated\"]\n[Round \"{}\"]\n[Result \"{}\"]\n\n", index + 1, game.result);
-    let mut position = Chess::default();
-    for (ply, m) in game.moves.iter().enumerate() {
-        if ply % 2 == 0 {
-            out += &format!("{}. ", ply / 2 + 1);
-        }
-        out += &format!("{} ", San::from_move(&position, *m));
-        position.play_unchecked(*m);
-    }
-    out + game.result + "\n\n"
-}
-
-/// Every distinct position of every game: EPD → the games (indices) reaching it.
-fn positions(games: &[Game]) -> BTreeMap<String, (Chess, BTreeSet<usize>)> {
-    let mut all: BTreeMap<String, (Chess, BTreeSet<usize>)> = BTreeMap::new();
-    for (index, game) in games.iter().enumerate() {
-        let mut position = Chess::default();
-        for m in game.moves.iter().map(Some).chain([None]) {
-            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
-            all.entry(epd).or_insert_with(|| (position.clone(), BTreeSet::new())).1.insert(index);
-            if let Some(m) = m {
-                position.play_unchecked(*m);
-            }
-        }
-    }
-    all
-}
 
 // The naive predicates: shakmaty's magic-bitboard attacks, one piece at a time.
 
@@ -252,17 +174,6 @@ fn cases() -> Vec<Case> {
                 && full(Black)
         }),
     ]
-}
-
-/// The games ingested into a fresh database (kept while the directory lives).
-fn build(games: &[Game]) -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("generated.pgn");
-    std::fs::write(&path, games.iter().enumerate().map(|(i, g)| pgn(i, g)).collect::<String>()).unwrap();
-    let store = Store::open(&dir.path().join("db")).unwrap();
-    let summary = indexer::ingest(&store, &[path], &mut indexer::SilentObserver).unwrap();
-    assert_eq!(summary.run.counts.indexed, games.len() as u64);
-    (dir, store)
 }
 
 #[test]

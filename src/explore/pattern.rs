@@ -24,7 +24,7 @@ use crate::{
     codec::{KeyDecoder, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
-    store::{Store, StoreError, layout},
+    store::{KeySpan, Store, StoreError, layout},
 };
 
 /// Most positions a search lists.
@@ -155,9 +155,6 @@ fn push_bounded<T: Ord>(heap: &mut BinaryHeap<Reverse<T>>, item: Reverse<T>, lim
     }
 }
 
-/// A key range to scan: `[lower, upper)`, `None` for the family's ends.
-type Span = (Option<Vec<u8>>, Option<Vec<u8>>);
-
 impl PatternQuery {
     /// Runs the search on every core.
     pub fn run(&self, store: &Store) -> Result<PatternSearch, QueryError> {
@@ -219,7 +216,7 @@ impl PatternQuery {
     }
 
     /// The key ranges to scan.
-    fn spans(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<Span>, QueryError> {
+    fn spans(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<KeySpan>, QueryError> {
         if let Some(signature) = &self.material {
             let mut spans = Vec::new();
             for material in signature.materials()?.iter().filter(|m| need.admits(m)) {
@@ -231,21 +228,13 @@ impl PatternQuery {
             }
             return Ok(spans);
         }
-        let splits = store.position_split_keys()?;
-        let mut spans = Vec::with_capacity(splits.len() + 1);
-        let mut lower = None;
-        for split in splits {
-            spans.push((lower.take(), Some(split.clone())));
-            lower = Some(split);
-        }
-        spans.push((lower, None));
-        Ok(spans)
+        Ok(store.position_spans()?)
     }
 
     fn scan(
         &self,
         store: &Store,
-        (lower, upper): &Span,
+        (lower, upper): &KeySpan,
         decoder: &mut KeyDecoder,
         need: &MaterialNeed,
         limit: usize,

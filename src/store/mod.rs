@@ -37,6 +37,9 @@ use crate::{
 };
 use layout::{Detail, decode_record};
 
+/// A key range of the positions family: `[lower, upper)`, `None` for the family's ends.
+pub type KeySpan = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A raw cursor over the positions family ([`Store::position_cursor`]).
 pub struct PositionCursor<'a> {
     iter: rocksdb::DBRawIteratorWithThreadMode<'a, DB>,
@@ -432,9 +435,9 @@ impl Store {
         PositionCursor { iter, store: self }
     }
 
-    /// Keys that split the positions family into parts of similar size (the first keys of its
-    /// table files, ascending), so that scans can run in parallel.
-    pub fn position_split_keys(&self) -> Result<Vec<Vec<u8>>, StoreError> {
+    /// The positions family split into key ranges of similar size (between the first keys of
+    /// its table files), so that scans can run in parallel.
+    pub fn position_spans(&self) -> Result<Vec<KeySpan>, StoreError> {
         let files = self.db.live_files().map_err(|err| self.rocks(err))?;
         let mut keys: Vec<Vec<u8>> = files
             .into_iter()
@@ -443,7 +446,14 @@ impl Store {
             .collect();
         keys.sort();
         keys.dedup();
-        Ok(keys)
+        let mut spans = Vec::with_capacity(keys.len() + 1);
+        let mut lower = None;
+        for split in keys {
+            spans.push((lower.take(), Some(split.clone())));
+            lower = Some(split);
+        }
+        spans.push((lower, None));
+        Ok(spans)
     }
 
     /// The estimated number of stored positions (RocksDB's estimate; for progress display).

@@ -1,7 +1,12 @@
 //! Helpers shared by the integration tests: the binary, a seeded generator, codec round trips.
 #![allow(dead_code)]
 
-use std::process::{Command, Output};
+pub mod games;
+
+use std::{
+    path::PathBuf,
+    process::{Command, Output},
+};
 
 use tabiya::{
     Category, Key, Material, Position,
@@ -45,4 +50,18 @@ impl Lcg {
     pub fn index(&mut self, n: usize) -> usize {
         self.next(n as u64) as usize
     }
+}
+
+/// The shared real-data sets (`../shared/datasets`, or `TABIYA_DATASETS`). Outside CI a missing
+/// directory is reported and the caller skips; in CI (`CI` set) it fails the test.
+pub fn datasets() -> Option<PathBuf> {
+    let dir = std::env::var_os("TABIYA_DATASETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI needs the shared datasets at {}", dir.display());
+    eprintln!("shared datasets not found at {}: skipped", dir.display());
+    None
 }
