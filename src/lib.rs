@@ -18,6 +18,9 @@
 //! - [`verify`]: round-tripping real positions through both codecs.
 //! - [`explore`]: position search: explorer lookups with filters, game lists, material search,
 //!   openings.
+//! - [`psqt`]: piece-square tables derived from the stored positions, and their factorisation
+//!   into bitboard components.
+//! - [`report`]: self-contained HTML reports (inline SVG), with JSON and CSV forms.
 //! - [`output`]: tables, JSON documents and PGN, for the command line and the server.
 //! - [`server`]: the HTTP API (lichess-explorer compatible).
 //!
@@ -41,6 +44,8 @@ pub mod output;
 pub mod pattern;
 pub mod position;
 pub mod postings;
+pub mod psqt;
+pub mod report;
 pub mod server;
 pub mod store;
 mod varint;

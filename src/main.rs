@@ -32,6 +32,12 @@ enum Command {
     /// Opening names: import a table.
     #[command(subcommand)]
     Openings(cmd::openings::Command),
+    /// Piece-square tables: derive them from the database, factorise them into bitboard components.
+    #[command(subcommand)]
+    Psqt(cmd::psqt::Command),
+    /// Reports as HTML, JSON or CSV: piece-square tables.
+    #[command(subcommand)]
+    Report(cmd::report::Command),
     /// Serve the HTTP API (lichess opening explorer compatible).
     Serve(cmd::serve::Args),
     /// Show what the database holds: games, positions, bytes per column family, ingest runs.
@@ -61,6 +67,8 @@ fn main() -> ExitCode {
         Command::Games(args) => cmd::games::run(args),
         Command::Search(args) => cmd::search::run(args),
         Command::Openings(command) => cmd::openings::run(command),
+        Command::Psqt(command) => cmd::psqt::run(command),
+        Command::Report(command) => cmd::report::run(command),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Key(args) => cmd::key::run(args),

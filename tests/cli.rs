@@ -293,3 +293,80 @@ fn query_search_and_openings_commands() {
         assert!(err.starts_with("tabiya: ") && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn psqt_commands_round_trip_and_refuse_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    // Twelve tables with a rank bonus each: factorised, printed as CSV, read back.
+    let mut csv = String::from("phase,piece,value");
+    for rank in 1..=8 {
+        for file in "abcdefgh".chars() {
+            csv += &format!(",{file}{rank}");
+        }
+    }
+    csv.push('\n');
+    for (i, piece) in ["pawn", "knight", "bishop", "rook", "queen", "king"].iter().enumerate() {
+        for phase in ["mg", "eg"] {
+            csv += &format!("{phase},{piece},{}", 100 * i);
+            for square in 0..64 {
+                csv += &format!(",{}", if square / 8 == 3 { 10 * i as i32 } else { 0 });
+            }
+            csv.push('\n');
+        }
+    }
+    let tables = dir.path().join("tables.csv");
+    std::fs::write(&tables, &csv).unwrap();
+    let path = tables.to_str().unwrap();
+    let out = tabiya(&["psqt", "factorise", "--input", path, "--components", "2", "--generations", "500", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let iterations = json["iterations"].as_array().unwrap();
+    assert_eq!(iterations.len(), 2);
+    // One component (the 4th rank) reproduces these tables exactly.
+    assert_eq!(iterations[1]["maskedRms"], 0.0);
+    assert_eq!(json["packed"]["components"].as_array().unwrap().len(), 2);
+    let out = tabiya(&["psqt", "factorise", "--input", path, "--components", "1", "--csv"]);
+    assert_eq!(stdout(&out).lines().count(), 13);
+    let text = stdout(&tabiya(&["psqt", "factorise", "--input", path, "--components", "1"]));
+    assert!(text.contains("masked RMS") && text.contains("literals"), "{text}");
+
+    let report_dir = dir.path().join("report");
+    let out = tabiya(&[
+        "report",
+        "psqt",
+        "--input",
+        path,
+        "--components",
+        "1",
+        "--format",
+        "csv",
+        "-o",
+        report_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in ["tables.csv", "approximation.csv", "iterations.csv", "components.csv"] {
+        assert!(report_dir.join(name).is_file(), "{name}");
+    }
+    let out = tabiya(&["report", "psqt", "--input", path, "--components", "1", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["tables"]["values"][2], 100);
+
+    let broken = dir.path().join("broken.csv");
+    std::fs::write(&broken, csv.replacen(",10,", ",ten,", 1)).unwrap();
+    let missing = dir.path().join("missing.csv");
+    std::fs::write(&missing, csv.lines().take(5).collect::<Vec<_>>().join("\n")).unwrap();
+    let db = dir.path().join("db");
+    for (args, message) in [
+        (vec!["psqt", "factorise", "--input", broken.to_str().unwrap()], "line 4: a4: expected an integer"),
+        (vec!["psqt", "factorise", "--input", missing.to_str().unwrap()], "no row for mg bishop"),
+        (vec!["psqt", "factorise", "--input", path, "--components", "17"], "17 is not in 1..=16"),
+        (vec!["report", "psqt", "--input", path, "--format", "csv"], "give it with -o DIR"),
+        (vec!["report", "psqt", "--input", path, "--format", "pdf"], "html, json or csv"),
+        (vec!["psqt", "derive", "--db", db.to_str().unwrap(), "--player", "carlsen"], "not a player"),
+    ] {
+        let out = tabiya(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(err.contains(message) && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}

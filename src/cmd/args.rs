@@ -1,6 +1,11 @@
 //! The arguments several commands share: the database, the position, the filters.
 
-use std::path::PathBuf;
+use std::{
+    io::Write as _,
+    path::{Path, PathBuf},
+};
+
+use anyhow::Context as _;
 
 use tabiya::explore::{Filter, QueryError, ResolvedTarget, Target, parse_color};
 
@@ -86,5 +91,17 @@ impl FilterArgs {
             .with_speeds(self.speed.as_deref())?
             .with_rating_range(self.min_rating, self.max_rating)?
             .with_player(self.player.as_deref(), color)
+    }
+}
+
+/// Writes a command's output to `path`, or to standard output (a reader that stops early, such
+/// as `head`, is not an error).
+pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match path {
+        Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display())),
+        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err).context("writing standard output"),
+            _ => Ok(()),
+        },
     }
 }

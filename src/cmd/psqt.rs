@@ -1,0 +1,201 @@
+//! `tabiya psqt derive|factorise`: piece-square tables from the database, and their compression
+//! into bitboard components (seed 003).
+
+use std::{path::PathBuf, process::ExitCode};
+
+use anyhow::Context as _;
+use tabiya::{
+    output,
+    psqt::{self, DeriveOptions, Derived, FactoriseOptions, FitOptions, PieceTables},
+    store::Store,
+};
+
+use super::args::{DbArgs, FilterArgs, write_output};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Piece-square statistics of the database (where pieces stand, how their owners score) and
+    /// tables fitted to the game results.
+    Derive(DeriveArgs),
+    /// Approximate twelve tables as binary components (bitboards) times small integer weights.
+    Factorise(FactoriseArgs),
+}
+
+/// The database and options of a derivation.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DeriveSource {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Distinct positions the fit uses, chosen by key hash (0: all).
+    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    pub sample: usize,
+    /// Seed of the sample, the fit and the factorisation.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// Passes of the fit over the sample.
+    #[arg(long, default_value_t = FitOptions::default().epochs, value_name = "N")]
+    pub epochs: u32,
+}
+
+impl DeriveSource {
+    /// A line saying where the tables come from.
+    pub fn describe(&self) -> String {
+        let f = &self.filters;
+        let mut filters: Vec<String> = Vec::new();
+        for (name, value) in [("since", &f.since), ("until", &f.until), ("speed", &f.speed)] {
+            if let Some(value) = value {
+                filters.push(format!("{name} {value}"));
+            }
+        }
+        if let Some(min) = f.min_rating {
+            filters.push(format!("rating ≥ {min}"));
+        }
+        if let Some(max) = f.max_rating {
+            filters.push(format!("rating < {max}"));
+        }
+        let filters = if filters.is_empty() { "all games".to_owned() } else { filters.join(", ") };
+        let sample = if self.sample == 0 {
+            "every position".to_owned()
+        } else {
+            format!("at most {} positions (sampled by key hash)", self.sample)
+        };
+        format!(
+            "Derived from the database {} ({filters}); fitted on {sample}, seed {}",
+            self.db.db.display(),
+            self.seed
+        )
+    }
+
+    /// Derives from the database.
+    pub fn derive(&self) -> anyhow::Result<Derived> {
+        let options = DeriveOptions {
+            filter: self.filters.filter()?,
+            sample: self.sample,
+            seed: self.seed,
+            fit: FitOptions { epochs: self.epochs, ..FitOptions::default() },
+        };
+        options.check()?;
+        let store = Store::open_read_only(&self.db.db)?;
+        Ok(psqt::derive::derive(&store, &options)?)
+    }
+}
+
+#[derive(clap::Args)]
+pub struct DeriveArgs {
+    #[command(flatten)]
+    source: DeriveSource,
+    #[command(flatten)]
+    format: Format,
+}
+
+/// Output shape and place.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Format {
+    /// Print JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the tables as CSV (phase,piece,value,a1..h8).
+    #[arg(long)]
+    pub csv: bool,
+    /// Write to this file instead of standard output.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+impl Format {
+    fn write(&self, text: &str) -> anyhow::Result<ExitCode> {
+        write_output(self.output.as_deref(), text)?;
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The factorisation's options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct FactoriseOptionArgs {
+    /// Components n (1 to 16).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=16), value_name = "N")]
+    pub components: u8,
+    /// Most generations per iteration (an iteration also ends after a quarter of them without
+    /// improvement).
+    #[arg(long, default_value_t = FactoriseOptions::default().generations, value_name = "G")]
+    pub generations: u32,
+    /// Specimens per generation.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(2..), value_name = "K")]
+    pub population: u16,
+    /// Do not fold each table's mean into its piece value.
+    #[arg(long)]
+    pub no_mean_adjust: bool,
+    /// Mutate only as the seed does (random bit flips and weight nudges), without the directed
+    /// mutations.
+    #[arg(long)]
+    pub random_only: bool,
+}
+
+impl FactoriseOptionArgs {
+    /// The options, with `seed`.
+    pub fn options(&self, seed: u64) -> FactoriseOptions {
+        let population = usize::from(self.population);
+        FactoriseOptions {
+            components: usize::from(self.components),
+            generations: self.generations,
+            population,
+            elite: (population / 8).max(1),
+            seed,
+            mean_adjust: !self.no_mean_adjust,
+            directed: !self.random_only,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct FactoriseArgs {
+    /// Tables to factorise, as CSV (phase,piece,value,a1..h8; PeSTO's shape); without it, the
+    /// tables derived from the database.
+    #[arg(long, value_name = "TABLES.csv")]
+    input: Option<PathBuf>,
+    #[command(flatten)]
+    source: DeriveSource,
+    #[command(flatten)]
+    factorise: FactoriseOptionArgs,
+    #[command(flatten)]
+    format: Format,
+}
+
+/// Reads a tables CSV file.
+pub fn read_tables(path: &std::path::Path) -> anyhow::Result<PieceTables> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    PieceTables::from_csv(&text).with_context(|| format!("{}", path.display()))
+}
+
+pub fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Derive(args) => {
+            let derived = args.source.derive()?;
+            let text = if args.format.json {
+                serde_json::to_string(&derived)? + "\n"
+            } else if args.format.csv {
+                derived.fit.tables.to_csv()
+            } else {
+                output::psqt::derived(&derived)
+            };
+            args.format.write(&text)
+        }
+        Command::Factorise(args) => {
+            let tables = match &args.input {
+                Some(path) => read_tables(path)?,
+                None => args.source.derive()?.fit.tables,
+            };
+            let found = psqt::factorise(&tables, &args.factorise.options(args.source.seed));
+            let text = if args.format.json {
+                serde_json::to_string(&found)? + "\n"
+            } else if args.format.csv {
+                found.approximation().to_csv()
+            } else {
+                output::psqt::factorisation(&found)
+            };
+            args.format.write(&text)
+        }
+    }
+}

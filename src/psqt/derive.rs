@@ -1,0 +1,258 @@
+//! Piece-square statistics of a database, from every distinct stored position once, weighted by
+//! the games reaching it: where each piece kind stands (from its owner's side) and how its owner
+//! scored, per phase; and a [`fit`](super::fit) of tables to the results on a sample of the
+//! positions.
+//!
+//! The sample is the `sample` positions whose keys hash lowest under the seed: the same for a
+//! given database and seed however the scan is split between threads.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use shakmaty::{Color, Role, Square};
+
+use super::{
+    fit::{self, Feature, Fit, FitOptions, Samples, feature, phase},
+    tables::{GamePhase, TABLES, table_index},
+};
+use crate::{
+    Key,
+    codec::{KeyBoard, KeyDecoder},
+    explore::{Filter, QueryError},
+    store::{KeySpan, Store, layout},
+};
+
+/// Positions whose material phase is at most this count as endgame positions (a queen or two
+/// rooks a side, or less).
+pub const ENDGAME_PHASE: u32 = 8;
+
+/// What to derive.
+#[derive(Clone, Debug, Default)]
+pub struct DeriveOptions {
+    /// Which games count (dates, speeds, ratings; not a player).
+    pub filter: Filter,
+    /// Distinct positions the fit uses (0: every position).
+    pub sample: usize,
+    /// Seed of the sample and of the fit.
+    pub seed: u64,
+    /// The fit's options (its seed is replaced by `seed`).
+    pub fit: FitOptions,
+}
+
+impl DeriveOptions {
+    /// Refuses what a derivation cannot answer (a player filter: the scan reads positions, not
+    /// games).
+    pub fn check(&self) -> Result<(), QueryError> {
+        match self.filter.player {
+            Some(_) => Err(QueryError::input("piece-square tables take date, speed and rating filters, not a player")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Where pieces stand and how their owners scored, per table (piece kind × phase) and square
+/// from the owner's side.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Occupancy {
+    /// Games × positions with such a piece on the square (a game reaching two such positions
+    /// counts twice).
+    #[serde(serialize_with = "serialize_tables")]
+    pub occurrences: [[u64; 64]; TABLES],
+    /// The owner's points in those games, in half points (a win 2, a draw 1).
+    #[serde(serialize_with = "serialize_tables")]
+    pub half_points: [[u64; 64]; TABLES],
+    /// Position occurrences per phase (middlegame, endgame).
+    pub positions: [u64; 2],
+}
+
+fn serialize_tables<S: serde::Serializer>(tables: &[[u64; 64]; TABLES], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(tables.iter().map(|t| t.as_slice()))
+}
+
+impl Default for Occupancy {
+    fn default() -> Occupancy {
+        Occupancy { occurrences: [[0; 64]; TABLES], half_points: [[0; 64]; TABLES], positions: [0; 2] }
+    }
+}
+
+impl Occupancy {
+    /// The owner's mean score (0..1) of table `t`'s piece on `square`, if it ever stood there.
+    pub fn score(&self, t: usize, square: usize) -> Option<f64> {
+        let n = self.occurrences[t][square];
+        (n > 0).then(|| self.half_points[t][square] as f64 / (2 * n) as f64)
+    }
+
+    /// Occurrences of table `t`'s piece on `square` per 1000 positions of that phase.
+    pub fn per_mille(&self, t: usize, square: usize) -> f64 {
+        let total = self.positions[t % 2];
+        if total == 0 { 0.0 } else { 1000.0 * self.occurrences[t][square] as f64 / total as f64 }
+    }
+
+    fn add(&mut self, other: &Occupancy) {
+        for t in 0..TABLES {
+            for s in 0..64 {
+                self.occurrences[t][s] += other.occurrences[t][s];
+                self.half_points[t][s] += other.half_points[t][s];
+            }
+        }
+        self.positions[0] += other.positions[0];
+        self.positions[1] += other.positions[1];
+    }
+}
+
+/// A derivation's result.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Derived {
+    /// Distinct positions reached by a counted game.
+    pub positions: u64,
+    /// Games summed over them.
+    pub occurrences: u64,
+    /// Where pieces stood and how their owners scored.
+    pub occupancy: Occupancy,
+    /// Tables fitted to the results.
+    pub fit: Fit,
+    /// Wall time.
+    pub elapsed_ms: u64,
+}
+
+/// A sampled position: its key's hash, the key, its pieces, phase and results.
+type Sampled = (u64, Key, Vec<Feature>, u32, [u32; 3]);
+
+/// One scan part's contribution.
+#[derive(Default)]
+struct Partial {
+    positions: u64,
+    occurrences: u64,
+    occupancy: Occupancy,
+    /// Sampled positions with their hashes.
+    sample: Vec<Sampled>,
+}
+
+/// Derives statistics and fitted tables from `store`.
+pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryError> {
+    options.check()?;
+    let started = Instant::now();
+    let limit = if options.sample == 0 { usize::MAX } else { options.sample };
+    let partial = store
+        .position_spans()?
+        .par_iter()
+        .map_init(KeyDecoder::default, |decoder, span| scan(store, span, decoder, options, limit))
+        .try_reduce(Partial::default, |mut a, b| {
+            a.positions += b.positions;
+            a.occurrences += b.occurrences;
+            a.occupancy.add(&b.occupancy);
+            a.sample.extend(b.sample);
+            keep_lowest(&mut a.sample, limit);
+            Ok(a)
+        })?;
+    let mut chosen = partial.sample;
+    chosen.sort_unstable_by_key(|a| (a.0, a.1));
+    chosen.truncate(limit);
+    let mut samples = Samples::default();
+    for (_, _, pieces, phase, results) in &chosen {
+        samples.push(pieces, *phase, *results);
+    }
+    drop(chosen);
+    let fit = fit::fit(&samples, &FitOptions { seed: options.seed, ..options.fit.clone() });
+    Ok(Derived {
+        positions: partial.positions,
+        occurrences: partial.occurrences,
+        occupancy: partial.occupancy,
+        fit,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// Keeps the `limit` lowest hashes (ties broken by key) once the list is twice that long.
+fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {
+    if limit != usize::MAX && sample.len() > 2 * limit.max(1) {
+        sample.select_nth_unstable_by(limit, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        sample.truncate(limit);
+    }
+}
+
+fn scan(
+    store: &Store,
+    (lower, upper): &KeySpan,
+    decoder: &mut KeyDecoder,
+    options: &DeriveOptions,
+    limit: usize,
+) -> Result<Partial, QueryError> {
+    let mut partial = Partial::default();
+    let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
+    let mut pieces = Vec::with_capacity(32);
+    // Only hashes below the largest kept so far can enter the sample.
+    let mut threshold = u64::MAX;
+    while let Some((key_bytes, value)) = cursor.entry() {
+        let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
+        let corrupt = || store.corrupt(format!("position {key}"));
+        let results = counted_results(value, &options.filter).ok_or_else(corrupt)?;
+        let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
+        if games > 0 {
+            let board = decoder
+                .decode(&key, |_, _| true)
+                .map_err(|err| store.corrupt(format!("position key {key}: {err}")))?
+                .ok_or_else(corrupt)?;
+            let phase = board_phase(&board);
+            let phase_index = usize::from(phase <= ENDGAME_PHASE);
+            partial.positions += 1;
+            partial.occurrences += games;
+            partial.occupancy.positions[phase_index] += games;
+            let [white, draws, black] = results.map(u64::from);
+            pieces.clear();
+            for color in Color::ALL {
+                let points = if color == Color::White { 2 * white + draws } else { 2 * black + draws };
+                for role in Role::ALL {
+                    let t = table_index(role, GamePhase::ALL[phase_index]);
+                    for square in board.by_piece(role.of(color)) {
+                        let own = owner_square(square, color);
+                        partial.occupancy.occurrences[t][own as usize] += games;
+                        partial.occupancy.half_points[t][own as usize] += points;
+                        pieces.push(feature(role, square as usize, color == Color::White));
+                    }
+                }
+            }
+            let hash = xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), options.seed);
+            if hash < threshold || limit == usize::MAX {
+                partial.sample.push((hash, key, pieces.clone(), phase, results));
+                if partial.sample.len() > 2 * limit.max(1) {
+                    keep_lowest(&mut partial.sample, limit);
+                    threshold = partial.sample.iter().map(|s| s.0).max().unwrap_or(u64::MAX);
+                }
+            }
+        }
+        cursor.next();
+    }
+    cursor.status()?;
+    Ok(partial)
+}
+
+/// White wins, draws and Black wins among the counted games reaching a stored position.
+fn counted_results(value: &[u8], filter: &Filter) -> Option<[u32; 3]> {
+    if filter.is_unfiltered() {
+        let seen = layout::occurrences(value)?;
+        return Some([seen.white, seen.draws, seen.black].map(|n| n as u32));
+    }
+    let stats = layout::decode(value, layout::Detail::Slices)?;
+    let mut counts = [0u32; 3];
+    for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
+        counts[0] += slice.total.white as u32;
+        counts[1] += slice.total.draws as u32;
+        counts[2] += slice.total.black as u32;
+    }
+    Some(counts)
+}
+
+/// The material phase of a decoded board.
+fn board_phase(board: &KeyBoard) -> u32 {
+    let count = |role: Role| board.by_role.get(role).count() as u32;
+    phase(count(Role::Knight) + count(Role::Bishop), count(Role::Rook), count(Role::Queen))
+}
+
+/// The square of `square` seen from `color`'s side.
+pub fn owner_square(square: Square, color: Color) -> Square {
+    if color == Color::White { square } else { square.flip_vertical() }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Piece-square tables end to end:
+#   (a) `tabiya psqt derive` over every distinct position of the database (occupancy and scores
+#       exact; the fit on its default sample), timed (target: at most 2 minutes on the players
+#       collection); its loss beside material alone's;
+#   (b) `tabiya psqt factorise` of PeSTO's published tables (the seed's test subject) to 16
+#       components, default options: masked RMS error, the real-valued rank-n floor and the time
+#       at n = 4, 8, 12, 16 (target: at most 10 centipawns at n = 12, in at most 60 s), for SEEDS
+#       seeds; and the seed's own mutations alone (--random-only) beside them.
+#
+# Usage: tools/psqt-bench.sh [FILE.pgn[.zst|.bz2|.gz]] [SEEDS]
+# Default file: ../shared/datasets/players.pgn.zst; tables: ../shared/datasets/psqt/pesto.csv.
+# The database is built once beside the build (target/psqt-bench-db) when missing, or taken
+# from TABIYA_BENCH_DB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+input=${1:-../shared/datasets/players.pgn.zst}
+seeds=${2:-3}
+pesto=${PESTO:-../shared/datasets/psqt/pesto.csv}
+[ -f "$input" ] || { echo "psqt-bench: no file $input" >&2; exit 1; }
+[ -f "$pesto" ] || { echo "psqt-bench: no tables $pesto (set PESTO)" >&2; exit 1; }
+tools/bootstrap.sh
+cargo build --release --quiet --bin tabiya
+db=${TABIYA_BENCH_DB:-target/psqt-bench-db}
+if [ ! -f "$db/CURRENT" ]; then
+  echo "psqt-bench: building $db from $input" >&2
+  target/release/tabiya ingest --db "$db" "$input" >/dev/null
+fi
+
+echo "== derive: $db"
+start=$(date +%s.%N)
+target/release/tabiya psqt derive --db "$db" --json -o target/psqt-derived.json
+end=$(date +%s.%N)
+python3 - "$start" "$end" <<'PY'
+import json, sys
+d = json.load(open("target/psqt-derived.json"))
+f = d["fit"]
+print(f"  wall {float(sys.argv[2]) - float(sys.argv[1]):.1f} s: {d['positions']} distinct positions, "
+      f"{d['occurrences']} occurrences; fit on {f['positions']} positions ({f['occurrences']} occurrences): "
+      f"loss {f['loss']:.5f} per game, material alone {f['materialLoss']:.5f}")
+PY
+
+report() {
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+rows = {i["components"]: i for i in d["iterations"]}
+parts = []
+for n in (4, 8, 12, 16):
+    if n in rows:
+        r = rows[n]
+        parts.append("n=%d rms %.2f (floor %.2f) at %.1f s" % (n, r["maskedRms"], r["rankBoundRms"], r["elapsedMs"] / 1000))
+print("  " + sys.argv[1] + ": " + "; ".join(parts))
+' "$1"
+}
+echo "== factorise: $pesto, 16 components"
+for seed in $(seq 1 "$seeds"); do
+  target/release/tabiya psqt factorise --input "$pesto" --components 16 --seed "$seed" --json | report "seed $seed"
+done
+for seed in $(seq 1 "$seeds"); do
+  target/release/tabiya psqt factorise --input "$pesto" --components 16 --seed "$seed" --random-only --json \
+    | report "seed $seed, seed mutations only"
+done
