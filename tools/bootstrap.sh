@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages tabiya's build needs when they are missing, then returns.
-# Needs: a Rust toolchain (rustup), a C compiler (zstd), libclang (bindgen, for the rocksdb crate).
+# Needs: a Rust toolchain (rustup), a C compiler (zstd), libclang (bindgen, for the rocksdb crate),
+# and for the browser tests (reports opened as a person sees them) Chromium with chromedriver.
 # On Debian/Ubuntu as root (or with sudo) it installs them with apt-get; elsewhere it says what to
 # install.
 set -euo pipefail
@@ -15,6 +16,7 @@ have_libclang() {
   compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/llvm-*/lib/libclang-[0-9]*.so*' >/dev/null
 }
 have_libclang || missing+=(libclang-dev clang)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium chromium-driver fonts-dejavu-core)
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "tabiya: cargo not found: install the Rust toolchain first (https://rustup.rs)" >&2

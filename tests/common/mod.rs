@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: the binary, a seeded generator, codec round trips.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod games;
 
 use std::{

@@ -1,0 +1,149 @@
+//! Headless Chromium driven through WebDriver (chromedriver), for tests that look at pages the
+//! way a person does: console errors, element sizes, full-page screenshots at a given width.
+//!
+//! chromedriver runs in its own process group with a private temporary directory; dropping the
+//! [`Browser`] kills the group (chromedriver and Chromium, even after a panic) and removes it.
+
+use std::{
+    os::unix::process::CommandExt as _,
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use fantoccini::{Client, ClientBuilder, wd::Capabilities, wd::WebDriverCompatibleCommand};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+
+/// Whether chromedriver is installed; outside CI a missing browser skips the test (reported),
+/// in CI (`CI` set) it fails it.
+pub fn available() -> bool {
+    let found = Command::new("chromedriver").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver; tools/bootstrap.sh does)"
+        );
+        eprintln!("chromedriver not found: browser test skipped (tools/bootstrap.sh installs it)");
+    }
+    found
+}
+
+/// A running chromedriver and a session on headless Chromium.
+pub struct Browser {
+    child: Child,
+    tmp: PathBuf,
+    pub client: Client,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's process group.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
+/// A POST to a session endpoint with a JSON body (chromedriver's extensions).
+#[derive(Debug)]
+struct Post(&'static str, Value);
+
+impl WebDriverCompatibleCommand for Post {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/{}", session.unwrap_or_default(), self.0))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.1.to_string()))
+    }
+}
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a session.
+    pub async fn start() -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let tmp = std::env::temp_dir().join(format!("tabiya-browser-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .env("TMPDIR", &tmp)
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut caps = Capabilities::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({ "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                              "--hide-scrollbars", "--window-size=1200,900"] }),
+        );
+        caps.insert("goog:loggingPrefs".into(), json!({ "browser": "ALL" }));
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a browser session");
+        Browser { child, tmp, client }
+    }
+
+    /// Console messages of level SEVERE since the last call (errors thrown, console.error,
+    /// failed loads).
+    pub async fn console_errors(&self) -> Vec<String> {
+        let log = self.client.issue_cmd(Post("se/log", json!({ "type": "browser" }))).await.expect("browser log");
+        log.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry["level"] == "SEVERE")
+            .map(|entry| entry["message"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// Runs a script and returns its value.
+    pub async fn eval(&self, script: &str) -> Value {
+        self.client.execute(script, vec![]).await.expect("script runs")
+    }
+
+    /// Width and height of every element matching `selector`.
+    pub async fn sizes(&self, selector: &str) -> Vec<(f64, f64)> {
+        let script = format!(
+            "return [...document.querySelectorAll({selector:?})].map(e => {{ const r = e.getBoundingClientRect(); return [r.width, r.height]; }});"
+        );
+        let value = self.eval(&script).await;
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| (p[0].as_f64().unwrap_or(0.0), p[1].as_f64().unwrap_or(0.0)))
+            .collect()
+    }
+
+    /// Lays the page out `width` CSS pixels wide (any width: windows cannot go below 500).
+    pub async fn set_width(&self, width: u32, height: u32) {
+        let params = json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
+        self.client
+            .issue_cmd(Post(
+                "goog/cdp/execute",
+                json!({ "cmd": "Emulation.setDeviceMetricsOverride", "params": params }),
+            ))
+            .await
+            .expect("viewport set");
+    }
+
+    /// A full-page PNG at `width` CSS pixels, written to `path`.
+    pub async fn screenshot(&self, width: u32, path: &std::path::Path) {
+        self.set_width(width, 900).await;
+        let height = self.eval("return document.documentElement.scrollHeight").await.as_u64().unwrap_or(900);
+        self.set_width(width, height.min(16_000) as u32).await;
+        let png = self.client.screenshot().await.expect("screenshot");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
+        self.set_width(width, 900).await;
+    }
+}

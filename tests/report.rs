@@ -1,0 +1,75 @@
+//! Reports as a person sees them: written by the binary, opened in headless Chromium, checked
+//! for console errors, visible boards and charts, and no horizontal scroll on a phone; full-page
+//! screenshots go to `target/screenshots/` for a look.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{
+    browser::{self, Browser},
+    datasets,
+    games::{build, generate},
+    tabiya,
+};
+
+fn write_report(args: &[&str], path: &Path) {
+    let mut all = vec!["report", "psqt"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", path.to_str().unwrap()]);
+    let out = tabiya(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn screenshots() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots")
+}
+
+/// Opens `path`, and checks what a reader would: no console errors, every board and chart drawn
+/// with a size, `boards` boards, nothing wider than a phone at 375 pixels.
+async fn check_page(browser: &Browser, path: &Path, boards: usize, name: &str) {
+    browser.client.goto(&format!("file://{}", path.display())).await.unwrap();
+    assert_eq!(browser.console_errors().await, Vec::<String>::new(), "{name}");
+    let drawn = browser.sizes("svg.board").await;
+    assert_eq!(drawn.len(), boards, "{name}");
+    let charts = browser.sizes("svg.chart").await;
+    assert_eq!(charts.len(), 1, "{name}");
+    for (w, h) in drawn.iter().chain(&charts) {
+        assert!(*w > 50.0 && *h > 50.0, "{name}: an SVG of {w}×{h}");
+    }
+    browser.screenshot(1200, &screenshots().join(format!("{name}-desktop.png"))).await;
+    browser.set_width(375, 800).await;
+    let scroll =
+        browser.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]").await;
+    assert!(scroll[0].as_u64() <= scroll[1].as_u64(), "{name}: horizontal scroll at 375 px: {scroll}");
+    browser.screenshot(375, &screenshots().join(format!("{name}-phone.png"))).await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new(), "{name}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn psqt_reports_render_in_a_browser() {
+    if !browser::available() {
+        return;
+    }
+    let games = generate(120);
+    let (dir, _store) = build(&games);
+    let db = dir.path().join("db");
+    let derived = dir.path().join("derived.html");
+    write_report(&["--db", db.to_str().unwrap(), "--components", "4", "--generations", "1000"], &derived);
+    let html = std::fs::read_to_string(&derived).unwrap();
+    for forbidden in ["http://", "https://", "<script", "<link", "src="] {
+        // The SVG namespace is an identifier, not a fetch.
+        let count = html.matches(forbidden).count()
+            - html.matches("http://www.w3.org/2000/svg").count() * usize::from(forbidden == "http://");
+        assert_eq!(count, 0, "{forbidden} in a self-contained report");
+    }
+    let browser = Browser::start().await;
+    // Frequencies, scores and tables (12 each), 12 × (original, approximation, difference), 4 components.
+    check_page(&browser, &derived, 12 * 3 + 36 + 4, "psqt-derived").await;
+    if let Some(data) = datasets() {
+        let pesto = dir.path().join("pesto.html");
+        let input = data.join("psqt/pesto.csv");
+        write_report(&["--input", input.to_str().unwrap(), "--components", "8", "--generations", "3000"], &pesto);
+        check_page(&browser, &pesto, 12 + 36 + 8, "psqt-pesto").await;
+    }
+}
