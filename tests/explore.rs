@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use common::Lcg;
+use common::{Lcg, games::movetext};
 use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use tabiya::{
     Key, Material, Position,
@@ -57,14 +57,7 @@ impl Game {
             out += &format!("[TimeControl \"{}\"]\n", self.time_control);
         }
         out.push('\n');
-        let mut position = Chess::default();
-        for (ply, m) in self.moves.iter().enumerate() {
-            if ply % 2 == 0 {
-                out += &format!("{}. ", ply / 2 + 1);
-            }
-            out += &format!("{} ", San::from_move(&position, *m));
-            position.play_unchecked(*m);
-        }
+        out += &movetext(&self.moves);
         out += self.result;
         out += "\n\n";
         out

@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode};
 use anyhow::Context as _;
 use tabiya::{
     output,
-    psqt::{self, DeriveOptions, Derived, FactoriseOptions, FitOptions, PieceTables},
+    psqt::{self, DeriveOptions, Derived, Factorisation, FactoriseOptions, FitOptions, PieceTables},
     store::Store,
 };
 
@@ -149,16 +149,42 @@ impl FactoriseOptionArgs {
     }
 }
 
+/// Where tables come from (a CSV file, or derived from the database) and how they are
+/// factorised: what `psqt factorise` and `report psqt` share.
 #[derive(clap::Args)]
-pub struct FactoriseArgs {
-    /// Tables to factorise, as CSV (phase,piece,value,a1..h8; PeSTO's shape); without it, the
-    /// tables derived from the database.
+pub struct TablesArgs {
+    /// Tables, as CSV (phase,piece,value,a1..h8; PeSTO's shape); without it, the tables
+    /// derived from the database.
     #[arg(long, value_name = "TABLES.csv")]
     input: Option<PathBuf>,
     #[command(flatten)]
     source: DeriveSource,
     #[command(flatten)]
     factorise: FactoriseOptionArgs,
+}
+
+impl TablesArgs {
+    /// A line naming the tables' source, the tables, and their derivation when they were derived.
+    pub fn load(&self) -> anyhow::Result<(String, PieceTables, Option<Derived>)> {
+        Ok(match &self.input {
+            Some(path) => (format!("Tables from {}", path.display()), read_tables(path)?, None),
+            None => {
+                let derived = self.source.derive()?;
+                (self.source.describe(), derived.fit.tables.clone(), Some(derived))
+            }
+        })
+    }
+
+    /// Factorises `tables` with these options.
+    pub fn factorise(&self, tables: &PieceTables) -> Factorisation {
+        psqt::factorise(tables, &self.factorise.options(self.source.seed))
+    }
+}
+
+#[derive(clap::Args)]
+pub struct FactoriseArgs {
+    #[command(flatten)]
+    tables: TablesArgs,
     #[command(flatten)]
     format: Format,
 }
@@ -183,11 +209,8 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             args.format.write(&text)
         }
         Command::Factorise(args) => {
-            let tables = match &args.input {
-                Some(path) => read_tables(path)?,
-                None => args.source.derive()?.fit.tables,
-            };
-            let found = psqt::factorise(&tables, &args.factorise.options(args.source.seed));
+            let (_, tables, _) = args.tables.load()?;
+            let found = args.tables.factorise(&tables);
             let text = if args.format.json {
                 serde_json::to_string(&found)? + "\n"
             } else if args.format.csv {

@@ -3,15 +3,9 @@
 use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Context as _;
-use tabiya::{
-    psqt,
-    report::{Format, psqt::PsqtReport},
-};
+use tabiya::report::{Format, psqt::PsqtReport};
 
-use super::{
-    args::write_output,
-    psqt::{DeriveSource, FactoriseOptionArgs, read_tables},
-};
+use super::{args::write_output, psqt::TablesArgs};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -59,14 +53,8 @@ impl Output {
 
 #[derive(clap::Args)]
 pub struct PsqtArgs {
-    /// Tables to report on, as CSV (phase,piece,value,a1..h8); without it, the tables derived
-    /// from the database.
-    #[arg(long, value_name = "TABLES.csv")]
-    input: Option<PathBuf>,
     #[command(flatten)]
-    source: DeriveSource,
-    #[command(flatten)]
-    factorise: FactoriseOptionArgs,
+    tables: TablesArgs,
     #[command(flatten)]
     output: Output,
 }
@@ -74,14 +62,8 @@ pub struct PsqtArgs {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Psqt(args) => {
-            let (source, tables, derived) = match &args.input {
-                Some(path) => (format!("Tables from {}", path.display()), read_tables(path)?, None),
-                None => {
-                    let derived = args.source.derive()?;
-                    (args.source.describe(), derived.fit.tables.clone(), Some(derived))
-                }
-            };
-            let factorisation = psqt::factorise(&tables, &args.factorise.options(args.source.seed));
+            let (source, tables, derived) = args.tables.load()?;
+            let factorisation = args.tables.factorise(&tables);
             let report = PsqtReport { source, tables, derived, factorisation };
             args.output.write(|| report.html(), || report.json(), || report.csv())
         }

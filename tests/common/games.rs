@@ -61,21 +61,27 @@ pub fn year(index: usize) -> usize {
 }
 
 pub fn pgn(index: usize, game: &Game) -> String {
-    let mut out = format!(
+    let out = format!(
         "[Event \"Generated\"]\n[Round \"{}\"]\n[Date \"{}.01.01\"]\n[Result \"{}\"]\n\n",
         index + 1,
         year(index),
         game.result
     );
+    out + &movetext(&game.moves) + game.result + "\n\n"
+}
+
+/// SAN movetext of moves from the initial position: `1. e4 e5 2. Nf3 ` (a space after each).
+pub fn movetext(moves: &[Move]) -> String {
+    let mut out = String::new();
     let mut position = Chess::default();
-    for (ply, m) in game.moves.iter().enumerate() {
+    for (ply, m) in moves.iter().enumerate() {
         if ply % 2 == 0 {
             out += &format!("{}. ", ply / 2 + 1);
         }
         out += &format!("{} ", San::from_move(&position, *m));
         position.play_unchecked(*m);
     }
-    out + game.result + "\n\n"
+    out
 }
 
 /// Every distinct position of every game: EPD → the games (indices) reaching it.
