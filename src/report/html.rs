@@ -109,3 +109,30 @@ pub fn figures(items: &[(String, &str)]) -> String {
     out.push_str("</div>");
     out
 }
+
+/// An integer with thousands separators: `20,302,159`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separators_and_escapes() {
+        assert_eq!(
+            (thousands(0), thousands(999), thousands(1000), thousands(20_302_159)),
+            ("0".into(), "999".into(), "1,000".into(), "20,302,159".into())
+        );
+        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    }
+}

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::{
-    html::{Page, escape, figures, table},
+    html::{Page, escape, figures, table, thousands},
     svg::{Scale, Series, bitboard, heat_board, line_chart},
 };
 use crate::psqt::{Derived, Factorisation, PackedTables, PieceTables, TABLES, is_masked, table_label};
@@ -46,9 +46,9 @@ impl PsqtReport {
 
         let mut overview = Vec::new();
         if let Some(derived) = &self.derived {
-            overview.push((derived.positions.to_string(), "distinct positions"));
-            overview.push((derived.occurrences.to_string(), "position occurrences"));
-            overview.push((derived.fit.positions.to_string(), "positions fitted"));
+            overview.push((thousands(derived.positions), "distinct positions"));
+            overview.push((thousands(derived.occurrences), "position occurrences"));
+            overview.push((thousands(derived.fit.positions), "positions fitted"));
             overview.push((format!("{:.5}", derived.fit.loss), "fit loss per game"));
             overview.push((format!("{:.5}", derived.fit.material_loss), "material alone"));
         }
