@@ -10,7 +10,7 @@ use nalgebra::DMatrix;
 
 use super::{
     factorise::target,
-    tables::{PieceTables, TABLES, is_masked},
+    tables::{KEPT_CELLS, PieceTables, TABLES, is_masked},
 };
 
 /// Masked RMS error of the best real rank-`n` approximation of what [`super::factorise`]
@@ -41,8 +41,7 @@ pub fn rank_bound(tables: &PieceTables, mean_adjust: bool, n: usize) -> f64 {
             break;
         }
     }
-    let kept = (0..TABLES * 64).filter(|&i| !is_masked(i / 64, i % 64)).count();
-    (error / kept as f64).sqrt()
+    (error / KEPT_CELLS as f64).sqrt()
 }
 
 /// The best rank-`n` approximation (Eckart–Young: the `n` largest singular triplets).

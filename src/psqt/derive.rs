@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use shakmaty::{Color, Role, Square};
+use shakmaty::{Color, Role};
 
 use super::{
     fit::{self, Feature, Fit, FitOptions, Samples, feature, phase},
-    tables::{GamePhase, TABLES, table_index},
+    tables::{GamePhase, TABLES, owner_square, table_index, table_of},
 };
 use crate::{
     Key,
@@ -86,7 +86,7 @@ impl Occupancy {
 
     /// Occurrences of table `t`'s piece on `square` per 1000 positions of that phase.
     pub fn per_mille(&self, t: usize, square: usize) -> f64 {
-        let total = self.positions[t % 2];
+        let total = self.positions[table_of(t).1 as usize];
         if total == 0 { 0.0 } else { 1000.0 * self.occurrences[t][square] as f64 / total as f64 }
     }
 
@@ -211,7 +211,7 @@ fn scan(
                         let own = owner_square(square, color);
                         partial.occupancy.occurrences[t][own as usize] += games;
                         partial.occupancy.half_points[t][own as usize] += points;
-                        pieces.push(feature(role, square as usize, color == Color::White));
+                        pieces.push(feature(role, own, color == Color::White));
                     }
                 }
             }
@@ -250,9 +250,4 @@ fn counted_results(value: &[u8], filter: &Filter) -> Option<[u32; 3]> {
 fn board_phase(board: &KeyBoard) -> u32 {
     let count = |role: Role| board.by_role.get(role).count() as u32;
     phase(count(Role::Knight) + count(Role::Bishop), count(Role::Rook), count(Role::Queen))
-}
-
-/// The square of `square` seen from `color`'s side.
-pub fn owner_square(square: Square, color: Color) -> Square {
-    if color == Color::White { square } else { square.flip_vertical() }
 }

@@ -29,7 +29,7 @@ use serde::Serialize;
 use super::{
     bound::rank_bound,
     pack::PackedTables,
-    tables::{PieceTables, TABLES, is_masked},
+    tables::{KEPT_CELLS, PieceTables, TABLES, is_masked},
 };
 
 /// Most components a factorisation may have.
@@ -417,10 +417,9 @@ pub fn factorise(tables: &PieceTables, options: &FactoriseOptions) -> Factorisat
             }
         }
         let best = &current[0];
-        let kept = (0..CELLS).filter(|&i| !is_masked(i / 64, i % 64)).count();
         iterations.push(Iteration {
             components: n,
-            masked_rms: (best.error as f64 / kept as f64).sqrt(),
+            masked_rms: (best.error as f64 / KEPT_CELLS as f64).sqrt(),
             max_error: best.residual.iter().map(|r| r.abs()).max().unwrap_or(0),
             rank_bound_rms: rank_bound(tables, options.mean_adjust, n),
             generations,

@@ -6,7 +6,7 @@
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use shakmaty::Role;
+use shakmaty::{Role, Square};
 
 use super::tables::{GamePhase, PieceTables, is_masked, table_index};
 
@@ -23,10 +23,9 @@ const START_VALUES: [f64; 6] = [100.0, 300.0, 300.0, 500.0, 900.0, 0.0];
 /// top bit set for Black's pieces.
 pub type Feature = u16;
 
-/// The feature of a piece of `role` on `square` (a1 = 0, from White's side) owned by White
-/// (`white`) or Black.
-pub fn feature(role: Role, square: usize, white: bool) -> Feature {
-    let own = if white { square } else { square ^ 56 };
+/// The feature of a piece of `role` standing on `own` as its owner sees it
+/// ([`owner_square`](super::tables::owner_square)), owned by White (`white`) or Black.
+pub fn feature(role: Role, own: Square, white: bool) -> Feature {
     ((role as u16 - 1) << 6 | own as u16) | if white { 0 } else { 0x8000 }
 }
 
@@ -52,13 +51,6 @@ impl Samples {
         self.ends.push(self.features.len() as u32);
         self.phases.push(phase.min(MAX_PHASE) as u8);
         self.results.push(results);
-    }
-
-    /// Adds every position of `other`.
-    pub fn append(&mut self, other: &Samples) {
-        for i in 0..other.len() {
-            self.push(other.pieces(i), u32::from(other.phases[i]), other.results[i]);
-        }
     }
 
     /// Distinct positions held.
@@ -121,7 +113,7 @@ pub struct Fit {
     pub options: FitOptions,
 }
 
-/// White's evaluation of position `i` under parameters `params` (mg then eg, by feature).
+/// White's evaluation of a position's pieces at `phase` under `params` (mg then eg, by feature).
 fn evaluate(params: &[f64], pieces: &[Feature], phase: u8) -> f64 {
     let (mg, eg) = (f64::from(phase), f64::from(MAX_PHASE as u8 - phase));
     let mut sum = 0.0;

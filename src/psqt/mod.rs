@@ -33,4 +33,4 @@ pub use derive::{DeriveOptions, Derived, Occupancy};
 pub use factorise::{Factorisation, FactoriseOptions, Iteration, factorise};
 pub use fit::{Fit, FitOptions};
 pub use pack::PackedTables;
-pub use tables::{GamePhase, PieceTables, PsqtError, TABLES, is_masked, table_label};
+pub use tables::{GamePhase, KEPT_CELLS, PieceTables, PsqtError, TABLES, is_masked, owner_square, table_label};

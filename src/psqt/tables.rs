@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use shakmaty::{Role, Square};
+use shakmaty::{Color, Role, Square};
 
 /// Number of tables: six piece kinds × two phases.
 pub const TABLES: usize = 12;
@@ -58,6 +58,14 @@ fn role_name(role: Role) -> &'static str {
         Role::Queen => "queen",
         Role::King => "king",
     }
+}
+
+/// Cells the importance mask keeps: all but pawns' first and eighth ranks in the two pawn tables.
+pub const KEPT_CELLS: usize = TABLES * 64 - 2 * 16;
+
+/// A square as its owner sees it: White's as it is, Black's mirrored (rank 1 ↔ rank 8).
+pub fn owner_square(square: Square, color: Color) -> Square {
+    if color == Color::White { square } else { square.flip_vertical() }
 }
 
 /// Whether a table's square carries no information (a pawn on its first or eighth rank): the
@@ -211,5 +219,6 @@ mod tests {
         let twice = format!("{csv}{}\n", csv.lines().nth(1).unwrap());
         assert!(PieceTables::from_csv(&twice).unwrap_err().to_string().contains("mg pawn appears twice"));
         assert!(is_masked(0, 0) && is_masked(1, 63) && !is_masked(0, 8) && !is_masked(2, 0));
+        assert_eq!((0..TABLES * 64).filter(|&i| !is_masked(i / 64, i % 64)).count(), KEPT_CELLS);
     }
 }
