@@ -68,7 +68,12 @@ async fn psqt_reports_render_in_a_browser() {
     check_page(&browser, &derived, 12 * 3 + 36 + 4, "psqt-derived").await;
     if let Some(data) = datasets() {
         let pesto = dir.path().join("pesto.html");
-        let input = data.join("psqt/pesto.csv");
+        // A long path with no break opportunity, as a clean clone deep in a CI tree gives: the
+        // lead line names it and must wrap rather than widen the page.
+        let deep = dir.path().join("a_collection_kept_in_a_directory_whose_name_is_much_longer_than_a_phone_is_wide");
+        std::fs::create_dir(&deep).unwrap();
+        let input = deep.join("pesto.csv");
+        std::fs::copy(data.join("psqt/pesto.csv"), &input).unwrap();
         write_report(&["--input", input.to_str().unwrap(), "--components", "8", "--generations", "3000"], &pesto);
         check_page(&browser, &pesto, 12 + 36 + 8, "psqt-pesto").await;
     }

@@ -1,5 +1,6 @@
 //! The page shell every HTML report shares: one file, inline CSS (screen and print), no
-//! scripts and nothing fetched.
+//! scripts and nothing fetched. Long unbroken text (a file path) wraps anywhere rather than
+//! widening the page; tables keep their cells whole and scroll instead.
 
 use std::fmt::Write as _;
 
@@ -23,12 +24,13 @@ const STYLE: &str = "
 :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b5cad; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1180px; padding: 24px 16px 48px; color: var(--ink); background: #fff;
-  font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif; }
+  font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif;
+  overflow-wrap: anywhere; }
 h1 { font-size: 1.7em; margin: 0 0 4px; }
 h2 { font-size: 1.25em; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
 h3 { font-size: 1em; margin: 16px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 16px; }
-table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: normal; }
 th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f6f8fa; }
