@@ -83,7 +83,50 @@ pub struct FilterArgs {
     pub color: Option<String>,
 }
 
+/// A second set of filters given as one string (`--versus "--min-rating 2600"`).
+#[derive(clap::Parser)]
+#[command(name = "--versus", no_binary_name = true, disable_help_flag = true)]
+struct VersusArgs {
+    #[command(flatten)]
+    filter: FilterArgs,
+}
+
 impl FilterArgs {
+    /// Parses filters written as command-line options in one string, quoted as a shell would.
+    pub fn parse_str(text: &str) -> anyhow::Result<FilterArgs> {
+        let words = shlex::split(text).with_context(|| format!("unbalanced quotes in {text:?}"))?;
+        let parsed = <VersusArgs as clap::Parser>::try_parse_from(words)
+            .map_err(|err| anyhow::anyhow!("in {text:?}: {}", err.render().to_string().trim()))?;
+        Ok(parsed.filter)
+    }
+
+    /// The filters in words: `since 2020, rating 2600+`, or `all games`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(since) = &self.since {
+            parts.push(format!("since {since}"));
+        }
+        if let Some(until) = &self.until {
+            parts.push(format!("until {until}"));
+        }
+        if let Some(speed) = &self.speed {
+            parts.push(speed.clone());
+        }
+        match (self.min_rating, self.max_rating) {
+            (Some(min), Some(max)) => parts.push(format!("rating {min}-{}", max.saturating_sub(1))),
+            (Some(min), None) => parts.push(format!("rating {min}+")),
+            (None, Some(max)) => parts.push(format!("rating below {max}")),
+            (None, None) => {}
+        }
+        if let Some(player) = &self.player {
+            match &self.color {
+                Some(color) => parts.push(format!("{player} with {color}")),
+                None => parts.push(player.clone()),
+            }
+        }
+        if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
+    }
+
     pub fn filter(&self) -> Result<Filter, QueryError> {
         let color = self.color.as_deref().map(parse_color).transpose()?;
         Filter::default()

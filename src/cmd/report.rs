@@ -1,14 +1,28 @@
-//! `tabiya report psqt`: reports as one HTML file, JSON, or a directory of CSV files.
+//! `tabiya report opening|psqt`: reports as one HTML file, JSON, or a directory of CSV files.
 
 use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Context as _;
-use tabiya::report::{Format, psqt::PsqtReport};
+use tabiya::{
+    report::{
+        Format,
+        opening::{OpeningOptions, OpeningReport, Theme},
+        psqt::PsqtReport,
+    },
+    store::Store,
+};
 
-use super::{args::write_output, psqt::TablesArgs};
+use super::{
+    args::{DbArgs, FilterArgs, TargetArgs, write_output},
+    psqt::TablesArgs,
+};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
+    /// A position's games: overview, popularity by year, score by rating, every next move,
+    /// theory lines, move orders, themes, endings, players and notable games; exact over
+    /// every matching game.
+    Opening(OpeningArgs),
     /// Piece-square tables: where pieces stand and score, fitted tables, and their
     /// factorisation into bitboard components beside the original.
     Psqt(PsqtArgs),
@@ -52,6 +66,61 @@ impl Output {
 }
 
 #[derive(clap::Args)]
+pub struct OpeningArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// A second subset put beside the first in the overview and move table, as filter options
+    /// in one string: --versus "--min-rating 2600", --versus "--since 2020".
+    #[arg(long, value_name = "FILTERS", allow_hyphen_values = true)]
+    versus: Option<String>,
+    /// Theory lines: plies deep (at most 40).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    depth: usize,
+    /// Theory lines: how many (one per most played move, at most 12).
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    lines: usize,
+    /// A theme to look for, as a pattern expression (repeatable; see `tabiya search
+    /// --pattern`): "count([Qq]) = 0".
+    #[arg(long, value_name = "EXPR")]
+    theme: Vec<String>,
+    /// Leave out the default themes.
+    #[arg(long)]
+    no_default_themes: bool,
+    /// How many plies after the position themes are looked for.
+    #[arg(long, value_name = "PLIES", default_value_t = 40)]
+    theme_plies: usize,
+    #[command(flatten)]
+    output: Output,
+}
+
+impl OpeningArgs {
+    fn options(&self) -> anyhow::Result<OpeningOptions> {
+        let mut options = OpeningOptions::new(self.filter.filter()?);
+        options.label = self.filter.describe();
+        if let Some(text) = &self.versus {
+            let versus = FilterArgs::parse_str(text)?;
+            options.versus = Some((versus.filter()?, versus.describe()));
+        }
+        options.depth = self.depth;
+        options.lines = self.lines;
+        options.within = self.theme_plies;
+        if self.no_default_themes {
+            options.themes.clear();
+        }
+        for expression in &self.theme {
+            options
+                .themes
+                .push(Theme::parse(expression, expression).with_context(|| format!("--theme {expression:?}"))?);
+        }
+        Ok(options)
+    }
+}
+
+#[derive(clap::Args)]
 pub struct PsqtArgs {
     #[command(flatten)]
     tables: TablesArgs,
@@ -61,6 +130,13 @@ pub struct PsqtArgs {
 
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Opening(args) => {
+            let options = args.options()?;
+            let target = args.target.resolve()?;
+            let store = Store::open_read_only(&args.db.db)?;
+            let report = OpeningReport::build(&store, &target, &options)?;
+            args.output.write(|| report.html(), || report.json(), || report.csv())
+        }
         Command::Psqt(args) => {
             let (source, tables, derived) = args.tables.load()?;
             let factorisation = args.tables.factorise(&tables);

@@ -212,23 +212,28 @@ fn opening(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, Qu
 /// never reached it.
 fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<Vec<CompactMove>> {
     let positions = replay(record)?;
-    let mut moves = record.moves();
-    let mut reached = false;
-    let mut next = Vec::new();
-    for position in &positions {
-        let played = moves.next().flatten();
-        // Cheap board and turn comparison first; the key decides (castling and en passant
-        // rights as canonicalised).
-        if position.board() == target.board()
-            && position.turn() == target.turn()
-            && crate::Position::from_chess(position.clone()).ok().and_then(|p| Key::encode(&p).ok()).as_ref()
-                == Some(key)
-        {
-            reached = true;
-            next.extend(played);
-        }
-    }
-    reached.then_some(next)
+    let arrivals = arrivals(&positions, target, key);
+    let moves: Vec<_> = record.moves().collect();
+    let next = arrivals.iter().filter_map(|&ply| moves.get(ply).copied().flatten()).collect();
+    (!arrivals.is_empty()).then_some(next)
+}
+
+/// The plies of a replayed game (`positions[0]` its start) at which it stood on the position
+/// `key`, which is `target`.
+pub fn arrivals(positions: &[shakmaty::Chess], target: &shakmaty::Chess, key: &Key) -> Vec<usize> {
+    positions
+        .iter()
+        .enumerate()
+        .filter(|(_, position)| {
+            // Cheap board and turn comparison first; the key decides (castling and en passant
+            // rights as canonicalised).
+            position.board() == target.board()
+                && position.turn() == target.turn()
+                && crate::Position::from_chess((*position).clone()).ok().and_then(|p| Key::encode(&p).ok()).as_ref()
+                    == Some(key)
+        })
+        .map(|(ply, _)| ply)
+        .collect()
 }
 
 /// A game's headers, and the move it played from the target position.

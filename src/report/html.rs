@@ -36,6 +36,7 @@ th:first-child, td:first-child { text-align: left; }
 thead th { background: #f6f8fa; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .boards { display: flex; flex-wrap: wrap; gap: 14px 18px; align-items: flex-start; }
+.boards > * { min-width: 0; max-width: 100%; }
 figure { margin: 0; }
 figcaption { font-size: 0.85em; color: var(--muted); text-align: center; margin-top: 2px; }
 svg { display: block; max-width: 100%; height: auto; }
@@ -100,6 +101,11 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     }
     out.push_str("</tbody></table></div>");
     out
+}
+
+/// An SVG with a caption under it.
+pub fn figure(svg: String, caption: &str) -> String {
+    format!("<figure>{svg}<figcaption>{}</figcaption></figure>", escape(caption))
 }
 
 /// Headline figures: value over label.

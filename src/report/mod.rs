@@ -1,10 +1,12 @@
 //! Reports: self-contained HTML files (inline CSS and SVG, no scripts, no network fetches,
 //! a print stylesheet), with the same figures as JSON and CSV.
 //!
-//! [`html`] holds the page shell and escaping; [`svg`] the boards and charts; each report kind
-//! has its own module ([`psqt`]).
+//! [`html`] holds the page shell and escaping; [`svg`] the boards and charts; [`csv`] the
+//! RFC 4180 writer; each report kind has its own module ([`opening`], [`psqt`]).
 
+pub mod csv;
 pub mod html;
+pub mod opening;
 pub mod psqt;
 pub mod svg;
 

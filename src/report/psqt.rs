@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::{
-    html::{Page, escape, figures, table, thousands},
+    html::{Page, escape, figure, figures, table, thousands},
     svg::{Scale, Series, bitboard, heat_board, line_chart},
 };
 use crate::psqt::{Derived, Factorisation, PackedTables, PieceTables, TABLES, is_masked, table_label};
@@ -29,10 +29,6 @@ pub struct PsqtReport {
 
 fn bonuses(tables: &PieceTables, t: usize) -> [Option<f64>; 64] {
     std::array::from_fn(|s| (!is_masked(t, s)).then(|| f64::from(tables.squares[t][s])))
-}
-
-fn figure(svg: String, caption: &str) -> String {
-    format!("<figure>{svg}<figcaption>{}</figcaption></figure>", escape(caption))
 }
 
 impl PsqtReport {

@@ -1,4 +1,4 @@
-//! Inline SVG: heat-map boards, component boards and line charts.
+//! Inline SVG: position diagrams, heat-map boards, component boards, line and bar charts.
 
 use std::fmt::Write as _;
 
@@ -232,6 +232,117 @@ pub fn line_chart(series: &[Series], x_label: &str, y_label: &str, title: &str) 
         );
     }
     out.push_str("</svg>");
+    out
+}
+
+/// A position diagram: the board with its pieces (Unicode glyphs, outlined for White), file
+/// and rank labels, seen from White's side.
+pub fn position_board(board: &shakmaty::Board, title: &str) -> String {
+    let size = 8.0 * CELL + MARGIN;
+    let mut out = format!(
+        "<svg class=\"board\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {size} {size}\" width=\"{size}\" height=\"{size}\" role=\"img\" aria-label=\"{}\">",
+        escape(title)
+    );
+    for square in shakmaty::Square::ALL {
+        let (file, rank) = (u32::from(square.file()) as f64, u32::from(square.rank()) as f64);
+        let (x, y) = (MARGIN + file * CELL, (7.0 - rank) * CELL);
+        let fill = if square.is_light() { "#f0d9b5" } else { "#b58863" };
+        let _ = write!(out, "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"{fill}\"/>");
+        if let Some(piece) = board.piece_at(square) {
+            // The filled glyphs for both sides: White's drawn white with a dark outline.
+            let glyph =
+                ['\u{265F}', '\u{265E}', '\u{265D}', '\u{265C}', '\u{265B}', '\u{265A}'][piece.role as usize - 1];
+            let paint = match piece.color {
+                shakmaty::Color::White => "fill=\"#fff\" stroke=\"#1b1f24\" stroke-width=\"0.9\"",
+                shakmaty::Color::Black => "fill=\"#1b1f24\"",
+            };
+            let _ = write!(
+                out,
+                "<text x=\"{}\" y=\"{}\" font-size=\"25\" text-anchor=\"middle\" {paint}>{glyph}</text>",
+                x + CELL / 2.0,
+                y + CELL - 6.0
+            );
+        }
+    }
+    for i in 0..8 {
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{}</text>\
+             <text x=\"5\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{}</text>",
+            MARGIN + (f64::from(i) + 0.5) * CELL,
+            size - 2.0,
+            char::from(b'a' + i),
+            (7.0 - f64::from(i)) * CELL + CELL / 2.0 + 4.0,
+            i + 1
+        );
+    }
+    let _ = write!(
+        out,
+        "<rect x=\"{MARGIN}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#8c959f\"/></svg>",
+        8.0 * CELL,
+        8.0 * CELL
+    );
+    out
+}
+
+/// A bar chart of labelled values from zero (`y_max` fixes the top of the axis, e.g. 100 for
+/// percentages); labels are thinned to fit.
+pub fn bar_chart(bars: &[(String, f64)], y_label: &str, y_max: Option<f64>, title: &str) -> String {
+    let (width, height) = (560.0, 260.0);
+    let (left, right, top, bottom) = (52.0, 12.0, 28.0, 46.0);
+    let y_max = y_max.unwrap_or_else(|| nice_ceiling(bars.iter().map(|b| b.1).fold(1.0, f64::max)));
+    let slot = (width - left - right) / bars.len().max(1) as f64;
+    let py = |y: f64| top + (height - top - bottom) * (1.0 - (y / y_max).clamp(0.0, 1.0));
+    let mut out = format!(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+        escape(title)
+    );
+    for i in 0..=4 {
+        let y = y_max * f64::from(i) / 4.0;
+        let _ = write!(
+            out,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py}\" y2=\"{py}\" stroke=\"#e1e4e8\"/>\
+             <text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
+            width - right,
+            left - 6.0,
+            py(y) + 4.0,
+            trim(y),
+            py = py(y)
+        );
+    }
+    // Every label when they fit (about 34 pixels each), else every k-th.
+    let every = ((34.0 / slot).ceil() as usize).max(1);
+    for (i, (label, value)) in bars.iter().enumerate() {
+        let x = left + slot * i as f64;
+        let _ = write!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#0b5cad\"><title>{}: {}</title></rect>",
+            x + slot * 0.12,
+            py(*value),
+            slot * 0.76,
+            py(0.0) - py(*value),
+            escape(label),
+            trim(*value)
+        );
+        if i % every == 0 {
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">{}</text>",
+                x + slot / 2.0,
+                height - bottom + 15.0,
+                escape(label)
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        "<text x=\"12\" y=\"16\" font-size=\"12\" fill=\"#1b1f24\">{}</text>\
+         <line x1=\"{left}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#8c959f\"/></svg>",
+        escape(y_label),
+        width - right,
+        py(0.0),
+        py(0.0)
+    );
     out
 }
 

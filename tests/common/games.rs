@@ -60,14 +60,36 @@ pub fn year(index: usize) -> usize {
     2000 + index % 10
 }
 
+/// The players of game `index` (names with a comma, as databases write them), White first.
+pub fn players(index: usize) -> [String; 2] {
+    [format!("Doe, Player {}", index % 7), format!("Roe, Player {}", index % 5)]
+}
+
+/// The ratings of game `index`, White first: every eleventh game unrated, every fifth with
+/// White unrated.
+pub fn ratings(index: usize) -> [Option<u16>; 2] {
+    if index.is_multiple_of(11) {
+        return [None, None];
+    }
+    let white = (!index.is_multiple_of(5)).then_some(2000 + (index * 37 % 700) as u16);
+    [white, Some(2050 + (index * 53 % 650) as u16)]
+}
+
 pub fn pgn(index: usize, game: &Game) -> String {
-    let out = format!(
-        "[Event \"Generated\"]\n[Round \"{}\"]\n[Date \"{}.01.01\"]\n[Result \"{}\"]\n\n",
+    let [white, black] = players(index);
+    let mut out = format!(
+        "[Event \"Generated\"]\n[Round \"{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+         [Date \"{}.01.01\"]\n[Result \"{}\"]\n",
         index + 1,
         year(index),
         game.result
     );
-    out + &movetext(&game.moves) + game.result + "\n\n"
+    for (tag, rating) in ["WhiteElo", "BlackElo"].iter().zip(ratings(index)) {
+        if let Some(rating) = rating {
+            out += &format!("[{tag} \"{rating}\"]\n");
+        }
+    }
+    out + "\n" + &movetext(&game.moves) + game.result + "\n\n"
 }
 
 /// SAN movetext of moves from the initial position: `1. e4 e5 2. Nf3 ` (a space after each).

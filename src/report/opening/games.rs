@@ -1,0 +1,305 @@
+//! The one pass over the games reaching a position that an opening report is made of: each
+//! game of the posting list is read and replayed once (in parallel), and counted into every
+//! subset (the report's filter, the `--versus` filter) that admits it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+use shakmaty::{Chess, Color, Position as _};
+
+use crate::{
+    Key,
+    codec::CompactMove,
+    explore::{Filter, QueryError, arrivals},
+    model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay},
+    pattern::{Pattern, Scene},
+    store::Store,
+};
+
+/// Games read from the store at a time (per parallel task).
+const CHUNK: usize = 512;
+
+/// Which games a subset counts: a filter, with the player's games looked up once.
+#[derive(Debug)]
+pub struct Selection {
+    /// The filter.
+    pub filter: Filter,
+    /// The player's games, ascending, when the filter names a player.
+    player_games: Option<Vec<GameId>>,
+}
+
+impl Selection {
+    /// The selection of `filter` (a player filter reads the players index).
+    pub fn new(store: &Store, filter: Filter) -> Result<Selection, QueryError> {
+        let player_games = match &filter.player {
+            Some(name) => Some(store.player_games(name, filter.color)?),
+            None => None,
+        };
+        Ok(Selection { filter, player_games })
+    }
+
+    /// Whether the game counts.
+    pub fn admits(&self, facts: &GameFacts) -> bool {
+        self.filter.matches_game(facts)
+            && self.player_games.as_ref().is_none_or(|ids| ids.binary_search(&facts.id).is_ok())
+    }
+
+    /// The player's games, when the filter names a player.
+    pub fn player_games(&self) -> Option<&[GameId]> {
+        self.player_games.as_deref()
+    }
+}
+
+/// What the pass looks for in each game.
+pub struct Probe<'a> {
+    /// The position.
+    pub target: &'a Chess,
+    /// Its key.
+    pub key: &'a Key,
+    /// The themes, each checked from the first arrival to `within` plies after it.
+    pub themes: &'a [Pattern],
+    /// How far after the position themes are looked for, in plies.
+    pub within: usize,
+}
+
+/// A next move's games, with the sums its averages come from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MoveTally {
+    /// Results and ratings.
+    pub tally: Tally,
+    /// Sum of the known years.
+    pub year_sum: u64,
+    /// Games with a known year.
+    pub dated: u64,
+    /// The latest month played.
+    pub last: Month,
+}
+
+/// One subset's counts over its games.
+#[derive(Clone, Debug, Default)]
+pub struct Tallies {
+    /// Every game.
+    pub total: Tally,
+    /// By year (0: no year).
+    pub years: BTreeMap<u16, Tally>,
+    /// By rating band index.
+    pub bands: BTreeMap<u8, Tally>,
+    /// By speed index.
+    pub speeds: [u64; 7],
+    /// By next move (a game counts once per distinct move it played from the position).
+    pub moves: HashMap<CompactMove, MoveTally>,
+    /// By the position one move before and that move (once per game).
+    pub orders: HashMap<(Key, CompactMove), u64>,
+    /// Per theme, the games reaching it.
+    pub themes: Vec<Tally>,
+    /// By final material, as a signature (`KRPvKR`).
+    pub endings: HashMap<String, Tally>,
+    /// Games by length in plies.
+    pub plies: BTreeMap<u32, u64>,
+    /// By player name, per colour (White, Black).
+    pub players: [HashMap<String, Tally>; 2],
+    /// (average rating, game) of rated games.
+    pub rated: Vec<(u16, GameId)>,
+    /// (month, game) of dated games.
+    pub dated: Vec<(Month, GameId)>,
+    /// (plies, game) of decisive games, White's wins then Black's.
+    pub wins: [Vec<(u32, GameId)>; 2],
+    /// Games whose stored moves did not replay (corrupt data; counted, not hidden).
+    pub unreplayable: u64,
+    /// Games of the posting list that never reached the position on replay.
+    pub unreached: u64,
+}
+
+impl Tallies {
+    fn new(themes: usize) -> Tallies {
+        Tallies { themes: vec![Tally::default(); themes], ..Tallies::default() }
+    }
+
+    fn merge(mut self, other: Tallies) -> Tallies {
+        self.total.add(&other.total);
+        for (year, tally) in other.years {
+            self.years.entry(year).or_default().add(&tally);
+        }
+        for (band, tally) in other.bands {
+            self.bands.entry(band).or_default().add(&tally);
+        }
+        for (mine, theirs) in self.speeds.iter_mut().zip(other.speeds) {
+            *mine += theirs;
+        }
+        for (m, theirs) in other.moves {
+            let mine = self.moves.entry(m).or_default();
+            mine.tally.add(&theirs.tally);
+            mine.year_sum += theirs.year_sum;
+            mine.dated += theirs.dated;
+            mine.last = mine.last.max(theirs.last);
+        }
+        for (order, games) in other.orders {
+            *self.orders.entry(order).or_default() += games;
+        }
+        for (mine, theirs) in self.themes.iter_mut().zip(&other.themes) {
+            mine.add(theirs);
+        }
+        for (material, tally) in other.endings {
+            self.endings.entry(material).or_default().add(&tally);
+        }
+        for (plies, games) in other.plies {
+            *self.plies.entry(plies).or_default() += games;
+        }
+        for (mine, theirs) in self.players.iter_mut().zip(other.players) {
+            for (name, tally) in theirs {
+                mine.entry(name).or_default().add(&tally);
+            }
+        }
+        self.rated.extend(other.rated);
+        self.dated.extend(other.dated);
+        for (mine, theirs) in self.wins.iter_mut().zip(other.wins) {
+            mine.extend(theirs);
+        }
+        self.unreplayable += other.unreplayable;
+        self.unreached += other.unreached;
+        self
+    }
+
+    fn add(&mut self, facts: &GameFacts, record: &GameRecord, walk: &Walk) {
+        let tally = Tally::game(facts.result, facts.ratings);
+        self.total.add(&tally);
+        self.years.entry(facts.month.year().unwrap_or(0)).or_default().add(&tally);
+        self.bands.entry(facts.band().index()).or_default().add(&tally);
+        self.speeds[facts.speed as usize] += 1;
+        for &m in &walk.next {
+            let entry = self.moves.entry(m).or_default();
+            entry.tally.add(&tally);
+            if let Some(year) = facts.month.year() {
+                entry.year_sum += u64::from(year);
+                entry.dated += 1;
+            }
+            entry.last = entry.last.max(facts.month);
+        }
+        for order in &walk.orders {
+            *self.orders.entry(*order).or_default() += 1;
+        }
+        for (theme, reached) in self.themes.iter_mut().zip(&walk.themes) {
+            if *reached {
+                theme.add(&tally);
+            }
+        }
+        self.endings.entry(walk.ending.clone()).or_default().add(&tally);
+        *self.plies.entry(walk.plies).or_default() += 1;
+        for (side, name) in [&record.tags.white, &record.tags.black].into_iter().enumerate() {
+            self.players[side].entry(name.trim().to_owned()).or_default().add(&tally);
+        }
+        if let Some(rating) = facts.average_rating() {
+            self.rated.push((rating, facts.id));
+        }
+        if facts.month != Month::UNKNOWN {
+            self.dated.push((facts.month, facts.id));
+        }
+        match facts.result {
+            GameResult::WhiteWins => self.wins[0].push((walk.plies, facts.id)),
+            GameResult::BlackWins => self.wins[1].push((walk.plies, facts.id)),
+            _ => {}
+        }
+    }
+}
+
+/// What one game's replay says about the position.
+struct Walk {
+    next: Vec<CompactMove>,
+    orders: Vec<(Key, CompactMove)>,
+    themes: Vec<bool>,
+    ending: String,
+    plies: u32,
+}
+
+impl Walk {
+    /// `None` when the game never stood on the position.
+    fn of(positions: &[Chess], record: &GameRecord, probe: &Probe) -> Option<Walk> {
+        let arrivals = arrivals(positions, probe.target, probe.key);
+        let first = *arrivals.first()?;
+        let moves: Vec<Option<CompactMove>> = record.moves().collect();
+        let mut next: Vec<CompactMove> = arrivals.iter().filter_map(|&ply| moves.get(ply).copied().flatten()).collect();
+        next.sort_unstable();
+        next.dedup();
+        let mut orders = Vec::new();
+        for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
+            let before = crate::Position::from_chess(positions[ply - 1].clone()).ok();
+            let key = before.and_then(|p| Key::encode(&p).ok());
+            if let (Some(key), Some(Some(m))) = (key, moves.get(ply - 1)) {
+                orders.push((key, *m));
+            }
+        }
+        orders.sort_unstable();
+        orders.dedup();
+        let mut themes = vec![false; probe.themes.len()];
+        let last = (first + probe.within).min(positions.len() - 1);
+        for position in &positions[first..=last] {
+            let mut scene = Scene::of_chess(position);
+            for (reached, theme) in themes.iter_mut().zip(probe.themes) {
+                if !*reached && theme.matches(&mut scene) {
+                    *reached = true;
+                }
+            }
+            if themes.iter().all(|&t| t) {
+                break;
+            }
+        }
+        let end = positions.last()?;
+        Some(Walk { next, orders, themes, ending: material_signature(end), plies: (positions.len() - 1) as u32 })
+    }
+}
+
+/// The material of a position as a signature, White first: `KRPPvKR`.
+pub fn material_signature(chess: &Chess) -> String {
+    let material = chess.board().material();
+    let mut out = String::new();
+    for color in Color::ALL {
+        if color == Color::Black {
+            out.push('v');
+        }
+        let side = material.get(color);
+        for role in [shakmaty::Role::King, shakmaty::Role::Queen, shakmaty::Role::Rook, shakmaty::Role::Bishop]
+            .into_iter()
+            .chain([shakmaty::Role::Knight, shakmaty::Role::Pawn])
+        {
+            for _ in 0..*side.get(role) {
+                out.push(role.upper_char());
+            }
+        }
+    }
+    out
+}
+
+/// Reads and replays every game of `ids` once, counting each into the selections admitting it.
+pub fn tally(
+    store: &Store,
+    ids: &[GameId],
+    selections: &[&Selection],
+    probe: &Probe,
+) -> Result<Vec<Tallies>, QueryError> {
+    let empty = || (0..selections.len()).map(|_| Tallies::new(probe.themes.len())).collect::<Vec<_>>();
+    ids.par_chunks(CHUNK)
+        .map(|chunk| -> Result<Vec<Tallies>, QueryError> {
+            let mut tallies = empty();
+            for (&id, record) in chunk.iter().zip(store.games(chunk)?) {
+                let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
+                let facts = GameFacts::of(id, record.result, &record.tags);
+                let admitted: Vec<bool> = selections.iter().map(|s| s.admits(&facts)).collect();
+                if !admitted.contains(&true) {
+                    continue;
+                }
+                let walk = match replay(&record) {
+                    Some(positions) => Walk::of(&positions, &record, probe).ok_or(false),
+                    None => Err(true),
+                };
+                for (tallies, _) in tallies.iter_mut().zip(&admitted).filter(|(_, a)| **a) {
+                    match &walk {
+                        Ok(walk) => tallies.add(&facts, &record, walk),
+                        Err(true) => tallies.unreplayable += 1,
+                        Err(false) => tallies.unreached += 1,
+                    }
+                }
+            }
+            Ok(tallies)
+        })
+        .try_reduce(empty, |a, b| Ok(a.into_iter().zip(b).map(|(a, b)| a.merge(b)).collect()))
+}
