@@ -216,6 +216,13 @@ fn bad_requests_are_400_with_a_json_error() {
         "/pattern?q=Ke1&material=KvQ",
         "/games?pattern=Kz9",
         "/games?pattern=mate&play=e2e4",
+        "/report/opening?format=pdf",
+        "/report/opening?format=csv",
+        "/report/opening?format=csv&table=nothing",
+        "/report/opening?theme=count(Q",
+        "/report/opening?play=e2e5",
+        "/report/opening?color=white",
+        "/report/opening?depth=x",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");
@@ -258,4 +265,29 @@ fn a_running_server_sees_what_a_later_ingest_flushed() {
     // A pattern's game list kept from before the ingest is not served after it.
     let (_, after) = json(&server, "/games?pattern=Ph4%20and%20pa5");
     assert_eq!(after["total"], 1, "{after}");
+}
+
+#[test]
+fn opening_reports_over_http_equal_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let server = start(&db);
+    let out = tabiya(&["report", "opening", "--db", db.to_str().unwrap(), "--uci", "e2e4,e7e5", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let command: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (status, served) = json(&server, "/report/opening?play=e2e4,e7e5&format=json");
+    assert_eq!(status, 200, "{served}");
+    assert_eq!(served, command);
+    assert!(served["subsets"][0]["overview"]["games"].as_u64().unwrap() > 0);
+    let (status, content_type, body) = get(&server, "/report/opening?play=e2e4,e7e5");
+    assert_eq!((status, content_type.as_str()), (200, "text/html; charset=utf-8"));
+    assert!(body.starts_with("<!DOCTYPE html>") && body.contains("svg class=\"board\""));
+    let (status, content_type, body) = get(&server, "/report/opening?play=e2e4,e7e5&format=csv&table=moves");
+    assert_eq!((status, content_type.as_str()), (200, "text/csv; charset=utf-8"));
+    let rows = served["subsets"][0]["moves"].as_array().unwrap().len();
+    assert!(body.starts_with("subset,uci,san,games,") && body.split("\r\n").count() - 2 == rows, "{body}");
+    // Filters as the explorer takes them.
+    let (_, since) = json(&server, "/report/opening?play=e2e4,e7e5&format=json&since=2100");
+    assert_eq!(since["subsets"][0]["overview"]["games"], 0);
+    assert_eq!(since["subsets"][0]["label"], "since=2100");
 }

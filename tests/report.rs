@@ -14,7 +14,10 @@ use common::{
 };
 
 fn write_report(args: &[&str], path: &Path) {
-    let mut all = vec!["report", "psqt"];
+    let mut all = vec!["report"];
+    if !args.contains(&"opening") {
+        all.push("psqt");
+    }
     all.extend_from_slice(args);
     all.extend_from_slice(&["-o", path.to_str().unwrap()]);
     let out = tabiya(&all);
@@ -26,14 +29,15 @@ fn screenshots() -> PathBuf {
 }
 
 /// Opens `path`, and checks what a reader would: no console errors, every board and chart drawn
-/// with a size, `boards` boards, nothing wider than a phone at 375 pixels.
-async fn check_page(browser: &Browser, path: &Path, boards: usize, name: &str) {
+/// with a size, `boards` boards and `charts` charts, nothing wider than a phone at 375 pixels.
+async fn check_page(browser: &Browser, path: &Path, (boards, charts): (usize, usize), name: &str) {
     browser.client.goto(&format!("file://{}", path.display())).await.unwrap();
     assert_eq!(browser.console_errors().await, Vec::<String>::new(), "{name}");
     let drawn = browser.sizes("svg.board").await;
     assert_eq!(drawn.len(), boards, "{name}");
-    let charts = browser.sizes("svg.chart").await;
-    assert_eq!(charts.len(), 1, "{name}");
+    let charts_drawn = browser.sizes("svg.chart").await;
+    assert_eq!(charts_drawn.len(), charts, "{name}");
+    let charts = charts_drawn;
     for (w, h) in drawn.iter().chain(&charts) {
         assert!(*w > 50.0 && *h > 50.0, "{name}: an SVG of {w}×{h}");
     }
@@ -65,7 +69,7 @@ async fn psqt_reports_render_in_a_browser() {
     }
     let browser = Browser::start().await;
     // Frequencies, scores and tables (12 each), 12 × (original, approximation, difference), 4 components.
-    check_page(&browser, &derived, 12 * 3 + 36 + 4, "psqt-derived").await;
+    check_page(&browser, &derived, (12 * 3 + 36 + 4, 1), "psqt-derived").await;
     if let Some(data) = datasets() {
         let pesto = dir.path().join("pesto.html");
         // A long path with no break opportunity, as a clean clone deep in a CI tree gives: the
@@ -75,6 +79,31 @@ async fn psqt_reports_render_in_a_browser() {
         let input = deep.join("pesto.csv");
         std::fs::copy(data.join("psqt/pesto.csv"), &input).unwrap();
         write_report(&["--input", input.to_str().unwrap(), "--components", "8", "--generations", "3000"], &pesto);
-        check_page(&browser, &pesto, 12 + 36 + 8, "psqt-pesto").await;
+        check_page(&browser, &pesto, (12 + 36 + 8, 1), "psqt-pesto").await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_reports_render_in_a_browser() {
+    if !browser::available() {
+        return;
+    }
+    let games = generate(300);
+    let (dir, _store) = build(&games);
+    let db = dir.path().join("db");
+    let page = dir.path().join("opening.html");
+    let uci: Vec<String> =
+        games[0].moves[..2].iter().map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string()).collect();
+    let uci = uci.join(",");
+    let args =
+        ["opening", "--db", db.to_str().unwrap(), "--uci", &uci, "--versus", "--min-rating 2300", "--lines", "3"];
+    write_report(&args, &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<script") && !html.contains("https://"), "a self-contained report");
+    let browser = Browser::start().await;
+    // The position and the end of each of the 3 theory lines; popularity, rating and length charts.
+    check_page(&browser, &page, (1 + 3, 3), "opening").await;
+    // The pieces are drawn on the position's board.
+    let glyphs = browser.eval("return document.querySelector('svg.board').querySelectorAll('text').length").await;
+    assert_eq!(glyphs.as_u64(), Some(32 + 16), "32 pieces after two quiet plies, 16 coordinates");
 }

@@ -31,7 +31,7 @@ h2 { font-size: 1.25em; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 
 h3 { font-size: 1em; margin: 16px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 16px; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: normal; }
-th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: right; }
+th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f6f8fa; }
 .scroll { overflow-x: auto; max-width: 100%; }

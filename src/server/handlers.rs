@@ -24,6 +24,10 @@ use crate::{
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     output::{json::DatabaseTotals, pgn},
     pattern::Pattern,
+    report::{
+        Format,
+        opening::{OpeningOptions, OpeningReport, Theme},
+    },
 };
 
 type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
@@ -219,6 +223,43 @@ impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.stop.store(true, std::sync::atomic::Ordering::Relaxed);
     }
+}
+
+/// The opening report of a position (`fen`, `play`) under the explorer's filters plus `player`
+/// and `color`: `format=html` (default), `json`, or `csv` with `table=` one of its tables;
+/// `depth`, `lines` and an extra `theme` expression as the command takes them. It reads every
+/// matching game, so it runs on the blocking pool.
+pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
+        let color = params.get("color").map(parse_color).transpose()?;
+        let filter = params.filter()?.with_player(params.get("player"), color)?;
+        let mut options = OpeningOptions::new(filter);
+        options.depth = params.count("depth", options.depth, crate::report::opening::MAX_DEPTH)?;
+        options.lines = params.count("lines", options.lines, crate::report::opening::MAX_LINES)?;
+        if let Some(expression) = params.get("theme") {
+            let theme = Theme::parse(expression, expression)
+                .map_err(|err| ApiError::bad_request(format!("theme {expression:?}: {err}")))?;
+            options.themes.push(theme);
+        }
+        options.label = params.filter_label();
+        let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
+        Ok(match format {
+            Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], report.html()).into_response(),
+            Format::Json => ([(header::CONTENT_TYPE, "application/json")], report.json()).into_response(),
+            Format::Csv => {
+                let tables = report.csv();
+                let names: Vec<&str> = tables.iter().map(|(name, _)| name.trim_end_matches(".csv")).collect();
+                let wanted = params.get("table").unwrap_or("");
+                let Some((_, text)) = tables.iter().find(|(name, _)| name.trim_end_matches(".csv") == wanted) else {
+                    return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", names.join(", "))));
+                };
+                ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text.clone()).into_response()
+            }
+        })
+    })
+    .await
 }
 
 /// The database totals.

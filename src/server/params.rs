@@ -94,6 +94,15 @@ impl Params {
         })
     }
 
+    /// The filter parameters given, in words (`since=2020, ratings=2200,2500`), or `all games`.
+    pub fn filter_label(&self) -> String {
+        let given: Vec<String> = ["since", "until", "speeds", "ratings", "player", "color"]
+            .iter()
+            .filter_map(|name| self.get(name).map(|value| format!("{name}={value}")))
+            .collect();
+        if given.is_empty() { "all games".to_owned() } else { given.join(", ") }
+    }
+
     /// `since`, `until`, `speeds`, `ratings`.
     pub fn filter(&self) -> Result<Filter, ApiError> {
         Ok(Filter::default()

@@ -318,21 +318,18 @@ impl OpeningReport {
             "<p>Main lines: each of the most played moves, then the most played continuation at every step \
              (games and the mover's score at each move).</p>",
         );
-        let rows: Vec<Vec<String>> = self
-            .theory
-            .iter()
-            .map(|line| {
-                let moves: Vec<String> = line
-                    .nodes
-                    .iter()
-                    .map(|n| {
-                        format!("{} <small>({}, {})</small>", escape(&n.san), thousands(n.results.games), pct(n.score))
-                    })
-                    .collect();
-                vec![moves.join(" ")]
-            })
-            .collect();
-        out += &table(&["Line"], &rows);
+        out += "<ol>";
+        for line in &self.theory {
+            let moves: Vec<String> = line
+                .nodes
+                .iter()
+                .map(|n| {
+                    format!("{} <small>({}, {})</small>", escape(&n.san), thousands(n.results.games), pct(n.score))
+                })
+                .collect();
+            let _ = write!(out, "<li>{}</li>", moves.join(" "));
+        }
+        out += "</ol>";
         out += "<div class=\"boards\">";
         for (i, line) in self.theory.iter().enumerate() {
             if let Some(board) = board_of(&line.end_fen) {
