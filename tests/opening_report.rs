@@ -40,7 +40,8 @@ struct Naive {
     bands: BTreeMap<Option<u16>, u64>,
     moves: BTreeMap<String, u64>,
     orders: BTreeMap<(String, String), u64>,
-    queens_off: u64,
+    /// Games reaching, within 40 plies: queens off, a white pawn on ranks 5-7, a check.
+    themes: [u64; 3],
     endings: BTreeMap<String, u64>,
     plies: u64,
     players: BTreeMap<(String, &'static str), u64>,
@@ -93,8 +94,17 @@ fn naive(games: &[Game], target: &str, keep: impl Fn(usize) -> bool) -> Naive {
             *out.orders.entry(order).or_default() += 1;
         }
         let last = (first + 40).min(positions.len() - 1);
-        if positions[first..=last].iter().any(|p| p.board().queens().is_empty()) {
-            out.queens_off += 1;
+        let window = &positions[first..=last];
+        let ranks_5_to_7 = shakmaty::Bitboard::from_rank(shakmaty::Rank::Fifth)
+            | shakmaty::Bitboard::from_rank(shakmaty::Rank::Sixth)
+            | shakmaty::Bitboard::from_rank(shakmaty::Rank::Seventh);
+        let reached = [
+            window.iter().any(|p| p.board().queens().is_empty()),
+            window.iter().any(|p| !(p.board().pawns() & p.board().white() & ranks_5_to_7).is_empty()),
+            window.iter().any(|p| p.is_check()),
+        ];
+        for (count, reached) in out.themes.iter_mut().zip(reached) {
+            *count += u64::from(reached);
         }
         *out.endings.entry(signature(positions.last().unwrap())).or_default() += 1;
         out.plies += game.moves.len() as u64;
@@ -154,7 +164,8 @@ fn check_subset(subset: &Value, naive: &Naive, what: &str) {
         .map(|m| ((m["fen"].as_str().unwrap().to_owned(), m["uci"].as_str().unwrap().to_owned()), u(&m["games"])))
         .collect();
     assert_eq!(orders, naive.orders, "{what}: move orders");
-    assert_eq!(u(&subset["themes"][0]["games"]), naive.queens_off, "{what}: queens exchanged");
+    let themes: Vec<u64> = subset["themes"].as_array().unwrap().iter().map(|t| u(&t["games"])).collect();
+    assert_eq!(themes, naive.themes, "{what}: themes");
     let endings: BTreeMap<String, u64> = subset["endings"]
         .as_array()
         .unwrap()
@@ -209,7 +220,7 @@ fn opening_reports_equal_a_naive_replay() {
         let uci: Vec<String> = moves.iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
         targets.push((uci.join(","), epd(&position)));
     }
-    let theme = ["--no-default-themes", "--theme", "count([Qq]) = 0"];
+    let theme = ["--no-default-themes", "--theme", "count([Qq]) = 0", "--theme", "Pa-h5-7", "--theme", "check"];
     for (uci, target) in &targets {
         let all = naive(&games, target, |_| true);
         assert!(all.games > 0);

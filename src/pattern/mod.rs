@@ -202,6 +202,24 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// The roles whose placement alone decides the expression, as a bit set (bit `Role as u8`):
+    /// a move that leaves those roles' squares as they were cannot change its truth. `None` when
+    /// it looks at more: attacks, pins, checks, the side to move, empty squares.
+    pub fn placement_roles(&self) -> Option<u8> {
+        let roles = |d: &Designator| -> Option<u8> {
+            (!d.pieces.has_empty()).then(|| d.pieces.pieces().fold(0, |mask, (_, role)| mask | 1 << role as u8))
+        };
+        let pawns = 1 << shakmaty::Role::Pawn as u8;
+        match self {
+            Expr::Piece(d) | Expr::Count(d, _, _) => roles(d),
+            // Pawn structure: the designated pawns against the other pawns.
+            Expr::Passed(d) | Expr::Isolated(d) | Expr::Doubled(d) => roles(d).map(|mask| mask | pawns),
+            Expr::Attacks(..) | Expr::Pin(..) | Expr::Test(_) => None,
+            Expr::And(a, b) | Expr::Or(a, b) => Some(a.placement_roles()? | b.placement_roles()?),
+            Expr::Not(a) => a.placement_roles(),
+        }
+    }
+
     /// The same question with colours swapped and the board mirrored top to bottom.
     pub fn flipped(&self) -> Expr {
         let boxed = |e: &Expr| Box::new(e.flipped());
@@ -255,6 +273,22 @@ impl Pattern {
     /// Whether the scene matches.
     pub fn matches(&self, scene: &mut Scene) -> bool {
         scene.eval(&self.expr) || (self.flip_colours && scene.eval(&self.mirror))
+    }
+
+    /// The roles whose placement alone decides the pattern ([`Expr::placement_roles`]).
+    ///
+    /// ```
+    /// use tabiya::pattern::Pattern;
+    /// use shakmaty::Role;
+    ///
+    /// let queens: Pattern = "count([Qq]) = 0".parse()?;
+    /// assert_eq!(queens.placement_roles(), Some(1 << Role::Queen as u8));
+    /// assert_eq!("check".parse::<Pattern>()?.placement_roles(), None);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn placement_roles(&self) -> Option<u8> {
+        let roles = self.expr.placement_roles()?;
+        if self.flip_colours { Some(roles | self.mirror.placement_roles()?) } else { Some(roles) }
     }
 
     /// The material every matching position must have: lets a scan skip whole key ranges.

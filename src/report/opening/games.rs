@@ -58,6 +58,8 @@ pub struct Probe<'a> {
     pub key: &'a Key,
     /// The themes, each checked from the first arrival to `within` plies after it.
     pub themes: &'a [Pattern],
+    /// Each theme's [`Pattern::placement_roles`].
+    pub roles: &'a [Option<u8>],
     /// How far after the position themes are looked for, in plies.
     pub within: usize,
 }
@@ -232,12 +234,25 @@ impl Walk {
         orders.dedup();
         let mut themes = vec![false; probe.themes.len()];
         let last = (first + probe.within).min(positions.len() - 1);
-        for position in &positions[first..=last] {
-            let mut scene = Scene::of_chess(position);
-            for (reached, theme) in themes.iter_mut().zip(probe.themes) {
-                if !*reached && theme.matches(&mut scene) {
-                    *reached = true;
+        for ply in first..=last {
+            let position = &positions[ply];
+            // The roles a move displaced: a theme decided by other roles' placement alone kept
+            // its value (false, or it would be reached) and is not evaluated again.
+            let moved = if ply == first {
+                u8::MAX
+            } else {
+                let (before, after) = (positions[ply - 1].board(), position.board());
+                shakmaty::Role::ALL
+                    .iter()
+                    .filter(|&&role| before.by_role(role) != after.by_role(role))
+                    .fold(0, |mask, &role| mask | 1 << role as u8)
+            };
+            let mut scene = None;
+            for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(probe.roles) {
+                if *reached || roles.is_some_and(|roles| roles & moved == 0) {
+                    continue;
                 }
+                *reached = theme.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
             }
             if themes.iter().all(|&t| t) {
                 break;
