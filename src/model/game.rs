@@ -182,13 +182,14 @@ pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
         Some(fen) => fen.parse::<Position>().ok()?.into_chess(),
         None => shakmaty::Chess::default(),
     };
-    let mut positions = vec![start];
+    let mut positions = Vec::with_capacity(record.plies() + 1);
+    positions.push(start);
     for m in record.moves() {
         let current = positions.last()?;
         let m = m?.to_move(current)?;
-        let mut next = current.clone();
-        next.play_unchecked(m);
-        positions.push(next);
+        // Cloned in place: one copy of the position a ply.
+        positions.push(current.clone());
+        positions.last_mut()?.play_unchecked(m);
     }
     Some(positions)
 }

@@ -2,7 +2,9 @@
 //! game of the posting list is read and replayed once (in parallel), and counted into every
 //! subset (the report's filter, the `--versus` filter) that admits it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position as _};
