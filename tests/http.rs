@@ -223,6 +223,10 @@ fn bad_requests_are_400_with_a_json_error() {
         "/report/opening?play=e2e5",
         "/report/opening?color=white",
         "/report/opening?depth=x",
+        "/report/player",
+        "/report/player?name=anderssen&color=purple",
+        "/report/player?name=anderssen&minShare=200",
+        "/report/player?name=anderssen&format=csv&table=nothing",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");
@@ -290,4 +294,24 @@ fn opening_reports_over_http_equal_the_command() {
     let (_, since) = json(&server, "/report/opening?play=e2e4,e7e5&format=json&since=2100");
     assert_eq!(since["subsets"][0]["overview"]["games"], 0);
     assert_eq!(since["subsets"][0]["label"], "since=2100");
+}
+
+#[test]
+fn player_reports_over_http_equal_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let server = start(&db);
+    let out = tabiya(&["report", "player", "--db", db.to_str().unwrap(), "anderssen", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let command: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (status, served) = json(&server, "/report/player?name=anderssen&format=json");
+    assert_eq!(status, 200, "{served}");
+    assert_eq!(served, command);
+    assert_eq!(served["names"][0]["name"], "Anderssen, Adolf");
+    let (status, content_type, body) = get(&server, "/report/player?name=anderssen");
+    assert_eq!((status, content_type.as_str()), (200, "text/html; charset=utf-8"));
+    assert!(body.contains("Anderssen, Adolf"));
+    let (status, _, body) = get(&server, "/report/player?name=anderssen&format=csv&table=overview");
+    assert_eq!(status, 200);
+    assert!(body.starts_with("which,games,wins,"), "{body}");
 }

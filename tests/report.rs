@@ -15,7 +15,7 @@ use common::{
 
 fn write_report(args: &[&str], path: &Path) {
     let mut all = vec!["report"];
-    if !args.contains(&"opening") {
+    if !args.contains(&"opening") && !args.contains(&"player") {
         all.push("psqt");
     }
     all.extend_from_slice(args);
@@ -106,4 +106,21 @@ async fn opening_reports_render_in_a_browser() {
     // The pieces are drawn on the position's board.
     let glyphs = browser.eval("return document.querySelector('svg.board').querySelectorAll('text').length").await;
     assert_eq!(glyphs.as_u64(), Some(32 + 16), "32 pieces after two quiet plies, 16 coordinates");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn player_reports_render_in_a_browser() {
+    if !browser::available() {
+        return;
+    }
+    let games = generate(300);
+    let (dir, _store) = build(&games);
+    let db = dir.path().join("db");
+    let page = dir.path().join("player.html");
+    write_report(&["player", "--db", db.to_str().unwrap(), "Doe, Player 3"], &page);
+    let browser = Browser::start().await;
+    // Score by year and by opponent rating; no boards.
+    check_page(&browser, &page, (0, 2), "player").await;
+    let rows = browser.eval("return document.querySelectorAll('#repertoire tbody tr').length").await;
+    assert!(rows.as_u64().is_some_and(|n| n > 2), "repertoire rows: {rows}");
 }

@@ -55,9 +55,9 @@ impl TargetArgs {
     }
 }
 
-/// Filters: dates, speeds, ratings, player.
-#[derive(clap::Args, Clone, Debug)]
-pub struct FilterArgs {
+/// Filters on the games themselves: dates, speeds, ratings.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct GameFilterArgs {
     /// Games from this year or month on (YYYY or YYYY-MM).
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
@@ -74,6 +74,51 @@ pub struct FilterArgs {
     /// Average rating below this (a multiple of 100, at most 3000).
     #[arg(long, value_name = "N")]
     pub max_rating: Option<u16>,
+}
+
+impl GameFilterArgs {
+    pub fn filter(&self) -> Result<Filter, QueryError> {
+        Filter::default()
+            .with_dates(self.since.as_deref(), self.until.as_deref())?
+            .with_speeds(self.speed.as_deref())?
+            .with_rating_range(self.min_rating, self.max_rating)
+    }
+
+    /// The filters in words: `since 2020, rating 2600+`, or `all games`.
+    pub fn describe(&self) -> String {
+        describe(self.parts())
+    }
+
+    fn parts(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(since) = &self.since {
+            parts.push(format!("since {since}"));
+        }
+        if let Some(until) = &self.until {
+            parts.push(format!("until {until}"));
+        }
+        if let Some(speed) = &self.speed {
+            parts.push(speed.clone());
+        }
+        match (self.min_rating, self.max_rating) {
+            (Some(min), Some(max)) => parts.push(format!("rating {min}-{}", max.saturating_sub(1))),
+            (Some(min), None) => parts.push(format!("rating {min}+")),
+            (None, Some(max)) => parts.push(format!("rating below {max}")),
+            (None, None) => {}
+        }
+        parts
+    }
+}
+
+fn describe(parts: Vec<String>) -> String {
+    if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
+}
+
+/// Filters: dates, speeds, ratings, player.
+#[derive(clap::Args, Clone, Debug)]
+pub struct FilterArgs {
+    #[command(flatten)]
+    pub games: GameFilterArgs,
     /// Games of a player whose name starts with NAME (case-insensitive; "carlsen" matches
     /// "Carlsen, Magnus").
     #[arg(long, value_name = "NAME")]
@@ -100,40 +145,21 @@ impl FilterArgs {
         Ok(parsed.filter)
     }
 
-    /// The filters in words: `since 2020, rating 2600+`, or `all games`.
+    /// The filters in words: `since 2020, rating 2600+, carlsen with white`, or `all games`.
     pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(since) = &self.since {
-            parts.push(format!("since {since}"));
-        }
-        if let Some(until) = &self.until {
-            parts.push(format!("until {until}"));
-        }
-        if let Some(speed) = &self.speed {
-            parts.push(speed.clone());
-        }
-        match (self.min_rating, self.max_rating) {
-            (Some(min), Some(max)) => parts.push(format!("rating {min}-{}", max.saturating_sub(1))),
-            (Some(min), None) => parts.push(format!("rating {min}+")),
-            (None, Some(max)) => parts.push(format!("rating below {max}")),
-            (None, None) => {}
-        }
+        let mut parts = self.games.parts();
         if let Some(player) = &self.player {
             match &self.color {
                 Some(color) => parts.push(format!("{player} with {color}")),
                 None => parts.push(player.clone()),
             }
         }
-        if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
+        describe(parts)
     }
 
     pub fn filter(&self) -> Result<Filter, QueryError> {
         let color = self.color.as_deref().map(parse_color).transpose()?;
-        Filter::default()
-            .with_dates(self.since.as_deref(), self.until.as_deref())?
-            .with_speeds(self.speed.as_deref())?
-            .with_rating_range(self.min_rating, self.max_rating)?
-            .with_player(self.player.as_deref(), color)
+        self.games.filter()?.with_player(self.player.as_deref(), color)
     }
 }
 

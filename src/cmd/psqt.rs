@@ -42,20 +42,7 @@ pub struct DeriveSource {
 impl DeriveSource {
     /// A line saying where the tables come from.
     pub fn describe(&self) -> String {
-        let f = &self.filters;
-        let mut filters: Vec<String> = Vec::new();
-        for (name, value) in [("since", &f.since), ("until", &f.until), ("speed", &f.speed)] {
-            if let Some(value) = value {
-                filters.push(format!("{name} {value}"));
-            }
-        }
-        if let Some(min) = f.min_rating {
-            filters.push(format!("rating ≥ {min}"));
-        }
-        if let Some(max) = f.max_rating {
-            filters.push(format!("rating < {max}"));
-        }
-        let filters = if filters.is_empty() { "all games".to_owned() } else { filters.join(", ") };
+        let filters = self.filters.describe();
         let sample = if self.sample == 0 {
             "every position".to_owned()
         } else {

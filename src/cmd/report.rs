@@ -1,4 +1,4 @@
-//! `tabiya report opening|psqt`: reports as one HTML file, JSON, or a directory of CSV files.
+//! `tabiya report opening|player|psqt`: reports as one HTML file, JSON, or a directory of CSV files.
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -7,13 +7,14 @@ use tabiya::{
     report::{
         Format,
         opening::{OpeningOptions, OpeningReport, Theme},
+        player::{PlayerOptions, PlayerReport},
         psqt::PsqtReport,
     },
     store::Store,
 };
 
 use super::{
-    args::{DbArgs, FilterArgs, TargetArgs, write_output},
+    args::{DbArgs, FilterArgs, GameFilterArgs, TargetArgs, write_output},
     psqt::TablesArgs,
 };
 
@@ -23,6 +24,9 @@ pub enum Command {
     /// theory lines, move orders, themes, endings, players and notable games; exact over
     /// every matching game.
     Opening(OpeningArgs),
+    /// A player's games: results overall, by colour, year and opponent rating, repertoire
+    /// trees as White and as Black, best wins and worst losses.
+    Player(PlayerArgs),
     /// Piece-square tables: where pieces stand and score, fitted tables, and their
     /// factorisation into bitboard components beside the original.
     Psqt(PsqtArgs),
@@ -121,6 +125,27 @@ impl OpeningArgs {
 }
 
 #[derive(clap::Args)]
+pub struct PlayerArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// The player: a name prefix, case-insensitive ("carlsen" matches "Carlsen, Magnus").
+    name: String,
+    /// Only the player's games with this colour (white or black).
+    #[arg(long, value_name = "COLOR")]
+    color: Option<String>,
+    #[command(flatten)]
+    filter: GameFilterArgs,
+    /// Repertoire trees: plies deep (at most 30).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    depth: usize,
+    /// Repertoire trees: the share of the colour's games (percent) a line needs to be shown.
+    #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
+    min_share: f64,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(clap::Args)]
 pub struct PsqtArgs {
     #[command(flatten)]
     tables: TablesArgs,
@@ -135,6 +160,20 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             let target = args.target.resolve()?;
             let store = Store::open_read_only(&args.db.db)?;
             let report = OpeningReport::build(&store, &target, &options)?;
+            args.output.write(|| report.html(), || report.json(), || report.csv())
+        }
+        Command::Player(args) => {
+            let mut options = PlayerOptions::new(args.filter.filter()?);
+            options.color = args.color.as_deref().map(tabiya::explore::parse_color).transpose()?;
+            options.depth = args.depth;
+            anyhow::ensure!(
+                args.min_share.is_finite() && (0.0..=100.0).contains(&args.min_share),
+                "--min-share is a percent, 0 to 100"
+            );
+            options.min_share = args.min_share;
+            options.label = args.filter.describe();
+            let store = Store::open_read_only(&args.db.db)?;
+            let report = PlayerReport::build(&store, &args.name, &options)?;
             args.output.write(|| report.html(), || report.json(), || report.csv())
         }
         Command::Psqt(args) => {

@@ -2,12 +2,14 @@
 //! a print stylesheet), with the same figures as JSON and CSV.
 //!
 //! [`html`] holds the page shell and escaping; [`svg`] the boards and charts; [`csv`] the
-//! RFC 4180 writer; each report kind has its own module ([`opening`], [`psqt`]).
+//! RFC 4180 writer; each report kind has its own module ([`opening`], [`player`], [`psqt`]).
 
 pub mod csv;
 pub mod html;
 pub mod opening;
+pub mod player;
 pub mod psqt;
+pub mod results;
 pub mod svg;
 
 /// A report's output format: `html`, `json` or `csv`.

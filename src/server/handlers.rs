@@ -27,6 +27,7 @@ use crate::{
     report::{
         Format,
         opening::{OpeningOptions, OpeningReport, Theme},
+        player::{PlayerOptions, PlayerReport},
     },
 };
 
@@ -232,7 +233,8 @@ impl Drop for StopOnDrop {
 pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
+        // A bad format is refused before the work.
+        let _: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
         let color = params.get("color").map(parse_color).transpose()?;
         let filter = params.filter()?.with_player(params.get("player"), color)?;
         let mut options = OpeningOptions::new(filter);
@@ -245,21 +247,55 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
         }
         options.label = params.filter_label();
         let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
-        Ok(match format {
-            Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], report.html()).into_response(),
-            Format::Json => ([(header::CONTENT_TYPE, "application/json")], report.json()).into_response(),
-            Format::Csv => {
-                let tables = report.csv();
-                let names: Vec<&str> = tables.iter().map(|(name, _)| name.trim_end_matches(".csv")).collect();
-                let wanted = params.get("table").unwrap_or("");
-                let Some((_, text)) = tables.iter().find(|(name, _)| name.trim_end_matches(".csv") == wanted) else {
-                    return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", names.join(", "))));
-                };
-                ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text.clone()).into_response()
-            }
-        })
+        respond(&params, || report.html(), || report.json(), || report.csv())
     })
     .await
+}
+
+/// The player report of `name` (a prefix) under the explorer's filters and `color`; `depth`,
+/// `minShare`; `format` as `/report/opening`.
+pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let name = params.get("name").ok_or_else(|| ApiError::bad_request("name= is required"))?;
+        let mut options = PlayerOptions::new(params.filter()?);
+        options.color = params.get("color").map(parse_color).transpose()?;
+        options.depth = params.count("depth", options.depth, crate::report::player::MAX_DEPTH)?;
+        if let Some(share) = params.get("minShare") {
+            options.min_share = share
+                .parse::<f64>()
+                .ok()
+                .filter(|s| (0.0..=100.0).contains(s))
+                .ok_or_else(|| ApiError::bad_request(format!("bad minShare {share:?}: a percent, 0 to 100")))?;
+        }
+        options.label = params.filter_label();
+        let report = PlayerReport::build(&state.store, name, &options)?;
+        respond(&params, || report.html(), || report.json(), || report.csv())
+    })
+    .await
+}
+
+/// A report in the `format` asked for: html, json, or csv with `table=` one of its tables.
+fn respond(
+    params: &Params,
+    html: impl FnOnce() -> String,
+    json: impl FnOnce() -> String,
+    csv: impl FnOnce() -> Vec<(String, String)>,
+) -> Result<Response, ApiError> {
+    let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
+    Ok(match format {
+        Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html()).into_response(),
+        Format::Json => ([(header::CONTENT_TYPE, "application/json")], json()).into_response(),
+        Format::Csv => {
+            let tables = csv();
+            let wanted = params.get("table").unwrap_or("");
+            let Some((_, text)) = tables.iter().find(|(name, _)| name.trim_end_matches(".csv") == wanted) else {
+                let names: Vec<&str> = tables.iter().map(|(name, _)| name.trim_end_matches(".csv")).collect();
+                return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", names.join(", "))));
+            };
+            ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text.clone()).into_response()
+        }
+    })
 }
 
 /// The database totals.

@@ -29,6 +29,9 @@ pub use games::material_signature;
 use games::{Probe, Selection, Tallies};
 pub use themes::{DEFAULT_THEMES, Theme};
 
+pub use crate::report::results::Results;
+use crate::report::results::{color_name, mover_score, percent, san};
+
 use crate::{
     Key,
     codec::CompactMove,
@@ -130,31 +133,6 @@ pub struct Subset {
     pub players: Vec<PlayerRow>,
     /// Notable games.
     pub notable: Notable,
-}
-
-/// Results of a set of games.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Results {
-    /// Games.
-    pub games: u64,
-    /// Won by White.
-    pub white: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Won by Black.
-    pub black: u64,
-}
-
-impl Results {
-    fn of(tally: &Tally) -> Results {
-        Results { games: tally.games, white: tally.white, draws: tally.draws, black: tally.black }
-    }
-
-    /// White's score in percent (a draw half a point); `None` without games.
-    pub fn white_score(&self) -> Option<f64> {
-        (self.games > 0).then(|| 100.0 * (self.white as f64 + 0.5 * self.draws as f64) / self.games as f64)
-    }
 }
 
 /// Headline figures of a subset.
@@ -410,27 +388,6 @@ impl OpeningReport {
             theory: theory(store, chess, &options.filter, options.depth, options.lines)?,
         })
     }
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
-}
-
-/// The mover's score in percent.
-fn mover_score(results: &Results, mover: Color) -> f64 {
-    let wins = if mover == Color::White { results.white } else { results.black };
-    percent(2 * wins + results.draws, 2 * results.games)
-}
-
-fn san(chess: &Chess, m: CompactMove) -> String {
-    m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
 }
 
 fn opening(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {

@@ -1,0 +1,403 @@
+//! The player report: a player's games (the players index, a name prefix as the `--player`
+//! filter takes it) under a filter: results overall, by colour, by year and by opponent rating,
+//! repertoire trees as White and as Black, best wins and worst losses. Exact over every game of
+//! the player: each is read once, and replayed for its first plies.
+//!
+//! ```no_run
+//! use tabiya::explore::Filter;
+//! use tabiya::report::player::{PlayerOptions, PlayerReport};
+//! use tabiya::store::Store;
+//!
+//! let store = Store::open_read_only("tabiya-db".as_ref())?;
+//! let report = PlayerReport::build(&store, "Carlsen", &PlayerOptions::new(Filter::default()))?;
+//! println!("{} games, {:.1}%", report.overview.games, report.overview.score);
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+
+mod render;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use shakmaty::{Chess, Color, Position as _};
+
+use super::results::{color_name, percent, san};
+use crate::{
+    codec::CompactMove,
+    explore::{Filter, GameSummary, MAX_PLAYER_GAMES, QueryError, summarize},
+    model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally},
+    store::{Store, player_name},
+};
+
+/// Games listed as best wins and as worst losses.
+pub const LISTED_GAMES: usize = 8;
+/// Deepest repertoire tree, in plies.
+pub const MAX_DEPTH: usize = 30;
+
+/// What to report on.
+#[derive(Clone, Debug)]
+pub struct PlayerOptions {
+    /// The games counted (its player fields are ignored: the report names the player).
+    pub filter: Filter,
+    /// Only the games with this colour.
+    pub color: Option<Color>,
+    /// Repertoire trees: plies deep (at most [`MAX_DEPTH`]).
+    pub depth: usize,
+    /// Repertoire trees: a line is kept when at least this many of the colour's games
+    /// played it (and 2 or more).
+    pub min_share: f64,
+    /// A label for the filter.
+    pub label: String,
+}
+
+impl PlayerOptions {
+    /// Defaults: both colours, trees 8 plies deep keeping lines of 2 % of the games.
+    pub fn new(filter: Filter) -> PlayerOptions {
+        PlayerOptions { filter, color: None, depth: 8, min_share: 2.0, label: "all games".to_owned() }
+    }
+}
+
+/// A player report; JSON field names are camelCase, the doc comments are its schema.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerReport {
+    /// The name asked for.
+    pub query: String,
+    /// Which games (the filter, in words).
+    pub label: String,
+    /// The names it matched, with their games (most games first).
+    pub names: Vec<NameCount>,
+    /// Headline figures, from the player's side.
+    pub overview: PlayerResults,
+    /// With White.
+    pub as_white: PlayerResults,
+    /// With Black.
+    pub as_black: PlayerResults,
+    /// By year (games without a year left out).
+    pub years: Vec<YearResults>,
+    /// By the opponent's rating band.
+    pub opponents: Vec<BandResults>,
+    /// Repertoire trees: lines kept, each node after its parent, White's tree first.
+    pub repertoire: Vec<RepertoireNode>,
+    /// Wins, highest-rated opponent first.
+    pub best_wins: Vec<PlayerGame>,
+    /// Losses, lowest-rated opponent first.
+    pub worst_losses: Vec<PlayerGame>,
+    /// Plies deep the trees go.
+    pub depth: usize,
+    /// The share of a colour's games a tree line needs, in percent.
+    pub min_share: f64,
+}
+
+/// A matched name.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NameCount {
+    /// As in the tags.
+    pub name: String,
+    /// Games under the filter.
+    pub games: u64,
+}
+
+/// Results from the player's side.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerResults {
+    /// Games.
+    pub games: u64,
+    /// Won.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost.
+    pub losses: u64,
+    /// Score in percent (a draw half a point; unfinished games count as played, no points).
+    pub score: f64,
+    /// The player's average rating.
+    pub rating: Option<u64>,
+    /// The opponents' average rating.
+    pub opponent_rating: Option<u64>,
+    /// Performance rating (opponents + 400 log10(p / (1 - p)), within ±800).
+    pub performance: Option<i64>,
+    /// Earliest year.
+    pub first_year: Option<u16>,
+    /// Latest year.
+    pub last_year: Option<u16>,
+}
+
+/// One year.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct YearResults {
+    /// The year.
+    pub year: u16,
+    /// Its results.
+    #[serde(flatten)]
+    pub results: PlayerResults,
+}
+
+/// One opponent rating band.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BandResults {
+    /// Lowest rating of the band; `null` for unrated opponents.
+    pub floor: Option<u16>,
+    /// `2400-2499`, `3000+` or `unrated`.
+    pub label: String,
+    /// Its results.
+    #[serde(flatten)]
+    pub results: PlayerResults,
+}
+
+/// A node of a repertoire tree: a line from the initial position.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepertoireNode {
+    /// The player's colour in these games.
+    pub color: &'static str,
+    /// The moves from the initial position, SAN.
+    pub line: Vec<String>,
+    /// The moves, UCI.
+    pub uci: Vec<String>,
+    /// The player's results in the games of the line.
+    #[serde(flatten)]
+    pub results: PlayerResults,
+}
+
+/// A listed game.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerGame {
+    /// Its headers.
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// The player's colour.
+    pub color: &'static str,
+    /// The opponent's rating.
+    pub opponent_rating: Option<u16>,
+}
+
+/// Sums from the player's side, as a [`Tally`] with the player as White: `white` counts wins,
+/// `black` losses, White's ratings the player's and Black's the opponents'.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sums {
+    tally: Tally,
+    first_year: Option<u16>,
+    last_year: Option<u16>,
+}
+
+impl Sums {
+    /// A game with `result` from the player's side (White's win: the player's).
+    fn add(&mut self, result: GameResult, own: Option<u16>, opponent: Option<u16>, year: Option<u16>) {
+        self.tally.add(&Tally::game(result, [own, opponent]));
+        if let Some(year) = year {
+            self.first_year = Some(self.first_year.map_or(year, |y| y.min(year)));
+            self.last_year = Some(self.last_year.map_or(year, |y| y.max(year)));
+        }
+    }
+
+    fn results(&self) -> PlayerResults {
+        let t = &self.tally;
+        PlayerResults {
+            games: t.games,
+            wins: t.white,
+            draws: t.draws,
+            losses: t.black,
+            score: percent(2 * t.white + t.draws, 2 * t.games),
+            rating: t.average_rating_of(Color::White),
+            opponent_rating: t.average_rating_of(Color::Black),
+            performance: t.performance(Color::White),
+            first_year: self.first_year,
+            last_year: self.last_year,
+        }
+    }
+}
+
+/// One game from the player's side.
+struct Seen {
+    id: GameId,
+    color: Color,
+    /// The result with the player as White.
+    result: GameResult,
+    own: Option<u16>,
+    opponent: Option<u16>,
+    year: Option<u16>,
+}
+
+impl Seen {
+    fn add_to(&self, sums: &mut Sums) {
+        sums.add(self.result, self.own, self.opponent, self.year);
+    }
+}
+
+/// 0 for White, 1 for Black.
+fn side(color: Color) -> usize {
+    usize::from(color == Color::Black)
+}
+
+impl PlayerReport {
+    /// The report of the player whose name starts with `name` (as the players index matches).
+    pub fn build(store: &Store, name: &str, options: &PlayerOptions) -> Result<PlayerReport, QueryError> {
+        let query = player_name(name);
+        if query.is_empty() {
+            return Err(QueryError::input("empty player name"));
+        }
+        if options.depth > MAX_DEPTH {
+            return Err(QueryError::input(format!("repertoire trees go at most {MAX_DEPTH} plies deep")));
+        }
+        let ids = store.player_games(name, options.color)?;
+        if ids.len() > MAX_PLAYER_GAMES {
+            return Err(QueryError::input(format!(
+                "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
+                ids.len()
+            )));
+        }
+        let mut names: HashMap<String, u64> = HashMap::new();
+        let (mut overview, mut colours) = (Sums::default(), [Sums::default(); 2]);
+        let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
+        let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
+        let mut decided: Vec<(Seen, bool)> = Vec::new();
+        for (&id, record) in ids.iter().zip(store.games(&ids)?) {
+            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of the players index is missing")))?;
+            let facts = GameFacts::of(id, record.result, &record.tags);
+            if !options.filter.matches_game(&facts) {
+                continue;
+            }
+            // The player's colour: the side whose name the query starts; White when both do.
+            let white = player_name(&record.tags.white).starts_with(&query);
+            let color = match options.color {
+                Some(color) => color,
+                None if white => Color::White,
+                None => Color::Black,
+            };
+            let tag = if color == Color::White { &record.tags.white } else { &record.tags.black };
+            *names.entry(tag.trim().to_owned()).or_default() += 1;
+            let [w, b] = facts.ratings;
+            let (own, opponent) = if color == Color::White { (w, b) } else { (b, w) };
+            let result = match (record.result, color) {
+                (GameResult::WhiteWins, Color::Black) => GameResult::BlackWins,
+                (GameResult::BlackWins, Color::Black) => GameResult::WhiteWins,
+                (result, _) => result,
+            };
+            let won = match result {
+                GameResult::WhiteWins => Some(true),
+                GameResult::BlackWins => Some(false),
+                _ => None,
+            };
+            let seen = Seen { id, color, result, own, opponent, year: facts.month.year() };
+            seen.add_to(&mut overview);
+            seen.add_to(&mut colours[side(color)]);
+            if let Some(year) = seen.year {
+                seen.add_to(years.entry(year).or_default());
+            }
+            seen.add_to(bands.entry(RatingBand::of(opponent).index()).or_default());
+            for prefix in opening_prefixes(&record, options.depth) {
+                seen.add_to(trees[side(color)].entry(prefix).or_default());
+            }
+            if let Some(won) = won {
+                decided.push((seen, won));
+            }
+        }
+        let mut names: Vec<NameCount> = names.into_iter().map(|(name, games)| NameCount { name, games }).collect();
+        names.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.name.cmp(&b.name)));
+        let mut repertoire = Vec::new();
+        for color in [Color::White, Color::Black] {
+            let kept = (colours[side(color)].tally.games as f64 * options.min_share / 100.0).max(2.0);
+            repertoire.extend(tree_nodes(&trees[side(color)], color, kept));
+        }
+        let list = |games: Vec<&Seen>| -> Result<Vec<PlayerGame>, QueryError> {
+            let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
+            let mut out = Vec::new();
+            for (seen, record) in games.iter().zip(store.games(&ids)?) {
+                let record = record.ok_or_else(|| store.corrupt(format!("game {} is missing", seen.id)))?;
+                out.push(PlayerGame {
+                    summary: summarize(seen.id, &record, None),
+                    color: color_name(seen.color),
+                    opponent_rating: seen.opponent,
+                });
+            }
+            Ok(out)
+        };
+        let mut wins: Vec<&Seen> = decided.iter().filter(|(_, won)| *won).map(|(s, _)| s).collect();
+        wins.sort_by(|a, b| b.opponent.cmp(&a.opponent).then(a.id.cmp(&b.id)));
+        wins.truncate(LISTED_GAMES);
+        let mut losses: Vec<&Seen> = decided.iter().filter(|(_, won)| !*won).map(|(s, _)| s).collect();
+        // Unrated opponents last: a loss to an unknown strength says least.
+        losses.sort_by_key(|s| (s.opponent.is_none(), s.opponent, s.id));
+        losses.truncate(LISTED_GAMES);
+        Ok(PlayerReport {
+            query: name.trim().to_owned(),
+            label: options.label.clone(),
+            names,
+            overview: overview.results(),
+            as_white: colours[0].results(),
+            as_black: colours[1].results(),
+            years: years.iter().map(|(&year, sums)| YearResults { year, results: sums.results() }).collect(),
+            opponents: bands
+                .iter()
+                .map(|(&index, sums)| {
+                    let band = RatingBand::from_index(index).unwrap_or(RatingBand::UNRATED);
+                    BandResults { floor: band.floor(), label: band_label(band), results: sums.results() }
+                })
+                .collect(),
+            repertoire,
+            best_wins: list(wins)?,
+            worst_losses: list(losses)?,
+            depth: options.depth,
+            min_share: options.min_share,
+        })
+    }
+}
+
+/// `2400-2499`, `3000+` or `unrated`.
+pub fn band_label(band: RatingBand) -> String {
+    match band.floor() {
+        Some(RatingBand::TOP) => format!("{}+", RatingBand::TOP),
+        Some(floor) => format!("{floor}-{}", floor + RatingBand::WIDTH - 1),
+        None => "unrated".to_owned(),
+    }
+}
+
+/// Every prefix (1 to `depth` plies) of a game from the initial position; none for a game
+/// from a set-up position.
+fn opening_prefixes(record: &GameRecord, depth: usize) -> Vec<Vec<CompactMove>> {
+    if record.setup_fen.is_some() {
+        return Vec::new();
+    }
+    let moves: Vec<CompactMove> = record.moves().take(depth).map_while(|m| m).collect();
+    (1..=moves.len()).map(|n| moves[..n].to_vec()).collect()
+}
+
+/// The kept nodes of a tree in depth-first order, most games first among siblings: a node is
+/// kept with at least `kept` games, under a kept parent.
+fn tree_nodes(tree: &BTreeMap<Vec<CompactMove>, Sums>, color: Color, kept: f64) -> Vec<RepertoireNode> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(Vec<CompactMove>, Chess, Vec<String>)> = vec![(Vec::new(), Chess::default(), Vec::new())];
+    while let Some((line, chess, sans)) = stack.pop() {
+        let mut children: Vec<(&Vec<CompactMove>, &Sums)> = tree
+            .range(line.clone()..)
+            .take_while(|(k, _)| k.starts_with(&line))
+            .filter(|(k, sums)| k.len() == line.len() + 1 && sums.tally.games as f64 >= kept)
+            .collect();
+        children.sort_by(|a, b| a.1.tally.games.cmp(&b.1.tally.games).then_with(|| b.0.cmp(a.0)));
+        // Pushed fewest first, so the most played child is expanded next.
+        for (child, _) in children {
+            let Some(&m) = child.last() else { continue };
+            let Some(legal) = m.to_move(&chess) else { continue };
+            let mut sans = sans.clone();
+            sans.push(san(&chess, m));
+            let mut next = chess.clone();
+            next.play_unchecked(legal);
+            stack.push((child.clone(), next, sans));
+        }
+        if let Some(sums) = tree.get(&line) {
+            out.push(RepertoireNode {
+                color: color_name(color),
+                line: sans,
+                uci: line.iter().map(|m| m.to_string()).collect(),
+                results: sums.results(),
+            });
+        }
+    }
+    out
+}
