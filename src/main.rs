@@ -35,7 +35,7 @@ enum Command {
     /// Piece-square tables: derive them from the database, factorise them into bitboard components.
     #[command(subcommand)]
     Psqt(cmd::psqt::Command),
-    /// Reports as HTML, JSON or CSV: an opening's statistics, piece-square tables.
+    /// Reports as HTML, JSON or CSV: an opening, a player, the database, piece-square tables.
     #[command(subcommand)]
     Report(cmd::report::Command),
     /// Serve the HTTP API (lichess opening explorer compatible).

@@ -227,6 +227,8 @@ fn bad_requests_are_400_with_a_json_error() {
         "/report/player?name=anderssen&color=purple",
         "/report/player?name=anderssen&minShare=200",
         "/report/player?name=anderssen&format=csv&table=nothing",
+        "/report/database?plies=x",
+        "/report/database?format=xml",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");
@@ -314,4 +316,23 @@ fn player_reports_over_http_equal_the_command() {
     let (status, _, body) = get(&server, "/report/player?name=anderssen&format=csv&table=overview");
     assert_eq!(status, 200);
     assert!(body.starts_with("which,games,wins,"), "{body}");
+}
+
+#[test]
+fn database_reports_over_http_equal_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let server = start(&db);
+    let out = tabiya(&["report", "database", "--db", db.to_str().unwrap(), "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let command: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (status, served) = json(&server, "/report/database?format=json");
+    assert_eq!(status, 200, "{served}");
+    assert_eq!(served, command);
+    // The sample's opening table names its games' openings.
+    assert_eq!(served["openingTable"], true);
+    assert!(!served["openings"].as_array().unwrap().is_empty());
+    let (status, content_type, body) = get(&server, "/report/database");
+    assert_eq!((status, content_type.as_str()), (200, "text/html; charset=utf-8"));
+    assert!(body.contains("Endgames"));
 }

@@ -15,7 +15,7 @@ use common::{
 
 fn write_report(args: &[&str], path: &Path) {
     let mut all = vec!["report"];
-    if !args.contains(&"opening") && !args.contains(&"player") {
+    if !["opening", "player", "database"].iter().any(|kind| args.contains(kind)) {
         all.push("psqt");
     }
     all.extend_from_slice(args);
@@ -123,4 +123,21 @@ async fn player_reports_render_in_a_browser() {
     check_page(&browser, &page, (0, 2), "player").await;
     let rows = browser.eval("return document.querySelectorAll('#repertoire tbody tr').length").await;
     assert!(rows.as_u64().is_some_and(|n| n > 2), "repertoire rows: {rows}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn database_reports_render_in_a_browser() {
+    if !browser::available() {
+        return;
+    }
+    let games = generate(300);
+    let (dir, _store) = build(&games);
+    let db = dir.path().join("db");
+    let page = dir.path().join("database.html");
+    write_report(&["database", "--db", db.to_str().unwrap()], &page);
+    let browser = Browser::start().await;
+    // The top position of plies 1 to 6; games per year and the rating histogram.
+    check_page(&browser, &page, (6, 2), "database").await;
+    let classes = browser.eval("return document.querySelectorAll('#endgames tbody tr').length").await;
+    assert!(classes.as_u64().is_some_and(|n| n > 5), "endgame rows: {classes}");
 }

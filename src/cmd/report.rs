@@ -1,4 +1,4 @@
-//! `tabiya report opening|player|psqt`: reports as one HTML file, JSON, or a directory of CSV files.
+//! `tabiya report opening|player|database|psqt`: reports as one HTML file, JSON, or a directory of CSV files.
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -6,6 +6,7 @@ use anyhow::Context as _;
 use tabiya::{
     report::{
         Format,
+        database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport, Theme},
         player::{PlayerOptions, PlayerReport},
         psqt::PsqtReport,
@@ -27,6 +28,9 @@ pub enum Command {
     /// A player's games: results overall, by colour, year and opponent rating, repertoire
     /// trees as White and as Black, best wins and worst losses.
     Player(PlayerArgs),
+    /// The whole database: totals, games per year, ratings, results, speeds, openings, players,
+    /// the endgame frequency table and the most common positions by ply.
+    Database(DatabaseArgs),
     /// Piece-square tables: where pieces stand and score, fitted tables, and their
     /// factorisation into bitboard components beside the original.
     Psqt(PsqtArgs),
@@ -146,6 +150,20 @@ pub struct PlayerArgs {
 }
 
 #[derive(clap::Args)]
+pub struct DatabaseArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Most common positions for plies 1 to N (at most 40).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    plies: usize,
+    /// Openings and players listed.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    top: usize,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(clap::Args)]
 pub struct PsqtArgs {
     #[command(flatten)]
     tables: TablesArgs,
@@ -174,6 +192,12 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             options.label = args.filter.describe();
             let store = Store::open_read_only(&args.db.db)?;
             let report = PlayerReport::build(&store, &args.name, &options)?;
+            args.output.write(|| report.html(), || report.json(), || report.csv())
+        }
+        Command::Database(args) => {
+            let options = DatabaseOptions { plies: args.plies, top: args.top, ..DatabaseOptions::default() };
+            let store = Store::open_read_only(&args.db.db)?;
+            let report = DatabaseReport::build(&store, &options)?;
             args.output.write(|| report.html(), || report.json(), || report.csv())
         }
         Command::Psqt(args) => {

@@ -2,9 +2,10 @@
 //! a print stylesheet), with the same figures as JSON and CSV.
 //!
 //! [`html`] holds the page shell and escaping; [`svg`] the boards and charts; [`csv`] the
-//! RFC 4180 writer; each report kind has its own module ([`opening`], [`player`], [`psqt`]).
+//! RFC 4180 writer; each report kind has its own module ([`opening`], [`player`], [`database`], [`psqt`]).
 
 pub mod csv;
+pub mod database;
 pub mod html;
 pub mod opening;
 pub mod player;

@@ -26,6 +26,7 @@ use crate::{
     pattern::Pattern,
     report::{
         Format,
+        database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport, Theme},
         player::{PlayerOptions, PlayerReport},
     },
@@ -270,6 +271,22 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
         }
         options.label = params.filter_label();
         let report = PlayerReport::build(&state.store, name, &options)?;
+        respond(&params, || report.html(), || report.json(), || report.csv())
+    })
+    .await
+}
+
+/// The database report (`plies`, `top`; `format` as `/report/opening`). It reads every game.
+pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    blocking(move || {
+        let defaults = DatabaseOptions::default();
+        let options = DatabaseOptions {
+            plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
+            top: params.count("top", defaults.top, 1000)?,
+            ..defaults
+        };
+        let report = DatabaseReport::build(&state.store, &options)?;
         respond(&params, || report.html(), || report.json(), || report.csv())
     })
     .await

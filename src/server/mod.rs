@@ -1,6 +1,6 @@
 //! The HTTP API: the lichess opening explorer's endpoints and shapes (`/masters`, `/lichess`,
 //! `/masters/pgn/{id}`) over a tabiya database, plus `/games`, `/games.pgn`, `/material`, `/pattern`,
-//! `/report/opening`, `/report/player`, `/stats` and `/health`.
+//! `/report/opening`, `/report/player`, `/report/database`, `/stats` and `/health`.
 //!
 //! The database is opened as a RocksDB secondary, so the server keeps answering while another
 //! process ingests; every [`ServeOptions::refresh`] it catches up with what that process has
@@ -98,6 +98,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/pattern", get(handlers::pattern))
         .route("/report/opening", get(handlers::opening_report))
         .route("/report/player", get(handlers::player_report))
+        .route("/report/database", get(handlers::database_report))
         .route("/stats", get(handlers::totals))
         .route("/health", get(handlers::health))
         .fallback(handlers::not_found)

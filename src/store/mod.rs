@@ -341,6 +341,22 @@ impl Store {
         }))
     }
 
+    /// The whole imported opening table: (position, ECO code, name), in key order.
+    pub fn openings(&self) -> Result<Vec<(Key, String, String)>, StoreError> {
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::OPENINGS));
+        iter.seek_to_first();
+        let mut found = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let key = Key::try_from(key).map_err(|_| self.corrupt("opening key"))?;
+            let text = String::from_utf8_lossy(value);
+            let (eco, name) = text.split_once('\t').ok_or_else(|| self.corrupt(format!("opening {key}")))?;
+            found.push((key, eco.to_owned(), name.to_owned()));
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(found)
+    }
+
     /// Replaces the opening table.
     pub fn put_openings(&self, openings: &[(Key, String, String)]) -> Result<(), StoreError> {
         let cf = self.cf(options::OPENINGS);

@@ -1,0 +1,131 @@
+//! The endgame frequency table without replaying a game: keys order positions by (category,
+//! material), so one cursor visits every (category, material) block once, reads the blocks of
+//! few men entry by entry and seeks past the others; each class's games are the union of its
+//! positions' posting lists.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::{
+    Key, Material,
+    codec::material_range,
+    explore::QueryError,
+    model::GameId,
+    store::{Store, layout},
+};
+
+/// Positions with at most this many men (kings included) are endgames here: the sizes
+/// endgame tablebases cover.
+pub const MAX_MEN: usize = 7;
+
+/// One class's positions and games, before the games are counted.
+#[derive(Default)]
+pub struct ClassGames {
+    /// Distinct positions.
+    pub positions: u64,
+    /// Games reaching them (repeated; sorted and deduplicated at the end).
+    pub games: Vec<GameId>,
+}
+
+/// The class of a material: its signature with the stronger side first (by the usual piece
+/// values, then by the signature's text), so that `KRvKRP` and `KRPvKR` are one class.
+pub fn class_of(material: &Material) -> String {
+    let mirrored = Material(shakmaty::ByColor { white: material.0.black, black: material.0.white });
+    let value = |m: &Material, color: shakmaty::Color| -> u32 {
+        let side = m.0.get(color);
+        u32::from(side.queen) * 9
+            + u32::from(side.rook) * 5
+            + u32::from(side.bishop + side.knight) * 3
+            + u32::from(side.pawn)
+    };
+    let (a, b) = (material.to_string(), mirrored.to_string());
+    let white = value(material, shakmaty::Color::White);
+    let black = value(material, shakmaty::Color::Black);
+    if white > black || (white == black && a >= b) { a } else { b }
+}
+
+/// Men on the board, kings included.
+fn men(material: &Material) -> usize {
+    material.0.iter().map(|side| side.iter().map(|&n| usize::from(n)).sum::<usize>()).sum()
+}
+
+/// Every endgame class in the database with its positions and games (ids ascending, once).
+pub fn classes(store: &Store) -> Result<BTreeMap<String, (u64, Vec<GameId>)>, QueryError> {
+    let spans = store.position_spans()?;
+    let partials: Vec<BTreeMap<String, ClassGames>> = spans
+        .par_iter()
+        .map(|(lower, upper)| scan(store, lower.as_deref(), upper.as_deref()))
+        .collect::<Result<_, _>>()?;
+    let mut merged: BTreeMap<String, ClassGames> = BTreeMap::new();
+    for partial in partials {
+        for (class, part) in partial {
+            let entry = merged.entry(class).or_default();
+            entry.positions += part.positions;
+            entry.games.extend(part.games);
+        }
+    }
+    Ok(merged
+        .into_iter()
+        .map(|(class, mut part)| {
+            part.games.sort_unstable();
+            part.games.dedup();
+            (class, (part.positions, part.games))
+        })
+        .collect())
+}
+
+fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTreeMap<String, ClassGames>, QueryError> {
+    let mut found: BTreeMap<String, ClassGames> = BTreeMap::new();
+    let mut cursor = store.position_cursor(lower, upper);
+    // The block being read: its last key and its class.
+    let mut block: Option<(Key, String)> = None;
+    while let Some((key, value)) = cursor.entry() {
+        let key = Key::try_from(key).map_err(|_| store.corrupt("position key"))?;
+        let corrupt = || store.corrupt(format!("position {key}"));
+        if block.as_ref().is_some_and(|(last, _)| key > *last) {
+            block = None;
+        }
+        if block.is_none() {
+            let mut header = None;
+            key.decode_board(|category, material| {
+                header = Some((category, material.clone()));
+                false
+            })
+            .map_err(|_| corrupt())?;
+            let (category, material) = header.ok_or_else(corrupt)?;
+            let range = material_range(category, &material).map_err(|_| corrupt())?;
+            if men(&material) > MAX_MEN {
+                cursor.seek(&range.after_last());
+                continue;
+            }
+            block = Some((range.last, class_of(&material)));
+        }
+        let Some((_, class)) = &block else { continue };
+        let entry = found.entry(class.clone()).or_default();
+        entry.positions += 1;
+        let seen = layout::occurrences(value).ok_or_else(corrupt)?;
+        match seen.single {
+            Some((id, _)) => entry.games.push(id),
+            None => entry.games.extend(layout::postings(value).ok_or_else(corrupt)?.iter()),
+        }
+        cursor.next();
+    }
+    cursor.status()?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_put_the_stronger_side_first() {
+        let class = |text: &str| class_of(&text.parse::<Material>().expect("material"));
+        assert_eq!(class("KRvKRP"), "KRPvKR");
+        assert_eq!(class("KRPvKR"), "KRPvKR");
+        assert_eq!(class("KBvKN"), class("KNvKB"));
+        assert_eq!(class("KvKQ"), "KQvK");
+        assert_eq!(men(&"KRPvKR".parse::<Material>().expect("material")), 5);
+    }
+}

@@ -1,0 +1,179 @@
+//! The database report's pass over every game: read once (in parallel), replayed only for its
+//! opening plies (positions by ply, the deepest named position).
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+use shakmaty::{Chess, Position as _};
+
+use super::OPENING_PLIES;
+use crate::{
+    Key,
+    explore::QueryError,
+    model::{GameFacts, GameId, GameRecord, GameResult, Tally},
+    store::Store,
+};
+
+/// Games read at a time.
+const CHUNK: u64 = 1024;
+
+/// A player's games.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlayerSums {
+    /// Games with either colour.
+    pub games: u64,
+    /// With White.
+    pub white: u64,
+    /// Points, doubled (a win 2, a draw 1).
+    pub points: u64,
+}
+
+/// What the pass counts.
+#[derive(Default)]
+pub struct Counts {
+    pub total: Tally,
+    pub plies: u64,
+    pub years: BTreeMap<u16, Tally>,
+    pub bands: BTreeMap<u8, Tally>,
+    pub speeds: [u64; 7],
+    pub opening_table: bool,
+    pub openings: HashMap<(String, String), Tally>,
+    pub unnamed: u64,
+    pub players: HashMap<String, PlayerSums>,
+    /// Per ply (index 0: after the first move), games standing on each position.
+    pub by_ply: Vec<HashMap<Key, u64>>,
+    pub unreplayable: u64,
+}
+
+impl Counts {
+    fn merge(mut self, other: Counts) -> Counts {
+        self.total.add(&other.total);
+        self.plies += other.plies;
+        for (year, tally) in other.years {
+            self.years.entry(year).or_default().add(&tally);
+        }
+        for (band, tally) in other.bands {
+            self.bands.entry(band).or_default().add(&tally);
+        }
+        for (mine, theirs) in self.speeds.iter_mut().zip(other.speeds) {
+            *mine += theirs;
+        }
+        for (opening, tally) in other.openings {
+            self.openings.entry(opening).or_default().add(&tally);
+        }
+        self.unnamed += other.unnamed;
+        for (name, theirs) in other.players {
+            let mine = self.players.entry(name).or_default();
+            mine.games += theirs.games;
+            mine.white += theirs.white;
+            mine.points += theirs.points;
+        }
+        if self.by_ply.len() < other.by_ply.len() {
+            self.by_ply.resize_with(other.by_ply.len(), HashMap::default);
+        }
+        for (mine, theirs) in self.by_ply.iter_mut().zip(other.by_ply) {
+            for (key, n) in theirs {
+                *mine.entry(key).or_default() += n;
+            }
+        }
+        self.unreplayable += other.unreplayable;
+        self
+    }
+
+    fn add(&mut self, facts: &GameFacts, record: &GameRecord, openings: &HashMap<Key, (String, String)>, plies: usize) {
+        let tally = Tally::game(facts.result, facts.ratings);
+        self.total.add(&tally);
+        self.plies += record.plies() as u64;
+        self.years.entry(facts.month.year().unwrap_or(0)).or_default().add(&tally);
+        self.bands.entry(facts.band().index()).or_default().add(&tally);
+        self.speeds[facts.speed as usize] += 1;
+        for (name, white, points) in [
+            (
+                &record.tags.white,
+                1,
+                match facts.result {
+                    GameResult::WhiteWins => 2,
+                    GameResult::Draw => 1,
+                    _ => 0,
+                },
+            ),
+            (
+                &record.tags.black,
+                0,
+                match facts.result {
+                    GameResult::BlackWins => 2,
+                    GameResult::Draw => 1,
+                    _ => 0,
+                },
+            ),
+        ] {
+            let sums = self.players.entry(name.trim().to_owned()).or_default();
+            sums.games += 1;
+            sums.white += white;
+            sums.points += points;
+        }
+        let start = match &record.setup_fen {
+            None => Chess::default(),
+            Some(fen) => match fen.parse::<crate::Position>() {
+                Ok(position) => position.into_chess(),
+                Err(_) => {
+                    self.unreplayable += 1;
+                    return;
+                }
+            },
+        };
+        // Positions by ply count games from the initial position only.
+        let by_ply = if record.setup_fen.is_none() { plies } else { 0 };
+        let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
+        let mut chess = start;
+        let mut named = None;
+        let key_of = |chess: &Chess| crate::Position::from_chess(chess.clone()).ok().and_then(|p| Key::encode(&p).ok());
+        if !openings.is_empty() {
+            named = key_of(&chess).and_then(|key| openings.get(&key));
+        }
+        for (ply, m) in record.moves().take(depth).enumerate() {
+            let Some(m) = m.and_then(|m| m.to_move(&chess)) else {
+                self.unreplayable += 1;
+                break;
+            };
+            chess.play_unchecked(m);
+            let Some(key) = key_of(&chess) else { break };
+            if ply < by_ply {
+                if self.by_ply.len() <= ply {
+                    self.by_ply.resize_with(ply + 1, HashMap::default);
+                }
+                *self.by_ply[ply].entry(key).or_default() += 1;
+            }
+            if let Some(opening) = openings.get(&key) {
+                named = Some(opening);
+            }
+        }
+        match named {
+            Some(opening) => self.openings.entry(opening.clone()).or_default().add(&tally),
+            None => self.unnamed += 1,
+        }
+    }
+}
+
+/// Reads every game (ids below `next_id`) once.
+pub fn count(store: &Store, next_id: u64, plies: usize) -> Result<Counts, QueryError> {
+    let openings: HashMap<Key, (String, String)> =
+        store.openings()?.into_iter().map(|(key, eco, name)| (key, (eco, name))).collect();
+    let starts: Vec<u64> = (0..next_id.div_ceil(CHUNK)).map(|i| i * CHUNK).collect();
+    let mut counts = starts
+        .par_iter()
+        .map(|&first| -> Result<Counts, QueryError> {
+            let ids: Vec<GameId> = (first..(first + CHUNK).min(next_id)).map(GameId).collect();
+            let mut counts = Counts::default();
+            for (&id, record) in ids.iter().zip(store.games(&ids)?) {
+                let Some(record) = record else { continue };
+                let facts = GameFacts::of(id, record.result, &record.tags);
+                counts.add(&facts, &record, &openings, plies);
+            }
+            Ok(counts)
+        })
+        .try_reduce(Counts::default, |a, b| Ok(a.merge(b)))?;
+    counts.opening_table = !openings.is_empty();
+    Ok(counts)
+}
