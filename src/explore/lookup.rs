@@ -85,7 +85,7 @@ impl Lookup {
             moves,
             top_games: top,
             recent_games: Some(recent),
-            opening: opening(store, target)?,
+            opening: opening_of(store, target)?,
         })
     }
 }
@@ -199,7 +199,7 @@ fn summaries(
 }
 
 /// The opening of the deepest named position of the target's line.
-fn opening(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {
+pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {
     for key in std::iter::once(&target.key).chain(&target.line) {
         if let Some((eco, name)) = store.opening(key)? {
             return Ok(Some(Opening { eco, name }));

@@ -33,7 +33,9 @@ mod target;
 pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary, PositionHit};
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
-pub use lookup::{EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, parse_color, summarize};
+pub use lookup::{
+    EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, summarize,
+};
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternQuery, PatternSearch, ScanProgress};

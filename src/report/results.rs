@@ -3,7 +3,10 @@
 use serde::Serialize;
 use shakmaty::{Chess, Color, san::San};
 
-use crate::{codec::CompactMove, model::Tally};
+use crate::{
+    codec::CompactMove,
+    model::{RatingBand, Tally},
+};
 
 /// Results of a set of games.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -53,4 +56,13 @@ pub fn mover_score(results: &Results, side: Color) -> f64 {
 /// A stored move in SAN from `chess` (UCI when it is not legal there).
 pub fn san(chess: &Chess, m: CompactMove) -> String {
     m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
+}
+
+/// A rating band's label: `2400-2499`, `3000+` or `unrated`.
+pub fn band_label(band: RatingBand) -> String {
+    match band.floor() {
+        Some(RatingBand::TOP) => format!("{}+", RatingBand::TOP),
+        Some(floor) => format!("{floor}-{}", floor + RatingBand::WIDTH - 1),
+        None => "unrated".to_owned(),
+    }
 }

@@ -89,7 +89,7 @@ fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTr
         if block.is_none() {
             let mut header = None;
             key.decode_board(|category, material| {
-                header = Some((category, material.clone()));
+                header = Some((category, *material));
                 false
             })
             .map_err(|_| corrupt())?;

@@ -20,7 +20,7 @@ mod render;
 use serde::Serialize;
 
 pub use super::results::Results;
-use super::{player::band_label, results::percent};
+use super::results::{band_label, percent};
 use crate::{
     explore::QueryError,
     model::{RatingBand, Speed},

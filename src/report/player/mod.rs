@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position as _};
 
-use super::results::{color_name, percent, san};
+use super::results::{band_label, color_name, percent, san};
 use crate::{
     codec::CompactMove,
     explore::{Filter, GameSummary, MAX_PLAYER_GAMES, QueryError, summarize},
@@ -346,15 +346,6 @@ impl PlayerReport {
             depth: options.depth,
             min_share: options.min_share,
         })
-    }
-}
-
-/// `2400-2499`, `3000+` or `unrated`.
-pub fn band_label(band: RatingBand) -> String {
-    match band.floor() {
-        Some(RatingBand::TOP) => format!("{}+", RatingBand::TOP),
-        Some(floor) => format!("{floor}-{}", floor + RatingBand::WIDTH - 1),
-        None => "unrated".to_owned(),
     }
 }
 

@@ -1,0 +1,216 @@
+//! One subset's figures from its tallies: overview, years, bands, moves, move orders, endings,
+//! lengths, players and notable games.
+
+use std::collections::BTreeMap;
+
+use shakmaty::{Color, Position as _};
+
+use super::{
+    BandRow, Ending, LengthRow, MAX_PLAYERS, MoveOrder, MoveStats, NOTABLE_GAMES, Notable, NotableGame, Overview,
+    PlayerRow, Results, SpeedShare, Subset, YearRow,
+    games::{Selection, Tallies},
+};
+use crate::{
+    Key,
+    explore::{QueryError, ResolvedTarget, summarize},
+    model::{GameFacts, GameId, Month, RatingBand, Speed},
+    report::results::{band_label, color_name, mover_score, percent, san},
+    store::Store,
+};
+
+/// Each year's games under the selection, in the whole database: the initial position's slices
+/// (every game from the standard start), or the player's games.
+pub(super) fn year_games(store: &Store, selection: &Selection) -> Result<BTreeMap<u16, u64>, QueryError> {
+    let mut years = BTreeMap::new();
+    if let Some(ids) = selection.player_games() {
+        for (&id, record) in ids.iter().zip(store.games(ids)?) {
+            let Some(record) = record else { continue };
+            let facts = GameFacts::of(id, record.result, &record.tags);
+            if selection.admits(&facts) {
+                *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
+            }
+        }
+        return Ok(years);
+    }
+    let start = Key::encode(&crate::Position::initial()).map_err(|err| QueryError::input(err.to_string()))?;
+    for slice in store.position_slices(&start)?.unwrap_or_default().slices {
+        if selection.filter.matches_slice(&slice.key) {
+            *years.entry(slice.key.month.year().unwrap_or(0)).or_default() += slice.total.games;
+        }
+    }
+    Ok(years)
+}
+
+pub(super) fn subset(
+    store: &Store,
+    target: &ResolvedTarget,
+    label: &str,
+    t: Tallies,
+    year_games: &BTreeMap<u16, u64>,
+) -> Result<Subset, QueryError> {
+    let chess = target.position.chess();
+    let mover = chess.turn();
+    let games = t.total.games;
+    let total = Results::of(&t.total);
+    let known_years = t.years.keys().copied().filter(|&y| y != 0);
+    let overview = Overview {
+        games,
+        white: total.white,
+        draws: total.draws,
+        black: total.black,
+        white_score: total.white_score(),
+        white_rating: t.total.average_rating_of(Color::White),
+        black_rating: t.total.average_rating_of(Color::Black),
+        white_performance: t.total.performance(Color::White),
+        black_performance: t.total.performance(Color::Black),
+        first_year: known_years.clone().min(),
+        last_year: known_years.max(),
+        undated: t.years.get(&0).map_or(0, |t| t.games),
+        speeds: Speed::ALL
+            .iter()
+            .zip(t.speeds)
+            .filter(|(_, n)| *n > 0)
+            .map(|(s, n)| SpeedShare { speed: s.name(), games: n, share: percent(n, games) })
+            .collect(),
+        unreplayable: t.unreplayable,
+    };
+    let years = t
+        .years
+        .iter()
+        .filter(|(year, _)| **year != 0)
+        .map(|(&year, tally)| {
+            let all = year_games.get(&year).copied().unwrap_or(0);
+            YearRow {
+                year,
+                results: Results::of(tally),
+                year_games: all,
+                share: (all > 0).then(|| percent(tally.games, all)),
+            }
+        })
+        .collect();
+    let bands = t
+        .bands
+        .iter()
+        .map(|(&index, tally)| {
+            let band = RatingBand::from_index(index).unwrap_or(RatingBand::UNRATED);
+            let results = Results::of(tally);
+            BandRow { floor: band.floor(), label: band_label(band), white_score: results.white_score(), results }
+        })
+        .collect();
+    let mut moves: Vec<MoveStats> = t
+        .moves
+        .iter()
+        .map(|(&m, mt)| {
+            let results = Results::of(&mt.tally);
+            MoveStats {
+                uci: m.to_string(),
+                san: san(chess, m),
+                share: percent(results.games, games),
+                score: mover_score(&results, mover),
+                draw_rate: percent(results.draws, results.games),
+                average_rating: mt.tally.average_rating(),
+                performance: mt.tally.performance(mover),
+                average_year: (mt.dated > 0).then(|| mt.year_sum as f64 / mt.dated as f64),
+                last_played: (mt.last != Month::UNKNOWN).then(|| mt.last.to_string()),
+                results,
+            }
+        })
+        .collect();
+    moves.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.uci.cmp(&b.uci)));
+    let mut move_orders = Vec::with_capacity(t.orders.len());
+    for ((key, m), &count) in &t.orders {
+        let before = key.decode().map_err(|err| store.corrupt(format!("a replayed position's key: {err}")))?;
+        move_orders.push(MoveOrder {
+            fen: before.to_string(),
+            san: san(before.chess(), *m),
+            uci: m.to_string(),
+            games: count,
+        });
+    }
+    move_orders.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.fen.cmp(&b.fen)).then_with(|| a.uci.cmp(&b.uci)));
+    let mut endings: Vec<Ending> = t
+        .endings
+        .iter()
+        .map(|(material, tally)| Ending {
+            material: material.clone(),
+            results: Results::of(tally),
+            share: percent(tally.games, games),
+        })
+        .collect();
+    endings.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.material.cmp(&b.material)));
+    let mut lengths: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut ply_sum = 0u64;
+    for (&plies, &count) in &t.plies {
+        // Full moves 1–10 are plies 1–20; a game of 0 plies falls in the first range.
+        *lengths.entry(plies.saturating_sub(1) / 20).or_default() += count;
+        ply_sum += u64::from(plies) * count;
+    }
+    let lengths = lengths
+        .into_iter()
+        .map(|(b, games)| LengthRow { from_move: b * 10 + 1, to_move: b * 10 + 10, games })
+        .collect();
+    let mut players = Vec::new();
+    for (side, color) in Color::ALL.into_iter().enumerate() {
+        let mut rows: Vec<PlayerRow> = t.players[side]
+            .iter()
+            .map(|(name, tally)| {
+                let results = Results::of(tally);
+                PlayerRow {
+                    name: name.clone(),
+                    color: color_name(color),
+                    score: mover_score(&results, color),
+                    rating: tally.average_rating_of(color),
+                    performance: tally.performance(color),
+                    results,
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.name.cmp(&b.name)));
+        rows.truncate(MAX_PLAYERS);
+        players.extend(rows);
+    }
+    let notable = notable(store, target, t.rated, t.dated, t.wins)?;
+    Ok(Subset {
+        label: label.to_owned(),
+        overview,
+        years,
+        bands,
+        moves,
+        move_orders,
+        themes: t.themes.iter().map(Results::of).collect(),
+        endings,
+        lengths,
+        average_plies: (games > 0).then(|| ply_sum as f64 / games as f64),
+        players,
+        notable,
+    })
+}
+
+fn notable(
+    store: &Store,
+    target: &ResolvedTarget,
+    mut rated: Vec<(u16, GameId)>,
+    mut dated: Vec<(Month, GameId)>,
+    wins: [Vec<(u32, GameId)>; 2],
+) -> Result<Notable, QueryError> {
+    rated.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    dated.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let list = |ids: Vec<GameId>| -> Result<Vec<NotableGame>, QueryError> {
+        let mut out = Vec::new();
+        for (id, record) in ids.iter().zip(store.games(&ids)?) {
+            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
+            out.push(NotableGame { plies: record.plies() as u32, summary: summarize(*id, &record, Some(target)) });
+        }
+        Ok(out)
+    };
+    let first = |ids: Vec<GameId>| ids.into_iter().take(NOTABLE_GAMES).collect::<Vec<_>>();
+    let [mut white, mut black] = wins;
+    white.sort_unstable();
+    black.sort_unstable();
+    Ok(Notable {
+        highest_rated: list(first(rated.into_iter().map(|g| g.1).collect()))?,
+        most_recent: list(first(dated.into_iter().map(|g| g.1).collect()))?,
+        shortest_white_wins: list(first(white.into_iter().map(|g| g.1).collect()))?,
+        shortest_black_wins: list(first(black.into_iter().map(|g| g.1).collect()))?,
+    })
+}

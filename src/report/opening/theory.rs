@@ -1,0 +1,58 @@
+//! Theory lines: from the position, each most played move followed by the most played
+//! continuation, read from the stored statistics.
+
+use shakmaty::{Chess, Position as _, san::San};
+
+use super::{Results, TheoryLine, TheoryNode};
+use crate::{
+    Key,
+    codec::CompactMove,
+    explore::{FilteredStats, QueryError},
+    model::Tally,
+    report::results::mover_score,
+    store::Store,
+};
+
+/// Main lines: the `lines` most played moves from the position, each followed by the most
+/// played continuation until `depth` plies or no game goes on.
+pub(super) fn theory(
+    store: &Store,
+    root: &Chess,
+    filter: &crate::explore::Filter,
+    depth: usize,
+    lines: usize,
+) -> Result<Vec<TheoryLine>, QueryError> {
+    let ranked = |chess: &Chess| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
+        let position = crate::Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
+        let key = Key::encode(&position).map_err(|err| QueryError::input(err.to_string()))?;
+        let stats = FilteredStats { key, filter: filter.clone() }.run(store)?;
+        let mut moves = stats.moves;
+        moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+        Ok(moves)
+    };
+    let mut out = Vec::new();
+    if depth == 0 {
+        return Ok(out);
+    }
+    for (first, tally) in ranked(root)?.into_iter().take(lines) {
+        let mut chess = root.clone();
+        let mut nodes = Vec::new();
+        let mut step = Some((first, tally));
+        while let Some((m, tally)) = step {
+            let Some(legal) = m.to_move(&chess) else { break };
+            let results = Results::of(&tally);
+            nodes.push(TheoryNode {
+                san: San::from_move(&chess, legal).to_string(),
+                uci: m.to_string(),
+                ply: nodes.len() + 1,
+                score: mover_score(&results, chess.turn()),
+                results,
+            });
+            chess.play_unchecked(legal);
+            step = if nodes.len() < depth { ranked(&chess)?.into_iter().next() } else { None };
+        }
+        let end = crate::Position::from_chess(chess).map_err(|err| QueryError::input(err.to_string()))?;
+        out.push(TheoryLine { nodes, end_fen: end.to_string() });
+    }
+    Ok(out)
+}
