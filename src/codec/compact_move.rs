@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use shakmaty::{Chess, Move, Role, Square, uci::UciMove};
+use shakmaty::{Chess, Move, Position as _, Role, Square, uci::UciMove};
 
 /// A move as 15 bits of a `u16` (see the [module documentation](self)).
 ///
@@ -73,6 +73,41 @@ impl CompactMove {
     pub fn to_move(self, position: &Chess) -> Option<Move> {
         self.to_uci().to_move(position).ok()
     }
+
+    /// The move this is in `position`, read from the board without checking that it is legal:
+    /// for moves stored from a game whose every move was checked when it was ingested, where
+    /// the check (a move generation per ply) is most of a replay's time. `None` when it cannot
+    /// be a move of the side to move at all: no piece of theirs on the from square, one of
+    /// theirs on the target, a promotion that is not a pawn's to the last rank.
+    pub fn to_move_trusted(self, position: &Chess) -> Option<Move> {
+        let board = position.board();
+        let (from, to, promotion) = (self.from(), self.to(), self.promotion());
+        let us = position.turn();
+        let piece = board.piece_at(from).filter(|piece| piece.color == us)?;
+        let last_rank = to.rank() == us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+        if promotion.is_some() && (piece.role != Role::Pawn || !last_rank) {
+            return None;
+        }
+        let castles = piece.role == Role::King
+            && from == us.fold_wb(Square::E1, Square::E8)
+            && to.rank() == from.rank()
+            && from.distance(to) == 2;
+        if castles {
+            let rook = if to.file() > from.file() {
+                us.fold_wb(Square::H1, Square::H8)
+            } else {
+                us.fold_wb(Square::A1, Square::A8)
+            };
+            return (board.piece_at(rook) == Some(us.rook())).then_some(Move::Castle { king: from, rook });
+        }
+        if board.by_color(us).contains(to) {
+            return None;
+        }
+        if piece.role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to) {
+            return Some(Move::EnPassant { from, to });
+        }
+        Some(Move::Normal { role: piece.role, from, capture: board.role_at(to), to, promotion })
+    }
 }
 
 impl fmt::Display for CompactMove {
@@ -104,6 +139,7 @@ mod tests {
                 assert!(seen.insert(compact), "{fen}: {m} collides");
                 assert_eq!(CompactMove::from_bits(compact.bits()), Some(compact));
                 assert_eq!(compact.to_move(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_move_trusted(&position), Some(m), "{fen}: {m}");
                 assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Standard).to_string());
             }
         }

@@ -176,7 +176,9 @@ impl Fingerprint {
     }
 }
 
-/// Replays a stored mainline from its start; `None` if a stored move is not legal there.
+/// Replays a stored mainline from its start. Its moves were checked legal when the game was
+/// ingested, so they are played as stored ([`CompactMove::to_move_trusted`]); `None` if one
+/// cannot be a move there at all (corrupt data).
 pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
     let start = match &record.setup_fen {
         Some(fen) => fen.parse::<Position>().ok()?.into_chess(),
@@ -186,7 +188,7 @@ pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
     positions.push(start);
     for m in record.moves() {
         let current = positions.last()?;
-        let m = m?.to_move(current)?;
+        let m = m?.to_move_trusted(current)?;
         // Cloned in place: one copy of the position a ply.
         positions.push(current.clone());
         positions.last_mut()?.play_unchecked(m);

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
-use shakmaty::{Chess, Color, Position as _};
+use shakmaty::{Chess, Position as _};
 
 use crate::{
-    Key,
+    Key, Material,
     codec::CompactMove,
     explore::{Filter, QueryError, arrivals},
     model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay},
@@ -97,7 +97,7 @@ pub struct Tallies {
     /// Per theme, the games reaching it.
     pub themes: Vec<Tally>,
     /// By final material, as a signature (`KRPvKR`).
-    pub endings: HashMap<String, Tally>,
+    pub endings: HashMap<Material, Tally>,
     /// Games by length in plies.
     pub plies: BTreeMap<u32, u64>,
     /// By player name, per colour (White, Black).
@@ -187,10 +187,17 @@ impl Tallies {
                 theme.add(&tally);
             }
         }
-        self.endings.entry(walk.ending.clone()).or_default().add(&tally);
+        self.endings.entry(walk.ending).or_default().add(&tally);
         *self.plies.entry(walk.plies).or_default() += 1;
         for (side, name) in [&record.tags.white, &record.tags.black].into_iter().enumerate() {
-            self.players[side].entry(name.trim().to_owned()).or_default().add(&tally);
+            // Most names come again: looked up before a key is allocated.
+            let name = name.trim();
+            match self.players[side].get_mut(name) {
+                Some(sums) => sums.add(&tally),
+                None => {
+                    self.players[side].insert(name.to_owned(), tally);
+                }
+            }
         }
         if let Some(rating) = facts.average_rating() {
             self.rated.push((rating, facts.id));
@@ -211,7 +218,7 @@ struct Walk {
     next: Vec<CompactMove>,
     orders: Vec<(Key, CompactMove)>,
     themes: Vec<bool>,
-    ending: String,
+    ending: Material,
     plies: u32,
 }
 
@@ -261,29 +268,14 @@ impl Walk {
             }
         }
         let end = positions.last()?;
-        Some(Walk { next, orders, themes, ending: material_signature(end), plies: (positions.len() - 1) as u32 })
+        Some(Walk {
+            next,
+            orders,
+            themes,
+            ending: Material(end.board().material()),
+            plies: (positions.len() - 1) as u32,
+        })
     }
-}
-
-/// The material of a position as a signature, White first: `KRPPvKR`.
-pub fn material_signature(chess: &Chess) -> String {
-    let material = chess.board().material();
-    let mut out = String::new();
-    for color in Color::ALL {
-        if color == Color::Black {
-            out.push('v');
-        }
-        let side = material.get(color);
-        for role in [shakmaty::Role::King, shakmaty::Role::Queen, shakmaty::Role::Rook, shakmaty::Role::Bishop]
-            .into_iter()
-            .chain([shakmaty::Role::Knight, shakmaty::Role::Pawn])
-        {
-            for _ in 0..*side.get(role) {
-                out.push(role.upper_char());
-            }
-        }
-    }
-    out
 }
 
 /// Reads and replays every game of `ids` once, counting each into the selections admitting it.

@@ -25,7 +25,6 @@ mod theory;
 use serde::Serialize;
 use shakmaty::Position as _;
 
-pub use games::material_signature;
 use games::{Probe, Selection};
 pub use themes::{DEFAULT_THEMES, Theme};
 

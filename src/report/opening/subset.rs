@@ -132,7 +132,7 @@ pub(super) fn subset(
         .endings
         .iter()
         .map(|(material, tally)| Ending {
-            material: material.clone(),
+            material: material.to_string(),
             results: Results::of(tally),
             share: percent(tally.games, games),
         })
