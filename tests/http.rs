@@ -223,6 +223,7 @@ fn bad_requests_are_400_with_a_json_error() {
         "/report/opening?play=e2e5",
         "/report/opening?color=white",
         "/report/opening?depth=x",
+        "/report/opening?versus=since%3D20x0",
         "/report/player",
         "/report/player?name=anderssen&color=purple",
         "/report/player?name=anderssen&minShare=200",
@@ -292,6 +293,13 @@ fn opening_reports_over_http_equal_the_command() {
     assert_eq!((status, content_type.as_str()), (200, "text/csv; charset=utf-8"));
     let rows = served["subsets"][0]["moves"].as_array().unwrap().len();
     assert!(body.starts_with("subset,uci,san,games,") && body.split("\r\n").count() - 2 == rows, "{body}");
+    // A second subset, its filters as a query string of their own.
+    let (_, versus) = json(&server, "/report/opening?play=e2e4,e7e5&format=json&versus=since%3D2100");
+    assert_eq!(versus["subsets"][0], served["subsets"][0]);
+    assert_eq!(
+        (versus["subsets"][1]["label"].as_str(), versus["subsets"][1]["overview"]["games"].as_u64()),
+        (Some("since=2100"), Some(0))
+    );
     // Filters as the explorer takes them.
     let (_, since) = json(&server, "/report/opening?play=e2e4,e7e5&format=json&since=2100");
     assert_eq!(since["subsets"][0]["overview"]["games"], 0);

@@ -229,8 +229,9 @@ impl Drop for StopOnDrop {
 
 /// The opening report of a position (`fen`, `play`) under the explorer's filters plus `player`
 /// and `color`: `format=html` (default), `json`, or `csv` with `table=` one of its tables;
-/// `depth`, `lines` and an extra `theme` expression as the command takes them. It reads every
-/// matching game, so it runs on the blocking pool.
+/// `depth`, `lines` and an extra `theme` expression as the command takes them; `versus` the
+/// second subset's filters as a query string (`versus=since%3D2020`). It reads every matching
+/// game, so it runs on the blocking pool.
 pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
@@ -247,6 +248,15 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
             options.themes.push(theme);
         }
         options.label = params.filter_label();
+        if let Some(versus) = params.get("versus") {
+            // The second subset's filters, as a query string of their own.
+            let map: HashMap<String, String> = serde_urlencoded::from_str(versus)
+                .map_err(|err| ApiError::bad_request(format!("bad versus {versus:?}: {err}")))?;
+            let other = Params::new(map)?;
+            let color = other.get("color").map(parse_color).transpose()?;
+            let filter = other.filter()?.with_player(other.get("player"), color)?;
+            options.versus = Some((filter, other.filter_label()));
+        }
         let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
         respond(&params, || report.html(), || report.json(), || report.csv())
     })
