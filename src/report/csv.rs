@@ -43,6 +43,26 @@ pub fn field(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// The columns of [`game_fields`].
+pub const GAME_COLUMNS: [&str; 10] =
+    ["id", "white", "whiteElo", "black", "blackElo", "result", "date", "event", "site", "round"];
+
+/// A listed game's headers as fields, in the order of [`GAME_COLUMNS`].
+pub fn game_fields(game: &crate::explore::GameSummary) -> Vec<String> {
+    vec![
+        game.id.clone(),
+        game.white.name.clone(),
+        opt(game.white.rating),
+        game.black.name.clone(),
+        opt(game.black.rating),
+        game.result.clone(),
+        game.date.clone(),
+        game.event.clone(),
+        game.site.clone(),
+        game.round.clone(),
+    ]
+}
+
 /// An optional value as a field: empty when absent.
 pub fn opt<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()

@@ -118,6 +118,40 @@ pub fn figures(items: &[(String, &str)]) -> String {
     out
 }
 
+/// A percentage with one decimal: `52.3%`.
+pub fn pct(value: f64) -> String {
+    format!("{value:.1}%")
+}
+
+/// A percentage, or a dash when there is none.
+pub fn opt_pct(value: Option<f64>) -> String {
+    value.map(pct).unwrap_or_else(|| "–".to_owned())
+}
+
+/// A value, or a dash when there is none.
+pub fn opt_num<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_else(|| "–".to_owned())
+}
+
+/// A player of a listed game: the name, with the rating in brackets when known.
+pub fn player_cell(player: &crate::explore::PlayerSummary) -> String {
+    match player.rating {
+        Some(rating) => format!("{} ({rating})", escape(&player.name)),
+        None => escape(&player.name),
+    }
+}
+
+/// A listed game's cells: White, Black (with ratings), result, date, event.
+pub fn game_cells(game: &crate::explore::GameSummary) -> Vec<String> {
+    vec![
+        player_cell(&game.white),
+        player_cell(&game.black),
+        escape(&game.result),
+        escape(&game.date),
+        escape(&game.event),
+    ]
+}
+
 /// An integer with thousands separators: `20,302,159`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -154,23 +154,7 @@ pub fn line_chart(series: &[Series], x_label: &str, y_label: &str, title: &str) 
     let y_max = nice_ceiling(all.map(|p| p.1).fold(1.0, f64::max));
     let px = |x: f64| left + (width - left - right) * x / x_max;
     let py = |y: f64| top + (height - top - bottom) * (1.0 - y / y_max);
-    let mut out = format!(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
-        escape(title)
-    );
-    for i in 0..=4 {
-        let y = y_max * f64::from(i) / 4.0;
-        let _ = write!(
-            out,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py}\" y2=\"{py}\" stroke=\"#e1e4e8\"/>\
-             <text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
-            width - right,
-            left - 6.0,
-            py(y) + 4.0,
-            trim(y),
-            py = py(y)
-        );
-    }
+    let mut out = chart_frame((width, height), (left, right), y_max, &py, title);
     let ticks = x_max.round() as usize;
     for x in 0..=ticks {
         if ticks > 12 && x % 2 == 1 {
@@ -293,23 +277,7 @@ pub fn bar_chart(bars: &[(String, f64)], y_label: &str, y_max: Option<f64>, titl
     let y_max = y_max.unwrap_or_else(|| nice_ceiling(bars.iter().map(|b| b.1).fold(1.0, f64::max)));
     let slot = (width - left - right) / bars.len().max(1) as f64;
     let py = |y: f64| top + (height - top - bottom) * (1.0 - (y / y_max).clamp(0.0, 1.0));
-    let mut out = format!(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
-        escape(title)
-    );
-    for i in 0..=4 {
-        let y = y_max * f64::from(i) / 4.0;
-        let _ = write!(
-            out,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py}\" y2=\"{py}\" stroke=\"#e1e4e8\"/>\
-             <text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
-            width - right,
-            left - 6.0,
-            py(y) + 4.0,
-            trim(y),
-            py = py(y)
-        );
-    }
+    let mut out = chart_frame((width, height), (left, right), y_max, &py, title);
     // Every label when they fit (about 34 pixels each), else every k-th.
     let every = ((34.0 / slot).ceil() as usize).max(1);
     for (i, (label, value)) in bars.iter().enumerate() {
@@ -343,6 +311,35 @@ pub fn bar_chart(bars: &[(String, f64)], y_label: &str, y_max: Option<f64>, titl
         py(0.0),
         py(0.0)
     );
+    out
+}
+
+/// A chart's opening tag and its five horizontal grid lines with their values, from 0 to
+/// `y_max` (`py` maps a value to its height).
+fn chart_frame(
+    (width, height): (f64, f64),
+    (left, right): (f64, f64),
+    y_max: f64,
+    py: &dyn Fn(f64) -> f64,
+    title: &str,
+) -> String {
+    let mut out = format!(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+        escape(title)
+    );
+    for i in 0..=4 {
+        let y = y_max * f64::from(i) / 4.0;
+        let _ = write!(
+            out,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py}\" y2=\"{py}\" stroke=\"#e1e4e8\"/>\
+             <text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
+            width - right,
+            left - 6.0,
+            py(y) + 4.0,
+            trim(y),
+            py = py(y)
+        );
+    }
     out
 }
 

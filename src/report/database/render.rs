@@ -5,16 +5,12 @@ use std::fmt::Write as _;
 use super::{DatabaseReport, Results};
 use crate::report::{
     csv::{Csv, opt},
-    html::{Page, escape, figure, figures, table, thousands},
+    html::{Page, escape, figure, figures, pct, table, thousands},
     svg::{bar_chart, position_board},
 };
 
 /// Endgame classes shown in the page (JSON and CSV have them all).
 const HTML_ENDGAMES: usize = 40;
-
-fn pct(value: f64) -> String {
-    format!("{value:.1}%")
-}
 
 fn results_cells(r: &Results) -> Vec<String> {
     let score = r.white_score().map(pct).unwrap_or_else(|| "–".to_owned());

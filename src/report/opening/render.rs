@@ -6,25 +6,13 @@ use shakmaty::Position as _;
 
 use super::{MoveStats, NotableGame, OpeningReport, Results, Subset};
 use crate::report::{
-    csv::{Csv, opt},
-    html::{Page, escape, figure, figures, table, thousands},
+    csv::{Csv, GAME_COLUMNS, game_fields, opt},
+    html::{Page, escape, figure, figures, game_cells, opt_num, opt_pct, pct, table, thousands},
     svg::{bar_chart, position_board},
 };
 
 /// Rows of a long table shown in the page (JSON and CSV have them all).
 const HTML_ROWS: usize = 20;
-
-fn pct(value: f64) -> String {
-    format!("{value:.1}%")
-}
-
-fn opt_pct(value: Option<f64>) -> String {
-    value.map(pct).unwrap_or_else(|| "–".to_owned())
-}
-
-fn opt_num<T: ToString>(value: Option<T>) -> String {
-    value.map(|v| v.to_string()).unwrap_or_else(|| "–".to_owned())
-}
 
 fn board_of(fen: &str) -> Option<shakmaty::Board> {
     fen.parse::<crate::Position>().ok().map(|p| p.chess().board().clone())
@@ -34,22 +22,10 @@ fn results_cells(r: &Results) -> Vec<String> {
     vec![thousands(r.games), thousands(r.white), thousands(r.draws), thousands(r.black)]
 }
 
-fn game_cells(g: &NotableGame) -> Vec<String> {
+fn notable_cells(g: &NotableGame) -> Vec<String> {
     let s = &g.summary;
-    let player = |p: &crate::explore::PlayerSummary| match p.rating {
-        Some(r) => format!("{} ({r})", escape(&p.name)),
-        None => escape(&p.name),
-    };
-    vec![
-        player(&s.white),
-        player(&s.black),
-        escape(&s.result),
-        escape(&s.date),
-        escape(&s.event),
-        g.plies.div_ceil(2).to_string(),
-        escape(s.uci.as_deref().unwrap_or("")),
-        s.id.clone(),
-    ]
+    let extra = vec![g.plies.div_ceil(2).to_string(), escape(s.uci.as_deref().unwrap_or("")), s.id.clone()];
+    [game_cells(s), extra].concat()
 }
 
 impl OpeningReport {
@@ -265,7 +241,7 @@ impl OpeningReport {
             ("Shortest wins for White", &main.notable.shortest_white_wins),
             ("Shortest wins for Black", &main.notable.shortest_black_wins),
         ] {
-            let rows: Vec<Vec<String>> = games.iter().map(game_cells).collect();
+            let rows: Vec<Vec<String>> = games.iter().map(notable_cells).collect();
             let _ = write!(notable, "<h3>{title}</h3>{}", table(&header, &rows));
         }
         page.section("games", "Notable games", &notable);
@@ -405,10 +381,7 @@ impl OpeningReport {
             "rating",
             "performance",
         ]);
-        let mut notable = Csv::new(&[
-            "subset", "list", "id", "white", "whiteElo", "black", "blackElo", "result", "date", "event", "site",
-            "round", "plies", "uci",
-        ]);
+        let mut notable = Csv::new(&[&["subset", "list"], &GAME_COLUMNS[..], &["plies", "uci"]].concat());
         let r = |r: &Results| [r.games.to_string(), r.white.to_string(), r.draws.to_string(), r.black.to_string()];
         for s in &self.subsets {
             let l = || s.label.clone();
@@ -489,23 +462,8 @@ impl OpeningReport {
                 ("shortestBlackWins", &s.notable.shortest_black_wins),
             ] {
                 for g in games {
-                    let m = &g.summary;
-                    notable.row([
-                        l(),
-                        list.to_owned(),
-                        m.id.clone(),
-                        m.white.name.clone(),
-                        opt(m.white.rating),
-                        m.black.name.clone(),
-                        opt(m.black.rating),
-                        m.result.clone(),
-                        m.date.clone(),
-                        m.event.clone(),
-                        m.site.clone(),
-                        m.round.clone(),
-                        g.plies.to_string(),
-                        opt(m.uci.clone()),
-                    ]);
+                    let fields = [vec![l(), list.to_owned()], game_fields(&g.summary)].concat();
+                    notable.row([fields, vec![g.plies.to_string(), opt(g.summary.uci.clone())]].concat());
                 }
             }
         }

@@ -4,18 +4,10 @@ use std::fmt::Write as _;
 
 use super::{PlayerGame, PlayerReport, PlayerResults};
 use crate::report::{
-    csv::{Csv, opt},
-    html::{Page, escape, figures, table, thousands},
+    csv::{Csv, GAME_COLUMNS, game_fields, opt},
+    html::{Page, escape, figures, game_cells, opt_num, pct, table, thousands},
     svg::bar_chart,
 };
-
-fn pct(value: f64) -> String {
-    format!("{value:.1}%")
-}
-
-fn opt_num<T: ToString>(value: Option<T>) -> String {
-    value.map(|v| v.to_string()).unwrap_or_else(|| "–".to_owned())
-}
 
 /// SAN moves from the initial position with move numbers: `1. e4 c5 2. Nf3`.
 pub fn movetext(sans: &[String]) -> String {
@@ -54,17 +46,7 @@ fn header(first: &str) -> Vec<&str> {
 }
 
 fn game_rows(games: &[PlayerGame]) -> Vec<Vec<String>> {
-    games
-        .iter()
-        .map(|g| {
-            let s = &g.summary;
-            let player = |p: &crate::explore::PlayerSummary| match p.rating {
-                Some(r) => format!("{} ({r})", escape(&p.name)),
-                None => escape(&p.name),
-            };
-            vec![player(&s.white), player(&s.black), escape(&s.result), escape(&s.date), escape(&s.event), s.id.clone()]
-        })
-        .collect()
+    games.iter().map(|g| [game_cells(&g.summary), vec![g.summary.id.clone()]].concat()).collect()
 }
 
 impl PlayerReport {
@@ -210,39 +192,11 @@ impl PlayerReport {
         for n in &self.repertoire {
             repertoire.row([vec![n.color.to_owned(), movetext(&n.line), n.uci.join(" ")], cells(&n.results)].concat());
         }
-        let mut games = Csv::new(&[
-            "list",
-            "id",
-            "color",
-            "opponentRating",
-            "white",
-            "whiteElo",
-            "black",
-            "blackElo",
-            "result",
-            "date",
-            "event",
-            "site",
-            "round",
-        ]);
+        let mut games = Csv::new(&[&["list", "color", "opponentRating"], &GAME_COLUMNS[..]].concat());
         for (list, listed) in [("bestWins", &self.best_wins), ("worstLosses", &self.worst_losses)] {
             for g in listed {
-                let s = &g.summary;
-                games.row([
-                    list.to_owned(),
-                    s.id.clone(),
-                    g.color.to_owned(),
-                    opt(g.opponent_rating),
-                    s.white.name.clone(),
-                    opt(s.white.rating),
-                    s.black.name.clone(),
-                    opt(s.black.rating),
-                    s.result.clone(),
-                    s.date.clone(),
-                    s.event.clone(),
-                    s.site.clone(),
-                    s.round.clone(),
-                ]);
+                let fields = vec![list.to_owned(), g.color.to_owned(), opt(g.opponent_rating)];
+                games.row([fields, game_fields(&g.summary)].concat());
             }
         }
         [
