@@ -34,6 +34,7 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f6f8fa; }
+td code { white-space: normal; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .boards { display: flex; flex-wrap: wrap; gap: 14px 18px; align-items: flex-start; }
 .boards > * { min-width: 0; max-width: 100%; }
