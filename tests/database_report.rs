@@ -164,6 +164,6 @@ fn database_reports_equal_replaying_every_game() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(csv.join("endgames.csv")).unwrap();
     assert_eq!(text.split("\r\n").count() - 2, endgames.len());
-    let out = tabiya(&["report", "database", "--db", db, "--plies", "41"]);
-    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("40 plies"));
+    let out = tabiya(&["report", "database", "--db", db, "--plies", "21"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("20 plies"));
 }

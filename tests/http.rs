@@ -224,6 +224,7 @@ fn bad_requests_are_400_with_a_json_error() {
         "/report/opening?color=white",
         "/report/opening?depth=x",
         "/report/opening?versus=since%3D20x0",
+        "/report/opening?player=%2C",
         "/report/player",
         "/report/player?name=anderssen&color=purple",
         "/report/player?name=anderssen&minShare=200",

@@ -328,4 +328,7 @@ fn bad_input_is_refused_with_a_reason() {
         assert!(!out.status.success() && stderr.contains(expected), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+    // A theme window past every game's end is the whole game.
+    let out = tabiya(&["report", "opening", "--db", db, "--format", "json", "--theme-plies", &usize::MAX.to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -153,7 +153,7 @@ pub struct PlayerArgs {
 pub struct DatabaseArgs {
     #[command(flatten)]
     db: DbArgs,
-    /// Most common positions for plies 1 to N (at most 40).
+    /// Most common positions for plies 1 to N (at most 20).
     #[arg(long, value_name = "N", default_value_t = 10)]
     plies: usize,
     /// Openings and players listed.

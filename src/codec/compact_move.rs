@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use shakmaty::{Chess, Move, Position as _, Role, Square, uci::UciMove};
+use shakmaty::{CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciMove};
 
 /// A move as 15 bits of a `u16` (see the [module documentation](self)).
 ///
@@ -78,14 +78,16 @@ impl CompactMove {
     /// for moves stored from a game whose every move was checked when it was ingested, where
     /// the check (a move generation per ply) is most of a replay's time. `None` when it cannot
     /// be a move of the side to move at all: no piece of theirs on the from square, one of
-    /// theirs on the target, a promotion that is not a pawn's to the last rank.
+    /// theirs or a king on the target, castling without the right, a pawn reaching the last
+    /// rank without promoting or a promotion elsewhere. What passes keeps both kings on the
+    /// board, so corrupt data cannot lead shakmaty into a position it panics on.
     pub fn to_move_trusted(self, position: &Chess) -> Option<Move> {
         let board = position.board();
         let (from, to, promotion) = (self.from(), self.to(), self.promotion());
         let us = position.turn();
         let piece = board.piece_at(from).filter(|piece| piece.color == us)?;
         let last_rank = to.rank() == us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
-        if promotion.is_some() && (piece.role != Role::Pawn || !last_rank) {
+        if promotion.is_some() != (piece.role == Role::Pawn && last_rank) {
             return None;
         }
         let castles = piece.role == Role::King
@@ -93,18 +95,16 @@ impl CompactMove {
             && to.rank() == from.rank()
             && from.distance(to) == 2;
         if castles {
-            let rook = if to.file() > from.file() {
-                us.fold_wb(Square::H1, Square::H8)
-            } else {
-                us.fold_wb(Square::A1, Square::A8)
-            };
+            let side = if to.file() > from.file() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+            let rook = position.castles().rook(us, side)?;
             return (board.piece_at(rook) == Some(us.rook())).then_some(Move::Castle { king: from, rook });
         }
-        if board.by_color(us).contains(to) {
+        if board.by_color(us).contains(to) || board.kings().contains(to) {
             return None;
         }
         if piece.role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to) {
-            return Some(Move::EnPassant { from, to });
+            let ep = position.ep_square(shakmaty::EnPassantMode::Always);
+            return (ep == Some(to)).then_some(Move::EnPassant { from, to });
         }
         Some(Move::Normal { role: piece.role, from, capture: board.role_at(to), to, promotion })
     }
@@ -121,6 +121,40 @@ mod tests {
     use shakmaty::{CastlingMode, Position as _, fen::Fen};
 
     use super::*;
+
+    #[test]
+    fn trusted_moves_refuse_what_cannot_be_played() {
+        let position: Chess = Fen::from_ascii(b"r3k2r/1P6/8/8/8/8/6q1/R3K2R w Qk - 0 1")
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let uci = |text: &str| {
+            CompactMove::from_bits(match text.parse::<UciMove>().unwrap() {
+                UciMove::Normal { from, to, promotion } => {
+                    from as u16 | (to as u16) << 6 | promotion.map_or(0, |r| r as u16) << 12
+                }
+                _ => unreachable!(),
+            })
+            .unwrap()
+        };
+        // Castling without the right, a pawn to the last rank without promoting (twice), the
+        // other side's piece; then a capture of a king, an en passant capture without its square.
+        for bad in ["e1g1", "b7b8", "b7a8", "g2g1"] {
+            assert_eq!(uci(bad).to_move_trusted(&position), None, "{bad}");
+        }
+        // A rook move through a pawn onto the king: not a move, and a king never goes.
+        let capture_king: Chess = Fen::from_ascii(b"4k3/8/8/8/4P3/8/8/4RK2 w - - 0 1")
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        assert_eq!(uci("e1e8").to_move_trusted(&capture_king), None);
+        let no_ep: Chess = Fen::from_ascii(b"4k3/8/8/3pP3/8/8/8/4K3 w - - 0 1")
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        assert_eq!(uci("e5d6").to_move_trusted(&no_ep), None);
+        assert!(uci("e1c1").to_move_trusted(&position).is_some() && uci("b7b8q").to_move_trusted(&position).is_some());
+    }
 
     #[test]
     fn every_legal_move_of_tricky_positions_round_trips() {

@@ -235,8 +235,7 @@ impl Drop for StopOnDrop {
 pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        // A bad format is refused before the work.
-        let _: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
+        check_format(&params, &OpeningReport::CSV_TABLES)?;
         let color = params.get("color").map(parse_color).transpose()?;
         let filter = params.filter()?.with_player(params.get("player"), color)?;
         let mut options = OpeningOptions::new(filter);
@@ -269,6 +268,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
     let params = params(query)?;
     blocking(move || {
         let name = params.get("name").ok_or_else(|| ApiError::bad_request("name= is required"))?;
+        check_format(&params, &PlayerReport::CSV_TABLES)?;
         let mut options = PlayerOptions::new(params.filter()?);
         options.color = params.get("color").map(parse_color).transpose()?;
         options.depth = params.count("depth", options.depth, crate::report::player::MAX_DEPTH)?;
@@ -290,6 +290,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
+        check_format(&params, &DatabaseReport::CSV_TABLES)?;
         let defaults = DatabaseOptions::default();
         let options = DatabaseOptions {
             plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
@@ -300,6 +301,15 @@ pub async fn database_report(State(state): State<Arc<AppState>>, query: Paramete
         respond(&params, || report.html(), || report.json(), || report.csv())
     })
     .await
+}
+
+/// Refuses a bad `format`, or `format=csv` without `table=` one of `tables`, before any work.
+fn check_format(params: &Params, tables: &[&str]) -> Result<(), ApiError> {
+    let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
+    if format == Format::Csv && !params.get("table").is_some_and(|table| tables.contains(&table)) {
+        return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", tables.join(", "))));
+    }
+    Ok(())
 }
 
 /// A report in the `format` asked for: html, json, or csv with `table=` one of its tables.

@@ -47,8 +47,9 @@ impl Default for DatabaseOptions {
 
 /// Deepest ply openings are named at (the imported table's lines are shorter).
 pub const OPENING_PLIES: usize = 40;
-/// Deepest ply of the most-common-positions table.
-pub const MAX_PLIES: usize = 40;
+/// Deepest ply of the most-common-positions table (every game's position at each ply is held
+/// in memory while counting).
+pub const MAX_PLIES: usize = 20;
 
 /// A database report; JSON field names are camelCase, the doc comments are its schema.
 #[derive(Clone, Debug, Serialize)]

@@ -24,6 +24,10 @@ fn header<'a>(first: &[&'a str]) -> Vec<&'a str> {
 }
 
 impl DatabaseReport {
+    /// The tables of the CSV form, each a file `NAME.csv`.
+    pub const CSV_TABLES: [&'static str; 8] =
+        ["totals", "years", "ratings", "speeds", "openings", "players", "endgames", "positions-by-ply"];
+
     /// The report as one self-contained HTML document.
     pub fn html(&self) -> String {
         let t = &self.totals;
@@ -242,18 +246,10 @@ impl DatabaseReport {
                 ]);
             }
         }
-        [
-            ("totals", totals),
-            ("years", years),
-            ("ratings", ratings),
-            ("speeds", speeds),
-            ("openings", openings),
-            ("players", players),
-            ("endgames", endgames),
-            ("positions-by-ply", positions),
-        ]
-        .into_iter()
-        .map(|(name, csv)| (format!("{name}.csv"), csv.finish()))
-        .collect()
+        [totals, years, ratings, speeds, openings, players, endgames, positions]
+            .into_iter()
+            .zip(Self::CSV_TABLES)
+            .map(|(csv, name)| (format!("{name}.csv"), csv.finish()))
+            .collect()
     }
 }

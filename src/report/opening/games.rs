@@ -12,7 +12,7 @@ use shakmaty::{Chess, Position as _};
 use crate::{
     Key, Material,
     codec::CompactMove,
-    explore::{Filter, QueryError, arrivals},
+    explore::{Filter, MAX_PLAYER_GAMES, QueryError, arrivals},
     model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay},
     pattern::{Pattern, Scene},
     store::Store,
@@ -34,7 +34,19 @@ impl Selection {
     /// The selection of `filter` (a player filter reads the players index).
     pub fn new(store: &Store, filter: Filter) -> Result<Selection, QueryError> {
         let player_games = match &filter.player {
-            Some(name) => Some(store.player_games(name, filter.color)?),
+            Some(name) if crate::store::player_name(name).is_empty() => {
+                return Err(QueryError::input(format!("player {name:?} has no letters to match")));
+            }
+            Some(name) => {
+                let ids = store.player_games(name, filter.color)?;
+                if ids.len() > MAX_PLAYER_GAMES {
+                    return Err(QueryError::input(format!(
+                        "player {name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
+                        ids.len()
+                    )));
+                }
+                Some(ids)
+            }
             None => None,
         };
         Ok(Selection { filter, player_games })
@@ -242,20 +254,12 @@ impl Walk {
         orders.sort_unstable();
         orders.dedup();
         let mut themes = vec![false; probe.themes.len()];
-        let last = (first + probe.within).min(positions.len() - 1);
+        let last = first.saturating_add(probe.within).min(positions.len() - 1);
         for ply in first..=last {
             let position = &positions[ply];
             // The roles a move displaced: a theme decided by other roles' placement alone kept
             // its value (false, or it would be reached) and is not evaluated again.
-            let moved = if ply == first {
-                u8::MAX
-            } else {
-                let (before, after) = (positions[ply - 1].board(), position.board());
-                shakmaty::Role::ALL
-                    .iter()
-                    .filter(|&&role| before.by_role(role) != after.by_role(role))
-                    .fold(0, |mask, &role| mask | 1 << role as u8)
-            };
+            let moved = if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].board(), position.board()) };
             let mut scene = None;
             for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(probe.roles) {
                 if *reached || roles.is_some_and(|roles| roles & moved == 0) {
@@ -276,6 +280,18 @@ impl Walk {
             plies: (positions.len() - 1) as u32,
         })
     }
+}
+
+/// The roles whose pieces of either colour stand elsewhere after a move, as a bit set (bit
+/// `Role as u8`): a capture-promotion to the captured role changes only that role's colours.
+fn moved_roles(before: &shakmaty::Board, after: &shakmaty::Board) -> u8 {
+    shakmaty::Role::ALL
+        .iter()
+        .filter(|&&role| {
+            before.by_role(role) != after.by_role(role)
+                || before.by_role(role) & before.white() != after.by_role(role) & after.white()
+        })
+        .fold(0, |mask, &role| mask | 1 << role as u8)
 }
 
 /// Reads and replays every game of `ids` once, counting each into the selections admitting it.
@@ -311,4 +327,29 @@ pub fn tally(
             Ok(tallies)
         })
         .try_reduce(empty, |a, b| Ok(a.into_iter().zip(b).map(|(a, b)| a.merge(b)).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{CastlingMode, Chess, Position as _, Role, fen::Fen, uci::UciMove};
+
+    use super::moved_roles;
+
+    fn after(fen: &str, uci: &str) -> (Chess, Chess) {
+        let before: Chess = Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap();
+        let m = uci.parse::<UciMove>().unwrap().to_move(&before).unwrap();
+        let mut next = before.clone();
+        next.play_unchecked(m);
+        (before, next)
+    }
+
+    #[test]
+    fn a_promotion_capturing_its_own_role_moves_that_role() {
+        let (before, next) = after("3q3k/4P3/8/8/8/8/8/K7 w - - 0 1", "e7d8q");
+        assert_eq!(moved_roles(before.board(), next.board()), 1 << Role::Pawn as u8 | 1 << Role::Queen as u8);
+        let (before, next) = after("7k/8/8/8/8/8/8/RK6 w - - 0 1", "a1a2");
+        assert_eq!(moved_roles(before.board(), next.board()), 1 << Role::Rook as u8);
+        let (before, next) = after("r3k3/8/8/8/8/8/8/4K3 b q - 0 1", "e8c8");
+        assert_eq!(moved_roles(before.board(), next.board()), 1 << Role::King as u8 | 1 << Role::Rook as u8);
+    }
 }

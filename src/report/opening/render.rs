@@ -29,6 +29,22 @@ fn notable_cells(g: &NotableGame) -> Vec<String> {
 }
 
 impl OpeningReport {
+    /// The tables of the CSV form, each a file `NAME.csv`.
+    pub const CSV_TABLES: [&'static str; 12] = [
+        "overview",
+        "speeds",
+        "years",
+        "bands",
+        "moves",
+        "theory",
+        "move-orders",
+        "themes",
+        "endings",
+        "lengths",
+        "players",
+        "notable-games",
+    ];
+
     fn title(&self) -> String {
         match &self.opening {
             Some(o) => format!("{} {}", o.eco, o.name),
@@ -476,23 +492,11 @@ impl OpeningReport {
                 theory.row(cells);
             }
         }
-        [
-            ("overview", overview),
-            ("speeds", speeds),
-            ("years", years),
-            ("bands", bands),
-            ("moves", moves),
-            ("theory", theory),
-            ("move-orders", orders),
-            ("themes", themes),
-            ("endings", endings),
-            ("lengths", lengths),
-            ("players", players),
-            ("notable-games", notable),
-        ]
-        .into_iter()
-        .map(|(name, csv)| (format!("{name}.csv"), csv.finish()))
-        .collect()
+        [overview, speeds, years, bands, moves, theory, orders, themes, endings, lengths, players, notable]
+            .into_iter()
+            .zip(Self::CSV_TABLES)
+            .map(|(csv, name)| (format!("{name}.csv"), csv.finish()))
+            .collect()
     }
 }
 

@@ -23,11 +23,13 @@ use crate::{
 pub(super) fn year_games(store: &Store, selection: &Selection) -> Result<BTreeMap<u16, u64>, QueryError> {
     let mut years = BTreeMap::new();
     if let Some(ids) = selection.player_games() {
-        for (&id, record) in ids.iter().zip(store.games(ids)?) {
-            let Some(record) = record else { continue };
-            let facts = GameFacts::of(id, record.result, &record.tags);
-            if selection.admits(&facts) {
-                *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
+        for chunk in ids.chunks(1024) {
+            for (&id, record) in chunk.iter().zip(store.games(chunk)?) {
+                let Some(record) = record else { continue };
+                let facts = GameFacts::of(id, record.result, &record.tags);
+                if selection.admits(&facts) {
+                    *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
+                }
             }
         }
         return Ok(years);

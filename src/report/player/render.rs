@@ -50,6 +50,9 @@ fn game_rows(games: &[PlayerGame]) -> Vec<Vec<String>> {
 }
 
 impl PlayerReport {
+    /// The tables of the CSV form, each a file `NAME.csv`.
+    pub const CSV_TABLES: [&'static str; 6] = ["overview", "names", "years", "opponents", "repertoire", "games"];
+
     /// The report as one self-contained HTML document.
     pub fn html(&self) -> String {
         let o = &self.overview;
@@ -199,16 +202,10 @@ impl PlayerReport {
                 games.row([fields, game_fields(&g.summary)].concat());
             }
         }
-        [
-            ("overview", overview),
-            ("names", names),
-            ("years", years),
-            ("opponents", opponents),
-            ("repertoire", repertoire),
-            ("games", games),
-        ]
-        .into_iter()
-        .map(|(name, csv)| (format!("{name}.csv"), csv.finish()))
-        .collect()
+        [overview, names, years, opponents, repertoire, games]
+            .into_iter()
+            .zip(Self::CSV_TABLES)
+            .map(|(csv, name)| (format!("{name}.csv"), csv.finish()))
+            .collect()
     }
 }
