@@ -47,8 +47,7 @@ impl Lookup {
         let stats = filtered_stats(store, &target.key, &self.filter)?;
         let chess = target.position.chess();
         let mover = chess.turn();
-        let mut moves: Vec<_> = stats.moves.iter().collect();
-        moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+        let mut moves = stats.moves_by_games();
         moves.truncate(limits.moves);
         let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
         let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
@@ -60,7 +59,7 @@ impl Lookup {
                     .then(|| top.iter().chain(&recent).find(|g| g.uci.as_deref() == Some(uci.as_str())).cloned())
                     .flatten();
                 MoveRow {
-                    san: san(chess, *m),
+                    san: san(chess, m),
                     uci,
                     games: tally.games,
                     white: tally.white,
@@ -149,6 +148,23 @@ fn filtered_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionS
     Ok(filtered)
 }
 
+/// The games of the player whose name starts with `name` (see [`Store::player_games`]): refused
+/// for a name with nothing to match once spaces and commas are dropped, or more than
+/// [`MAX_PLAYER_GAMES`] games.
+pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
+    if crate::store::player_name(name).is_empty() {
+        return Err(QueryError::input(format!("empty player name {name:?}")));
+    }
+    let ids = store.player_games(name, color)?;
+    if ids.len() > MAX_PLAYER_GAMES {
+        return Err(QueryError::input(format!(
+            "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
+            ids.len()
+        )));
+    }
+    Ok(ids)
+}
+
 /// Replays the player's games (the players index intersected with the position's posting list)
 /// that pass the filter.
 fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
@@ -229,8 +245,7 @@ pub fn arrivals(positions: &[shakmaty::Chess], target: &shakmaty::Chess, key: &K
             // rights as canonicalised).
             position.board() == target.board()
                 && position.turn() == target.turn()
-                && crate::Position::from_chess((*position).clone()).ok().and_then(|p| Key::encode(&p).ok()).as_ref()
-                    == Some(key)
+                && super::key_of(position).ok().as_ref() == Some(key)
         })
         .map(|(ply, _)| ply)
         .collect()
@@ -259,7 +274,8 @@ pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget
     }
 }
 
-fn san(chess: &shakmaty::Chess, m: CompactMove) -> String {
+/// A stored move in SAN from `chess` (UCI when it is not legal there).
+pub fn san(chess: &shakmaty::Chess, m: CompactMove) -> String {
     m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
 }
 

@@ -34,12 +34,13 @@ pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary, P
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{
-    EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, summarize,
+    EXACT_GAMES_LIMIT, FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, san,
+    summarize,
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternQuery, PatternSearch, ScanProgress};
-pub use target::{ResolvedTarget, Target};
+pub use target::{ResolvedTarget, Target, key_of};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.
 #[derive(Debug, thiserror::Error)]

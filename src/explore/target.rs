@@ -109,7 +109,8 @@ impl Target {
     }
 }
 
-fn key_of(chess: &Chess) -> Result<Key, QueryError> {
+/// The key of a shakmaty position (a bad-input error when it has none).
+pub fn key_of(chess: &Chess) -> Result<Key, QueryError> {
     let position = Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
     Key::encode(&position).map_err(|err| QueryError::input(format!("position has no key: {err}")))
 }

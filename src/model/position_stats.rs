@@ -96,6 +96,13 @@ impl PositionStats {
         }
     }
 
+    /// The next moves, most played first (then by move).
+    pub fn moves_by_games(&self) -> Vec<(CompactMove, Tally)> {
+        let mut moves = self.moves.clone();
+        moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+        moves
+    }
+
     /// Adds `other`'s games.
     pub fn merge(&mut self, other: &PositionStats) {
         self.total.add(&other.total);

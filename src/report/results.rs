@@ -1,12 +1,9 @@
 //! Game results as reports show them: counts by outcome, and scores in percent.
 
 use serde::Serialize;
-use shakmaty::{Chess, Color, san::San};
+use shakmaty::Color;
 
-use crate::{
-    codec::CompactMove,
-    model::{RatingBand, Tally},
-};
+use crate::model::{RatingBand, Tally};
 
 /// Results of a set of games.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -51,11 +48,6 @@ pub fn percent(part: u64, whole: u64) -> f64 {
 pub fn mover_score(results: &Results, side: Color) -> f64 {
     let wins = if side == Color::White { results.white } else { results.black };
     percent(2 * wins + results.draws, 2 * results.games)
-}
-
-/// A stored move in SAN from `chess` (UCI when it is not legal there).
-pub fn san(chess: &Chess, m: CompactMove) -> String {
-    m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
 }
 
 /// A rating band's label: `2400-2499`, `3000+` or `unrated`.

@@ -235,7 +235,7 @@ impl Drop for StopOnDrop {
 pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        check_format(&params, &OpeningReport::CSV_TABLES)?;
+        let format = check_format(&params, &OpeningReport::CSV_TABLES)?;
         let color = params.get("color").map(parse_color).transpose()?;
         let filter = params.filter()?.with_player(params.get("player"), color)?;
         let mut options = OpeningOptions::new(filter);
@@ -257,7 +257,7 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
             options.versus = Some((filter, other.filter_label()));
         }
         let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
-        respond(&params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, || report.html(), || report.json(), || report.csv())
     })
     .await
 }
@@ -268,7 +268,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
     let params = params(query)?;
     blocking(move || {
         let name = params.get("name").ok_or_else(|| ApiError::bad_request("name= is required"))?;
-        check_format(&params, &PlayerReport::CSV_TABLES)?;
+        let format = check_format(&params, &PlayerReport::CSV_TABLES)?;
         let mut options = PlayerOptions::new(params.filter()?);
         options.color = params.get("color").map(parse_color).transpose()?;
         options.depth = params.count("depth", options.depth, crate::report::player::MAX_DEPTH)?;
@@ -281,7 +281,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
         }
         options.label = params.filter_label();
         let report = PlayerReport::build(&state.store, name, &options)?;
-        respond(&params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, || report.html(), || report.json(), || report.csv())
     })
     .await
 }
@@ -290,7 +290,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        check_format(&params, &DatabaseReport::CSV_TABLES)?;
+        let format = check_format(&params, &DatabaseReport::CSV_TABLES)?;
         let defaults = DatabaseOptions::default();
         let options = DatabaseOptions {
             plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
@@ -298,39 +298,37 @@ pub async fn database_report(State(state): State<Arc<AppState>>, query: Paramete
             ..defaults
         };
         let report = DatabaseReport::build(&state.store, &options)?;
-        respond(&params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, || report.html(), || report.json(), || report.csv())
     })
     .await
 }
 
 /// Refuses a bad `format`, or `format=csv` without `table=` one of `tables`, before any work.
-fn check_format(params: &Params, tables: &[&str]) -> Result<(), ApiError> {
+fn check_format(params: &Params, tables: &[&str]) -> Result<Format, ApiError> {
     let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
     if format == Format::Csv && !params.get("table").is_some_and(|table| tables.contains(&table)) {
         return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", tables.join(", "))));
     }
-    Ok(())
+    Ok(format)
 }
 
-/// A report in the `format` asked for: html, json, or csv with `table=` one of its tables.
+/// A report in the `format` asked for (checked by [`check_format`] before the work): html, json,
+/// or csv with `table=` one of its tables.
 fn respond(
+    format: Format,
     params: &Params,
     html: impl FnOnce() -> String,
     json: impl FnOnce() -> String,
     csv: impl FnOnce() -> Vec<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let format: Format = params.get("format").unwrap_or("html").parse().map_err(ApiError::bad_request)?;
     Ok(match format {
         Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html()).into_response(),
         Format::Json => ([(header::CONTENT_TYPE, "application/json")], json()).into_response(),
         Format::Csv => {
-            let tables = csv();
-            let wanted = params.get("table").unwrap_or("");
-            let Some((_, text)) = tables.iter().find(|(name, _)| name.trim_end_matches(".csv") == wanted) else {
-                let names: Vec<&str> = tables.iter().map(|(name, _)| name.trim_end_matches(".csv")).collect();
-                return Err(ApiError::bad_request(format!("format=csv needs table= one of {}", names.join(", "))));
-            };
-            ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text.clone()).into_response()
+            // `check_format` made sure the table is one of the report's.
+            let wanted = format!("{}.csv", params.get("table").unwrap_or(""));
+            let text = csv().into_iter().find(|(name, _)| *name == wanted).map(|(_, text)| text).unwrap_or_default();
+            ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
         }
     })
 }

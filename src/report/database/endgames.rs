@@ -19,12 +19,15 @@ use crate::{
 /// endgame tablebases cover.
 pub const MAX_MEN: usize = 7;
 
-/// One class's positions and games, before the games are counted.
+/// One class's positions and games.
 #[derive(Default)]
 pub struct ClassGames {
+    /// Men on the board, kings included.
+    pub men: usize,
     /// Distinct positions.
     pub positions: u64,
-    /// Games reaching them (repeated; sorted and deduplicated at the end).
+    /// Games reaching them: ascending and once each from [`classes`] (repeated while a scan
+    /// collects them).
     pub games: Vec<GameId>,
 }
 
@@ -51,7 +54,7 @@ fn men(material: &Material) -> usize {
 }
 
 /// Every endgame class in the database with its positions and games (ids ascending, once).
-pub fn classes(store: &Store) -> Result<BTreeMap<String, (u64, Vec<GameId>)>, QueryError> {
+pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let spans = store.position_spans()?;
     let partials: Vec<BTreeMap<String, ClassGames>> = spans
         .par_iter()
@@ -61,18 +64,16 @@ pub fn classes(store: &Store) -> Result<BTreeMap<String, (u64, Vec<GameId>)>, Qu
     for partial in partials {
         for (class, part) in partial {
             let entry = merged.entry(class).or_default();
+            entry.men = part.men;
             entry.positions += part.positions;
             entry.games.extend(part.games);
         }
     }
-    Ok(merged
-        .into_iter()
-        .map(|(class, mut part)| {
-            part.games.sort_unstable();
-            part.games.dedup();
-            (class, (part.positions, part.games))
-        })
-        .collect())
+    for part in merged.values_mut() {
+        part.games.sort_unstable();
+        part.games.dedup();
+    }
+    Ok(merged)
 }
 
 fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTreeMap<String, ClassGames>, QueryError> {
@@ -99,10 +100,11 @@ fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTr
                 cursor.seek(&range.after_last());
                 continue;
             }
-            block = Some((range.last, class_of(&material)));
+            let class = class_of(&material);
+            found.entry(class.clone()).or_default().men = men(&material);
+            block = Some((range.last, class));
         }
-        let Some((_, class)) = &block else { continue };
-        let entry = found.entry(class.clone()).or_default();
+        let Some(entry) = block.as_ref().and_then(|(_, class)| found.get_mut(class)) else { continue };
         entry.positions += 1;
         let seen = layout::occurrences(value).ok_or_else(corrupt)?;
         match seen.single {

@@ -10,7 +10,7 @@ use shakmaty::{Chess, Position as _};
 use super::OPENING_PLIES;
 use crate::{
     Key,
-    explore::QueryError,
+    explore::{QueryError, key_of},
     model::{GameFacts, GameId, GameRecord, GameResult, Tally},
     store::Store,
 };
@@ -128,17 +128,16 @@ impl Counts {
         let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
         let mut chess = start;
         let mut named = None;
-        let key_of = |chess: &Chess| crate::Position::from_chess(chess.clone()).ok().and_then(|p| Key::encode(&p).ok());
         if !openings.is_empty() {
-            named = key_of(&chess).and_then(|key| openings.get(&key));
+            named = key_of(&chess).ok().and_then(|key| openings.get(&key));
         }
         for (ply, m) in record.moves().take(depth).enumerate() {
-            let Some(m) = m.and_then(|m| m.to_move(&chess)) else {
+            let Some(m) = m.and_then(|m| m.to_move_trusted(&chess)) else {
                 self.unreplayable += 1;
                 break;
             };
             chess.play_unchecked(m);
-            let Some(key) = key_of(&chess) else { break };
+            let Ok(key) = key_of(&chess) else { break };
             if ply < by_ply {
                 if self.by_ply.len() <= ply {
                     self.by_ply.resize_with(ply + 1, HashMap::default);

@@ -220,12 +220,12 @@ impl DatabaseReport {
         let games = counts.total.games;
         let mut endgames: Vec<EndgameClass> = endgames::classes(store)?
             .into_iter()
-            .map(|(class, (positions, ids))| EndgameClass {
-                men: class.chars().filter(|c| c.is_ascii_uppercase()).count(),
+            .map(|(class, part)| EndgameClass {
                 class,
-                games: ids.len() as u64,
-                share: percent(ids.len() as u64, games),
-                positions,
+                men: part.men,
+                games: part.games.len() as u64,
+                share: percent(part.games.len() as u64, games),
+                positions: part.positions,
             })
             .collect();
         endgames.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.class.cmp(&b.class)));

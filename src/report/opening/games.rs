@@ -9,12 +9,13 @@ use rustc_hash::FxHashMap as HashMap;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position as _};
 
+use super::Theme;
 use crate::{
     Key, Material,
     codec::CompactMove,
-    explore::{Filter, MAX_PLAYER_GAMES, QueryError, arrivals},
+    explore::{Filter, QueryError, arrivals, key_of, player_games},
     model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay},
-    pattern::{Pattern, Scene},
+    pattern::Scene,
     store::Store,
 };
 
@@ -33,22 +34,7 @@ pub struct Selection {
 impl Selection {
     /// The selection of `filter` (a player filter reads the players index).
     pub fn new(store: &Store, filter: Filter) -> Result<Selection, QueryError> {
-        let player_games = match &filter.player {
-            Some(name) if crate::store::player_name(name).is_empty() => {
-                return Err(QueryError::input(format!("player {name:?} has no letters to match")));
-            }
-            Some(name) => {
-                let ids = store.player_games(name, filter.color)?;
-                if ids.len() > MAX_PLAYER_GAMES {
-                    return Err(QueryError::input(format!(
-                        "player {name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
-                        ids.len()
-                    )));
-                }
-                Some(ids)
-            }
-            None => None,
-        };
+        let player_games = filter.player.as_deref().map(|name| player_games(store, name, filter.color)).transpose()?;
         Ok(Selection { filter, player_games })
     }
 
@@ -67,15 +53,24 @@ impl Selection {
 /// What the pass looks for in each game.
 pub struct Probe<'a> {
     /// The position.
-    pub target: &'a Chess,
+    target: &'a Chess,
     /// Its key.
-    pub key: &'a Key,
+    key: &'a Key,
     /// The themes, each checked from the first arrival to `within` plies after it.
-    pub themes: &'a [Pattern],
-    /// Each theme's [`Pattern::placement_roles`].
-    pub roles: &'a [Option<u8>],
+    themes: &'a [Theme],
+    /// Each theme's [`Pattern::placement_roles`](crate::pattern::Pattern::placement_roles).
+    roles: Vec<Option<u8>>,
     /// How far after the position themes are looked for, in plies.
-    pub within: usize,
+    within: usize,
+}
+
+impl<'a> Probe<'a> {
+    /// Looks for the position `key` (which is `target`), and for `themes` up to `within` plies
+    /// after it.
+    pub fn new(target: &'a Chess, key: &'a Key, themes: &'a [Theme], within: usize) -> Probe<'a> {
+        let roles = themes.iter().map(|theme| theme.pattern.placement_roles()).collect();
+        Probe { target, key, themes, roles, within }
+    }
 }
 
 /// A next move's games, with the sums its averages come from.
@@ -120,10 +115,9 @@ pub struct Tallies {
     pub dated: Vec<(Month, GameId)>,
     /// (plies, game) of decisive games, White's wins then Black's.
     pub wins: [Vec<(u32, GameId)>; 2],
-    /// Games whose stored moves did not replay (corrupt data; counted, not hidden).
+    /// Games left out as corrupt data (counted, not hidden): stored moves that do not replay,
+    /// or a replay that never reaches the position the posting list holds it for.
     pub unreplayable: u64,
-    /// Games of the posting list that never reached the position on replay.
-    pub unreached: u64,
 }
 
 impl Tallies {
@@ -172,7 +166,6 @@ impl Tallies {
             mine.extend(theirs);
         }
         self.unreplayable += other.unreplayable;
-        self.unreached += other.unreached;
         self
     }
 
@@ -245,9 +238,7 @@ impl Walk {
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
-            let before = crate::Position::from_chess(positions[ply - 1].clone()).ok();
-            let key = before.and_then(|p| Key::encode(&p).ok());
-            if let (Some(key), Some(Some(m))) = (key, moves.get(ply - 1)) {
+            if let (Ok(key), Some(Some(m))) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
                 orders.push((key, *m));
             }
         }
@@ -261,11 +252,11 @@ impl Walk {
             // its value (false, or it would be reached) and is not evaluated again.
             let moved = if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].board(), position.board()) };
             let mut scene = None;
-            for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(probe.roles) {
+            for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(&probe.roles) {
                 if *reached || roles.is_some_and(|roles| roles & moved == 0) {
                     continue;
                 }
-                *reached = theme.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
+                *reached = theme.pattern.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
             }
             if themes.iter().all(|&t| t) {
                 break;
@@ -312,15 +303,11 @@ pub fn tally(
                 if !admitted.contains(&true) {
                     continue;
                 }
-                let walk = match replay(&record) {
-                    Some(positions) => Walk::of(&positions, &record, probe).ok_or(false),
-                    None => Err(true),
-                };
+                let walk = replay(&record).and_then(|positions| Walk::of(&positions, &record, probe));
                 for (tallies, _) in tallies.iter_mut().zip(&admitted).filter(|(_, a)| **a) {
                     match &walk {
-                        Ok(walk) => tallies.add(&facts, &record, walk),
-                        Err(true) => tallies.unreplayable += 1,
-                        Err(false) => tallies.unreached += 1,
+                        Some(walk) => tallies.add(&facts, &record, walk),
+                        None => tallies.unreplayable += 1,
                     }
                 }
             }

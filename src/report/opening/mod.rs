@@ -360,9 +360,7 @@ impl OpeningReport {
         if let Some((filter, label)) = &options.versus {
             selections.push((Selection::new(store, filter.clone())?, label.clone()));
         }
-        let patterns: Vec<_> = options.themes.iter().map(|t| t.pattern.clone()).collect();
-        let roles: Vec<_> = patterns.iter().map(|p| p.placement_roles()).collect();
-        let probe = Probe { target: chess, key: &target.key, themes: &patterns, roles: &roles, within: options.within };
+        let probe = Probe::new(chess, &target.key, &options.themes, options.within);
         let ids = store.postings(&target.key)?.to_vec();
         let refs: Vec<&Selection> = selections.iter().map(|(s, _)| s).collect();
         let tallies = games::tally(store, &ids, &refs, &probe)?;

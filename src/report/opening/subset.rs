@@ -11,10 +11,9 @@ use super::{
     games::{Selection, Tallies},
 };
 use crate::{
-    Key,
-    explore::{QueryError, ResolvedTarget, summarize},
+    explore::{QueryError, ResolvedTarget, key_of, san, summarize},
     model::{GameFacts, GameId, Month, RatingBand, Speed},
-    report::results::{band_label, color_name, mover_score, percent, san},
+    report::results::{band_label, color_name, mover_score, percent},
     store::Store,
 };
 
@@ -34,7 +33,7 @@ pub(super) fn year_games(store: &Store, selection: &Selection) -> Result<BTreeMa
         }
         return Ok(years);
     }
-    let start = Key::encode(&crate::Position::initial()).map_err(|err| QueryError::input(err.to_string()))?;
+    let start = key_of(&shakmaty::Chess::default())?;
     for slice in store.position_slices(&start)?.unwrap_or_default().slices {
         if selection.filter.matches_slice(&slice.key) {
             *years.entry(slice.key.month.year().unwrap_or(0)).or_default() += slice.total.games;

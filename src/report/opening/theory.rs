@@ -5,9 +5,8 @@ use shakmaty::{Chess, Position as _, san::San};
 
 use super::{Results, TheoryLine, TheoryNode};
 use crate::{
-    Key,
     codec::CompactMove,
-    explore::{FilteredStats, QueryError},
+    explore::{FilteredStats, QueryError, key_of},
     model::Tally,
     report::results::mover_score,
     store::Store,
@@ -23,12 +22,8 @@ pub(super) fn theory(
     lines: usize,
 ) -> Result<Vec<TheoryLine>, QueryError> {
     let ranked = |chess: &Chess| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
-        let position = crate::Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
-        let key = Key::encode(&position).map_err(|err| QueryError::input(err.to_string()))?;
-        let stats = FilteredStats { key, filter: filter.clone() }.run(store)?;
-        let mut moves = stats.moves;
-        moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
-        Ok(moves)
+        let stats = FilteredStats { key: key_of(chess)?, filter: filter.clone() }.run(store)?;
+        Ok(stats.moves_by_games())
     };
     let mut out = Vec::new();
     if depth == 0 {

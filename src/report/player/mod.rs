@@ -21,10 +21,10 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position as _};
 
-use super::results::{band_label, color_name, percent, san};
+use super::results::{band_label, color_name, percent};
 use crate::{
     codec::CompactMove,
-    explore::{Filter, GameSummary, MAX_PLAYER_GAMES, QueryError, summarize},
+    explore::{Filter, GameSummary, QueryError, player_games, san, summarize},
     model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally},
     store::{Store, player_name},
 };
@@ -238,20 +238,11 @@ fn side(color: Color) -> usize {
 impl PlayerReport {
     /// The report of the player whose name starts with `name` (as the players index matches).
     pub fn build(store: &Store, name: &str, options: &PlayerOptions) -> Result<PlayerReport, QueryError> {
-        let query = player_name(name);
-        if query.is_empty() {
-            return Err(QueryError::input("empty player name"));
-        }
         if options.depth > MAX_DEPTH {
             return Err(QueryError::input(format!("repertoire trees go at most {MAX_DEPTH} plies deep")));
         }
-        let ids = store.player_games(name, options.color)?;
-        if ids.len() > MAX_PLAYER_GAMES {
-            return Err(QueryError::input(format!(
-                "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
-                ids.len()
-            )));
-        }
+        let ids = player_games(store, name, options.color)?;
+        let query = player_name(name);
         let mut names: HashMap<String, u64> = HashMap::new();
         let (mut overview, mut colours) = (Sums::default(), [Sums::default(); 2]);
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
