@@ -27,7 +27,7 @@ pub use options::COLUMN_FAMILIES;
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, ReadOptions, WriteBatch};
+use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, Options, ReadOptions, WriteBatch};
 use shakmaty::Color;
 
 use crate::{
@@ -159,9 +159,7 @@ impl Store {
 
     /// Opens an existing database for reading.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        if !path.join("CURRENT").exists() {
-            return Err(StoreError::Missing { path: path.to_owned() });
-        }
+        Self::check_created(path)?;
         let cache = options::block_cache();
         let mut db_options = options::db_options();
         db_options.create_if_missing(false);
@@ -173,9 +171,7 @@ impl Store {
     /// Opens an existing database as a RocksDB secondary: it reads while another process
     /// ingests, and sees what that process has flushed after each [`Store::catch_up`].
     pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
-        if !path.join("CURRENT").exists() {
-            return Err(StoreError::Missing { path: path.to_owned() });
-        }
+        Self::check_created(path)?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let secondary = std::env::temp_dir().join(format!("tabiya-secondary-{}-{nanos}", std::process::id()));
         let cache = options::block_cache();
@@ -186,6 +182,23 @@ impl Store {
         let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
         Store { db, path: path.to_owned(), secondary: Some(secondary) }.with_format()
+    }
+
+    /// Refuses a directory that holds no database, or one whose creation was interrupted before
+    /// all its column families existed (RocksDB creates them one by one; the format key, written
+    /// after them, was then never committed either).
+    fn check_created(path: &Path) -> Result<(), StoreError> {
+        let missing = || StoreError::Missing { path: path.to_owned() };
+        if !path.join("CURRENT").exists() {
+            return Err(missing());
+        }
+        let families = DB::list_cf(&Options::default(), path)
+            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+        if options::COLUMN_FAMILIES.iter().all(|name| families.iter().any(|family| family == name)) {
+            Ok(())
+        } else {
+            Err(missing())
+        }
     }
 
     /// A database opened for reading, once its format version is known to be this one's.
@@ -535,5 +548,28 @@ impl Store {
         for name in COLUMN_FAMILIES {
             self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_killed_while_creating_its_column_families_reads_as_missing_and_opens_for_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        {
+            // What a kill between two column family creations leaves behind.
+            let mut db_options = Options::default();
+            db_options.create_if_missing(true);
+            db_options.create_missing_column_families(true);
+            DB::open_cf(&db_options, &path, [options::META, options::GAMES]).unwrap();
+        }
+        assert!(matches!(Store::open_read_only(&path), Err(StoreError::Missing { .. })));
+        assert!(matches!(Store::open_secondary(&path), Err(StoreError::Missing { .. })));
+        drop(Store::open(&path).unwrap());
+        let store = Store::open_read_only(&path).unwrap();
+        assert_eq!(store.totals().unwrap().games, 0);
     }
 }
