@@ -46,7 +46,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn lookup(c: &mut Criterion) {
     let store = common::players_db();
     let targets = mix();
-    let limits = Limits { moves: 12, top: 4, recent: 0 };
+    let limits = Limits { moves: 12, top: 4, recent: 0, history: false };
     let filtered = Filter::default()
         .with_rating_range(Some(2400), None)
         .and_then(|f| f.with_dates(Some("2000"), None))

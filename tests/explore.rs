@@ -382,7 +382,7 @@ fn answers_list_moves_games_and_transpositions() {
     let by_fen = Target::fen(epd.as_str()).resolve().unwrap();
     assert_eq!(by_uci.key, by_san.key);
     assert_eq!(by_uci.key, by_fen.key);
-    let limits = Limits { moves: 2, top: 3, recent: 5 };
+    let limits = Limits { moves: 2, top: 3, recent: 5, history: false };
     let answer = Lookup { target: by_san, filter: Filter::default(), limits }.run(&built.store).unwrap();
     assert_eq!(answer.games as usize, count);
     assert!(answer.moves.len() <= 2);

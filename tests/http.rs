@@ -3,71 +3,15 @@
 
 mod common;
 
-use std::{
-    io::{BufRead as _, BufReader, Read as _, Write as _},
-    net::TcpStream,
-    path::Path,
-    process::{Child, Stdio},
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::{
+    games::{build, generate, players, ratings, year},
+    server::{get, json, sample_db, start},
+    tabiya,
 };
-
-use common::tabiya;
 use serde_json::Value;
-
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(db: &Path) -> Server {
-    let mut child = common::command()
-        .args(["serve", "--bind", "127.0.0.1:0", "--refresh", "0.2", "--db", db.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line:?}")).to_owned();
-    Server { child, addr }
-}
-
-/// A GET: status, content type and body.
-fn get(server: &Server, path: &str) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let content_type = head
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type: ").map(str::to_owned))
-        .unwrap_or_default();
-    (status, content_type, body.to_owned())
-}
-
-fn json(server: &Server, path: &str) -> (u16, Value) {
-    let (status, content_type, body) = get(server, path);
-    assert!(content_type.starts_with("application/json"), "{path}: {content_type}");
-    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}")))
-}
-
-fn sample_db(dir: &Path) -> std::path::PathBuf {
-    let pgn = dir.join("sample.pgn");
-    std::fs::write(&pgn, include_str!("../datasets/sample.pgn")).unwrap();
-    let db = dir.join("db");
-    let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = tabiya(&["openings", "import", "--db", db.to_str().unwrap(), "datasets/openings-sample.tsv"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    db
-}
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Epd};
 
 const ITALIAN_PLAY: &str = "e2e4,e7e5,g1f3,b8c6,f1c4,f8c5";
 
@@ -231,6 +175,17 @@ fn bad_requests_are_400_with_a_json_error() {
         "/report/player?name=anderssen&format=csv&table=nothing",
         "/report/database?plies=x",
         "/report/database?format=xml",
+        "/masters?history=yes",
+        "/move?fen=not%20a%20fen",
+        "/move?uci=e2e5",
+        "/move?play=e2e4,zz",
+        "/game/x",
+        "/player",
+        "/player?player=anderssen",
+        "/player?player=anderssen&color=green",
+        "/player?player=%2C&color=white",
+        "/player?player=anderssen&color=white&modes=blitz",
+        "/player?player=anderssen&color=white&play=e2e5",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");
@@ -238,6 +193,11 @@ fn bad_requests_are_400_with_a_json_error() {
     }
     let (status, body) = json(&server, "/masters/pgn/999999");
     assert_eq!(status, 404, "{body}");
+    let (status, body) = json(&server, "/game/999999");
+    assert_eq!(status, 404, "{body}");
+    let too_long = vec!["g1f3,g8f6,f3g1,f6g8"; 151].join(",");
+    let (status, body) = json(&server, &format!("/move?play={too_long}"));
+    assert_eq!(status, 400, "{body}");
     let (status, body) = json(&server, "/no/such/endpoint");
     assert_eq!(status, 404, "{body}");
     // Counts above the API's maxima are clamped, as lichess does.
@@ -344,4 +304,207 @@ fn database_reports_over_http_equal_the_command() {
     let (status, content_type, body) = get(&server, "/report/database");
     assert_eq!((status, content_type.as_str()), (200, "text/html; charset=utf-8"));
     assert!(body.contains("Endgames"));
+}
+
+/// What a naive replay of the generated games says about one position: for each game reaching
+/// it, the distinct moves it played from there.
+fn naive_next_moves(games: &[common::games::Game], epd: &str) -> BTreeMap<usize, BTreeSet<String>> {
+    let mut reaching = BTreeMap::new();
+    for (index, game) in games.iter().enumerate() {
+        let mut position = Chess::default();
+        for ply in 0..=game.moves.len() {
+            if Epd::from_position(&position, EnPassantMode::Legal).to_string() == epd {
+                let next: &mut BTreeSet<String> = reaching.entry(index).or_default();
+                if let Some(m) = game.moves.get(ply) {
+                    next.insert(m.to_uci(CastlingMode::Standard).to_string());
+                }
+            }
+            if let Some(m) = game.moves.get(ply) {
+                position.play_unchecked(*m);
+            }
+        }
+    }
+    reaching
+}
+
+/// White wins, draws, Black wins of the games `indices`.
+fn results(games: &[common::games::Game], indices: impl Iterator<Item = usize>) -> [u64; 3] {
+    let mut counts = [0; 3];
+    for index in indices {
+        match games[index].result {
+            "1-0" => counts[0] += 1,
+            "1/2-1/2" => counts[1] += 1,
+            "0-1" => counts[2] += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
+#[test]
+fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
+    let games = generate(400);
+    let (dir, store) = build(&games);
+    drop(store);
+    let server = start(&dir.path().join("db"));
+    // The initial position and the position after game 0's first two moves.
+    let first_two: Vec<String> =
+        games[0].moves[..2].iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
+    for play in [String::new(), first_two.join(",")] {
+        let mut position = Chess::default();
+        for m in &games[0].moves[..if play.is_empty() { 0 } else { 2 }] {
+            position.play_unchecked(*m);
+        }
+        let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
+        let reaching = naive_next_moves(&games, &epd);
+        assert!(reaching.len() > 40, "{play}: {} games", reaching.len());
+
+        // history=true, as a lichess client asks for it (generated games are dated January).
+        let (status, answer) = json(&server, &format!("/lichess?variant=standard&play={play}&history=true"));
+        assert_eq!(status, 200, "{answer}");
+        let history = answer["history"].as_array().expect("a history array");
+        let years: BTreeSet<usize> = reaching.keys().map(|&i| year(i)).collect();
+        let (first, last) = (*years.first().unwrap(), *years.last().unwrap());
+        assert_eq!(history.len(), (last - first) * 12 + 1, "every month from the first to the last");
+        for (offset, entry) in history.iter().enumerate() {
+            let (y, m) = (first + offset / 12, offset % 12 + 1);
+            assert_eq!(entry["month"], format!("{y}-{m:02}"));
+            let counts =
+                if m == 1 { results(&games, reaching.keys().copied().filter(|&i| year(i) == y)) } else { [0; 3] };
+            assert_eq!(
+                [&entry["white"], &entry["draws"], &entry["black"]],
+                counts.map(Value::from).each_ref(),
+                "{y}-{m}"
+            );
+        }
+        // A filter applies to the history too.
+        let (_, since) = json(&server, &format!("/lichess?play={play}&history=true&since=2005-01"));
+        let total: u64 = since["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| ["white", "draws", "black"].iter().map(|k| e[k].as_u64().unwrap()).sum::<u64>())
+            .sum();
+        assert_eq!(total, results(&games, reaching.keys().copied().filter(|&i| year(i) >= 2005)).iter().sum::<u64>());
+        // Without history=true there is none.
+        assert!(json(&server, &format!("/lichess?play={play}")).1.get("history").is_none());
+
+        // The player explorer, with the parameters a lichess client sends.
+        for (color, name, side) in [("white", "Doe, Player 3", 0), ("black", "Roe, Player 2", 1)] {
+            let path = format!(
+                "/player?player={}&color={color}&play={play}&modes=rated,casual&since=2000-01&until=2009-12&recentGames=8",
+                name.replace(' ', "%20").replace(',', "%2C")
+            );
+            let (status, content_type, body) = get(&server, &path);
+            assert_eq!(status, 200, "{path}: {body}");
+            assert_eq!(content_type, "application/x-ndjson");
+            let lines: Vec<&str> = body.lines().collect();
+            assert_eq!(lines.len(), 1, "one final line");
+            let answer: Value = serde_json::from_str(lines[0]).unwrap();
+            let mine: BTreeMap<usize, &BTreeSet<String>> =
+                reaching.iter().filter(|(i, _)| players(**i)[side] == name).map(|(i, m)| (*i, m)).collect();
+            assert!(!mine.is_empty());
+            let [white, draws, black] = results(&games, mine.keys().copied());
+            assert_eq!(
+                (&answer["white"], &answer["draws"], &answer["black"]),
+                (&white.into(), &draws.into(), &black.into()),
+                "{path}"
+            );
+            assert_eq!(answer["queuePosition"], 0);
+            let mut naive_moves: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for (index, next) in &mine {
+                for uci in *next {
+                    naive_moves.entry(uci.as_str()).or_default().push(*index);
+                }
+            }
+            let moves = answer["moves"].as_array().unwrap();
+            assert_eq!(moves.len(), naive_moves.len().min(12), "{path}");
+            for row in moves {
+                let indices = &naive_moves[row["uci"].as_str().unwrap()];
+                let [w, d, b] = results(&games, indices.iter().copied());
+                assert_eq!(
+                    [&row["white"], &row["draws"], &row["black"]],
+                    [w, d, b].map(Value::from).each_ref(),
+                    "{path}"
+                );
+                let opponents: Vec<u64> = indices.iter().filter_map(|&i| ratings(i)[1 - side]).map(u64::from).collect();
+                let average = (!opponents.is_empty())
+                    .then(|| (opponents.iter().sum::<u64>() + opponents.len() as u64 / 2) / opponents.len() as u64);
+                assert_eq!(row["averageOpponentRating"].as_u64(), average, "{path}: {row}");
+            }
+            let recent = answer["recentGames"].as_array().unwrap();
+            assert_eq!(recent.len(), mine.len().min(8));
+            for game in recent {
+                // Ids follow ingest order; the Round tag is the generated index + 1.
+                let index = game["round"].as_str().unwrap().parse::<usize>().unwrap() - 1;
+                assert!(mine.contains_key(&index), "{game}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_board_endpoints_play_moves_and_replay_games_as_the_pgn_says() {
+    let games = generate(30);
+    let (dir, store) = build(&games);
+    drop(store);
+    let server = start(&dir.path().join("db"));
+    for id in 1..=10 {
+        let (status, view) = json(&server, &format!("/game/{id}"));
+        assert_eq!(status, 200, "{view}");
+        // Ids follow ingest order; the Round tag is the generated index + 1.
+        let index = view["round"].as_str().unwrap().parse::<usize>().unwrap() - 1;
+        let game = &games[index];
+        assert_eq!(view["white"]["name"], players(index)[0]);
+        let mut position = Chess::default();
+        let plies = view["moves"].as_array().unwrap();
+        assert_eq!(plies.len(), game.moves.len());
+        let ucis: Vec<String> = game.moves.iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
+        for (ply, m) in plies.iter().zip(&game.moves) {
+            let san = shakmaty::san::SanPlus::from_move(position.clone(), *m).to_string();
+            position.play_unchecked(*m);
+            assert_eq!(ply["uci"], m.to_uci(CastlingMode::Standard).to_string());
+            assert_eq!(ply["san"], san);
+            assert_eq!(ply["fen"], Epd::from_position(&position, EnPassantMode::Legal).to_string());
+        }
+        // /move plays the same line and lists the legal moves at its end.
+        let (status, board) = json(&server, &format!("/move?play={}", ucis.join(",")));
+        assert_eq!(status, 200, "{board}");
+        assert_eq!(board["line"], view["moves"]);
+        let mut legal: Vec<String> =
+            position.legal_moves().iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
+        legal.sort();
+        let listed: Vec<&str> = board["legal"].as_array().unwrap().iter().map(|m| m["uci"].as_str().unwrap()).collect();
+        assert_eq!(listed, legal);
+        assert_eq!(board["check"], position.is_check());
+        assert_eq!(
+            board["outcome"].is_null(),
+            !(position.is_checkmate() || position.is_stalemate() || position.is_insufficient_material())
+        );
+        // One more move with uci=, from the FEN the line reached.
+        if let Some(m) = position.legal_moves().first() {
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            let fen = board["fen"].as_str().unwrap().replace(' ', "%20");
+            let (status, next) = json(&server, &format!("/move?fen={fen}&uci={uci}"));
+            assert_eq!(status, 200, "{next}");
+            position.play_unchecked(*m);
+            assert_eq!(next["fen"], Epd::from_position(&position, EnPassantMode::Legal).to_string());
+        }
+    }
+    // A promotion must name its piece, castling is the king's two-square move.
+    let fen = "8/P6k/8/8/8/8/8/K7%20w%20-%20-";
+    let (_, board) = json(&server, &format!("/move?fen={fen}"));
+    let promotions: Vec<&str> = board["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["uci"].as_str())
+        .filter(|u| u.starts_with("a7a8"))
+        .collect();
+    assert_eq!(promotions, ["a7a8b", "a7a8n", "a7a8q", "a7a8r"]);
+    assert_eq!(json(&server, &format!("/move?fen={fen}&uci=a7a8")).0, 400);
+    let (_, promoted) = json(&server, &format!("/move?fen={fen}&uci=a7a8n"));
+    assert_eq!(promoted["line"][0]["san"], "a8=N");
+    let (_, castled) = json(&server, "/move?fen=r3k2r/8/8/8/8/8/8/R3K2R%20w%20KQkq%20-&uci=e1g1");
+    assert_eq!(castled["line"][0]["san"], "O-O");
 }

@@ -36,7 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let lookup = Lookup {
         target: args.target.resolve()?,
         filter: args.filter.filter()?,
-        limits: Limits { moves: args.max_moves, top: args.top, recent: args.recent },
+        limits: Limits { moves: args.max_moves, top: args.top, recent: args.recent, history: false },
     };
     let store = Store::open_read_only(&args.db.db)?;
     let answer = lookup.run(&store)?;

@@ -11,12 +11,14 @@ pub struct Limits {
     pub top: usize,
     /// Most recent games, at most [`RECENT_GAMES`](crate::model::RECENT_GAMES).
     pub recent: usize,
+    /// Whether to answer the games month by month ([`Answer::history`]).
+    pub history: bool,
 }
 
 impl Default for Limits {
     /// The lichess explorer's defaults: 12 moves, 4 top games, 4 recent games.
     fn default() -> Limits {
-        Limits { moves: 12, top: 4, recent: 4 }
+        Limits { moves: 12, top: 4, recent: 4, history: false }
     }
 }
 
@@ -50,6 +52,70 @@ pub struct Answer {
     pub recent_games: Option<Vec<GameSummary>>,
     /// The deepest named position of the line asked about.
     pub opening: Option<Opening>,
+    /// The games month by month, when asked for ([`Limits::history`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<HistoryMonth>>,
+}
+
+/// A month of a position's games: the lichess explorer's `history=true` entries. Every month
+/// from the first to the last dated game is listed (zeros included); games dated by year alone
+/// are a `YYYY` entry before that year's months; undated games are left out.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HistoryMonth {
+    /// `YYYY-MM`, or `YYYY` for the games whose date gives only the year.
+    pub month: String,
+    /// Games won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+}
+
+/// What the lichess player explorer (`/player`) answers: one player's games from a position,
+/// with each move's results, the opponents' average rating and the player's performance.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerAnswer {
+    /// Games won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+    /// Next moves, most played first.
+    pub moves: Vec<PlayerMoveRow>,
+    /// The player's most recent games.
+    pub recent_games: Vec<GameSummary>,
+    /// The deepest named position of the line asked about.
+    pub opening: Option<Opening>,
+    /// The games month by month, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<HistoryMonth>>,
+    /// Always 0: the games are indexed already (lichess queues its indexing).
+    pub queue_position: u32,
+}
+
+/// One next move of a [`PlayerAnswer`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerMoveRow {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// Average rating of the player's rated opponents in these games.
+    pub average_opponent_rating: Option<u64>,
+    /// The player's performance rating in these games.
+    pub performance: Option<i64>,
+    /// Games won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+    /// The game, when exactly one played the move and it is among the listed games.
+    pub game: Option<GameSummary>,
 }
 
 /// One next move.

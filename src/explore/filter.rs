@@ -103,7 +103,9 @@ impl Filter {
     /// Restricts to a player's games (`color`: only those with that colour).
     pub fn with_player(mut self, name: Option<&str>, color: Option<Color>) -> Result<Filter, QueryError> {
         match name.map(str::trim) {
-            Some("") => return Err(QueryError::input("empty player name")),
+            Some(name) if crate::store::player_name(name).is_empty() => {
+                return Err(QueryError::input(format!("empty player name {name:?}")));
+            }
             Some(name) => self.player = Some(name.to_owned()),
             None if color.is_some() => return Err(QueryError::input("--color needs --player")),
             None => {}

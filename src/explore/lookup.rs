@@ -3,11 +3,16 @@
 
 use shakmaty::{Color, Position as _, san::San};
 
-use super::{Answer, Filter, GameSummary, Limits, MoveRow, Opening, PlayerSummary, QueryError, ResolvedTarget};
+use super::{
+    Answer, Filter, GameSummary, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
+    QueryError, ResolvedTarget,
+};
 use crate::{
     Key,
     codec::CompactMove,
-    model::{GameFacts, GameId, GameRecord, GameRef, PositionStats, RECENT_GAMES, TOP_GAMES, replay},
+    model::{
+        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally, replay,
+    },
     store::Store,
 };
 
@@ -44,31 +49,23 @@ impl Lookup {
     /// The answer.
     pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
         let (target, limits) = (&self.target, &self.limits);
-        let stats = filtered_stats(store, &target.key, &self.filter)?;
+        let stats = filtered_stats(store, &target.key, &self.filter, limits.history)?;
         let chess = target.position.chess();
         let mover = chess.turn();
-        let mut moves = stats.moves_by_games();
-        moves.truncate(limits.moves);
         let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
         let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
-        let moves = moves
-            .into_iter()
-            .map(|(m, tally)| {
-                let uci = m.to_string();
-                let game = (tally.games == 1)
-                    .then(|| top.iter().chain(&recent).find(|g| g.uci.as_deref() == Some(uci.as_str())).cloned())
-                    .flatten();
-                MoveRow {
-                    san: san(chess, m),
-                    uci,
-                    games: tally.games,
-                    white: tally.white,
-                    draws: tally.draws,
-                    black: tally.black,
-                    average_rating: tally.average_rating(),
-                    performance: tally.performance(mover),
-                    game,
-                }
+        let moves = self
+            .next_moves(&stats, &top, &recent)
+            .map(|(m, tally, game)| MoveRow {
+                san: san(chess, m),
+                uci: m.to_string(),
+                games: tally.games,
+                white: tally.white,
+                draws: tally.draws,
+                black: tally.black,
+                average_rating: tally.average_rating(),
+                performance: tally.performance(mover),
+                game,
             })
             .collect();
         let year = |y: u16| (y != 0).then_some(y);
@@ -85,8 +82,88 @@ impl Lookup {
             top_games: top,
             recent_games: Some(recent),
             opening: opening_of(store, target)?,
+            history: limits.history.then(|| history(&stats.slices)),
         })
     }
+
+    /// What the lichess player explorer answers: the filter's player (with a colour) and their
+    /// games from the position, each move with the opponents' average rating and the player's
+    /// performance.
+    pub fn run_for_player(&self, store: &Store) -> Result<PlayerAnswer, QueryError> {
+        let (target, limits) = (&self.target, &self.limits);
+        let color = match (&self.filter.player, self.filter.color) {
+            (Some(_), Some(color)) => color,
+            _ => return Err(QueryError::input("a player explorer lookup needs a player and a colour")),
+        };
+        let stats = filtered_stats(store, &target.key, &self.filter, limits.history)?;
+        let chess = target.position.chess();
+        let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
+        let moves = self
+            .next_moves(&stats, &[], &recent)
+            .map(|(m, tally, game)| PlayerMoveRow {
+                san: san(chess, m),
+                uci: m.to_string(),
+                average_opponent_rating: tally.average_rating_of(!color),
+                performance: tally.performance(color),
+                white: tally.white,
+                draws: tally.draws,
+                black: tally.black,
+                game,
+            })
+            .collect();
+        Ok(PlayerAnswer {
+            white: stats.total.white,
+            draws: stats.total.draws,
+            black: stats.total.black,
+            moves,
+            recent_games: recent,
+            opening: opening_of(store, target)?,
+            history: limits.history.then(|| history(&stats.slices)),
+            queue_position: 0,
+        })
+    }
+
+    /// The first [`Limits::moves`] next moves, most played first, each with its game when one
+    /// game played it and that game is listed.
+    fn next_moves<'a>(
+        &self,
+        stats: &PositionStats,
+        top: &'a [GameSummary],
+        recent: &'a [GameSummary],
+    ) -> impl Iterator<Item = (CompactMove, Tally, Option<GameSummary>)> + 'a {
+        let mut moves = stats.moves_by_games();
+        moves.truncate(self.limits.moves);
+        moves.into_iter().map(move |(m, tally)| {
+            let uci = m.to_string();
+            let game = (tally.games == 1)
+                .then(|| top.iter().chain(recent).find(|g| g.uci.as_deref() == Some(uci.as_str())).cloned())
+                .flatten();
+            (m, tally, game)
+        })
+    }
+}
+
+/// The games of `slices` month by month (see [`HistoryMonth`]): every month from the first
+/// dated slice to the last, zeros included.
+fn history(slices: &[Slice]) -> Vec<HistoryMonth> {
+    let mut by_month = std::collections::BTreeMap::<Month, [u64; 3]>::new();
+    for slice in slices.iter().filter(|slice| slice.key.month != Month::UNKNOWN) {
+        let counts = by_month.entry(slice.key.month).or_default();
+        counts[0] += slice.total.white;
+        counts[1] += slice.total.draws;
+        counts[2] += slice.total.black;
+    }
+    let (Some(first), Some(last)) = (by_month.keys().next().copied(), by_month.keys().next_back().copied()) else {
+        return Vec::new();
+    };
+    // Year-only entries (month 0 of a year) appear only when games have them.
+    let months = (first.0..=last.0).map(Month).filter(|m| m.month().is_some() || by_month.contains_key(m));
+    months
+        .map(|month| {
+            let [white, draws, black] = by_month.get(&month).copied().unwrap_or_default();
+            HistoryMonth { month: month.to_string(), white, draws, black }
+        })
+        .collect()
 }
 
 /// A position's statistics restricted to a filter (its slices and posting list left out).
@@ -101,21 +178,35 @@ pub struct FilteredStats {
 impl FilteredStats {
     /// The statistics (zero when no game reached the position).
     pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
-        filtered_stats(store, &self.key, &self.filter)
+        filtered_stats(store, &self.key, &self.filter, false)
     }
 }
 
-/// The statistics of `key` restricted to `filter` (slices and posting list left out).
-fn filtered_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
+/// The statistics of `key` restricted to `filter`, without the posting list, and with the
+/// slices of the games counted only when `with_slices`.
+fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) -> Result<PositionStats, QueryError> {
     if filter.player.is_some() {
-        return player_stats(store, key, filter);
+        let mut stats = player_stats(store, key, filter)?;
+        if !with_slices {
+            stats.slices.clear();
+        }
+        return Ok(stats);
     }
     if filter.is_unfiltered() {
-        return Ok(store.position_head(key)?.unwrap_or_default());
+        let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
+        return Ok(stats
+            .map(|mut stats| {
+                stats.game_ids.clear();
+                stats
+            })
+            .unwrap_or_default());
     }
     let stats = store.position_slices(key)?.unwrap_or_default();
     let mut filtered = PositionStats::default();
     for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
+        if with_slices {
+            filtered.slices.push(slice.clone());
+        }
         let year = slice.key.month.year().unwrap_or(0);
         filtered.merge(&PositionStats {
             total: slice.total,
@@ -166,7 +257,7 @@ pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<V
 }
 
 /// Replays the player's games (the players index intersected with the position's posting list)
-/// that pass the filter.
+/// that pass the filter; their slices are kept, the posting list is not.
 fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
     let name = filter.player.as_deref().unwrap_or("");
     let player = store.player_games(name, filter.color)?;
@@ -192,7 +283,6 @@ fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionSta
         let Some(next) = moves_from(&record, target.chess(), key) else { continue };
         stats.merge(&PositionStats::game(&facts, &next));
     }
-    stats.slices.clear();
     stats.game_ids.clear();
     Ok(stats)
 }

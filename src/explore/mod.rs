@@ -5,7 +5,8 @@
 //!   [`FilteredStats`]: a position's statistics under a filter;
 //! - [`GamesQuery`]: the games reaching positions (posting lists combined), paged;
 //! - [`MaterialQuery`]: the positions with a given material;
-//! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern).
+//! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern);
+//! - [`play`] and [`GameView`]: legal moves and SAN for a board, a stored game ply by ply.
 //!
 //! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
 //! table ([`parse_openings`]) names positions.
@@ -22,6 +23,7 @@
 //! ```
 
 mod answer;
+mod board;
 mod filter;
 mod games;
 mod lookup;
@@ -30,7 +32,11 @@ mod openings;
 mod pattern;
 mod target;
 
-pub use answer::{Answer, GameSummary, Limits, MoveRow, Opening, PlayerSummary, PositionHit};
+pub use answer::{
+    Answer, GameSummary, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
+    PositionHit,
+};
+pub use board::{BoardAnswer, GameView, LegalMove, MAX_LINE, Ply, play};
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{

@@ -32,15 +32,15 @@ use crate::{
     },
 };
 
-type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
+pub(super) type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
 
-fn params(query: Parameters) -> Result<Params, ApiError> {
+pub(super) fn params(query: Parameters) -> Result<Params, ApiError> {
     let Query(map) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
     Params::new(map)
 }
 
 /// Runs `work` on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
@@ -74,6 +74,34 @@ pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> R
         limits: params.limits(4, 4, 4.min(RECENT_GAMES))?,
     };
     Ok(Json(lookup.run(&state.store)?))
+}
+
+/// The lichess player explorer: one player's games from a position as NDJSON (`player`,
+/// `color` required; `play`/`fen`, `speeds`, `since`/`until` months, `recentGames` up to 8,
+/// `history`). lichess streams lines while it indexes; the games are indexed here already, so
+/// the one line it sends is the final answer. `modes` (rated, casual) is checked and not
+/// applied: PGN collections do not record whether a game was rated.
+pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    let name = params.get("player").ok_or_else(|| ApiError::bad_request("player= is required"))?;
+    let color = parse_color(params.get("color").ok_or_else(|| ApiError::bad_request("color= is required"))?)?;
+    for mode in params.get("modes").unwrap_or("").split(',').filter(|m| !m.is_empty()) {
+        if !matches!(mode, "rated" | "casual") {
+            return Err(ApiError::bad_request(format!("bad mode {mode:?}: expected rated or casual")));
+        }
+    }
+    let lookup = Lookup {
+        target: params.target()?,
+        filter: params.filter()?.with_player(Some(name), Some(color))?,
+        limits: params.limits(0, 0, RECENT_GAMES)?,
+    };
+    blocking(move || {
+        let answer = lookup.run_for_player(&state.store)?;
+        let mut line = serde_json::to_string(&answer).map_err(ApiError::internal)?;
+        line.push('\n');
+        Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], line).into_response())
+    })
+    .await
 }
 
 /// One game as PGN.
@@ -179,11 +207,7 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
 /// A pattern query from `name` (the expression), `material`, `side` (w/b), `flip` (true/false).
 fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQuery, ApiError> {
     let text = params.get(name).ok_or_else(|| ApiError::bad_request(format!("missing parameter {name}")))?;
-    let flip = match params.get("flip") {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(other) => return Err(ApiError::bad_request(format!("bad flip {other:?}: expected true or false"))),
-    };
+    let flip = params.flag("flip")?;
     Ok(PatternQuery {
         pattern: text.parse::<Pattern>().map_err(|err| ApiError::bad_request(err.to_string()))?.with_flip(flip),
         material: params.get("material").map(str::parse::<Signature>).transpose()?,

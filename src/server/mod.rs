@@ -1,5 +1,6 @@
-//! The HTTP API: the lichess opening explorer's endpoints and shapes (`/masters`, `/lichess`,
-//! `/masters/pgn/{id}`) over a tabiya database, plus `/games`, `/games.pgn`, `/material`, `/pattern`,
+//! The explorer page (`/`, see [`page`]) and the HTTP API: the lichess opening explorer's
+//! endpoints and shapes (`/masters`, `/lichess`, `/player`, `/masters/pgn/{id}`) over a tabiya
+//! database, plus `/move`, `/game/{id}`, `/games`, `/games.pgn`, `/material`, `/pattern`,
 //! `/report/opening`, `/report/player`, `/report/database`, `/stats` and `/health`.
 //!
 //! The database is opened as a RocksDB secondary, so the server keeps answering while another
@@ -7,6 +8,7 @@
 //! flushed (ingest flushes when a memtable fills and when it ends).
 
 mod handlers;
+mod page;
 mod params;
 
 use std::{
@@ -89,6 +91,12 @@ impl PatternGames {
 /// The API's routes over `state`.
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
+        .route("/", get(page::index))
+        .route("/app.js", get(page::script))
+        .route("/app.css", get(page::style))
+        .route("/move", get(page::board))
+        .route("/game/{id}", get(page::game))
+        .route("/player", get(handlers::player))
         .route("/masters", get(handlers::masters))
         .route("/lichess", get(handlers::lichess))
         .route("/masters/pgn/{id}", get(handlers::game_pgn))

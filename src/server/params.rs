@@ -79,6 +79,15 @@ impl Params {
         }
     }
 
+    /// A `true`/`false` parameter (false when absent).
+    pub fn flag(&self, name: &str) -> Result<bool, ApiError> {
+        match self.get(name) {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(other) => Err(ApiError::bad_request(format!("bad {name} {other:?}: expected true or false"))),
+        }
+    }
+
     /// `fen` then `play` (comma-separated UCI).
     pub fn target(&self) -> Result<ResolvedTarget, ApiError> {
         let from = self.get("fen").map(str::to_owned);
@@ -91,6 +100,7 @@ impl Params {
             moves: self.count("moves", 12, 256)?,
             top: self.count("topGames", default_top, max_top)?,
             recent: self.count("recentGames", max_recent.min(4), max_recent)?,
+            history: self.flag("history")?,
         })
     }
 

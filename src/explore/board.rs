@@ -1,0 +1,146 @@
+//! What a board interface asks, so that it needs no chess rules of its own: a position's legal
+//! moves with their SAN, the positions a line of moves leads to ([`play`]), and a stored game ply by ply
+//! ([`GameView`]).
+
+use serde::Serialize;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
+
+use super::{GameSummary, QueryError, Target, summarize};
+use crate::{
+    model::{GameId, replay},
+    store::Store,
+};
+
+/// A position as a board shows it, with the moves played to reach it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct BoardAnswer {
+    /// The position (canonical FEN, without counters).
+    pub fen: String,
+    /// The moves played from the start asked for, each with the position after it.
+    pub line: Vec<Ply>,
+    /// `white` or `black`.
+    pub turn: &'static str,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// `checkmate`, `stalemate` or `insufficient material` when the game is over there.
+    pub outcome: Option<&'static str>,
+    /// Every legal move, in UCI order.
+    pub legal: Vec<LegalMove>,
+}
+
+/// A legal move: UCI (castling as the king's two-square move) and SAN with check marks.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct LegalMove {
+    /// `e2e4`, `e1g1`, `e7e8q`.
+    pub uci: String,
+    /// `e4`, `O-O`, `e8=Q+`.
+    pub san: String,
+}
+
+impl LegalMove {
+    fn of(chess: &Chess, m: &Move) -> LegalMove {
+        LegalMove {
+            uci: m.to_uci(CastlingMode::Standard).to_string(),
+            san: SanPlus::from_move(chess.clone(), m.clone()).to_string(),
+        }
+    }
+}
+
+/// Longest line [`play`] plays (bounded work per request).
+pub const MAX_LINE: usize = 600;
+
+/// The position `fen` (the initial one when `None`) after the UCI `moves` (comma-separated),
+/// with each move's SAN and position, and the legal moves there.
+///
+/// ```
+/// use tabiya::explore::play;
+///
+/// let after = play(None, "e2e4,e7e5")?;
+/// assert_eq!(after.line[1].san, "e5");
+/// assert_eq!(after.legal.len(), 29);
+/// let err = play(None, "e2e4,e2e4").unwrap_err();
+/// assert!(err.to_string().starts_with("move 2 (e2e4) is not legal"), "{err}");
+/// # Ok::<_, tabiya::explore::QueryError>(())
+/// ```
+pub fn play(fen: Option<&str>, moves: &str) -> Result<BoardAnswer, QueryError> {
+    let mut chess = Target::Fen(fen.unwrap_or_default().to_owned()).resolve()?.position.into_chess();
+    let tokens: Vec<&str> = moves.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+    if tokens.len() > MAX_LINE {
+        return Err(QueryError::input(format!("too many moves ({}, at most {MAX_LINE})", tokens.len())));
+    }
+    let mut line = Vec::with_capacity(tokens.len());
+    for (index, text) in tokens.into_iter().enumerate() {
+        let number = index + 1;
+        let m = text
+            .parse::<UciMove>()
+            .map_err(|_| QueryError::input(format!("move {number} ({text}) is not a UCI move")))?
+            .to_move(&chess)
+            .map_err(|_| QueryError::input(format!("move {number} ({text}) is not legal in {}", epd(&chess))))?;
+        let LegalMove { uci, san } = LegalMove::of(&chess, &m);
+        chess.play_unchecked(m);
+        line.push(Ply { uci, san, fen: epd(&chess) });
+    }
+    let outcome = if chess.is_checkmate() {
+        Some("checkmate")
+    } else if chess.is_stalemate() {
+        Some("stalemate")
+    } else if chess.is_insufficient_material() {
+        Some("insufficient material")
+    } else {
+        None
+    };
+    let mut legal: Vec<LegalMove> = chess.legal_moves().iter().map(|m| LegalMove::of(&chess, m)).collect();
+    legal.sort_by(|a, b| a.uci.cmp(&b.uci));
+    Ok(BoardAnswer {
+        fen: epd(&chess),
+        line,
+        turn: if chess.turn().is_white() { "white" } else { "black" },
+        check: chess.is_check(),
+        outcome,
+        legal,
+    })
+}
+
+fn epd(chess: &Chess) -> String {
+    Epd::from_position(chess, EnPassantMode::Legal).to_string()
+}
+
+/// A stored game for a viewer: its headers, its start, and each ply's move and position.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameView {
+    /// Players, ratings, date, event, result (as in explorer answers).
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// The start position (canonical FEN).
+    pub start: String,
+    /// Each ply: the move and the position after it.
+    pub moves: Vec<Ply>,
+}
+
+/// A move and the position after it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Ply {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN, with check marks.
+    pub san: String,
+    /// The position after it (canonical FEN).
+    pub fen: String,
+}
+
+impl GameView {
+    /// Game `id`, `None` when there is none; a stored game that does not replay is corrupt data.
+    pub fn read(store: &Store, id: GameId) -> Result<Option<GameView>, QueryError> {
+        let Some(record) = store.game(id)? else { return Ok(None) };
+        let positions = replay(&record).ok_or_else(|| store.corrupt(format!("game {id} does not replay")))?;
+        let corrupt = || store.corrupt(format!("game {id} does not replay"));
+        let mut moves = Vec::with_capacity(record.plies());
+        for ((before, after), stored) in positions.iter().zip(&positions[1..]).zip(record.moves()) {
+            let m = stored.and_then(|m| m.to_move_trusted(before)).ok_or_else(corrupt)?;
+            let LegalMove { uci, san } = LegalMove::of(before, &m);
+            moves.push(Ply { uci, san, fen: epd(after) });
+        }
+        Ok(Some(GameView { summary: summarize(id, &record, None), start: epd(&positions[0]), moves }))
+    }
+}

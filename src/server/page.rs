@@ -1,0 +1,62 @@
+//! The explorer page (`GET /`) and what it asks beyond the explorer API: `GET /move` (legal
+//! moves, SAN and the position after a move, so the page needs no chess rules of its own) and
+//! `GET /game/{id}` (a game ply by ply, for its viewer). The page's HTML, CSS and JavaScript are
+//! compiled into the binary: it fetches nothing but this server's answers.
+
+use std::sync::Arc;
+
+use axum::{
+    Json,
+    extract::{Path, State},
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+};
+
+use super::{
+    AppState,
+    handlers::{Parameters, blocking, params},
+    params::ApiError,
+};
+use crate::{
+    explore::{BoardAnswer, GameView, QueryError, play},
+    model::GameId,
+};
+
+const INDEX: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/app.js");
+const STYLE: &str = include_str!("page/app.css");
+
+/// The page.
+pub async fn index() -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], INDEX).into_response()
+}
+
+/// Its script.
+pub async fn script() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], SCRIPT)
+        .into_response()
+}
+
+/// Its stylesheet.
+pub async fn style() -> Response {
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], STYLE).into_response()
+}
+
+/// `fen` (the initial position when absent), `play` (UCI moves, comma-separated) and `uci` (one
+/// more move): the position they lead to, each move's SAN and position, and the legal moves
+/// there ([`BoardAnswer`]); 400 with the reason for a bad FEN or an illegal move.
+pub async fn board(query: Parameters) -> Result<Json<BoardAnswer>, ApiError> {
+    let params = params(query)?;
+    let moves = [params.get("play"), params.get("uci")].into_iter().flatten().collect::<Vec<_>>().join(",");
+    Ok(Json(play(params.get("fen"), &moves)?))
+}
+
+/// Game `id` ply by ply ([`GameView`]).
+pub async fn game(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<GameView>, ApiError> {
+    let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
+    blocking(move || {
+        let view = GameView::read(&state.store, GameId(id)).map_err(QueryError::from)?;
+        Ok(Json(view.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?))
+    })
+    .await
+}

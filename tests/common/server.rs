@@ -1,0 +1,74 @@
+//! `tabiya serve` as a client sees it: a server on a free port over a database, and GETs over
+//! plain TCP (status, content type, body).
+
+use std::{
+    io::{BufRead as _, BufReader, Read as _, Write as _},
+    net::TcpStream,
+    path::Path,
+    process::{Child, Stdio},
+};
+
+use serde_json::Value;
+
+use super::{command, tabiya};
+
+/// A running `tabiya serve`, killed on drop.
+pub struct Server {
+    child: Child,
+    /// `host:port`.
+    pub addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Serves `db` on a free loopback port.
+pub fn start(db: &Path) -> Server {
+    let mut child = command()
+        .args(["serve", "--bind", "127.0.0.1:0", "--refresh", "0.2", "--db", db.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line:?}")).to_owned();
+    Server { child, addr }
+}
+
+/// A GET: status, content type and body.
+pub fn get(server: &Server, path: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type: ").map(str::to_owned))
+        .unwrap_or_default();
+    (status, content_type, body.to_owned())
+}
+
+/// A GET answered with JSON: status and value.
+pub fn json(server: &Server, path: &str) -> (u16, Value) {
+    let (status, content_type, body) = get(server, path);
+    assert!(content_type.starts_with("application/json"), "{path}: {content_type}");
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}")))
+}
+
+/// A database of the embedded sample with the sample opening table, in `dir`.
+pub fn sample_db(dir: &Path) -> std::path::PathBuf {
+    let pgn = dir.join("sample.pgn");
+    std::fs::write(&pgn, include_str!("../../datasets/sample.pgn")).unwrap();
+    let db = dir.join("db");
+    let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tabiya(&["openings", "import", "--db", db.to_str().unwrap(), "datasets/openings-sample.tsv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    db
+}
