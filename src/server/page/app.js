@@ -6,6 +6,8 @@
 
 const INITIAL = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -';
 const FILES = 'abcdefgh';
+// How long the view rests before its month-by-month history is asked for.
+const HISTORY_DELAY_MS = 250;
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -147,9 +149,10 @@ async function show(cursor, push) {
   state.selected = null;
   closePromotion();
   saveUrl(push);
+  const exploring = explore();
   state.board = await legal(currentFen());
   render();
-  await explore();
+  await exploring;
 }
 
 const legalCache = new Map();
@@ -171,12 +174,15 @@ async function playMove(uci) {
   if (next && next.uci === uci) {
     await show(state.cursor + 1, true);
   } else {
+    // The explorer is asked at once, beside /move: it needs only the moves.
+    const exploring = explore([played(), uci].filter(Boolean).join(','));
     let answer;
     try {
       answer = await api('move', { fen: currentFen(), uci });
     } catch (err) {
-      setStatus(err.message);
       render();
+      setStatus(err.message);
+      await explore();
       return;
     }
     state.line = state.line.slice(0, state.cursor).concat(answer.line);
@@ -185,7 +191,7 @@ async function playMove(uci) {
     legalCache.set(answer.fen, answer);
     saveUrl(true);
     render();
-    await explore();
+    await exploring;
   }
   window.tabiyaTimings.moves.push(Math.round(performance.now() - started));
 }
@@ -195,8 +201,8 @@ function tryMove(from, to) {
   const candidates = (state.board ? state.board.legal : []).filter((m) => m.uci.slice(0, 4) === from + to);
   if (candidates.length === 0) {
     state.selected = null;
-    setStatus(`${from}–${to} is not a legal move here`);
     render();
+    setStatus(`${from}–${to} is not a legal move here`);
     return;
   }
   if (candidates.length > 1) {
@@ -453,22 +459,30 @@ function onPointerUp(event) {
 // ---------------------------------------------------------------------------------------------
 // Explorer
 
-async function explore() {
+// Asks the explorer about the moves `play` from the start (the line shown by default) and shows
+// its answer. The month-by-month history, which reads every slice of the position, is asked
+// for once the view has rested (a player's answer carries it: its games are replayed once).
+async function explore(play = played()) {
   const request = ++state.request;
   const f = state.filters;
-  const common = { fen: state.start === INITIAL ? '' : state.start, play: played(), history: 'true' };
+  const common = {
+    fen: state.start === INITIAL ? '' : state.start, play, since: f.since, until: f.until,
+    speeds: f.speeds.join(','), ratings: f.ratings.join(','),
+  };
   let answer;
   try {
     if (f.player) {
-      answer = await api('player', {
-        ...common, player: f.player, color: f.color, since: f.since, until: f.until,
-        speeds: f.speeds.join(','), ratings: f.ratings.join(','), recentGames: 8,
-      });
+      answer = await api('player', { ...common, player: f.player, color: f.color, recentGames: 8, history: 'true' });
     } else {
-      answer = await api('lichess', {
-        ...common, since: f.since, until: f.until, speeds: f.speeds.join(','), ratings: f.ratings.join(','),
-        moves: 60, topGames: 4, recentGames: 4,
-      });
+      answer = await api('lichess', { ...common, moves: 60, topGames: 4, recentGames: 4 });
+      // Asked once the view has rested a moment, so that a quick run of moves does not queue
+      // history reads on the server ahead of the next table.
+      setTimeout(() => {
+        if (request !== state.request) return;
+        api('lichess', { ...common, moves: 0, topGames: 0, recentGames: 0, history: 'true' })
+          .then((months) => { if (request === state.request) renderHistory(months.history || []); })
+          .catch(() => { if (request === state.request) renderHistory([]); });
+      }, HISTORY_DELAY_MS);
     }
   } catch (err) {
     if (request !== state.request) return;
@@ -478,6 +492,8 @@ async function explore() {
   if (request !== state.request) return;
   setError('explorer-error', '');
   renderExplorer(answer, Boolean(f.player));
+  // What the table shows, for scripts and tests waiting for an answer.
+  Object.assign($('moves').dataset, { start: common.fen, play: common.play, filters: new URLSearchParams(filterParams()).toString() });
   if (window.tabiyaTimings.firstAnswer === null) window.tabiyaTimings.firstAnswer = Math.round(performance.now());
 }
 
@@ -493,6 +509,12 @@ function wdlBar(white, draws, black) {
     + `<span class="b" style="width:${pct(black)}%">${label(black)}</span></div>`;
 }
 
+// A share as the table shows it: whole percents from 10 %, one decimal below, "<0.1%" for less.
+function percent(share) {
+  if (share >= 10) return `${Math.round(share)}%`;
+  return share >= 0.1 ? `${share.toFixed(1)}%` : '<0.1%';
+}
+
 const number = (n) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en-US'));
 
 function renderExplorer(answer, playerMode) {
@@ -505,36 +527,37 @@ function renderExplorer(answer, playerMode) {
   $('rating-head').title = playerMode ? 'Average opponent rating' : 'Average rating';
   const rows = answer.moves.map((m) => {
     const count = playerMode ? m.white + m.draws + m.black : m.games;
-    const share = games ? `${((100 * count) / games).toFixed(count * 1000 >= games ? 0 : 1)}%` : '';
+    const share = games ? percent((100 * count) / games) : '';
     const rating = playerMode ? m.averageOpponentRating : m.averageRating;
-    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" aria-label="Play ${escapeHtml(m.san)}">`
+    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" aria-label="Play ${escapeHtml(m.san)}">`
       + `<td>${escapeHtml(m.san)}</td><td class="num">${number(count)}<span class="share">${share}</span></td>`
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
       + `<td class="num">${m.performance ?? ''}</td></tr>`;
   }).join('');
   $('moves').tBodies[0].innerHTML = rows
     || '<tr><td colspan="5" class="muted">No game continues from this position</td></tr>';
-  $('moves').tFoot.innerHTML = `<tr><td>Σ</td><td class="num" id="total-games">${number(games)}</td>`
+  $('moves').tFoot.innerHTML = `<tr><td>Σ</td><td class="num" id="total-games" data-games="${games}">${number(games)}</td>`
     + `<td>${wdlBar(answer.white, answer.draws, answer.black)}</td>`
     + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td></tr>`;
-  renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || []);
-  renderGames('recent-games', 'recent-title', answer.recentGames || []);
-  renderHistory(answer.history || []);
+  const sans = new Map(answer.moves.map((m) => [m.uci, m.san]));
+  renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || [], sans);
+  renderGames('recent-games', 'recent-title', answer.recentGames || [], sans);
+  if (answer.history) renderHistory(answer.history);
 }
 
-function gameLabel(game) {
+function gameLabel(game, sans) {
   const who = (p) => `${escapeHtml(p.name || '?')}${p.rating ? ` (${p.rating})` : ''}`;
   const result = game.winner === 'white' ? '1-0' : game.winner === 'black' ? '0-1' : (game.result === '1/2-1/2' ? '½-½' : game.result || '*');
   const when = game.month || game.year || '';
-  const meta = [game.uci ? `played ${game.uci}` : '', game.event, when].filter(Boolean).map(escapeHtml).join(' · ');
+  const meta = [game.uci ? `played ${sans.get(game.uci) || game.uci}` : '', game.event, when].filter(Boolean).map(escapeHtml).join(' · ');
   return `<span class="result">${escapeHtml(result)}</span><span>${who(game.white)} – ${who(game.black)}</span>`
     + `<span class="meta">${meta}</span>`;
 }
 
-function renderGames(listId, titleId, games) {
+function renderGames(listId, titleId, games, sans) {
   $(titleId).hidden = games.length === 0;
   $(listId).innerHTML = games.map((game) => `<li><button type="button" data-game="${escapeHtml(game.id)}">`
-    + `${gameLabel(game)}</button></li>`).join('');
+    + `${gameLabel(game, sans)}</button></li>`).join('');
 }
 
 function renderHistory(months) {
@@ -558,8 +581,8 @@ function renderHistory(months) {
   }
   const width = 600;
   const height = 170;
-  const top = 12;
-  const bottom = 24;
+  const top = 22;
+  const bottom = 28;
   const max = Math.max(1, ...buckets.map((b) => b.white + b.draws + b.black));
   const step = width / buckets.length;
   const scale = (n) => ((height - top - bottom) * n) / max;
@@ -580,9 +603,9 @@ function renderHistory(months) {
   const svg = `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img"`
     + ` aria-label="Games by ${byYear ? 'year' : 'month'} from ${first} to ${lastLabel}, at most ${max}">`
     + `<line x1="0" y1="${height - bottom}" x2="${width}" y2="${height - bottom}" stroke="#777"/>${bars}`
-    + `<text x="0" y="${height - 6}" font-size="13" fill="#444">${first}</text>`
-    + `<text x="${width}" y="${height - 6}" font-size="13" fill="#444" text-anchor="end">${lastLabel}</text>`
-    + `<text x="2" y="${top}" font-size="12" fill="#444">${number(max)}</text></svg>`;
+    + `<text x="0" y="${height - 4}" font-size="20" fill="#444">${first}</text>`
+    + `<text x="${width}" y="${height - 4}" font-size="20" fill="#444" text-anchor="end">${lastLabel}</text>`
+    + `<text x="2" y="${top + 4}" font-size="20" fill="#444">${number(max)}</text></svg>`;
   $('history-unit').textContent = byYear ? 'year' : 'month';
   $('history-chart').innerHTML = svg;
   figure.hidden = false;
@@ -785,7 +808,7 @@ function wire() {
 // A promotion chosen in the dialog: checked against the legal moves like any other.
 function tryMoveUci(uci) {
   if (state.board && state.board.legal.some((m) => m.uci === uci)) playMove(uci);
-  else { setStatus(`${uci} is not a legal move here`); render(); }
+  else { render(); setStatus(`${uci} is not a legal move here`); }
 }
 
 async function init() {

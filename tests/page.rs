@@ -1,0 +1,400 @@
+//! The explorer page as a person uses it: `tabiya serve` over generated games, driven in headless
+//! Chromium by clicks, drags and keys, every view checked against the API's own answers. It also
+//! leaves desktop and phone screenshots in `target/screenshots/` and prints the page's timings.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{
+    browser::{self, Browser},
+    games::{build, generate},
+    server::{Server, get, json, start},
+};
+use fantoccini::{
+    Locator,
+    actions::{InputSource as _, MOUSE_BUTTON_LEFT, MouseActions, PointerAction},
+    key::Key,
+};
+use serde_json::Value;
+
+/// Waits until the script expression `condition` is true. The page checks it every 10 ms
+/// itself, so that waiting does not load the page with WebDriver round trips (which would skew
+/// the timings it measures).
+async fn wait_until(browser: &Browser, condition: &str, what: &str) {
+    let script = format!(
+        "return new Promise(resolve => {{ const started = performance.now(); \
+           const check = () => {{ let ok = false; try {{ ok = Boolean({condition}); }} catch (_) {{}} \
+             if (ok || performance.now() - started > 20000) resolve(ok); else setTimeout(check, 10); }}; check(); }})"
+    );
+    let done = browser.eval(&script).await;
+    assert_eq!(done, Value::Bool(true), "timed out waiting for {what} ({condition})");
+}
+
+/// Waits until the explorer table shows the answer for the moves `play` under `filters` (a query
+/// string), and the board the position they reach.
+async fn settled(browser: &Browser, play: &str, filters: &str) {
+    let condition = format!(
+        "document.querySelector('#moves').dataset.play === {play:?} && document.querySelector('#moves').dataset.filters === {filters:?}"
+    );
+    wait_until(browser, &condition, &format!("the answer for {play:?} {filters:?}")).await;
+}
+
+/// The filters as the page writes them when none is set.
+const NO_FILTERS: &str = "since=&until=&speeds=&ratings=&player=&color=";
+
+async fn board_fen(browser: &Browser) -> String {
+    browser
+        .eval("return document.querySelector('#board svg').dataset.fen")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The move table: (UCI, games) per row.
+async fn rows(browser: &Browser) -> Vec<(String, u64)> {
+    let value = browser
+        .eval("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => [r.dataset.uci, Number(r.dataset.games)])")
+        .await;
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row[0].as_str().unwrap().to_owned(), row[1].as_u64().unwrap()))
+        .collect()
+}
+
+async fn total(browser: &Browser) -> u64 {
+    browser.eval("return Number(document.querySelector('#total-games').dataset.games)").await.as_u64().unwrap()
+}
+
+fn api_rows(answer: &Value) -> Vec<(String, u64)> {
+    answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["uci"].as_str().unwrap().to_owned(), m["games"].as_u64().unwrap()))
+        .collect()
+}
+
+/// The centre of a square in viewport pixels.
+async fn square_centre(browser: &Browser, square: &str) -> (f64, f64) {
+    let value = browser
+        .eval(&format!(
+            "const r = document.querySelector('rect[data-square=\"{square}\"]').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]"
+        ))
+        .await;
+    (value[0].as_f64().unwrap(), value[1].as_f64().unwrap())
+}
+
+/// A mouse drag from one square to another, in steps, as a hand does it.
+async fn drag(browser: &Browser, from: &str, to: &str) {
+    let (x1, y1) = square_centre(browser, from).await;
+    let (x2, y2) = square_centre(browser, to).await;
+    let step = |x: f64, y: f64| PointerAction::MoveTo { duration: Some(Duration::from_millis(50)), x, y };
+    let actions = MouseActions::new("mouse".to_owned())
+        .then(step(x1, y1))
+        .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+        .then(step(x1 + (x2 - x1) / 3.0, y1 + (y2 - y1) / 3.0))
+        .then(step(x2, y2))
+        .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
+    browser.client.perform_actions(actions).await.expect("drag");
+    browser.client.release_actions().await.expect("release");
+}
+
+/// A mouse click on a square.
+async fn click_square(browser: &Browser, square: &str) {
+    let (x, y) = square_centre(browser, square).await;
+    let actions = MouseActions::new("mouse".to_owned())
+        .then(PointerAction::MoveTo { duration: None, x, y })
+        .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+        .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
+    browser.client.perform_actions(actions).await.expect("click");
+    browser.client.release_actions().await.expect("release");
+}
+
+async fn click(browser: &Browser, selector: &str) {
+    browser
+        .client
+        .find(Locator::Css(selector))
+        .await
+        .unwrap_or_else(|e| panic!("{selector}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn type_into(browser: &Browser, selector: &str, text: &str) {
+    let field = browser.client.find(Locator::Css(selector)).await.unwrap();
+    field.clear().await.unwrap();
+    field.send_keys(text).await.unwrap();
+}
+
+async fn query(browser: &Browser) -> String {
+    browser.client.current_url().await.unwrap().query().unwrap_or_default().to_owned()
+}
+
+/// `/move`'s position after `play` from the initial position.
+fn fen_after(server: &Server, play: &str) -> String {
+    json(server, &format!("/move?play={play}")).1["fen"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explorer_page_works_in_a_browser() {
+    if !browser::available() {
+        return;
+    }
+    let games = generate(300);
+    let (dir, store) = build(&games);
+    drop(store);
+    let server = start(&dir.path().join("db"));
+    let base = format!("http://{}/", server.addr);
+    let browser = Browser::start().await;
+    let client = &browser.client;
+
+    // Loads with no console error; the start position's table is /masters's.
+    client.goto(&base).await.unwrap();
+    settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
+    let (_, masters) = json(&server, "/masters?moves=60");
+    assert_eq!(rows(&browser).await, api_rows(&masters));
+    assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
+    assert!(browser.eval("return document.querySelectorAll('#board use.piece').length").await == 32);
+    wait_until(
+        &browser,
+        "!document.querySelector('#history').hidden && document.querySelectorAll('#history rect').length > 0",
+        "the history chart",
+    )
+    .await;
+
+    // Clicking the top move plays it: board, URL and table follow.
+    let top = rows(&browser).await[0].0.clone();
+    click(&browser, "#moves tbody tr[data-uci]").await;
+    settled(&browser, &top, NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, fen_after(&server, &top));
+    assert!(query(&browser).await.contains(&format!("play={top}")));
+    assert_eq!(rows(&browser).await, api_rows(&json(&server, &format!("/masters?moves=60&play={top}")).1));
+    let moved_to = &top[2..4];
+    assert_eq!(
+        browser.eval(&format!("return !!document.querySelector('use.piece[data-square=\"{moved_to}\"]')")).await,
+        true
+    );
+
+    // An illegal drag is refused and says so; a legal one plays.
+    let before = board_fen(&browser).await;
+    drag(&browser, "h7", "h4").await;
+    wait_until(&browser, "document.querySelector('#status').textContent.includes('not a legal move')", "the refusal")
+        .await;
+    assert_eq!(board_fen(&browser).await, before);
+    assert!(!query(&browser).await.contains("h7h4"));
+    drag(&browser, "g8", "f6").await;
+    let two = format!("{top},g8f6");
+    settled(&browser, &two, NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, fen_after(&server, &two));
+
+    // Back and forward, by buttons and by keys, restore the views; so does the browser's back.
+    click(&browser, "#back").await;
+    settled(&browser, &top, NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, fen_after(&server, &top));
+    click(&browser, "#forward").await;
+    settled(&browser, &two, NO_FILTERS).await;
+    client.find(Locator::Css("body")).await.unwrap().send_keys(&String::from(char::from(Key::Left))).await.unwrap();
+    settled(&browser, &top, NO_FILTERS).await;
+    assert!(query(&browser).await.ends_with(&format!("play={top}")));
+    for _ in 0..3 {
+        if !query(&browser).await.contains("play=") {
+            break;
+        }
+        client.back().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, fen_after(&server, ""));
+    assert_eq!(rows(&browser).await, api_rows(&masters));
+
+    // A typed move plays like a click.
+    type_into(
+        &browser,
+        "#move-input",
+        &json(&server, &format!("/move?uci={top}")).1["line"][0]["san"].as_str().unwrap().to_owned(),
+    )
+    .await;
+    click(&browser, "#move-form button").await;
+    settled(&browser, &top, NO_FILTERS).await;
+
+    // A promotion asks for the piece.
+    type_into(&browser, "#fen-input", "8/P6k/8/8/8/8/8/K7 w - - 0 1").await;
+    click(&browser, "#fen-form button").await;
+    wait_until(
+        &browser,
+        "document.querySelector('#board svg').dataset.fen === '8/P6k/8/8/8/8/8/K7 w - -'",
+        "the FEN set",
+    )
+    .await;
+    settled(&browser, "", NO_FILTERS).await;
+    click_square(&browser, "a7").await;
+    click_square(&browser, "a8").await;
+    wait_until(&browser, "!document.querySelector('#promotion').hidden", "the promotion dialog").await;
+    assert_eq!(board_fen(&browser).await, "8/P6k/8/8/8/8/8/K7 w - -", "nothing played before the choice");
+    click(&browser, "#promotion button[data-role=n]").await;
+    settled(&browser, "a7a8n", NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, "N7/7k/8/8/8/8/8/K7 b - -");
+
+    // A date filter changes the counts as the API does; so does a player filter.
+    client.goto(&base).await.unwrap();
+    settled(&browser, "", NO_FILTERS).await;
+    click(&browser, "#filters summary").await;
+    browser.eval("document.querySelector('[name=since]').value = '2005-01'").await;
+    click(&browser, "#filter-form button[type=submit]").await;
+    let since = "since=2005-01&until=&speeds=&ratings=&player=&color=";
+    settled(&browser, "", since).await;
+    let (_, filtered) = json(&server, "/lichess?since=2005-01&moves=60");
+    assert_eq!(total(&browser).await, filtered["games"].as_u64().unwrap());
+    assert!(total(&browser).await < masters["games"].as_u64().unwrap());
+    assert_eq!(rows(&browser).await, api_rows(&filtered));
+    assert!(query(&browser).await.contains("since=2005-01"));
+    type_into(&browser, "#filter-form [name=player]", "Doe, Player 3").await;
+    click(&browser, "#filter-form button[type=submit]").await;
+    settled(&browser, "", "since=2005-01&until=&speeds=&ratings=&player=Doe%2C+Player+3&color=white").await;
+    let (_, _, body) = get(&server, "/player?player=Doe%2C%20Player%203&color=white&since=2005-01");
+    let player: Value = serde_json::from_str(body.trim()).unwrap();
+    let player_games: u64 = ["white", "draws", "black"].iter().map(|k| player[k].as_u64().unwrap()).sum();
+    assert_eq!(total(&browser).await, player_games);
+    assert!(player_games > 0);
+    click(&browser, "#filter-reset").await;
+    settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
+
+    // A game opens in the viewer, steps, jumps to a ply, and its PGN downloads.
+    click(&browser, "#top-games button").await;
+    wait_until(&browser, "!document.querySelector('#viewer').hidden", "the viewer").await;
+    let id = browser.eval("return document.querySelector('#viewer-pgn').getAttribute('href').split('/').pop()").await;
+    let id = id.as_str().unwrap().to_owned();
+    let (_, game) = json(&server, &format!("/game/{id}"));
+    let plies = game["moves"].as_array().unwrap();
+    assert_eq!(board_fen(&browser).await, game["start"].as_str().unwrap());
+    click(&browser, "#forward").await;
+    wait_until(
+        &browser,
+        &format!("document.querySelector('#board svg').dataset.fen === {:?}", plies[0]["fen"].as_str().unwrap()),
+        "ply 1",
+    )
+    .await;
+    click(&browser, "#viewer-moves button[data-game-ply=\"6\"]").await;
+    let ply6 = plies[5]["fen"].as_str().unwrap();
+    wait_until(&browser, &format!("document.querySelector('#board svg').dataset.fen === {ply6:?}"), "ply 6").await;
+    let six: Vec<&str> = plies[..6].iter().map(|p| p["uci"].as_str().unwrap()).collect();
+    settled(&browser, &six.join(","), NO_FILTERS).await;
+    assert_eq!(browser.eval("return document.querySelector('#viewer-pgn').hasAttribute('download')").await, true);
+    let downloaded = browser.eval("return fetch(document.querySelector('#viewer-pgn').href).then(r => r.text())").await;
+    let (status, _, pgn) = get(&server, &format!("/masters/pgn/{id}"));
+    assert_eq!(status, 200);
+    assert_eq!(downloaded.as_str().unwrap(), pgn);
+    assert!(pgn.contains(game["white"]["name"].as_str().unwrap()));
+
+    // A material search lists positions; clicking one sets it on the board.
+    let signature = "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP";
+    type_into(&browser, "#search-input", signature).await;
+    click(&browser, "#search-form button").await;
+    wait_until(&browser, "document.querySelectorAll('#search-results button').length > 0", "search results").await;
+    let (_, found) = json(&server, &format!("/material?material={signature}&limit=20"));
+    let listed =
+        browser.eval("return [...document.querySelectorAll('#search-results button')].map(b => b.dataset.fen)").await;
+    let expected: Vec<Value> = found["hits"].as_array().unwrap().iter().map(|h| h["fen"].clone()).collect();
+    assert_eq!(listed.as_array().unwrap(), &expected);
+    click(&browser, "#search-results button").await;
+    let first_hit = expected[0].as_str().unwrap().to_owned();
+    wait_until(
+        &browser,
+        &format!("document.querySelector('#board svg').dataset.fen === {first_hit:?}"),
+        "the hit on the board",
+    )
+    .await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
+
+    // The opening report link names the position.
+    client.goto(&format!("{base}?play={top}")).await.unwrap();
+    settled(&browser, &top, NO_FILTERS).await;
+    let report = browser.eval("return document.querySelector('#report-link').href").await;
+    assert!(report.as_str().unwrap().contains(&format!("report/opening?play={top}")), "{report}");
+
+    // A bad FEN shows the server's error and keeps the position.
+    let shown = board_fen(&browser).await;
+    type_into(&browser, "#fen-input", "not a fen").await;
+    click(&browser, "#fen-form button").await;
+    wait_until(&browser, "document.querySelector('#fen-error').textContent.length > 0", "the FEN error").await;
+    let (status, error) = json(&server, "/move?fen=not%20a%20fen");
+    assert_eq!(status, 400);
+    let message = browser.eval("return document.querySelector('#fen-error').textContent").await;
+    assert_eq!(message, error["error"]);
+    assert_eq!(board_fen(&browser).await, shown);
+    // The browser logs the refused request itself, and nothing else.
+    let errors = browser.console_errors().await;
+    assert!(errors.iter().all(|e| e.contains("400")), "{errors:?}");
+
+    // Desktop and phone: no horizontal scroll at 375 pixels; screenshots for a look.
+    let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    client.goto(&format!("{base}?play={top}")).await.unwrap();
+    settled(&browser, &top, NO_FILTERS).await;
+    browser.screenshot(1200, &shots.join("page-desktop.png")).await;
+    browser.set_width(375, 800).await;
+    let scroll =
+        browser.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]").await;
+    assert!(scroll[0].as_u64() <= scroll[1].as_u64(), "horizontal scroll at 375 px: {scroll}");
+    browser.screenshot(375, &shots.join("page-phone.png")).await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
+    eprintln!("page timings: {}", browser.eval("return window.tabiyaTimings").await);
+}
+
+/// The page's speed on a real database (`TABIYA_PAGE_DB`), as `tools/page-bench.sh` runs it:
+/// the first answer on screen after a cold load, and each move's answer after its click (both
+/// measured in the page, from navigation start and from the click), min / median / max.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs TABIYA_PAGE_DB, a built database; run by tools/page-bench.sh"]
+async fn page_timings() {
+    let db = std::env::var_os("TABIYA_PAGE_DB").expect("TABIYA_PAGE_DB names a database");
+    assert!(browser::available(), "page timings need Chromium and chromedriver");
+    let server = start(std::path::Path::new(&db));
+    let base = format!("http://{}/", server.addr);
+    let browser = Browser::start().await;
+    let summary = |label: &str, mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        eprintln!(
+            "  {label:<46} min {:>4.0} ms, median {:>4.0} ms, 90th percentile {:>4.0} ms, max {:>4.0} ms ({} runs)",
+            at(0.0),
+            at(0.5),
+            at(0.9),
+            at(1.0),
+            values.len()
+        );
+    };
+    let mut first = Vec::new();
+    let mut moves = Vec::new();
+    let mut server_ms = Vec::new();
+    for _ in 0..10 {
+        browser.client.goto("about:blank").await.unwrap();
+        browser.client.goto(&base).await.unwrap();
+        settled(&browser, "", NO_FILTERS).await;
+        first.push(browser.eval("return window.tabiyaTimings.firstAnswer").await.as_f64().unwrap());
+        // Down the most played line, 8 plies, clicking the top row each time.
+        let mut play: Vec<String> = Vec::new();
+        for _ in 0..8 {
+            let Some((top, _)) = rows(&browser).await.into_iter().next() else { break };
+            click(&browser, "#moves tbody tr[data-uci]").await;
+            play.push(top);
+            settled(&browser, &play.join(","), NO_FILTERS).await;
+        }
+        let timings = browser.eval("return window.tabiyaTimings.moves").await;
+        moves.extend(timings.as_array().unwrap().iter().map(|t| t.as_f64().unwrap()));
+        let served = browser
+            .eval("return performance.getEntriesByType('resource').filter(e => e.name.includes('/lichess?')).map(e => e.responseEnd - e.requestStart)")
+            .await;
+        server_ms.extend(served.as_array().unwrap().iter().map(|t| t.as_f64().unwrap()));
+    }
+    eprintln!("page timings on {}:", std::path::Path::new(&db).display());
+    summary("first answer on screen after navigation", first);
+    summary("a move: click to its answer on screen", moves);
+    summary("an explorer request (request to response end)", server_ms);
+}
