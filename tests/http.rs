@@ -29,6 +29,26 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
         assert!(masters.get(field).is_some(), "masters has {field}: {masters}");
     }
     assert!(masters.get("recentGames").is_none(), "the masters API has no recent games");
+
+    // The sample's games are dated 1851-06, 1852, 1858, 2026-01 and 2026-01: the history runs
+    // over every month from 1851-06 to 2026-01, the year-only games apart.
+    let (_, initial) = json(&server, "/masters?history=true");
+    let history = initial["history"].as_array().unwrap();
+    assert_eq!(history.len(), (2026 - 1851) * 12 + 1 - 5);
+    assert_eq!(
+        (history[0]["month"].as_str(), history[history.len() - 1]["month"].as_str()),
+        (Some("1851-06"), Some("2026-01"))
+    );
+    let year_only: Vec<&str> =
+        initial["historyYearOnly"].as_array().unwrap().iter().map(|e| e["month"].as_str().unwrap()).collect();
+    assert_eq!(year_only, ["1852", "1858"]);
+    let counted: u64 = history
+        .iter()
+        .chain(initial["historyYearOnly"].as_array().unwrap())
+        .map(|e| ["white", "draws", "black"].iter().map(|k| e[k].as_u64().unwrap()).sum::<u64>())
+        .sum();
+    let decided: u64 = ["white", "draws", "black"].iter().map(|k| initial[k].as_u64().unwrap()).sum();
+    assert_eq!(counted, decided);
     assert_eq!(
         (masters["white"].as_u64(), masters["draws"].as_u64(), masters["black"].as_u64()),
         (Some(1), Some(1), Some(0))
@@ -186,6 +206,7 @@ fn bad_requests_are_400_with_a_json_error() {
         "/player?player=%2C&color=white",
         "/player?player=anderssen&color=white&modes=blitz",
         "/player?player=anderssen&color=white&play=e2e5",
+        "/player?player=anderssen&color=white&variant=atomic",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");
@@ -378,7 +399,8 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
             );
         }
         // A filter applies to the history too.
-        let (_, since) = json(&server, &format!("/lichess?play={play}&history=true&since=2005-01"));
+        // Python clients (berserk) send `True`.
+        let (_, since) = json(&server, &format!("/lichess?play={play}&history=True&since=2005-01"));
         let total: u64 = since["history"]
             .as_array()
             .unwrap()
@@ -391,8 +413,9 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
 
         // The player explorer, with the parameters a lichess client sends.
         for (color, name, side) in [("white", "Doe, Player 3", 0), ("black", "Roe, Player 2", 1)] {
+            // The dates keep some of the player's games out (the generated years are 2000–2009).
             let path = format!(
-                "/player?player={}&color={color}&play={play}&modes=rated,casual&since=2000-01&until=2009-12&recentGames=8",
+                "/player?player={}&color={color}&play={play}&modes=rated,casual&since=2002-01&until=2006-12",
                 name.replace(' ', "%20").replace(',', "%2C")
             );
             let (status, content_type, body) = get(&server, &path);
@@ -401,8 +424,11 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
             let lines: Vec<&str> = body.lines().collect();
             assert_eq!(lines.len(), 1, "one final line");
             let answer: Value = serde_json::from_str(lines[0]).unwrap();
-            let mine: BTreeMap<usize, &BTreeSet<String>> =
-                reaching.iter().filter(|(i, _)| players(**i)[side] == name).map(|(i, m)| (*i, m)).collect();
+            let mine: BTreeMap<usize, &BTreeSet<String>> = reaching
+                .iter()
+                .filter(|(i, _)| players(**i)[side] == name && (2002..=2006).contains(&year(**i)))
+                .map(|(i, m)| (*i, m))
+                .collect();
             assert!(!mine.is_empty());
             let [white, draws, black] = results(&games, mine.keys().copied());
             assert_eq!(
@@ -432,6 +458,7 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
                     .then(|| (opponents.iter().sum::<u64>() + opponents.len() as u64 / 2) / opponents.len() as u64);
                 assert_eq!(row["averageOpponentRating"].as_u64(), average, "{path}: {row}");
             }
+            // lichess's default: 8 recent games.
             let recent = answer["recentGames"].as_array().unwrap();
             assert_eq!(recent.len(), mine.len().min(8));
             for game in recent {

@@ -32,12 +32,25 @@ async fn wait_until(browser: &Browser, condition: &str, what: &str) {
 }
 
 /// Waits until the explorer table shows the answer for the moves `play` under `filters` (a query
-/// string), and the board the position they reach.
-async fn settled(browser: &Browser, play: &str, filters: &str) {
+/// string).
+async fn table_settled(browser: &Browser, play: &str, filters: &str) {
     let condition = format!(
         "document.querySelector('#moves').dataset.play === {play:?} && document.querySelector('#moves').dataset.filters === {filters:?}"
     );
     wait_until(browser, &condition, &format!("the answer for {play:?} {filters:?}")).await;
+}
+
+/// Waits until the page shows the moves `play` from `start` (empty: the initial position) under
+/// `filters`: the table's answer is theirs and the board stands on the position `/move` says
+/// they reach.
+async fn settled(browser: &Browser, server: &Server, start: &str, play: &str, filters: &str) {
+    table_settled(browser, play, filters).await;
+    let start_fen = start.replace(' ', "%20");
+    let fen = json(server, &format!("/move?fen={start_fen}&play={play}")).1["fen"].as_str().unwrap().to_owned();
+    let condition = format!(
+        "document.querySelector('#moves').dataset.start === {start:?} && document.querySelector('#board svg').dataset.fen === {fen:?}"
+    );
+    wait_until(browser, &condition, &format!("the board after {play:?} from {start:?}")).await;
 }
 
 /// The filters as the page writes them when none is set.
@@ -155,7 +168,7 @@ async fn the_explorer_page_works_in_a_browser() {
 
     // Loads with no console error; the start position's table is /masters's.
     client.goto(&base).await.unwrap();
-    settled(&browser, "", NO_FILTERS).await;
+    settled(&browser, &server, "", "", NO_FILTERS).await;
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
     let (_, masters) = json(&server, "/masters?moves=60");
     assert_eq!(rows(&browser).await, api_rows(&masters));
@@ -171,7 +184,7 @@ async fn the_explorer_page_works_in_a_browser() {
     // Clicking the top move plays it: board, URL and table follow.
     let top = rows(&browser).await[0].0.clone();
     click(&browser, "#moves tbody tr[data-uci]").await;
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, fen_after(&server, &top));
     assert!(query(&browser).await.contains(&format!("play={top}")));
     assert_eq!(rows(&browser).await, api_rows(&json(&server, &format!("/masters?moves=60&play={top}")).1));
@@ -190,17 +203,17 @@ async fn the_explorer_page_works_in_a_browser() {
     assert!(!query(&browser).await.contains("h7h4"));
     drag(&browser, "g8", "f6").await;
     let two = format!("{top},g8f6");
-    settled(&browser, &two, NO_FILTERS).await;
+    settled(&browser, &server, "", &two, NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, fen_after(&server, &two));
 
     // Back and forward, by buttons and by keys, restore the views; so does the browser's back.
     click(&browser, "#back").await;
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, fen_after(&server, &top));
     click(&browser, "#forward").await;
-    settled(&browser, &two, NO_FILTERS).await;
+    settled(&browser, &server, "", &two, NO_FILTERS).await;
     client.find(Locator::Css("body")).await.unwrap().send_keys(&String::from(char::from(Key::Left))).await.unwrap();
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
     assert!(query(&browser).await.ends_with(&format!("play={top}")));
     for _ in 0..3 {
         if !query(&browser).await.contains("play=") {
@@ -209,7 +222,7 @@ async fn the_explorer_page_works_in_a_browser() {
         client.back().await.unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    settled(&browser, "", NO_FILTERS).await;
+    settled(&browser, &server, "", "", NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, fen_after(&server, ""));
     assert_eq!(rows(&browser).await, api_rows(&masters));
 
@@ -221,34 +234,29 @@ async fn the_explorer_page_works_in_a_browser() {
     )
     .await;
     click(&browser, "#move-form button").await;
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
 
     // A promotion asks for the piece.
     type_into(&browser, "#fen-input", "8/P6k/8/8/8/8/8/K7 w - - 0 1").await;
     click(&browser, "#fen-form button").await;
-    wait_until(
-        &browser,
-        "document.querySelector('#board svg').dataset.fen === '8/P6k/8/8/8/8/8/K7 w - -'",
-        "the FEN set",
-    )
-    .await;
-    settled(&browser, "", NO_FILTERS).await;
+    let promotion_start = "8/P6k/8/8/8/8/8/K7 w - -";
+    settled(&browser, &server, promotion_start, "", NO_FILTERS).await;
     click_square(&browser, "a7").await;
     click_square(&browser, "a8").await;
     wait_until(&browser, "!document.querySelector('#promotion').hidden", "the promotion dialog").await;
     assert_eq!(board_fen(&browser).await, "8/P6k/8/8/8/8/8/K7 w - -", "nothing played before the choice");
     click(&browser, "#promotion button[data-role=n]").await;
-    settled(&browser, "a7a8n", NO_FILTERS).await;
+    settled(&browser, &server, promotion_start, "a7a8n", NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, "N7/7k/8/8/8/8/8/K7 b - -");
 
     // A date filter changes the counts as the API does; so does a player filter.
     client.goto(&base).await.unwrap();
-    settled(&browser, "", NO_FILTERS).await;
+    settled(&browser, &server, "", "", NO_FILTERS).await;
     click(&browser, "#filters summary").await;
     browser.eval("document.querySelector('[name=since]').value = '2005-01'").await;
     click(&browser, "#filter-form button[type=submit]").await;
     let since = "since=2005-01&until=&speeds=&ratings=&player=&color=";
-    settled(&browser, "", since).await;
+    settled(&browser, &server, "", "", since).await;
     let (_, filtered) = json(&server, "/lichess?since=2005-01&moves=60");
     assert_eq!(total(&browser).await, filtered["games"].as_u64().unwrap());
     assert!(total(&browser).await < masters["games"].as_u64().unwrap());
@@ -256,14 +264,15 @@ async fn the_explorer_page_works_in_a_browser() {
     assert!(query(&browser).await.contains("since=2005-01"));
     type_into(&browser, "#filter-form [name=player]", "Doe, Player 3").await;
     click(&browser, "#filter-form button[type=submit]").await;
-    settled(&browser, "", "since=2005-01&until=&speeds=&ratings=&player=Doe%2C+Player+3&color=white").await;
+    settled(&browser, &server, "", "", "since=2005-01&until=&speeds=&ratings=&player=Doe%2C+Player+3&color=white")
+        .await;
     let (_, _, body) = get(&server, "/player?player=Doe%2C%20Player%203&color=white&since=2005-01");
     let player: Value = serde_json::from_str(body.trim()).unwrap();
     let player_games: u64 = ["white", "draws", "black"].iter().map(|k| player[k].as_u64().unwrap()).sum();
     assert_eq!(total(&browser).await, player_games);
     assert!(player_games > 0);
     click(&browser, "#filter-reset").await;
-    settled(&browser, "", NO_FILTERS).await;
+    settled(&browser, &server, "", "", NO_FILTERS).await;
     assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
 
     // A game opens in the viewer, steps, jumps to a ply, and its PGN downloads.
@@ -285,7 +294,7 @@ async fn the_explorer_page_works_in_a_browser() {
     let ply6 = plies[5]["fen"].as_str().unwrap();
     wait_until(&browser, &format!("document.querySelector('#board svg').dataset.fen === {ply6:?}"), "ply 6").await;
     let six: Vec<&str> = plies[..6].iter().map(|p| p["uci"].as_str().unwrap()).collect();
-    settled(&browser, &six.join(","), NO_FILTERS).await;
+    settled(&browser, &server, "", &six.join(","), NO_FILTERS).await;
     assert_eq!(browser.eval("return document.querySelector('#viewer-pgn').hasAttribute('download')").await, true);
     let downloaded = browser.eval("return fetch(document.querySelector('#viewer-pgn').href).then(r => r.text())").await;
     let (status, _, pgn) = get(&server, &format!("/masters/pgn/{id}"));
@@ -315,7 +324,7 @@ async fn the_explorer_page_works_in_a_browser() {
 
     // The opening report link names the position.
     client.goto(&format!("{base}?play={top}")).await.unwrap();
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
     let report = browser.eval("return document.querySelector('#report-link').href").await;
     assert!(report.as_str().unwrap().contains(&format!("report/opening?play={top}")), "{report}");
 
@@ -336,7 +345,7 @@ async fn the_explorer_page_works_in_a_browser() {
     // Desktop and phone: no horizontal scroll at 375 pixels; screenshots for a look.
     let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     client.goto(&format!("{base}?play={top}")).await.unwrap();
-    settled(&browser, &top, NO_FILTERS).await;
+    settled(&browser, &server, "", &top, NO_FILTERS).await;
     browser.screenshot(1200, &shots.join("page-desktop.png")).await;
     browser.set_width(375, 800).await;
     let scroll =
@@ -376,7 +385,7 @@ async fn page_timings() {
     for _ in 0..10 {
         browser.client.goto("about:blank").await.unwrap();
         browser.client.goto(&base).await.unwrap();
-        settled(&browser, "", NO_FILTERS).await;
+        table_settled(&browser, "", NO_FILTERS).await;
         first.push(browser.eval("return window.tabiyaTimings.firstAnswer").await.as_f64().unwrap());
         // Down the most played line, 8 plies, clicking the top row each time.
         let mut play: Vec<String> = Vec::new();
@@ -384,7 +393,7 @@ async fn page_timings() {
             let Some((top, _)) = rows(&browser).await.into_iter().next() else { break };
             click(&browser, "#moves tbody tr[data-uci]").await;
             play.push(top);
-            settled(&browser, &play.join(","), NO_FILTERS).await;
+            table_settled(&browser, &play.join(","), NO_FILTERS).await;
         }
         let timings = browser.eval("return window.tabiyaTimings.moves").await;
         moves.extend(timings.as_array().unwrap().iter().map(|t| t.as_f64().unwrap()));

@@ -53,16 +53,28 @@ pub struct Answer {
     /// The deepest named position of the line asked about.
     pub opening: Option<Opening>,
     /// The games month by month, when asked for ([`Limits::history`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<Vec<HistoryMonth>>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub history: Option<History>,
 }
 
-/// A month of a position's games: the lichess explorer's `history=true` entries. Every month
-/// from the first to the last dated game is listed (zeros included); games dated by year alone
-/// are a `YYYY` entry before that year's months; undated games are left out.
+/// The games of a position over time (`history=true`): `history`, the lichess explorer's entries,
+/// every month from the first to the last game dated to the month (zeros included); and
+/// tabiya's `historyYearOnly`, the games whose date gives only the year (common in older
+/// master games), by year. Undated games are in neither.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct History {
+    /// By month.
+    #[serde(rename = "history")]
+    pub months: Vec<HistoryMonth>,
+    /// By year, for the games dated by year alone.
+    #[serde(rename = "historyYearOnly")]
+    pub year_only: Vec<HistoryMonth>,
+}
+
+/// One entry of a [`History`].
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct HistoryMonth {
-    /// `YYYY-MM`, or `YYYY` for the games whose date gives only the year.
+    /// `YYYY-MM` (`YYYY` in [`History::year_only`]).
     pub month: String,
     /// Games won by White.
     pub white: u64,
@@ -90,8 +102,8 @@ pub struct PlayerAnswer {
     /// The deepest named position of the line asked about.
     pub opening: Option<Opening>,
     /// The games month by month, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<Vec<HistoryMonth>>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub history: Option<History>,
     /// Always 0: the games are indexed already (lichess queues its indexing).
     pub queue_position: u32,
 }

@@ -4,8 +4,8 @@
 use shakmaty::{Color, Position as _, san::San};
 
 use super::{
-    Answer, Filter, GameSummary, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
-    QueryError, ResolvedTarget,
+    Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow,
+    PlayerSummary, QueryError, ResolvedTarget,
 };
 use crate::{
     Key,
@@ -82,7 +82,7 @@ impl Lookup {
             top_games: top,
             recent_games: Some(recent),
             opening: opening_of(store, target)?,
-            history: limits.history.then(|| history(&stats.slices)),
+            history: history_fields(limits.history, &stats.slices),
         })
     }
 
@@ -118,7 +118,7 @@ impl Lookup {
             moves,
             recent_games: recent,
             opening: opening_of(store, target)?,
-            history: limits.history.then(|| history(&stats.slices)),
+            history: history_fields(limits.history, &stats.slices),
             queue_position: 0,
         })
     }
@@ -143,27 +143,37 @@ impl Lookup {
     }
 }
 
+/// `history` and `historyYearOnly` when asked for.
+fn history_fields(asked: bool, slices: &[Slice]) -> Option<History> {
+    asked.then(|| {
+        let (months, year_only) = history(slices);
+        History { months, year_only }
+    })
+}
+
 /// The games of `slices` month by month (see [`HistoryMonth`]): every month from the first
-/// dated slice to the last, zeros included.
-fn history(slices: &[Slice]) -> Vec<HistoryMonth> {
-    let mut by_month = std::collections::BTreeMap::<Month, [u64; 3]>::new();
+/// dated month to the last, zeros included; then the games dated by year alone, by year.
+fn history(slices: &[Slice]) -> (Vec<HistoryMonth>, Vec<HistoryMonth>) {
+    let mut months = std::collections::BTreeMap::<Month, [u64; 3]>::new();
+    let mut years = std::collections::BTreeMap::<Month, [u64; 3]>::new();
     for slice in slices.iter().filter(|slice| slice.key.month != Month::UNKNOWN) {
-        let counts = by_month.entry(slice.key.month).or_default();
+        let by = if slice.key.month.month().is_some() { &mut months } else { &mut years };
+        let counts = by.entry(slice.key.month).or_default();
         counts[0] += slice.total.white;
         counts[1] += slice.total.draws;
         counts[2] += slice.total.black;
     }
-    let (Some(first), Some(last)) = (by_month.keys().next().copied(), by_month.keys().next_back().copied()) else {
-        return Vec::new();
+    let entry =
+        |month: Month, [white, draws, black]: [u64; 3]| HistoryMonth { month: month.to_string(), white, draws, black };
+    let dense = match (months.keys().next(), months.keys().next_back()) {
+        (Some(first), Some(last)) => (first.0..=last.0)
+            .map(Month)
+            .filter(|m| m.month().is_some())
+            .map(|m| entry(m, months.get(&m).copied().unwrap_or_default()))
+            .collect(),
+        _ => Vec::new(),
     };
-    // Year-only entries (month 0 of a year) appear only when games have them.
-    let months = (first.0..=last.0).map(Month).filter(|m| m.month().is_some() || by_month.contains_key(m));
-    months
-        .map(|month| {
-            let [white, draws, black] = by_month.get(&month).copied().unwrap_or_default();
-            HistoryMonth { month: month.to_string(), white, draws, black }
-        })
-        .collect()
+    (dense, years.into_iter().map(|(m, counts)| entry(m, counts)).collect())
 }
 
 /// A position's statistics restricted to a filter (its slices and posting list left out).

@@ -33,7 +33,7 @@ mod pattern;
 mod target;
 
 pub use answer::{
-    Answer, GameSummary, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
+    Answer, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
     PositionHit,
 };
 pub use board::{BoardAnswer, GameView, LegalMove, MAX_LINE, Ply, play};

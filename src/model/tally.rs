@@ -82,17 +82,19 @@ impl Tally {
 
     /// The performance rating of `mover` (the side to move, who chose the move): the average
     /// rating of its opponents plus 400 × log10(p / (1 − p)) for its score p, capped at ±800
-    /// (so a 100 % score is opponents + 800), as Scid's tree computes it.
+    /// (so a 100 % score is opponents + 800), as Scid's tree computes it. The score is over the
+    /// games with a result (an unfinished or unknown game is no loss); `None` without one.
     pub fn performance(&self, mover: Color) -> Option<i64> {
         let opponents = self.average_rating_of(!mover)? as f64;
-        if self.games == 0 {
+        let decided = self.white + self.draws + self.black;
+        if decided == 0 {
             return None;
         }
         let wins = match mover {
             Color::White => self.white,
             Color::Black => self.black,
         };
-        let score = (wins as f64 + 0.5 * self.draws as f64) / self.games as f64;
+        let score = (wins as f64 + 0.5 * self.draws as f64) / decided as f64;
         let delta = if score <= 0.0 {
             -800.0
         } else if score >= 1.0 {
@@ -152,6 +154,10 @@ mod tests {
         let won = Tally::game(GameResult::WhiteWins, [None, Some(2000)]);
         assert_eq!(won.performance(Color::White), Some(2800));
         assert_eq!(won.performance(Color::Black), None);
+        // A game without a result counts for neither side.
+        tally.add(&Tally::game(GameResult::Unknown, [Some(2500), Some(2500)]));
+        assert_eq!(tally.performance(Color::White), Some(2691));
+        assert_eq!(Tally::game(GameResult::Unknown, [Some(2500), Some(2500)]).performance(Color::White), None);
     }
 
     #[test]

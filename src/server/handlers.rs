@@ -18,8 +18,8 @@ use super::{
 };
 use crate::{
     explore::{
-        Answer, GamePage, GameSort, GameSource, GamesQuery, Lookup, MaterialQuery, MaterialSearch, PatternQuery,
-        PatternSearch, QueryError, ScanProgress, Signature, Target, parse_color,
+        Answer, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
+        PatternQuery, PatternSearch, QueryError, ScanProgress, Signature, Target, parse_color,
     },
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     output::{json::DatabaseTotals, pgn},
@@ -65,9 +65,7 @@ pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// recent games.
 pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
-    if params.get("variant").is_some_and(|v| v != "standard") {
-        return Err(ApiError::bad_request("only the standard variant is indexed"));
-    }
+    params.standard_variant()?;
     let lookup = Lookup {
         target: params.target()?,
         filter: params.filter()?,
@@ -83,6 +81,7 @@ pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// applied: PGN collections do not record whether a game was rated.
 pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
+    params.standard_variant()?;
     let name = params.get("player").ok_or_else(|| ApiError::bad_request("player= is required"))?;
     let color = parse_color(params.get("color").ok_or_else(|| ApiError::bad_request("color= is required"))?)?;
     for mode in params.get("modes").unwrap_or("").split(',').filter(|m| !m.is_empty()) {
@@ -93,7 +92,8 @@ pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Re
     let lookup = Lookup {
         target: params.target()?,
         filter: params.filter()?.with_player(Some(name), Some(color))?,
-        limits: params.limits(0, 0, RECENT_GAMES)?,
+        // lichess lists 8 recent games by default here.
+        limits: Limits { recent: params.count("recentGames", RECENT_GAMES, RECENT_GAMES)?, ..params.limits(0, 0, 0)? },
     };
     blocking(move || {
         let answer = lookup.run_for_player(&state.store)?;

@@ -79,12 +79,22 @@ impl Params {
         }
     }
 
-    /// A `true`/`false` parameter (false when absent).
+    /// A `true`/`false` parameter, in any case (Python clients send `True`); false when absent.
     pub fn flag(&self, name: &str) -> Result<bool, ApiError> {
-        match self.get(name) {
+        match self.get(name).map(str::to_ascii_lowercase).as_deref() {
             None | Some("false") => Ok(false),
             Some("true") => Ok(true),
             Some(other) => Err(ApiError::bad_request(format!("bad {name} {other:?}: expected true or false"))),
+        }
+    }
+
+    /// Refuses a `variant` other than standard chess, the only one indexed.
+    pub fn standard_variant(&self) -> Result<(), ApiError> {
+        match self.get("variant") {
+            Some(variant) if variant != "standard" => {
+                Err(ApiError::bad_request(format!("variant {variant:?}: only the standard variant is indexed")))
+            }
+            _ => Ok(()),
         }
     }
 

@@ -105,7 +105,7 @@ async function restore() {
   const moves = query.get('play') || '';
   const ucis = moves.split(',').filter(Boolean);
   const known = state.line.map((ply) => ply.uci);
-  if ((start === state.start || !query.get('fen')) && ucis.every((uci, i) => known[i] === uci) && state.board) {
+  if (start === state.start && ucis.every((uci, i) => known[i] === uci) && state.board) {
     state.start = start;
     await show(ucis.length, false);
     return;
@@ -150,8 +150,13 @@ async function show(cursor, push) {
   closePromotion();
   saveUrl(push);
   const exploring = explore();
-  state.board = await legal(currentFen());
-  render();
+  const fen = currentFen();
+  const board = await legal(fen);
+  // A later step may have moved on meanwhile: only the answer for the position shown is kept.
+  if (fen === currentFen()) {
+    state.board = board;
+    render();
+  }
   await exploring;
 }
 
@@ -176,6 +181,7 @@ async function playMove(uci) {
   } else {
     // The explorer is asked at once, beside /move: it needs only the moves.
     const exploring = explore([played(), uci].filter(Boolean).join(','));
+    const from = { start: state.start, line: state.line, cursor: state.cursor };
     let answer;
     try {
       answer = await api('move', { fen: currentFen(), uci });
@@ -185,6 +191,8 @@ async function playMove(uci) {
       await explore();
       return;
     }
+    // The view moved on meanwhile (a step, a restore): this move no longer applies.
+    if (from.start !== state.start || from.line !== state.line || from.cursor !== state.cursor) return;
     state.line = state.line.slice(0, state.cursor).concat(answer.line);
     state.cursor += 1;
     state.board = answer;
@@ -298,7 +306,9 @@ function squareXY(square) {
 function pieceUse(square, ch) {
   const [x, y] = squareXY(square);
   const color = ch === ch.toUpperCase() ? 'w' : 'b';
-  return `<use class="piece" data-square="${square}" href="#${color}${ch.toLowerCase()}" x="${x}" y="${y}" width="1" height="1"/>`;
+  const role = ch.toLowerCase();
+  if (!'pnbrqk'.includes(role)) return '';
+  return `<use class="piece" data-square="${square}" href="#${color}${role}" x="${x}" y="${y}" width="1" height="1"/>`;
 }
 
 function render() {
@@ -309,18 +319,21 @@ function render() {
   const dests = state.selected && state.board
     ? state.board.legal.filter((m) => m.uci.startsWith(state.selected)).map((m) => m.uci.slice(2, 4)) : [];
   let squares = '';
+  let highlights = '';
   let coords = '';
   for (let rank = 1; rank <= 8; rank += 1) {
     for (let file = 0; file < 8; file += 1) {
       const square = FILES[file] + rank;
       const [x, y] = squareXY(square);
-      let cls = (file + rank) % 2 === 1 ? 'sq-light' : 'sq-dark';
-      if (square === state.selected) cls += ' sq-selected';
-      else if (last && (last.slice(0, 2) === square || last.slice(2, 4) === square)) cls += ' sq-last';
-      const piece = pieces[square];
-      if (state.board && state.board.check && piece === (turn === 'w' ? 'K' : 'k')) cls += ' sq-check';
-      squares += `<rect class="${cls}" data-square="${square}" x="${x}" y="${y}" width="1" height="1"/>`;
-      const ink = (file + rank) % 2 === 1 ? '#7a5a3c' : '#f3e6cf';
+      const light = (file + rank) % 2 === 1;
+      squares += `<rect class="${light ? 'sq-light' : 'sq-dark'}" data-square="${square}" x="${x}" y="${y}" width="1" height="1"/>`;
+      // Marks are drawn over the square, so light and dark squares stay apart under them.
+      let mark = '';
+      if (square === state.selected) mark = 'sq-selected';
+      else if (last && (last.slice(0, 2) === square || last.slice(2, 4) === square)) mark = 'sq-last';
+      if (state.board && state.board.check && pieces[square] === (turn === 'w' ? 'K' : 'k')) mark = 'sq-check';
+      if (mark) highlights += `<rect class="${mark}" x="${x}" y="${y}" width="1" height="1" pointer-events="none"/>`;
+      const ink = light ? '#5c3f22' : '#fff8ec';
       if (y === 7) coords += `<text class="coord" x="${x + 0.96}" y="${y + 0.95}" text-anchor="end" fill="${ink}" font-size="0.17">${FILES[file]}</text>`;
       if (x === 0) coords += `<text class="coord" x="${x + 0.04}" y="${y + 0.2}" fill="${ink}" font-size="0.17">${rank}</text>`;
     }
@@ -334,7 +347,9 @@ function render() {
   const uses = Object.entries(pieces).map(([square, ch]) => pieceUse(square, ch)).join('');
   const label = `Board: ${turn === 'w' ? 'White' : 'Black'} to move`;
   $('board').innerHTML = `<svg viewBox="0 0 8 8" role="img" aria-label="${label}" data-fen="${escapeHtml(fen)}">`
-    + `${pieceSymbols()}${squares}${coords}${uses}${marks}</svg>`;
+    + `${pieceSymbols()}${squares}${highlights}${coords}${uses}${marks}</svg>`;
+  // A piece being dragged stays in the hand.
+  if (drag && drag.ghost) $('board').appendChild(drag.ghost);
   renderStatus();
   renderLine();
   $('fen-input').value = fen;
@@ -472,7 +487,9 @@ async function explore(play = played()) {
   let answer;
   try {
     if (f.player) {
-      answer = await api('player', { ...common, player: f.player, color: f.color, recentGames: 8, history: 'true' });
+      answer = await api('player', {
+        ...common, player: f.player, color: f.color, moves: 60, recentGames: 8, history: 'true',
+      });
     } else {
       answer = await api('lichess', { ...common, moves: 60, topGames: 4, recentGames: 4 });
       // Asked once the view has rested a moment, so that a quick run of moves does not queue
@@ -480,13 +497,19 @@ async function explore(play = played()) {
       setTimeout(() => {
         if (request !== state.request) return;
         api('lichess', { ...common, moves: 0, topGames: 0, recentGames: 0, history: 'true' })
-          .then((months) => { if (request === state.request) renderHistory(months.history || []); })
+          .then((found) => { if (request === state.request) renderHistory(found.history || [], found.historyYearOnly); })
           .catch(() => { if (request === state.request) renderHistory([]); });
       }, HISTORY_DELAY_MS);
     }
   } catch (err) {
     if (request !== state.request) return;
     setError('explorer-error', err.message);
+    // Nothing of the previous position stays clickable.
+    $('moves').tBodies[0].innerHTML = '';
+    $('moves').tFoot.innerHTML = '';
+    renderGames('top-games', 'top-title', [], new Map());
+    renderGames('recent-games', 'recent-title', [], new Map());
+    renderHistory([]);
     return;
   }
   if (request !== state.request) return;
@@ -529,7 +552,7 @@ function renderExplorer(answer, playerMode) {
     const count = playerMode ? m.white + m.draws + m.black : m.games;
     const share = games ? percent((100 * count) / games) : '';
     const rating = playerMode ? m.averageOpponentRating : m.averageRating;
-    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" aria-label="Play ${escapeHtml(m.san)}">`
+    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" title="Play ${escapeHtml(m.san)}">`
       + `<td>${escapeHtml(m.san)}</td><td class="num">${number(count)}<span class="share">${share}</span></td>`
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
       + `<td class="num">${m.performance ?? ''}</td></tr>`;
@@ -542,7 +565,7 @@ function renderExplorer(answer, playerMode) {
   const sans = new Map(answer.moves.map((m) => [m.uci, m.san]));
   renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || [], sans);
   renderGames('recent-games', 'recent-title', answer.recentGames || [], sans);
-  if (answer.history) renderHistory(answer.history);
+  if (answer.history) renderHistory(answer.history, answer.historyYearOnly);
 }
 
 function gameLabel(game, sans) {
@@ -560,34 +583,41 @@ function renderGames(listId, titleId, games, sans) {
     + `${gameLabel(game, sans)}</button></li>`).join('');
 }
 
-function renderHistory(months) {
+// Draws `history` (months) and `historyYearOnly` (games dated by year alone): by month for up
+// to three years of months and no year-only games, else by year.
+function renderHistory(months, yearOnly = []) {
   const figure = $('history');
-  const dated = months.filter((m) => m.month.length === 7 || m.month.length === 4);
-  if (dated.length === 0) {
+  if (months.length === 0 && yearOnly.length === 0) {
     figure.hidden = true;
     return;
   }
-  // More than three years of months are drawn by year.
-  const byYear = dated.length > 36;
-  const buckets = [];
-  for (const m of dated) {
+  const byYear = months.length > 36 || yearOnly.length > 0;
+  const byLabel = new Map();
+  for (const m of months.concat(yearOnly)) {
     const label = byYear ? m.month.slice(0, 4) : m.month;
-    const last = buckets[buckets.length - 1];
-    if (last && last.label === label) {
-      last.white += m.white; last.draws += m.draws; last.black += m.black;
-    } else {
-      buckets.push({ label, white: m.white, draws: m.draws, black: m.black });
-    }
+    const bucket = byLabel.get(label) || { label, white: 0, draws: 0, black: 0 };
+    bucket.white += m.white; bucket.draws += m.draws; bucket.black += m.black;
+    byLabel.set(label, bucket);
+  }
+  // Years run without gaps from the first to the last.
+  let list = [...byLabel.values()].sort((a, b) => a.label.localeCompare(b.label));
+  if (byYear) {
+    const first = Number(list[0].label);
+    const last = Number(list[list.length - 1].label);
+    list = Array.from({ length: last - first + 1 }, (_, i) => byLabel.get(String(first + i).padStart(4, '0'))
+      || { label: String(first + i).padStart(4, '0'), white: 0, draws: 0, black: 0 });
   }
   const width = 600;
   const height = 170;
   const top = 22;
   const bottom = 28;
+  const buckets = list;
   const max = Math.max(1, ...buckets.map((b) => b.white + b.draws + b.black));
   const step = width / buckets.length;
   const scale = (n) => ((height - top - bottom) * n) / max;
   let bars = '';
   buckets.forEach((b, i) => {
+    bars += `<g><title>${b.label}: ${b.white + b.draws + b.black} games</title>`;
     let y = height - bottom;
     const x = i * step + step * 0.1;
     const w = Math.max(step * 0.8, 0.5);
@@ -596,7 +626,10 @@ function renderHistory(months) {
       y -= h;
       if (h > 0) bars += `<rect x="${x.toFixed(2)}" y="${y.toFixed(2)}" width="${w.toFixed(2)}" height="${h.toFixed(2)}" fill="${fill}"/>`;
     }
-    bars += `<title>${b.label}: ${b.white + b.draws + b.black}</title>`;
+    // The outline keeps White's share visible against the page.
+    const all = scale(b.white + b.draws + b.black);
+    if (all > 0) bars += `<rect x="${x.toFixed(2)}" y="${(height - bottom - all).toFixed(2)}" width="${w.toFixed(2)}" height="${all.toFixed(2)}" fill="none" stroke="#555" stroke-width="${Math.min(1, w / 4).toFixed(2)}"/>`;
+    bars += '</g>';
   });
   const first = buckets[0].label;
   const lastLabel = buckets[buckets.length - 1].label;
@@ -723,6 +756,7 @@ function wire() {
     if (!button || !state.promotion) return;
     const { from, to } = state.promotion;
     closePromotion();
+    $('forward').focus();
     if (button.dataset.role) tryMoveUci(from + to + button.dataset.role);
     else render();
   });
@@ -742,7 +776,10 @@ function wire() {
     state.line = state.game.moves;
     show(Number(button.dataset.gamePly), false);
   });
-  $('viewer-close').addEventListener('click', () => { state.game = null; renderViewer(); });
+  $('viewer-close').addEventListener('click', () => { state.game = null; renderViewer();
+    const game = document.querySelector('#top-games button, #recent-games button');
+    if (game) game.focus();
+  });
   const moves = $('moves');
   moves.addEventListener('click', (event) => {
     const row = event.target.closest('tr[data-uci]');
@@ -752,7 +789,11 @@ function wire() {
     const row = event.target.closest('tr[data-uci]');
     if (row && (event.key === 'Enter' || event.key === ' ')) {
       event.preventDefault();
-      playMove(row.dataset.uci);
+      // Focus stays in the table: on the new position's first move.
+      playMove(row.dataset.uci).then(() => {
+        const first = $('moves').querySelector('tbody tr[data-uci]');
+        if (first) first.focus();
+      });
     }
   });
   for (const id of ['top-games', 'recent-games']) {
