@@ -13,11 +13,7 @@ cd "$(dirname "$0")/.."
 input=${1:-../shared/datasets/players.pgn.zst}
 tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya
-db=${TABIYA_BENCH_DB:-target/report-bench-db}
-if [ ! -f "$db/CURRENT" ]; then
-  [ -f "$input" ] || { echo "page-bench: no file $input" >&2; exit 1; }
-  echo "page-bench: building $db from $input" >&2
-  target/release/tabiya ingest --db "$db" "$input" >/dev/null
-fi
+source tools/bench-db.sh
+db=$(bench_db report "$input")
 TABIYA_PAGE_DB="$db" cargo test --release --quiet --test page -- --ignored --nocapture page_timings 2>&1 |
   grep -E '^(page timings|  )'

@@ -33,11 +33,8 @@ if [ ! -x "$pgn_extract" ]; then
 fi
 tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya --example replay
-db=${TABIYA_BENCH_DB:-target/pattern-bench-db}
-if [ ! -f "$db/CURRENT" ]; then
-  echo "pattern-bench: building $db from $input" >&2
-  target/release/tabiya ingest --db "$db" "$input" >/dev/null
-fi
+source tools/bench-db.sh
+db=$(bench_db pattern "$input")
 # pgn-extract reads plain text: decompress once, beside the build.
 plain="target/$(basename "$input" | sed 's/\.\(zst\|bz2\|gz\)$//')"
 if [ ! -f "$plain" ]; then

@@ -21,11 +21,8 @@ pesto=${PESTO:-../shared/datasets/psqt/pesto.csv}
 [ -f "$pesto" ] || { echo "psqt-bench: no tables $pesto (set PESTO)" >&2; exit 1; }
 tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya
-db=${TABIYA_BENCH_DB:-target/psqt-bench-db}
-if [ ! -f "$db/CURRENT" ]; then
-  echo "psqt-bench: building $db from $input" >&2
-  target/release/tabiya ingest --db "$db" "$input" >/dev/null
-fi
+source tools/bench-db.sh
+db=$(bench_db psqt "$input")
 
 echo "== derive: $db"
 start=$(date +%s.%N)

@@ -15,12 +15,8 @@ runs=${2:-5}
 player=${3:-carlsen}
 tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya
-db=${TABIYA_BENCH_DB:-target/report-bench-db}
-if [ ! -f "$db/CURRENT" ]; then
-  [ -f "$input" ] || { echo "report-bench: no file $input" >&2; exit 1; }
-  echo "report-bench: building $db from $input" >&2
-  target/release/tabiya ingest --db "$db" "$input" >/dev/null
-fi
+source tools/bench-db.sh
+db=$(bench_db report "$input")
 bin=target/release/tabiya
 
 # Times `tabiya ARGS... -o FILE` RUNS times; prints min/median/max.

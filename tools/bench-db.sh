@@ -1,0 +1,13 @@
+# Sourced by the end-to-end benchmark scripts (not run on its own).
+# bench_db NAME INPUT: prints the database to measure, $TABIYA_BENCH_DB when set, else
+# target/NAME-bench-db, built from INPUT when it is missing (once: later runs reuse it).
+bench_db() {
+  local name=$1 input=$2
+  local db=${TABIYA_BENCH_DB:-target/$name-bench-db}
+  if [ ! -f "$db/CURRENT" ]; then
+    [ -f "$input" ] || { echo "$name-bench: no file $input" >&2; return 1; }
+    echo "$name-bench: building $db from $input" >&2
+    target/release/tabiya ingest --db "$db" "$input" >/dev/null
+  fi
+  echo "$db"
+}
