@@ -38,7 +38,8 @@ enum Command {
     /// Reports as HTML, JSON or CSV: an opening, a player, the database, piece-square tables.
     #[command(subcommand)]
     Report(cmd::report::Command),
-    /// Serve the HTTP API (lichess opening explorer compatible).
+    /// Serve the explorer page (open http://ADDR/ in a browser) and the HTTP API (lichess opening
+    /// explorer compatible).
     Serve(cmd::serve::Args),
     /// Show what the database holds: games, positions, bytes per column family, ingest runs.
     Stats(cmd::stats::Args),
