@@ -248,6 +248,14 @@ async fn the_explorer_page_works_in_a_browser() {
     click(&browser, "#promotion button[data-role=n]").await;
     settled(&browser, &server, promotion_start, "a7a8n", NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, "N7/7k/8/8/8/8/8/K7 b - -");
+    // Its URL reproduces the view, and so does a start alone (the explorer is asked with the
+    // link's FEN as given, counters included; the board shows it canonical).
+    let link = query(&browser).await;
+    client.goto(&format!("{base}?{link}")).await.unwrap();
+    settled(&browser, &server, promotion_start, "a7a8n", NO_FILTERS).await;
+    client.goto(&format!("{base}?fen=8/P6k/8/8/8/8/8/K7%20w%20-%20-%200%201")).await.unwrap();
+    settled(&browser, &server, "8/P6k/8/8/8/8/8/K7 w - - 0 1", "", NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, promotion_start);
 
     // A date filter changes the counts as the API does; so does a player filter.
     client.goto(&base).await.unwrap();

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
 
-use super::{GameSummary, QueryError, Target, summarize};
+use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
     model::{GameId, replay},
     store::Store,
@@ -46,9 +46,6 @@ impl LegalMove {
     }
 }
 
-/// Longest line [`play`] plays (bounded work per request).
-pub const MAX_LINE: usize = 600;
-
 /// The position `fen` (the initial one when `None`) after the UCI `moves` (comma-separated),
 /// with each move's SAN and position, and the legal moves there.
 ///
@@ -65,8 +62,8 @@ pub const MAX_LINE: usize = 600;
 pub fn play(fen: Option<&str>, moves: &str) -> Result<BoardAnswer, QueryError> {
     let mut chess = Target::Fen(fen.unwrap_or_default().to_owned()).resolve()?.position.into_chess();
     let tokens: Vec<&str> = moves.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
-    if tokens.len() > MAX_LINE {
-        return Err(QueryError::input(format!("too many moves ({}, at most {MAX_LINE})", tokens.len())));
+    if tokens.len() > MAX_MOVES {
+        return Err(QueryError::input(format!("too many moves ({}, at most {MAX_MOVES})", tokens.len())));
     }
     let mut line = Vec::with_capacity(tokens.len());
     for (index, text) in tokens.into_iter().enumerate() {

@@ -203,13 +203,9 @@ fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) 
         return Ok(stats);
     }
     if filter.is_unfiltered() {
+        // Neither read includes the posting list.
         let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
-        return Ok(stats
-            .map(|mut stats| {
-                stats.game_ids.clear();
-                stats
-            })
-            .unwrap_or_default());
+        return Ok(stats.unwrap_or_default());
     }
     let stats = store.position_slices(key)?.unwrap_or_default();
     let mut filtered = PositionStats::default();

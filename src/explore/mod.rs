@@ -36,7 +36,7 @@ pub use answer::{
     Answer, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
     PositionHit,
 };
-pub use board::{BoardAnswer, GameView, LegalMove, MAX_LINE, Ply, play};
+pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
 pub use filter::Filter;
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{

@@ -42,7 +42,7 @@ pub struct ResolvedTarget {
 }
 
 /// Longest move list accepted (bounded work per request).
-const MAX_MOVES: usize = 600;
+pub(super) const MAX_MOVES: usize = 600;
 
 impl Target {
     /// The initial position.

@@ -28,18 +28,23 @@ const STYLE: &str = include_str!("page/app.css");
 
 /// The page.
 pub async fn index() -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], INDEX).into_response()
+    asset("text/html; charset=utf-8", INDEX)
 }
 
 /// Its script.
 pub async fn script() -> Response {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], SCRIPT)
-        .into_response()
+    asset("text/javascript; charset=utf-8", SCRIPT)
 }
 
 /// Its stylesheet.
 pub async fn style() -> Response {
-    ([(header::CONTENT_TYPE, "text/css; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], STYLE).into_response()
+    asset("text/css; charset=utf-8", STYLE)
+}
+
+/// A compiled-in file; revalidated on each load, so a new binary's page is never mixed with an
+/// old cached script.
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
 /// `fen` (the initial position when absent), `play` (UCI moves, comma-separated) and `uci` (one

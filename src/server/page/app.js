@@ -65,11 +65,17 @@ function filterParams() {
 // ---------------------------------------------------------------------------------------------
 // URL
 
-function urlParams() {
+// The view as query parameters (start, moves, filters; empty ones left out): the page's URL
+// and the opening report's.
+function viewQuery() {
   const params = { fen: state.start === INITIAL ? '' : state.start, play: played(), ...filterParams() };
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value) query.set(name, value);
-  const text = query.toString();
+  return query;
+}
+
+function urlParams() {
+  const text = viewQuery().toString();
   return text ? `?${text}` : location.pathname;
 }
 
@@ -116,11 +122,12 @@ async function restore() {
   state.cursor = ucis.length;
   const exploring = explore();
   try {
+    // The start's canonical FEN: the answer's own when no move follows it.
     const [answer, first] = await Promise.all([
       api('move', { fen: query.get('fen'), play: moves }),
-      query.get('fen') ? api('move', { fen: query.get('fen') }) : null,
+      query.get('fen') && ucis.length ? api('move', { fen: query.get('fen') }) : null,
     ]);
-    state.start = first ? first.fen : INITIAL;
+    state.start = !query.get('fen') ? INITIAL : (first || answer).fen;
     state.line = answer.line;
     state.cursor = answer.line.length;
     state.board = answer;
@@ -354,11 +361,7 @@ function render() {
   renderLine();
   $('fen-input').value = fen;
   renderViewer();
-  const report = new URLSearchParams();
-  for (const [name, value] of Object.entries({ fen: state.start === INITIAL ? '' : state.start, play: played(), ...filterParams() })) {
-    if (value) report.set(name, value);
-  }
-  $('report-link').href = `report/opening?${report}`;
+  $('report-link').href = `report/opening?${viewQuery()}`;
 }
 
 function renderStatus() {
