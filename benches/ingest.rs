@@ -1,9 +1,9 @@
 //! The in-memory part of ingest on real games (the first games of the players collection, or
 //! the file named by `TABIYA_BENCH_PGN`): splitting raw text into games, preparing a game
 //! (parse + replay + canonicalise + key every position), summing a batch's positions; and the
-//! two ways of writing a summed batch to RocksDB, merge operands in a `WriteBatch` (what tabiya
-//! does) against a sorted SST file ingested with `ingest_external_file`. Also prints the value
-//! bytes per position.
+//! two ways of writing a summed batch to RocksDB, merge operands in a `WriteBatch` (what formats
+//! 1–3 did) against a sorted SST file ingested with `ingest_external_file` (what the bulk path's
+//! commit does). Also prints the value bytes per position.
 //! `tools/ingest-bench.sh` measures the whole command.
 //!
 //! `cargo bench --bench ingest`

@@ -41,7 +41,8 @@ enum Command {
     /// Serve the explorer page (open http://ADDR/ in a browser) and the HTTP API (lichess opening
     /// explorer compatible).
     Serve(cmd::serve::Args),
-    /// Show what the database holds: games, positions, bytes per column family, ingest runs.
+    /// Show what the database holds: games, positions, bytes per column family and per
+    /// position and game, ingest runs.
     Stats(cmd::stats::Args),
     /// Print the key of a position (FEN), or decode a key (--decode HEX).
     Key(cmd::key::Args),

@@ -146,6 +146,15 @@ fn ingest_query_stats_round_trip() {
     assert_eq!(stats["runs"].as_array().map(Vec::len), Some(2));
     assert_eq!(stats["runs"][1]["duplicates"], 3);
     assert!(stats["bytes"]["positions"].as_u64().unwrap() > 0);
+    // The per-item sizes are the family bytes divided by the counts.
+    let bytes = |family: &str| stats["bytes"][family].as_u64().unwrap() as f64;
+    let total: f64 =
+        ["positions", "games", "fingerprints", "players", "openings", "meta"].iter().map(|f| bytes(f)).sum();
+    assert_eq!(stats["sizes"]["total"].as_u64().unwrap() as f64, total);
+    let distinct = stats["distinctPositions"].as_u64().unwrap() as f64;
+    assert_eq!(stats["sizes"]["positionsPerPosition"].as_f64().unwrap(), bytes("positions") / distinct);
+    assert_eq!(stats["sizes"]["gamesPerGame"].as_f64().unwrap(), bytes("games") / 3.0);
+    assert_eq!(stats["sizes"]["totalPerGame"].as_f64().unwrap(), total / 3.0);
 
     for args in [
         &["query", "--fen", "not a fen"][..],

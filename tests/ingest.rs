@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use tabiya::{
     Key, Position,
-    indexer::{self, Observer, Progress, Summary},
-    input::{InputError, Rejection},
+    indexer::{self, Observer, Prepared, Progress, Summary},
+    input::{InputError, RawGame, Rejection},
     model::{GameId, PositionStats, replay},
     store::{RunStatus, Store},
 };
@@ -168,6 +168,49 @@ fn duplicates_and_overlaps_change_no_count() {
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 3);
     assert!(runs.iter().all(|r| r.status == RunStatus::Completed));
+}
+
+#[test]
+fn games_written_for_a_commit_that_never_came_are_invisible_then_discarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let tags = |i: u32| format!("[White \"w{i}\"]\n[Black \"b{i}\"]\n[Result \"1-0\"]");
+    let first = write(dir.path(), "first.pgn", &game(&tags(0), "1. e4 e5 1-0"));
+    let later_text = game(&tags(1), "1. d4 d5 1-0");
+    let later = write(dir.path(), "later.pgn", &later_text);
+    let path = dir.path().join("db");
+    let store = Store::open(&path).unwrap();
+    ingest(&store, &[first]);
+    let committed = store.totals().unwrap();
+    assert_eq!(committed.games, 1);
+
+    // What a run killed before its commit leaves: the later game under the next id, with its
+    // fingerprint and players entries, and no positions.
+    let raw = RawGame { number: 1, line: 1, text: later_text.into_bytes() };
+    let Prepared::Game(orphan) = indexer::prepare(raw, |_| false) else { panic!("the game prepares") };
+    let id = GameId(committed.next_game_id);
+    let mut batch = store.batch();
+    batch.put_game(id, &orphan.record);
+    batch.put_fingerprint(orphan.fingerprint, id);
+    batch.put_players(id, &orphan.record.tags.white, &orphan.record.tags.black);
+    batch.commit().unwrap();
+    store.flush().unwrap();
+    drop(store);
+
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.totals().unwrap(), committed);
+    assert_eq!(reader.game(id).unwrap(), None);
+    assert_eq!(reader.games(&[GameId(1), id]).unwrap().iter().map(Option::is_some).collect::<Vec<_>>(), [true, false]);
+    assert!(reader.player_games("w1", None).unwrap().is_empty());
+    assert_eq!(reader.player_games("w0", None).unwrap(), [GameId(1)]);
+    drop(reader);
+
+    // The next writer removes it first, so the game is new to it, not a duplicate.
+    let store = Store::open(&path).unwrap();
+    let (run, _) = ingest(&store, &[later]);
+    assert_eq!((run.run.counts.indexed, run.run.counts.duplicates), (1, 0));
+    assert_eq!(run.totals.games, 2);
+    assert_eq!(store.player_games("w1", None).unwrap(), [id]);
+    assert_eq!(stats(&store, "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2").game_ids, [id]);
 }
 
 #[test]

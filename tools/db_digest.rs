@@ -1,7 +1,9 @@
 //! A digest of a database's contents: per column family, the number of entries and an xxh3-128
 //! hash of every key and value in key order. Two databases with the same digests hold the same
 //! bytes, whatever their files look like. Ingest-run records (meta keys `run/…`) are left out:
-//! they hold wall-clock times and input paths. `tests/format.rs` uses it to pin the format.
+//! they hold wall-clock times and input paths. The commit record (the totals, under the
+//! positions family's empty key) gets its own line, `commit`, so that the positions line covers
+//! positions only. `tests/format.rs` uses it to pin the format.
 //!
 //! `cargo run --release --example db_digest -- DB_DIR`
 #![allow(dead_code)]
@@ -9,7 +11,7 @@
 use std::path::Path;
 
 use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
-use tabiya::store::{COLUMN_FAMILIES, layout::merge_values};
+use tabiya::store::{COLUMN_FAMILIES, layout::merge_values, meta::COMMIT_KEY};
 
 /// One family's digest.
 #[derive(Debug, PartialEq, Eq)]
@@ -19,7 +21,7 @@ pub struct FamilyDigest {
     pub hash: String,
 }
 
-/// Every family's digest, in [`COLUMN_FAMILIES`] order.
+/// Every family's digest, in [`COLUMN_FAMILIES`] order, then the commit record's.
 pub fn digests(path: &Path) -> Result<Vec<FamilyDigest>, Box<dyn std::error::Error>> {
     let mut options = Options::default();
     // Pending merge operands (none after a completed ingest) are summed as the store sums them.
@@ -29,24 +31,42 @@ pub fn digests(path: &Path) -> Result<Vec<FamilyDigest>, Box<dyn std::error::Err
     let families = COLUMN_FAMILIES.iter().map(|&name| ColumnFamilyDescriptor::new(name, options.clone()));
     let db = DB::open_cf_descriptors_read_only(&options, path, families, false)?;
     let mut out = Vec::new();
+    let mut commit = Digest::default();
     for family in COLUMN_FAMILIES {
         let handle = db.cf_handle(family).ok_or("missing column family")?;
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        let mut entries = 0u64;
+        let mut digest = Digest::default();
         for item in db.iterator_cf(handle, IteratorMode::Start) {
             let (key, value) = item?;
-            if family == "meta" && key.starts_with(b"run/") {
-                continue;
+            match family {
+                "meta" if key.starts_with(b"run/") => {}
+                "positions" if &key[..] == COMMIT_KEY => commit.add(&key, &value),
+                _ => digest.add(&key, &value),
             }
-            for bytes in [&key[..], &value[..]] {
-                hasher.update(&(bytes.len() as u64).to_le_bytes());
-                hasher.update(bytes);
-            }
-            entries += 1;
         }
-        out.push(FamilyDigest { family, entries, hash: format!("{:032x}", hasher.digest128()) });
+        out.push(digest.finish(family));
     }
+    out.push(commit.finish("commit"));
     Ok(out)
+}
+
+#[derive(Default)]
+struct Digest {
+    hasher: xxhash_rust::xxh3::Xxh3,
+    entries: u64,
+}
+
+impl Digest {
+    fn add(&mut self, key: &[u8], value: &[u8]) {
+        for bytes in [key, value] {
+            self.hasher.update(&(bytes.len() as u64).to_le_bytes());
+            self.hasher.update(bytes);
+        }
+        self.entries += 1;
+    }
+
+    fn finish(self, family: &'static str) -> FamilyDigest {
+        FamilyDigest { family, entries: self.entries, hash: format!("{:032x}", self.hasher.digest128()) }
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

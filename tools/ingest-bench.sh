@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end ingest benchmark, side by side in one run:
-#   (a) `tabiya ingest` into a fresh database, games/s (all cores);
+#   (a) `tabiya ingest` into a fresh database, games/s (all cores), and its peak memory;
 #   (b) a plain single-thread pgn-reader + shakmaty replay of the same file (tools/replay.rs),
 #       the floor for any indexer;
 # for ROUNDS alternating rounds, then the ratio a/b per round, and the database's bytes on disk
@@ -15,6 +15,7 @@ input=${1:-../shared/datasets/players.pgn.zst}
 rounds=${2:-3}
 [ -f "$input" ] || { echo "ingest-bench: no file $input" >&2; exit 1; }
 command -v zstd >/dev/null || { echo "ingest-bench: needs the zstd command (apt-get install zstd)" >&2; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "ingest-bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya --example replay
 work=$(mktemp -d)
@@ -23,7 +24,8 @@ trap 'rm -rf "$work"' EXIT
 for round in $(seq "$rounds"); do
   target/release/examples/replay "$input" >"$work/replay.$round.json"
   rm -rf "$work/db"
-  target/release/tabiya ingest --json --db "$work/db" "$input" >"$work/ingest.$round.json" 2>"$work/ingest.$round.err"
+  /usr/bin/time -v -o "$work/time.$round.txt" \
+    target/release/tabiya ingest --json --db "$work/db" "$input" >"$work/ingest.$round.json" 2>"$work/ingest.$round.err"
   python3 - "$work" "$round" <<'PY'
 import json, sys
 work, r = sys.argv[1], sys.argv[2]
@@ -57,8 +59,14 @@ for r in range(1, rounds + 1):
     ratios.append(a["gamesPerSecond"] / b["gamesPerSecond"])
 last = json.load(open(f"{work}/ingest.{rounds}.json"))
 print(f"speed ratio ingest/replay: min {min(ratios):.3f}, median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
-print(f"games read {last['games_read']:,}, indexed {last['indexed']:,}, duplicates {last['duplicates']:,}, "
-      f"skipped {last['skipped_total']:,}; distinct positions {last['database']['distinct_positions']:,}")
+peaks = []
+for r in range(1, rounds + 1):
+    for line in open(f"{work}/time.{r}.txt"):
+        if "Maximum resident set size" in line:
+            peaks.append(int(line.split()[-1]) / 1024)
+print(f"ingest peak memory: {min(peaks):,.0f}-{max(peaks):,.0f} MB")
+print(f"games read {last['gamesRead']:,}, indexed {last['indexed']:,}, duplicates {last['duplicates']:,}, "
+      f"skipped {last['skippedTotal']:,}; distinct positions {last['database']['distinctPositions']:,}")
 print(f"database {db:,} bytes; zstd -19 PGN {z:,} bytes; size ratio {db / z:.2f}")
 PY
 echo "per column family (tabiya stats):"

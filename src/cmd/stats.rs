@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use tabiya::{
     output::{
-        json::{DatabaseTotals, Run},
+        json::{DatabaseTotals, Run, Sizes},
         table,
     },
     store::Store,
@@ -29,6 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let document = DatabaseTotals {
             bytes: Some(families.iter().map(|(name, bytes)| (name.to_string(), *bytes)).collect()),
+            sizes: Some(Sizes::of(&totals, &families)),
             runs: Some(runs.iter().map(Run::new).collect()),
             ..DatabaseTotals::new(&totals)
         };

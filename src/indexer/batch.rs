@@ -1,5 +1,6 @@
-//! The sequential part of indexing: drop duplicates, give games ids, sum the batch's positions in
-//! memory and commit everything as one atomic write.
+//! The sequential part of indexing: drop duplicates, give games ids, write the games, sum the
+//! batch's positions in memory and spill them to the staging area, where they wait for the
+//! run's commit.
 
 use rustc_hash::FxHashSet;
 
@@ -7,7 +8,7 @@ use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
     model::{GameId, PositionStats},
-    store::{RunRecord, Store, StoreError, Totals, layout},
+    store::{RunRecord, Staging, Store, StoreError, Totals, layout},
 };
 
 /// Games waiting to be committed together.
@@ -28,10 +29,17 @@ impl PendingBatch {
         self.occurrences
     }
 
-    /// Commits the batch: new games get ids and are stored with their fingerprints and
-    /// positions, duplicates (already stored, or earlier in the batch) are counted in `run`.
-    /// `totals` and `run` are written in the same atomic batch.
-    pub fn commit(&mut self, store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
+    /// Stages the batch: new games get ids and are written with their fingerprints and players
+    /// entries (invisible to readers until the commit), their positions are summed and spilled
+    /// to `staging` as one sorted run, and `totals` and `run` count them. Duplicates (already
+    /// stored, staged earlier in this run, or earlier in the batch) are counted in `run`.
+    pub fn stage(
+        &mut self,
+        store: &Store,
+        staging: &mut Staging,
+        totals: &mut Totals,
+        run: &mut RunRecord,
+    ) -> Result<(), StoreError> {
         let mut games = std::mem::take(&mut self.games);
         self.occurrences = 0;
         // Ids follow the batch's games in mainline order (a trie order: games sharing an opening
@@ -66,14 +74,13 @@ impl PendingBatch {
             game.facts.id = id;
             accepted.push(game);
         }
-        let summed = sum_positions(&accepted);
-        tracing::debug!(games = accepted.len(), positions = summed.len(), "committing batch");
-        for (key, value) in summed.iter() {
-            batch.merge_position(key, value);
+        batch.commit()?;
+        if accepted.is_empty() {
+            return Ok(());
         }
-        batch.put_totals(totals);
-        batch.put_run(run);
-        batch.commit()
+        let summed = sum_positions(&accepted);
+        tracing::debug!(games = accepted.len(), positions = summed.len(), "staging batch");
+        staging.add_run(summed.iter()).map_err(|err| store.staging_error(err))
     }
 }
 
@@ -111,7 +118,7 @@ pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
     for (index, game) in games.iter().enumerate() {
         entries.extend(game.positions.iter().map(|&(key, next)| (key, index as u32, next)));
     }
-    entries.sort_unstable();
+    entries.sort_unstable_by_key(|&(key, index, next)| (key.words(), index, next));
     let mut summed = SummedPositions { entries: Vec::new(), bytes: Vec::with_capacity(entries.len() * 14) };
     let mut moves = Vec::new();
     for group in entries.chunk_by(|a, b| a.0 == b.0) {

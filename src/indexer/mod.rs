@@ -2,9 +2,11 @@
 //!
 //! Three stages keep both cores busy: a reader thread decompresses and splits the input into
 //! raw games; rayon parses, replays and keys them in chunks ([`prepare`]); a writer thread drops
-//! duplicates, sums each batch's positions in memory and commits it in one atomic write
-//! ([`batch`]). Channels between stages are bounded and batches are capped, so memory stays
-//! bounded whatever the input size.
+//! duplicates, writes the games, and sums each batch's positions in memory into a sorted run in
+//! the staging area ([`batch`]). At the end of the run (and whenever the staged runs reach
+//! [`SEGMENT_BYTES`]) the runs are merged into SST files and committed with the new totals in
+//! one atomic step ([`Store::commit_positions`]). Channels between stages are bounded and
+//! batches are capped, so memory stays bounded whatever the input size.
 
 mod batch;
 mod prepare;
@@ -27,7 +29,7 @@ use rayon::prelude::*;
 
 use crate::{
     input::{GameSplitter, InputError, RawGame, Rejection, Source},
-    store::{RunCounts, RunRecord, RunStatus, Store, StoreError, Totals},
+    store::{RunCounts, RunRecord, RunStatus, Staging, Store, StoreError, Totals},
 };
 use batch::PendingBatch;
 
@@ -45,8 +47,14 @@ pub enum IngestError {
 
 /// Raw games handed to rayon at a time.
 const CHUNK_GAMES: usize = 1024;
-/// Position entries summed in memory before a batch is committed (about 40 MB).
+/// Prepared chunks waiting for the writer (about 2 MB each): enough to keep the workers busy
+/// while the writer sums and spills a batch.
+const PREPARED_CHUNKS: usize = 32;
+/// Position entries summed in memory before a batch is spilled to the staging area (about 40 MB).
 const BATCH_OCCURRENCES: usize = 1 << 20;
+/// Staged bytes (about 55M position entries) that make a commit before the end of the run: what
+/// a kill can lose, and the disk the staging area takes.
+pub const SEGMENT_BYTES: u64 = 2 << 30;
 
 /// What an ingest run reports as it goes.
 pub trait Observer {
@@ -119,14 +127,15 @@ enum ReaderEvent<G = Vec<RawGame>> {
 /// ```
 pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> Result<Summary, IngestError> {
     let started = Instant::now();
-    let mut totals = store.totals()?;
     let mut run = start_run(store, files)?;
+    let mut totals = store.totals()?;
+    let mut staging = Staging::create(store.path()).map_err(|err| store.staging_error(err))?;
     let bytes_total = files.iter().map(|f| std::fs::metadata(f).ok().filter(|m| m.is_file()).map(|m| m.len())).sum();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let mut read_errors = 0;
 
     let (raw_tx, raw_rx) = mpsc::sync_channel::<ReaderEvent>(4);
-    let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(2);
+    let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(PREPARED_CHUNKS);
     thread::scope(|scope| -> Result<(), IngestError> {
         let reader_bytes = bytes_read.clone();
         thread::Builder::new()
@@ -175,7 +184,10 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
                     }
                 }
                 if pending.occurrences() >= BATCH_OCCURRENCES {
-                    pending.commit(store, &mut totals, &mut run)?;
+                    pending.stage(store, &mut staging, &mut totals, &mut run)?;
+                    if staging.bytes() >= SEGMENT_BYTES {
+                        commit(store, &mut staging, &mut totals, &run)?;
+                    }
                 }
             }
             observer.progress(&Progress {
@@ -185,9 +197,11 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
                 bytes_total,
             });
         }
-        pending.commit(store, &mut totals, &mut run)?;
+        pending.stage(store, &mut staging, &mut totals, &mut run)?;
         Ok(())
     })?;
+    commit(store, &mut staging, &mut totals, &run)?;
+    staging.remove().map_err(|err| store.staging_error(err))?;
     finish_run(store, &mut totals, &mut run)?;
     Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
 }
@@ -240,8 +254,30 @@ fn now() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Marks runs left `Running` by a dead process as interrupted and records a new run.
+/// Commits the staged positions with `totals` (see [`Store::commit_positions`]), then records
+/// the run's counts so far. Distinct counts the commit leaves unknown are counted by
+/// [`finish_run`].
+fn commit(store: &Store, staging: &mut Staging, totals: &mut Totals, run: &RunRecord) -> Result<(), StoreError> {
+    if staging.is_empty() {
+        return Ok(());
+    }
+    let clock = Instant::now();
+    store.commit_positions(staging, totals)?;
+    tracing::info!(elapsed = ?clock.elapsed(), games = totals.games, "committed");
+    let mut batch = store.batch();
+    batch.put_run(run);
+    batch.commit()?;
+    // Without it a kill before the run's end would lose the counts of what was committed.
+    store.flush()
+}
+
+/// Removes what a killed run wrote without committing it, marks runs left `Running` by a dead
+/// process as interrupted and records a new run.
 fn start_run(store: &Store, files: &[PathBuf]) -> Result<RunRecord, StoreError> {
+    let discarded = store.discard_uncommitted()?;
+    if discarded > 0 {
+        tracing::info!(games = discarded, "removed the uncommitted games of an interrupted run");
+    }
     let runs = store.runs()?;
     let mut batch = store.batch();
     for mut stale in runs.iter().filter(|r| r.status == RunStatus::Running).cloned() {
@@ -261,17 +297,20 @@ fn start_run(store: &Store, files: &[PathBuf]) -> Result<RunRecord, StoreError> 
     Ok(run)
 }
 
-/// Flushes, compacts, counts distinct positions and records the run as completed.
+/// Flushes, compacts, counts distinct positions (unless the commit counted them) and records
+/// the run as completed.
 fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
     let clock = Instant::now();
     store.flush()?;
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
     store.compact();
     tracing::info!(elapsed = ?clock.elapsed(), "compacted");
-    let counts = store.count_positions()?;
-    totals.distinct_positions = Some(counts.distinct);
-    totals.single_game_positions = Some(counts.single_game);
-    tracing::info!(elapsed = ?clock.elapsed(), ?counts, "counted positions");
+    if totals.distinct_positions.is_none() || totals.single_game_positions.is_none() {
+        let counts = store.count_positions()?;
+        totals.distinct_positions = Some(counts.distinct);
+        totals.single_game_positions = Some(counts.single_game);
+        tracing::info!(elapsed = ?clock.elapsed(), ?counts, "counted positions");
+    }
     run.status = RunStatus::Completed;
     run.finished = Some(now());
     let mut batch = store.batch();

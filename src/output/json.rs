@@ -12,6 +12,35 @@ use crate::{
     verify::CheckReport,
 };
 
+/// The database's bytes, in all and per item (`tabiya stats`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sizes {
+    /// Bytes of every family.
+    pub total: u64,
+    /// The positions family's bytes per distinct position (once positions are counted).
+    pub positions_per_position: Option<f64>,
+    /// The games family's bytes per game.
+    pub games_per_game: Option<f64>,
+    /// Every family's bytes per game.
+    pub total_per_game: Option<f64>,
+}
+
+impl Sizes {
+    /// The figures of `families` (name, bytes) for the database of `totals`.
+    pub fn of(totals: &Totals, families: &[(&str, u64)]) -> Sizes {
+        let family = |wanted: &str| families.iter().find(|(name, _)| *name == wanted).map_or(0, |(_, bytes)| *bytes);
+        let per = |bytes: u64, count: Option<u64>| count.filter(|&n| n > 0).map(|n| bytes as f64 / n as f64);
+        let total = families.iter().map(|(_, bytes)| bytes).sum();
+        Sizes {
+            total,
+            positions_per_position: per(family("positions"), totals.distinct_positions),
+            games_per_game: per(family("games"), Some(totals.games)),
+            total_per_game: per(total, Some(totals.games)),
+        }
+    }
+}
+
 /// What the database holds (`tabiya stats --json`, `GET /stats`).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,6 +58,9 @@ pub struct DatabaseTotals {
     /// Bytes per column family, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<BTreeMap<String, u64>>,
+    /// What the bytes come to per position and per game, with `bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Sizes>,
     /// The ingest runs, oldest first, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<Vec<Run>>,
@@ -44,6 +76,7 @@ impl DatabaseTotals {
             distinct_positions: totals.distinct_positions,
             single_game_positions: totals.single_game_positions,
             bytes: None,
+            sizes: None,
             runs: None,
         }
     }

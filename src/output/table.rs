@@ -156,6 +156,17 @@ pub fn database(path: &std::path::Path, totals: &Totals, families: &[(&str, u64)
     for (name, bytes) in families {
         let _ = writeln!(out, "{:<20}{:>12}", format!("{name} bytes"), indicatif::HumanBytes(*bytes).to_string());
     }
+    let sizes = super::json::Sizes::of(totals, families);
+    let _ = writeln!(out, "{:<20}{:>12}", "all bytes", indicatif::HumanBytes(sizes.total).to_string());
+    for (label, figure) in [
+        ("  positions family per distinct position", sizes.positions_per_position),
+        ("  games family per game", sizes.games_per_game),
+        ("  all per game", sizes.total_per_game),
+    ] {
+        if let Some(bytes) = figure {
+            let _ = writeln!(out, "{label}: {bytes:.1} B");
+        }
+    }
     for run in runs {
         let _ = writeln!(
             out,

@@ -1,12 +1,10 @@
-//! Writing: a [`Batch`] gathers puts and merges over every family and commits them atomically.
+//! Writing: a [`Batch`] gathers puts over every family and commits them atomically. Positions
+//! are not written here: they go through the staging area and [`Store::commit_positions`].
 
 use rocksdb::WriteBatch;
 
 use super::{RunRecord, Store, StoreError, Totals, layout::encode_record, meta, options, player_name};
-use crate::{
-    codec::Key,
-    model::{Fingerprint, GameId, GameRecord},
-};
+use crate::model::{Fingerprint, GameId, GameRecord};
 
 /// Writes gathered for one atomic commit.
 pub struct Batch<'a> {
@@ -39,14 +37,10 @@ impl Batch<'_> {
         self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
     }
 
-    /// Adds encoded statistics ([`layout::encode`]) to the position's stored ones.
-    pub fn merge_position(&mut self, key: &Key, value: &[u8]) {
-        self.batch.merge_cf(self.store.cf(options::POSITIONS), key.as_bytes(), value);
-    }
-
-    /// Replaces the database totals.
+    /// Replaces the database totals (the commit record: only for totals whose games and
+    /// positions are committed already, such as the distinct-position counts).
     pub fn put_totals(&mut self, totals: &Totals) {
-        self.batch.put_cf(self.store.cf(options::META), meta::TOTALS_KEY, encode_record(totals));
+        self.batch.put_cf(self.store.cf(options::POSITIONS), meta::COMMIT_KEY, encode_record(totals));
     }
 
     /// Records an ingest run (replacing its earlier record).

@@ -1,21 +1,27 @@
-//! The meta family: format version, database totals and the history of ingest runs.
+//! The meta family: format version and the history of ingest runs; and the commit record.
 //!
-//! Keys: `format` → u32 big-endian; `totals` → [`Totals`]; `run/` + run id (u64 big-endian) →
-//! [`RunRecord`]. Values are bincode (standard configuration, see `store::layout`).
+//! Meta keys: `format` → u32 big-endian; `run/` + run id (u64 big-endian) → [`RunRecord`].
+//! Values are bincode (standard configuration, see `store::layout`).
+//!
+//! The database [`Totals`] are the *commit record*: they live in the positions family under the
+//! empty key ([`COMMIT_KEY`], before every position), so that the SST files of an ingest commit
+//! carry them and RocksDB makes positions and totals visible in one atomic step. Games, players
+//! and fingerprints are written before their commit; readers see only the games below the
+//! committed `next_game_id`.
 
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Key of the format version.
 pub const FORMAT_KEY: &[u8] = b"format";
-/// Key of the [`Totals`].
-pub const TOTALS_KEY: &[u8] = b"totals";
+/// Key of the [`Totals`] in the positions family (the commit record).
+pub const COMMIT_KEY: &[u8] = b"";
 /// Prefix of the [`RunRecord`] keys.
 pub const RUN_PREFIX: &[u8] = b"run/";
 
-/// Database totals, updated in the same write as the games they count.
+/// Database totals, committed in the same atomic step as the positions of the games they count.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
 pub struct Totals {
     /// Games indexed.

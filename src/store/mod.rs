@@ -3,29 +3,37 @@
 //! | family | key | value |
 //! |---|---|---|
 //! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]), summed by a merge operator |
+//! | | the empty key ([`meta::COMMIT_KEY`]) | [`Totals`]: the commit record |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
 //! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
 //! | `openings` | [`Key`] | `ECO<tab>name` of an imported opening table |
-//! | `meta` | see [`meta`] | format version, [`Totals`], [`RunRecord`]s |
+//! | `meta` | see [`meta`] | format version, [`RunRecord`]s |
 //!
-//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory) and write
-//! through a [`Batch`]; readers open it with [`Store::open_read_only`], which sees the data
+//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory), write
+//! games through a [`Batch`] and commit positions with their totals through [`Staging`] and
+//! [`Store::commit_positions`]; readers open it with [`Store::open_read_only`], which sees the data
 //! flushed when it opened, or [`Store::open_secondary`], which follows a writer.
 //!
 //! Every RocksDB option is in `options.rs`; every stored byte layout in [`layout`]; the meta
 //! family's records in [`meta`].
 
 mod batch;
+mod commit;
 pub mod layout;
 pub mod meta;
 mod options;
+mod staging;
 
 pub use batch::Batch;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
+pub use staging::Staging;
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::atomic::{AtomicU64, Ordering},
+};
 
 use rocksdb::{ColumnFamily, DB, FlushOptions, IteratorMode, Options, ReadOptions, WriteBatch};
 use shakmaty::Color;
@@ -36,6 +44,9 @@ use crate::{
     postings::PostingList,
 };
 use layout::{Detail, decode_record};
+
+/// Where scans of every position start: after the commit record, before any position key.
+const FIRST_POSITION: &[u8] = &[0];
 
 /// A key range of the positions family: `[lower, upper)`, `None` for the family's ends.
 pub type KeySpan = (Option<Vec<u8>>, Option<Vec<u8>>);
@@ -86,7 +97,9 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// A database of another format version.
-    #[error("{path}: database format {found}, this tabiya reads format {expected}")]
+    #[error(
+        "{path}: database format {found}, this tabiya reads format {expected}: ingest the games again into a new database"
+    )]
     Format {
         /// The database directory.
         path: PathBuf,
@@ -94,6 +107,14 @@ pub enum StoreError {
         found: u32,
         /// The version this build reads.
         expected: u32,
+    },
+    /// The staging area of an ingest could not be written or read.
+    #[error("{path}: staging area: {source}")]
+    Staging {
+        /// The database directory.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
     },
     /// Stored bytes that do not decode, or a reference to something missing (the data is
     /// corrupt, not the request).
@@ -128,6 +149,10 @@ pub struct Store {
     path: PathBuf,
     /// The private directory of a secondary instance, removed on drop.
     secondary: Option<PathBuf>,
+    /// The committed `next_game_id`: games, players and fingerprints at or above it are not
+    /// committed yet (or were left by a killed ingest) and are not shown.
+    committed: AtomicU64,
+    cache: rocksdb::Cache,
 }
 
 impl Drop for Store {
@@ -139,12 +164,17 @@ impl Drop for Store {
 }
 
 impl Store {
+    /// A store over an opened database; the committed id is read by the caller.
+    fn new(db: DB, path: &Path, secondary: Option<PathBuf>, cache: rocksdb::Cache) -> Store {
+        Store { db, path: path.to_owned(), secondary, committed: AtomicU64::new(0), cache }
+    }
+
     /// Opens (creating if needed) the database at `path` for writing.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let cache = options::block_cache();
         let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        let store = Store { db, path: path.to_owned(), secondary: None };
+        let store = Store::new(db, path, None, cache);
         match store.meta(meta::FORMAT_KEY)? {
             None => {
                 let mut batch = WriteBatch::default();
@@ -154,6 +184,7 @@ impl Store {
             }
             Some(bytes) => store.check_format(&bytes)?,
         }
+        store.load_committed()?;
         Ok(store)
     }
 
@@ -165,7 +196,7 @@ impl Store {
         db_options.create_if_missing(false);
         let db = DB::open_cf_descriptors_read_only(&db_options, path, options::column_families(&cache), false)
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        Store { db, path: path.to_owned(), secondary: None }.with_format()
+        Store::new(db, path, None, cache).with_format()
     }
 
     /// Opens an existing database as a RocksDB secondary: it reads while another process
@@ -181,7 +212,7 @@ impl Store {
         db_options.set_max_open_files(-1);
         let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        Store { db, path: path.to_owned(), secondary: Some(secondary) }.with_format()
+        Store::new(db, path, Some(secondary), cache).with_format()
     }
 
     /// Refuses a directory that holds no database, or one whose creation was interrupted before
@@ -207,13 +238,33 @@ impl Store {
             Some(bytes) => self.check_format(&bytes)?,
             None => return Err(StoreError::Missing { path: self.path.clone() }),
         }
+        self.load_committed()?;
         Ok(self)
+    }
+
+    /// Reads the committed `next_game_id` from the commit record.
+    fn load_committed(&self) -> Result<(), StoreError> {
+        self.committed.store(self.totals()?.next_game_id, Ordering::Release);
+        Ok(())
+    }
+
+    /// The committed `next_game_id`, for ids up to `highest`: a secondary that has caught up with
+    /// a commit serves its positions before [`Store::catch_up`] returns, so when `highest` is
+    /// not below the known value it reads the commit record again.
+    fn committed_for(&self, highest: GameId) -> Result<u64, StoreError> {
+        let known = self.committed.load(Ordering::Acquire);
+        if highest.0 >= known && self.secondary.is_some() {
+            self.load_committed()?;
+            return Ok(self.committed.load(Ordering::Acquire));
+        }
+        Ok(known)
     }
 
     /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
     pub fn catch_up(&self) -> Result<(), StoreError> {
         if self.secondary.is_some() {
             self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err))?;
+            self.load_committed()?;
         }
         Ok(())
     }
@@ -238,6 +289,11 @@ impl Store {
 
     fn rocks(&self, source: rocksdb::Error) -> StoreError {
         StoreError::Rocks { path: self.path.clone(), source }
+    }
+
+    /// The error for a staging area that could not be written or read.
+    pub(crate) fn staging_error(&self, source: std::io::Error) -> StoreError {
+        StoreError::Staging { path: self.path.clone(), source }
     }
 
     /// The error for corrupt data found in this database.
@@ -284,12 +340,14 @@ impl Store {
     /// Stored games by id, in the order asked (`None` for an id not stored).
     pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
         let cf = self.cf(options::GAMES);
+        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
         self.db
             .multi_get_cf(ids.iter().map(|id| (cf, id.to_bytes())))
             .into_iter()
             .zip(ids)
             .map(|(found, id)| match found.map_err(|err| self.rocks(err))? {
                 None => Ok(None),
+                Some(_) if id.0 >= committed => Ok(None),
                 Some(bytes) => {
                     decode_record::<GameRecord>(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
                 }
@@ -341,6 +399,8 @@ impl Store {
         iter.status().map_err(|err| self.rocks(err))?;
         ids.sort_unstable();
         ids.dedup();
+        let committed = self.committed_for(ids.last().copied().unwrap_or(GameId(0)))?;
+        ids.retain(|id| id.0 < committed);
         Ok(ids)
     }
 
@@ -384,6 +444,9 @@ impl Store {
 
     /// A stored game.
     pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        if id.0 >= self.committed_for(id)? {
+            return Ok(None);
+        }
         match self.db.get_pinned_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))? {
             None => Ok(None),
             Some(bytes) => {
@@ -392,7 +455,9 @@ impl Store {
         }
     }
 
-    /// Whether a game with this fingerprint is stored.
+    /// Whether a game with this fingerprint is stored, committed or written by this writer's
+    /// ingest before its commit (the writer's duplicate check; [`Store::discard_uncommitted`]
+    /// removes what a killed writer left first).
     pub fn has_fingerprint(&self, fingerprint: &Fingerprint) -> Result<bool, StoreError> {
         let found =
             self.db.get_pinned_cf(self.cf(options::FINGERPRINTS), fingerprint.0).map_err(|err| self.rocks(err))?;
@@ -409,9 +474,11 @@ impl Store {
             .collect()
     }
 
-    /// The database totals (all zero for a new database).
+    /// The database totals as last committed (all zero for a new database).
     pub fn totals(&self) -> Result<Totals, StoreError> {
-        match self.meta(meta::TOTALS_KEY)? {
+        let found =
+            self.db.get_pinned_cf(self.cf(options::POSITIONS), meta::COMMIT_KEY).map_err(|err| self.rocks(err))?;
+        match found {
             None => Ok(Totals::default()),
             Some(bytes) => decode_record(&bytes).ok_or_else(|| self.corrupt("totals")),
         }
@@ -437,7 +504,7 @@ impl Store {
         let mut options = ReadOptions::default();
         options.fill_cache(false);
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
-        iter.seek_to_first();
+        iter.seek(FIRST_POSITION);
         let mut counts = PositionCounts::default();
         while let Some(value) = iter.value() {
             counts.distinct += 1;
@@ -457,10 +524,7 @@ impl Store {
             options.set_iterate_upper_bound(upper.to_vec());
         }
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
-        match lower {
-            Some(lower) => iter.seek(lower),
-            None => iter.seek_to_first(),
-        }
+        iter.seek(lower.unwrap_or(FIRST_POSITION).max(FIRST_POSITION));
         PositionCursor { iter, store: self }
     }
 
@@ -472,6 +536,7 @@ impl Store {
             .into_iter()
             .filter(|file| file.column_family_name == options::POSITIONS)
             .filter_map(|file| file.start_key)
+            .filter(|key| key.as_slice() > FIRST_POSITION)
             .collect();
         keys.sort();
         keys.dedup();
@@ -496,7 +561,8 @@ impl Store {
 
     /// Every position and its statistics, in key order.
     pub fn positions(&self) -> impl Iterator<Item = Result<(Key, PositionStats), StoreError>> + '_ {
-        self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
+        let from = IteratorMode::From(FIRST_POSITION, rocksdb::Direction::Forward);
+        self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
             let stats = layout::decode(&value, Detail::All).ok_or_else(|| self.corrupt(format!("position {key}")))?;
@@ -506,7 +572,8 @@ impl Store {
 
     /// Every position's posting list, in key order.
     pub fn posting_lists(&self) -> impl Iterator<Item = Result<(Key, PostingList), StoreError>> + '_ {
-        self.db.iterator_cf(self.cf(options::POSITIONS), IteratorMode::Start).map(|item| {
+        let from = IteratorMode::From(FIRST_POSITION, rocksdb::Direction::Forward);
+        self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
             let list = layout::postings(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
@@ -554,6 +621,27 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secondary_that_caught_up_with_a_commit_shows_its_games_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let pgn = |name: &str, moves: &str| {
+            let file = dir.path().join(name);
+            std::fs::write(&file, format!("[White \"{name}\"]\n[Result \"1-0\"]\n\n{moves} 1-0\n")).unwrap();
+            file
+        };
+        let writer = Store::open(&path).unwrap();
+        crate::indexer::ingest(&writer, &[pgn("a", "1. e4")], &mut crate::indexer::SilentObserver).unwrap();
+        let reader = Store::open_secondary(&path).unwrap();
+        crate::indexer::ingest(&writer, &[pgn("b", "1. d4")], &mut crate::indexer::SilentObserver).unwrap();
+        // Between RocksDB's catch-up and the reload of the commit record, requests already see
+        // the new positions: their games must be there too.
+        reader.db.try_catch_up_with_primary().unwrap();
+        assert!(reader.game(GameId(2)).unwrap().is_some());
+        assert_eq!(reader.games(&[GameId(1), GameId(2)]).unwrap().iter().filter(|g| g.is_some()).count(), 2);
+        assert_eq!(reader.player_games("b", None).unwrap(), [GameId(2)]);
+    }
 
     #[test]
     fn a_database_killed_while_creating_its_column_families_reads_as_missing_and_opens_for_writing() {

@@ -1,12 +1,12 @@
 //! Every RocksDB option tabiya sets, in one place, with why.
 //!
-//! Writes go without a write-ahead log, with `atomic_flush`: each ingest batch is one
-//! `WriteBatch`, memtables of all column families are flushed together, so what survives a crash
-//! is always a prefix of whole batches (see the README's crash-safety section). Ingest re-runs
-//! lost batches; their games' fingerprints are not stored, so they are not taken as duplicates.
+//! Writes go without a write-ahead log, with `atomic_flush`: memtables of all column families
+//! are flushed together. Ingest commits its positions as SST files, with the commit record among
+//! them (see `staging.rs` and the README's crash-safety section).
 
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, MemtableFactory, Options, WriteOptions,
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, IngestExternalFileOptions, Options,
+    WriteOptions,
 };
 
 use super::layout::merge_values;
@@ -25,10 +25,9 @@ pub fn db_options() -> Options {
     let mut options = Options::default();
     options.create_if_missing(true);
     options.create_missing_column_families(true);
-    // No WAL (see the module documentation): cross-family consistency comes from atomic flushes.
+    // No WAL (see the module documentation): what a commit makes visible was flushed, atomically
+    // across families, before it.
     options.set_atomic_flush(true);
-    // The vector memtable of the positions family does not take concurrent writers.
-    options.set_allow_concurrent_memtable_write(false);
     options.set_max_background_jobs(2);
     // The final full compaction splits its key range over both cores.
     options.set_max_subcompactions(2);
@@ -54,6 +53,18 @@ fn table(cache: &Cache, block_size: usize, bloom_bits: Option<f64>) -> BlockBase
     table
 }
 
+/// Options of the SST files an ingest commit writes for the positions family: the family's own,
+/// without Bloom filters. A first commit's files land in the last level, whose filters the family
+/// skips anyway (`optimize_filters_for_hits`); a later commit's files are rewritten, filters
+/// included, by the compaction that ends the run.
+pub fn positions_sst(cache: &Cache) -> Options {
+    let mut options = cf_options(POSITIONS, cache);
+    options.set_block_based_table_factory(&table(cache, POSITIONS_BLOCK, None));
+    options
+}
+
+const POSITIONS_BLOCK: usize = 16 << 10;
+
 fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut options = Options::default();
     options.set_level_compaction_dynamic_level_bytes(true);
@@ -64,11 +75,8 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
                 merge_values(existing, operands.iter())
             });
-            // Ingest only appends to this family and never reads it: a vector memtable takes
-            // inserts in O(1) and sorts once at flush.
-            options.set_memtable_factory(MemtableFactory::Vector);
-            options.set_write_buffer_size(256 << 20);
-            options.set_max_write_buffer_number(3);
+            // Ingest commits positions as SST files; only small records go through memtables.
+            options.set_write_buffer_size(16 << 20);
             options.set_target_file_size_base(128 << 20);
             options.set_max_bytes_for_level_base(1 << 30);
             // Ingest ends with a full compaction: merge level 0 files rarely before that.
@@ -77,7 +85,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_level_zero_stop_writes_trigger(64);
             // Lookups are for positions that exist: skip the last level's filters (most bytes).
             options.set_optimize_filters_for_hits(true);
-            options.set_block_based_table_factory(&table(cache, 16 << 10, Some(10.0)));
+            options.set_block_based_table_factory(&table(cache, POSITIONS_BLOCK, Some(10.0)));
         }
         GAMES => {
             options.set_write_buffer_size(32 << 20);
@@ -108,6 +116,14 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
 pub fn write_options() -> WriteOptions {
     let mut options = WriteOptions::default();
     options.disable_wal(true);
+    options
+}
+
+/// Ingestion moves the commit's SST files (they are in the database directory) rather than
+/// copying them.
+pub fn ingest_options() -> IngestExternalFileOptions {
+    let mut options = IngestExternalFileOptions::default();
+    options.set_move_files(true);
     options
 }
 

@@ -1,0 +1,176 @@
+//! Committing an ingest: staged positions become SST files that RocksDB ingests in one atomic
+//! step together with the commit record (the totals), and what a killed ingest wrote without
+//! committing it is removed.
+//!
+//! Why this is exactly-once: games, fingerprints and players entries are written (and flushed)
+//! before the commit, under ids at or above the committed `next_game_id`, where readers do not
+//! look. The ingestion of the commit's files is one MANIFEST record: either every position and
+//! the new totals are in, or none. A writer starting after a kill removes the games above the
+//! committed id ([`Store::discard_uncommitted`]), so their fingerprints do not make the re-run
+//! skip them.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::atomic::Ordering,
+};
+
+use rayon::prelude::*;
+use rocksdb::{Options, SstFileWriter, WriteBatch};
+
+use super::{
+    PositionCounts, Staging, Store, StoreError, Totals,
+    layout::{self, encode_record},
+    meta, options,
+    staging::Range,
+};
+use crate::model::GameId;
+
+/// Bytes of one SST file of a commit (the family's own target file size).
+const FILE_BYTES: u64 = 128 << 20;
+/// Run files a commit keeps open at once: each range being merged opens every run, so this
+/// caps how many ranges merge together (a segment holds some 60 runs).
+const OPEN_RUNS: usize = 512;
+
+impl Store {
+    /// Commits the positions staged in `staging` with `totals`, in one atomic step: the staged
+    /// runs are merged, key range by key range on every core, into SST files, and RocksDB
+    /// ingests them all at once with a file holding the commit record. Every family is flushed
+    /// first, so that the games the commit makes visible are on disk before it.
+    ///
+    /// Into a database holding no position yet, positions are written as values and counted:
+    /// the distinct and single-game counts go into the committed totals. Otherwise they are
+    /// merge operands, summed into what is stored, and the counts are unknown (`None`) until
+    /// counted again.
+    pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
+        let fresh = self.totals()?.position_occurrences == 0;
+        self.flush()?;
+        let workers = (OPEN_RUNS / staging.run_count().max(1)).clamp(1, rayon::current_num_threads());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
+        let ranges = staging.ranges(4 * workers);
+        let written: Vec<(Vec<PathBuf>, PositionCounts)> = pool.install(|| {
+            ranges
+                .into_par_iter()
+                .enumerate()
+                .map(|(index, range)| self.write_range(staging, index, range, fresh))
+                .collect::<Result<_, _>>()
+        })?;
+        let mut files = Vec::new();
+        let mut counts = PositionCounts::default();
+        for (range_files, range_counts) in written {
+            files.extend(range_files);
+            counts.distinct += range_counts.distinct;
+            counts.single_game += range_counts.single_game;
+        }
+        (totals.distinct_positions, totals.single_game_positions) = match fresh {
+            true => (Some(counts.distinct), Some(counts.single_game)),
+            false => (None, None),
+        };
+        // The commit record sorts before every position: its own file, first.
+        let record = staging.dir().join("commit.sst");
+        let options = options::positions_sst(&self.cache);
+        let mut writer = self.sst_writer(&options, &record)?;
+        writer.put(meta::COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
+        writer.finish().map_err(|err| self.rocks(err))?;
+        files.insert(0, record);
+        self.db
+            .ingest_external_file_cf_opts(self.cf(options::POSITIONS), &options::ingest_options(), files)
+            .map_err(|err| self.rocks(err))?;
+        self.committed.store(totals.next_game_id, Ordering::Release);
+        staging.clear().map_err(|err| self.staging_error(err))
+    }
+
+    /// A new SST file at `path`.
+    fn sst_writer<'a>(&self, options: &'a Options, path: &Path) -> Result<SstFileWriter<'a>, StoreError> {
+        let writer = SstFileWriter::create(options);
+        writer.open(path).map_err(|err| self.rocks(err))?;
+        Ok(writer)
+    }
+
+    /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`).
+    fn write_range(
+        &self,
+        staging: &Staging,
+        index: usize,
+        range: Range,
+        fresh: bool,
+    ) -> Result<(Vec<PathBuf>, PositionCounts), StoreError> {
+        let options = options::positions_sst(&self.cache);
+        let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
+        let mut files = Vec::new();
+        let mut counts = PositionCounts::default();
+        let mut writer: Option<SstFileWriter> = None;
+        while let Some((key, value)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
+            let sst = match &mut writer {
+                Some(sst) if sst.file_size() < FILE_BYTES => sst,
+                _ => {
+                    if let Some(mut full) = writer.take() {
+                        full.finish().map_err(|err| self.rocks(err))?;
+                    }
+                    let path = staging.dir().join(format!("range-{index:03}-{:03}.sst", files.len()));
+                    let sst = self.sst_writer(&options, &path)?;
+                    files.push(path);
+                    writer.insert(sst)
+                }
+            };
+            counts.distinct += 1;
+            counts.single_game += u64::from(layout::is_single_game(&value));
+            let written = if fresh { sst.put(key.as_bytes(), &value) } else { sst.merge(key.as_bytes(), &value) };
+            written.map_err(|err| self.rocks(err))?;
+        }
+        if let Some(mut last) = writer {
+            last.finish().map_err(|err| self.rocks(err))?;
+        }
+        Ok((files, counts))
+    }
+
+    /// Adds to `batch` the deletion of every entry of `family` that `doomed` picks.
+    fn delete_where(
+        &self,
+        family: &str,
+        batch: &mut WriteBatch,
+        doomed: impl Fn(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        let cf = self.cf(family);
+        let mut iter = self.db.raw_iterator_cf(cf);
+        iter.seek_to_first();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            if doomed(key, value) {
+                batch.delete_cf(cf, key);
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))
+    }
+
+    /// Removes what a killed ingest wrote before its commit: games at or above the committed
+    /// `next_game_id`, their players entries and fingerprints. Returns how many games it removed.
+    pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
+        let first = GameId(self.committed.load(Ordering::Acquire).max(1));
+        let games = self.cf(options::GAMES);
+        let mut iter = self.db.raw_iterator_cf(games);
+        iter.seek(first.to_bytes());
+        let mut removed = 0;
+        let mut batch = WriteBatch::default();
+        while let Some(key) = iter.key() {
+            batch.delete_cf(games, key);
+            removed += 1;
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        if removed == 0 {
+            return Ok(0);
+        }
+        let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
+        // A players key ends with the game id; a fingerprint's value is the id.
+        self.delete_where(options::PLAYERS, &mut batch, |key, _| {
+            uncommitted(key.len().checked_sub(8).and_then(|at| GameId::from_bytes(&key[at..])))
+        })?;
+        self.delete_where(options::FINGERPRINTS, &mut batch, |_, value| uncommitted(GameId::from_bytes(value)))?;
+        self.write(batch)?;
+        self.flush()?;
+        Ok(removed)
+    }
+}
