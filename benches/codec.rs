@@ -9,7 +9,10 @@ mod common;
 use std::{hint::black_box, time::Duration};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tabiya::{Key, codec::huffman};
+use tabiya::{
+    Key,
+    codec::{KeyEncoder, huffman},
+};
 
 /// Games read for the benchmark positions (about 80 positions each).
 const GAMES: usize = 2_000;
@@ -32,6 +35,13 @@ fn codec(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("key_encode", |b| {
         b.iter(|| positions.iter().map(|p| Key::encode(black_box(p)).is_ok() as u32).sum::<u32>())
+    });
+    // In game order, as ingest keys them: one encoder keeps the material block between positions.
+    group.bench_function("key_encode_in_game_order", |b| {
+        b.iter(|| {
+            let mut encoder = KeyEncoder::default();
+            positions.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
+        })
     });
     group.bench_function("key_decode", |b| {
         b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())

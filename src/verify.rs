@@ -7,7 +7,7 @@ use std::{collections::BTreeMap, path::PathBuf};
 use rayon::prelude::*;
 
 use crate::{
-    codec::{KEY_LEN, Key, Material, huffman, material_range},
+    codec::{KEY_LEN, KeyEncoder, Material, huffman, material_range},
     input::{self, InputError, InputKind, Source, Wanted, read_games, read_position_lines},
     position::{Category, Position},
 };
@@ -36,9 +36,11 @@ const FAILURES_KEPT: usize = 20;
 
 impl CheckReport {
     /// Round-trips one position through the key and the Huffman code.
-    pub fn check(&mut self, position: &Position) {
+    /// Checks one position; `encoder` keys it (consecutive positions of a game share its
+    /// cached material block, which this checks too).
+    pub fn check(&mut self, encoder: &mut KeyEncoder, position: &Position) {
         self.key_bytes = KEY_LEN;
-        match check_position(position) {
+        match check_position(encoder, position) {
             Ok(Checked::Bits(bits)) => {
                 self.positions += 1;
                 self.huffman_bits_sum += bits as u64;
@@ -85,8 +87,8 @@ enum Checked {
     Unencodable(String),
 }
 
-fn check_position(position: &Position) -> Result<Checked, String> {
-    let key = match Key::encode(position) {
+fn check_position(encoder: &mut KeyEncoder, position: &Position) -> Result<Checked, String> {
+    let key = match encoder.encode(position) {
         Ok(key) => key,
         Err(err) => return Ok(Checked::Unencodable(format!("no key: {err}"))),
     };
@@ -149,7 +151,8 @@ fn check_batch(batch: &mut Vec<Position>, report: &mut CheckReport) {
         .par_chunks(1024)
         .map(|chunk| {
             let mut partial = CheckReport::default();
-            chunk.iter().for_each(|p| partial.check(p));
+            let mut encoder = KeyEncoder::default();
+            chunk.iter().for_each(|p| partial.check(&mut encoder, p));
             partial
         })
         .reduce(CheckReport::default, |mut a, b| {

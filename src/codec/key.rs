@@ -311,29 +311,47 @@ impl KeyDecoder {
     }
 }
 
-impl KeyRange {
-    /// Whether `key` lies in the range.
-    pub fn contains(&self, key: &Key) -> bool {
-        self.first <= *key && *key <= self.last
-    }
-
-    /// The smallest byte string after every key of the range (an exclusive upper bound).
-    pub fn after_last(&self) -> Vec<u8> {
-        let mut bound = self.last.as_bytes().to_vec();
-        bound.push(0);
-        bound
-    }
+/// Encodes the positions of a game one after the other: consecutive positions mostly share
+/// their category and material (only captures, promotions and the loss of castling rights change
+/// them), so the material block's frame is kept and a position inside it costs only its
+/// placement. The keys are those of [`Key::encode`].
+///
+/// ```
+/// use tabiya::{Key, Position, codec::KeyEncoder};
+///
+/// let mut encoder = KeyEncoder::default();
+/// for fen in ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -", "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -"] {
+///     let position: Position = fen.parse()?;
+///     assert_eq!(encoder.encode(&position)?, Key::encode(&position)?);
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct KeyEncoder {
+    /// The last block encoded into: its category, material, frame and first rank.
+    block: Option<(Category, Material, Frame, U192)>,
 }
 
-impl Key {
-    /// Encodes a position. Fails only for material the scheme cannot express.
-    pub fn encode(position: &Position) -> Result<Key, KeyError> {
+impl KeyEncoder {
+    /// Encodes a position, like [`Key::encode`].
+    pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
         let category = Category::of(position);
         let chess = position.chess();
         let material = Material::of(position);
-        material.check()?;
-        let t = tables();
-        let frame = Frame::new(category, &material, t)?;
+        let (frame, block_start) = match &self.block {
+            Some((last_category, last_material, frame, start))
+                if *last_category == category && *last_material == material =>
+            {
+                (frame, *start)
+            }
+            _ => {
+                material.check()?;
+                let frame = Frame::new(category, &material, tables())?;
+                let start = frame.block_start();
+                let (_, _, frame, start) = self.block.insert((category, material, frame, start));
+                (&*frame, *start)
+            }
+        };
         let board = chess.board();
 
         let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
@@ -350,10 +368,32 @@ impl Key {
 
         // Inside the material's block: pawns, then turn/en passant, then the free pieces.
         let pieces = U192::from(white_index) + U192::from(frame.white_placements) * U192::from(black_index);
-        let rank = frame.block_start()
+        let rank = block_start
             + U192::from(pawn_index)
             + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_parts(category, rank))
+    }
+}
+
+impl KeyRange {
+    /// Whether `key` lies in the range.
+    pub fn contains(&self, key: &Key) -> bool {
+        self.first <= *key && *key <= self.last
+    }
+
+    /// The smallest byte string after every key of the range (an exclusive upper bound).
+    pub fn after_last(&self) -> Vec<u8> {
+        let mut bound = self.last.as_bytes().to_vec();
+        bound.push(0);
+        bound
+    }
+}
+
+impl Key {
+    /// Encodes a position. Fails only for material the scheme cannot express. Encoding the
+    /// positions of a game one after the other goes faster through a [`KeyEncoder`].
+    pub fn encode(position: &Position) -> Result<Key, KeyError> {
+        KeyEncoder::default().encode(position)
     }
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
@@ -485,6 +525,14 @@ impl Key {
         let mut tail = [0u8; 8];
         tail[..low.len()].copy_from_slice(low);
         (u128::from_be_bytes(high.try_into().unwrap_or_default()), u64::from_be_bytes(tail))
+    }
+
+    /// The key of [`Key::words`]' two integers (the low word's last three bytes are ignored).
+    pub fn from_words((high, low): (u128, u64)) -> Key {
+        let mut bytes = [0u8; KEY_LEN];
+        bytes[..16].copy_from_slice(&high.to_be_bytes());
+        bytes[16..].copy_from_slice(&low.to_be_bytes()[..KEY_LEN - 16]);
+        Key(bytes)
     }
 
     /// Wraps raw bytes; [`Key::decode`] checks them.
@@ -802,6 +850,7 @@ mod tests {
             let (a, b) = (Key::from_bytes(a), Key::from_bytes(b));
             prop_assert_eq!(a.words().cmp(&b.words()), a.cmp(&b));
             prop_assert_eq!(a.words() == b.words(), a == b);
+            prop_assert_eq!(Key::from_words(a.words()), a);
         }
     }
 }

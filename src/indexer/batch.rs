@@ -112,13 +112,14 @@ impl SummedPositions {
 
 /// The statistics `games` add to each position they reach, in key order.
 pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
-    // (key, game index, next move), sorted so that each key's games and moves are adjacent.
-    let mut entries: Vec<(Key, u32, Option<CompactMove>)> =
+    // (key as integers, game index, next move), sorted so that each key's games and moves are
+    // adjacent; integers compare without `memcmp`.
+    let mut entries: Vec<((u128, u64), u32, Option<CompactMove>)> =
         Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
     for (index, game) in games.iter().enumerate() {
-        entries.extend(game.positions.iter().map(|&(key, next)| (key, index as u32, next)));
+        entries.extend(game.positions.iter().map(|&(key, next)| (key.words(), index as u32, next)));
     }
-    entries.sort_unstable_by_key(|&(key, index, next)| (key.words(), index, next));
+    entries.sort_unstable();
     let mut summed = SummedPositions { entries: Vec::new(), bytes: Vec::with_capacity(entries.len() * 14) };
     let mut moves = Vec::new();
     for group in entries.chunk_by(|a, b| a.0 == b.0) {
@@ -144,7 +145,7 @@ pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
                 }
             }
         }
-        summed.entries.push((group[0].0, start..summed.bytes.len()));
+        summed.entries.push((Key::from_words(group[0].0), start..summed.bytes.len()));
     }
     summed
 }

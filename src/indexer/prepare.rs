@@ -1,7 +1,7 @@
 //! The parallel part of indexing a game: parse, replay, canonicalise and key every position.
 
 use crate::{
-    codec::{CompactMove, Key},
+    codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
     model::{Fingerprint, GameFacts, GameId, GameRecord},
 };
@@ -61,8 +61,9 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
         return Prepared::Stored;
     }
     let mut positions = Vec::with_capacity(game.moves.len() + 1);
+    let mut encoder = KeyEncoder::default();
     for (position, next) in game.mainline() {
-        match Key::encode(&position) {
+        match encoder.encode(&position) {
             Ok(key) => positions.push((key, next.map(CompactMove::from_move))),
             Err(err) => {
                 let rejection = Rejection {
