@@ -16,6 +16,8 @@ use crate::{
 pub struct PendingBatch {
     games: Vec<PreparedGame>,
     occurrences: usize,
+    /// Kept from batch to batch: fresh buffers of this size cost a page fault per 4 KB.
+    summed: SummedPositions,
 }
 
 impl PendingBatch {
@@ -78,9 +80,9 @@ impl PendingBatch {
         if accepted.is_empty() {
             return Ok(());
         }
-        let summed = sum_positions(&accepted);
-        tracing::debug!(games = accepted.len(), positions = summed.len(), "staging batch");
-        staging.add_run(summed.iter()).map_err(|err| store.staging_error(err))
+        self.summed.sum(&accepted);
+        tracing::debug!(games = accepted.len(), positions = self.summed.len(), "staging batch");
+        staging.add_run(self.summed.iter()).map_err(|err| store.staging_error(err))
     }
 }
 
@@ -91,6 +93,9 @@ pub struct SummedPositions {
     pub entries: Vec<(Key, std::ops::Range<usize>)>,
     /// Every value, one after the other.
     pub bytes: Vec<u8>,
+    /// (key as integers, game index, next move) of every occurrence, sorted so that each key's
+    /// games and moves are adjacent; integers compare without `memcmp`.
+    occurrences: Vec<((u128, u64), u32, Option<CompactMove>)>,
 }
 
 impl SummedPositions {
@@ -108,44 +113,50 @@ impl SummedPositions {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Replaces the contents with the statistics `games` add to each position they reach, in
+    /// key order, reusing the buffers.
+    pub fn sum(&mut self, games: &[PreparedGame]) {
+        let occurrences = &mut self.occurrences;
+        occurrences.clear();
+        for (index, game) in games.iter().enumerate() {
+            occurrences.extend(game.positions.iter().map(|&(key, next)| (key.words(), index as u32, next)));
+        }
+        occurrences.sort_unstable();
+        self.entries.clear();
+        self.bytes.clear();
+        let mut moves = Vec::new();
+        for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
+            let start = self.bytes.len();
+            let first = &games[group[0].1 as usize];
+            match group {
+                // Most positions of a batch are reached by one game, playing one move from there.
+                [(_, _, next)] => layout::encode_game(&first.facts, *next, &mut self.bytes),
+                _ => {
+                    let mut stats: Option<PositionStats> = None;
+                    for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
+                        let game = &games[game_entries[0].1 as usize];
+                        moves.clear();
+                        moves.extend(game_entries.iter().filter_map(|entry| entry.2));
+                        let one = PositionStats::game(&game.facts, &moves);
+                        match &mut stats {
+                            None => stats = Some(one),
+                            Some(stats) => stats.merge(&one),
+                        }
+                    }
+                    if let Some(stats) = stats {
+                        layout::encode(&stats, &mut self.bytes);
+                    }
+                }
+            }
+            self.entries.push((Key::from_words(group[0].0), start..self.bytes.len()));
+        }
+    }
 }
 
 /// The statistics `games` add to each position they reach, in key order.
 pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
-    // (key as integers, game index, next move), sorted so that each key's games and moves are
-    // adjacent; integers compare without `memcmp`.
-    let mut entries: Vec<((u128, u64), u32, Option<CompactMove>)> =
-        Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
-    for (index, game) in games.iter().enumerate() {
-        entries.extend(game.positions.iter().map(|&(key, next)| (key.words(), index as u32, next)));
-    }
-    entries.sort_unstable();
-    let mut summed = SummedPositions { entries: Vec::new(), bytes: Vec::with_capacity(entries.len() * 14) };
-    let mut moves = Vec::new();
-    for group in entries.chunk_by(|a, b| a.0 == b.0) {
-        let start = summed.bytes.len();
-        let first = &games[group[0].1 as usize];
-        match group {
-            // Most positions of a batch are reached by one game, playing one move from there.
-            [(_, _, next)] => layout::encode_game(&first.facts, *next, &mut summed.bytes),
-            _ => {
-                let mut stats: Option<PositionStats> = None;
-                for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
-                    let game = &games[game_entries[0].1 as usize];
-                    moves.clear();
-                    moves.extend(game_entries.iter().filter_map(|entry| entry.2));
-                    let one = PositionStats::game(&game.facts, &moves);
-                    match &mut stats {
-                        None => stats = Some(one),
-                        Some(stats) => stats.merge(&one),
-                    }
-                }
-                if let Some(stats) = stats {
-                    layout::encode(&stats, &mut summed.bytes);
-                }
-            }
-        }
-        summed.entries.push((Key::from_words(group[0].0), start..summed.bytes.len()));
-    }
+    let mut summed = SummedPositions::default();
+    summed.sum(games);
     summed
 }

@@ -47,6 +47,7 @@ impl Store {
         let workers = (OPEN_RUNS / staging.run_count().max(1)).clamp(1, rayon::current_num_threads());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)
+            .thread_name(|index| format!("tabiya-commit-{index}"))
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(4 * workers);
