@@ -35,8 +35,7 @@ pub struct CheckReport {
 const FAILURES_KEPT: usize = 20;
 
 impl CheckReport {
-    /// Round-trips one position through the key and the Huffman code.
-    /// Checks one position; `encoder` keys it (consecutive positions of a game share its
+    /// Round-trips one position through the key and the Huffman code; `encoder` keys it (consecutive positions of a game share its
     /// cached material block, which this checks too).
     pub fn check(&mut self, encoder: &mut KeyEncoder, position: &Position) {
         self.key_bytes = KEY_LEN;

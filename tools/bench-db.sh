@@ -6,7 +6,8 @@ bench_db() {
   local name=$1 input=$2
   local db=${TABIYA_BENCH_DB:-target/$name-bench-db}
   # A default database this build cannot read (an older format) is built again.
-  if [ -z "${TABIYA_BENCH_DB:-}" ] && [ -f "$db/CURRENT" ] && ! target/release/tabiya stats --db "$db" >/dev/null 2>&1; then
+  if [ -z "${TABIYA_BENCH_DB:-}" ] && [ -f "$db/CURRENT" ] \
+    && target/release/tabiya stats --db "$db" 2>&1 >/dev/null | grep -q "database format"; then
     echo "$name-bench: $db is of another format; building it again" >&2
     rm -rf "$db"
   fi

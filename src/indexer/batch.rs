@@ -95,7 +95,7 @@ pub struct SummedPositions {
     pub bytes: Vec<u8>,
     /// (key as integers, game index, next move) of every occurrence, sorted so that each key's
     /// games and moves are adjacent; integers compare without `memcmp`.
-    occurrences: Vec<((u128, u64), u32, Option<CompactMove>)>,
+    occurrences: Vec<((u64, u64, u64), u32, Option<CompactMove>)>,
 }
 
 impl SummedPositions {

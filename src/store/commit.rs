@@ -116,8 +116,11 @@ impl Store {
                     writer.insert(sst)
                 }
             };
-            counts.distinct += 1;
-            counts.single_game += u64::from(layout::is_single_game(&value));
+            // Only a first commit's counts are kept (see `commit_positions`).
+            if fresh {
+                counts.distinct += 1;
+                counts.single_game += u64::from(layout::is_single_game(&value));
+            }
             let written = if fresh { sst.put(key.as_bytes(), &value) } else { sst.merge(key.as_bytes(), &value) };
             written.map_err(|err| self.rocks(err))?;
         }

@@ -228,7 +228,7 @@ impl RunReader {
 pub struct MergedRuns {
     readers: Vec<RunReader>,
     /// The readers not at their end, by their current key ([`Key::words`]).
-    heap: BinaryHeap<Reverse<((u128, u64), usize)>>,
+    heap: BinaryHeap<Reverse<((u64, u64, u64), usize)>>,
     /// The readers holding the last key returned, to advance before the next one.
     taken: Vec<usize>,
 }
