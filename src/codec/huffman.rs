@@ -173,6 +173,10 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
         }
         board.set_piece_at(square, Piece { color, role });
     }
+    // The flag is canonical only when it is true: the encoder sets it for positions with pawns.
+    if has_pawns && pawns_seen == [0, 0] {
+        return Err(HuffmanError::Malformed("pawn flag set without a pawn"));
+    }
 
     let candidates = ep_candidates(&board, turn);
     let ep_square = if candidates.is_empty() {
@@ -377,6 +381,16 @@ impl BitReader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by `arbitrary_packed_bytes_decode_canonically`: the pawn flag set for a position
+    /// without pawns (here no piece outside the implied ones and the black king) is refused,
+    /// as only the flag's cleared form is what the encoder writes.
+    #[test]
+    fn a_pawn_flag_without_pawns_is_refused() {
+        assert!(matches!(decode(&[8, 180, 2]), Err(HuffmanError::Malformed(_))));
+        let position = decode(&[8, 180, 0]).expect("the canonical form");
+        assert_eq!(encode(&position).bytes, [8, 180, 0]);
+    }
 
     #[test]
     fn run_codes_round_trip() {
