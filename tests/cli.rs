@@ -149,7 +149,7 @@ fn ingest_query_stats_round_trip() {
     // The per-item sizes are the family bytes divided by the counts.
     let bytes = |family: &str| stats["bytes"][family].as_u64().unwrap() as f64;
     let total: f64 =
-        ["positions", "games", "fingerprints", "players", "openings", "meta"].iter().map(|f| bytes(f)).sum();
+        ["positions", "games", "facts", "fingerprints", "players", "openings", "meta"].iter().map(|f| bytes(f)).sum();
     assert_eq!(stats["sizes"]["total"].as_u64().unwrap() as f64, total);
     let distinct = stats["distinctPositions"].as_u64().unwrap() as f64;
     assert_eq!(stats["sizes"]["positionsPerPosition"].as_f64().unwrap(), bytes("positions") / distinct);

@@ -1,8 +1,10 @@
 //! The on-disk format, pinned: the embedded sample ingested into a new database gives exactly
 //! these bytes. Format 4 moved the totals from the meta family into the positions family's
 //! commit record; its positions, games, fingerprints and players are byte for byte what the
-//! format-3 code gave (digests taken with that revision's build, `tools/format-digest.sh`). A
-//! change to any stored layout fails here until FORMAT_VERSION and these digests change together.
+//! format-3 code gave (digests taken with that revision's build, `tools/format-digest.sh`).
+//! Format 5 stores each general position value's games by move instead of its slices, and adds
+//! the facts family; games, fingerprints, players and the commit record are unchanged. A change
+//! to any stored layout fails here until FORMAT_VERSION and these digests change together.
 
 #[path = "../tools/db_digest.rs"]
 mod db_digest;
@@ -21,12 +23,13 @@ fn the_sample_database_has_the_pinned_bytes() {
     let got: Vec<(&str, u64, String)> =
         db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
     let want = [
-        ("positions", 134, "552f70c9ad9d0de8c472027dc4db4fae"),
+        ("positions", 134, "1f8d4ddfe35bcc9e9864bafd00c42768"),
         ("games", 5, "c515beb2e605c4ee2ad911cfae9d482e"),
+        ("facts", 5, "6285c3741ed2de4191e51a74f8b57f25"),
         ("fingerprints", 5, "5886809214f4441f09ce33055bf40792"),
         ("players", 10, "ae067358bfece9c36ceebe40075fde5f"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "3dc8959e214abc1b81ee3e7b7f20a2df"),
+        ("meta", 1, "26b51fdce5f053d6da9160b9695d0682"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();

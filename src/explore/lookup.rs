@@ -19,10 +19,6 @@ use crate::{
 /// Most games a player filter replays (bounded work per query).
 pub const MAX_PLAYER_GAMES: usize = 100_000;
 
-/// Positions with at most this many games get their filtered top and recent games from their
-/// posting list (exact); others from their slices (exact for up to 4 top games).
-pub const EXACT_GAMES_LIMIT: usize = 64;
-
 /// What an opening explorer shows for a position under a filter.
 ///
 /// ```no_run
@@ -207,41 +203,19 @@ fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) 
         let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
         return Ok(stats.unwrap_or_default());
     }
-    let stats = store.position_slices(key)?.unwrap_or_default();
-    let mut filtered = PositionStats::default();
-    for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
-        if with_slices {
-            filtered.slices.push(slice.clone());
-        }
-        let year = slice.key.month.year().unwrap_or(0);
-        filtered.merge(&PositionStats {
-            total: slice.total,
-            min_year: year,
-            max_year: year,
-            moves: slice.moves.clone(),
-            top: slice.games.clone(),
-            recent: slice.games.clone(),
-            slices: Vec::new(),
-            game_ids: Vec::new(),
-        });
+    let stats = store.position_games(key)?.unwrap_or_default();
+    let corrupt = || store.corrupt(format!("position {key}: a game without facts"));
+    let Some(highest) = stats.highest_game() else {
+        return Ok(PositionStats::default());
+    };
+    let facts = store.facts(highest)?;
+    let mut filtered = PositionStats::of_kept_games(&stats, |id| facts.get(id), |game| filter.matches_game(game))
+        .ok_or_else(corrupt)?;
+    if with_slices {
+        filtered.derive_slices(|id| facts.get(id)).ok_or_else(corrupt)?;
     }
-    // A rare position's few games are cheaper to read than to approximate: its top and
-    // recent games under the filter then come from its posting list, exactly.
-    if stats.total.games <= EXACT_GAMES_LIMIT as u64 {
-        let ids = store.postings(key)?.to_vec();
-        let mut refs = Vec::new();
-        for (id, record) in ids.iter().zip(store.games(&ids)?) {
-            let Some(record) = record else { continue };
-            let facts = GameFacts::of(*id, record.result, &record.tags);
-            if filter.matches_game(&facts) {
-                refs.push(GameRef::of(&facts));
-            }
-        }
-        refs.sort_by_key(GameRef::by_rating);
-        filtered.top = refs.iter().take(TOP_GAMES).copied().collect();
-        refs.sort_by_key(GameRef::by_recency);
-        filtered.recent = refs.iter().take(RECENT_GAMES).copied().collect();
-    }
+    filtered.game_ids.clear();
+    filtered.games_by_move.clear();
     Ok(filtered)
 }
 

@@ -74,6 +74,7 @@ impl PendingBatch {
             batch.put_fingerprint(game.fingerprint, id);
             batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
             game.facts.id = id;
+            batch.put_facts(&game.facts);
             accepted.push(game);
         }
         batch.commit()?;

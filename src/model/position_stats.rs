@@ -1,8 +1,9 @@
-//! Everything tabiya keeps about one position, [`PositionStats`]: how many games reached it,
+//! Everything tabiya knows about one position, [`PositionStats`]: how many games reached it,
 //! with which results, ratings and years; the same per next move; its best-rated and most
-//! recent games; all of that again split by month × speed × rating band (the [`Slice`]s), so
-//! that filtered lookups read one value; and its posting list. Also how two of them add up
-//! ([`PositionStats::merge`]), which the store's merge operator and the indexer's batches use.
+//! recent games; which games played each next move; and, derived from those games' facts when
+//! read, all of that again split by month × speed × rating band (the [`Slice`]s) for filtered
+//! lookups. Also how two of them add up ([`PositionStats::merge`]), which the store's merge
+//! operator and the indexer's batches use.
 //!
 //! A game counts once for a position however often it repeats there, and once for each
 //! distinct move it played from it. The bytes these are stored as are the store's
@@ -28,6 +29,13 @@ pub struct SliceKey {
     pub speed: Speed,
     /// Their rating band.
     pub band: RatingBand,
+}
+
+impl SliceKey {
+    /// The slice a game belongs to.
+    pub fn of(facts: &GameFacts) -> SliceKey {
+        SliceKey { month: facts.month, speed: facts.speed, band: facts.band() }
+    }
 }
 
 /// A position's games of one [`SliceKey`].
@@ -66,24 +74,31 @@ pub struct PositionStats {
     pub top: Vec<GameRef>,
     /// Latest first, at most [`RECENT_GAMES`].
     pub recent: Vec<GameRef>,
-    /// Ascending by key; empty when read without them.
+    /// Ascending by key; derived from `games_by_move` and the games' facts
+    /// ([`PositionStats::derive_slices`]), never stored; empty when read without them.
     pub slices: Vec<Slice>,
     /// Every game that reached the position, ascending (its posting list); empty when read
     /// without it.
     pub game_ids: Vec<GameId>,
+    /// Per next move (`None`: games that ended in the position), the games that played it,
+    /// ascending by move, each list ascending; empty when read with the head only.
+    pub games_by_move: Vec<(Option<CompactMove>, Vec<GameId>)>,
 }
 
 impl PositionStats {
-    /// One game reaching the position and playing `next` moves from it.
+    /// One game reaching the position and playing `next` moves from it (without slices: see
+    /// [`PositionStats::derive_slices`]).
     pub fn game(facts: &GameFacts, next: &[CompactMove]) -> PositionStats {
         let tally = Tally::game(facts.result, facts.ratings);
         let year = facts.month.year().unwrap_or(0);
         let mut moves: Vec<_> = next.iter().map(|&m| (m, tally)).collect();
         moves.sort_unstable_by_key(|(m, _)| *m);
         moves.dedup_by_key(|(m, _)| *m);
+        let games_by_move = match moves.is_empty() {
+            true => vec![(None, vec![facts.id])],
+            false => moves.iter().map(|&(m, _)| (Some(m), vec![facts.id])).collect(),
+        };
         let game = GameRef::of(facts);
-        let key = SliceKey { month: facts.month, speed: facts.speed, band: facts.band() };
-        let slice = Slice { key, total: tally, moves: moves.clone(), games: vec![game] };
         PositionStats {
             total: tally,
             min_year: year,
@@ -91,9 +106,103 @@ impl PositionStats {
             moves,
             top: vec![game],
             recent: vec![game],
-            slices: vec![slice],
+            slices: Vec::new(),
             game_ids: vec![facts.id],
+            games_by_move,
         }
+    }
+
+    /// The statistics of the games of `stats` (read with its games by move) that `keep` admits,
+    /// from each game's facts (`None` from `facts`, a game it does not know, fails): equal to
+    /// merging [`PositionStats::game`] of each kept game, without slices and posting list. Top
+    /// and recent games are exact, chosen among every kept game.
+    pub fn of_kept_games(
+        stats: &PositionStats,
+        mut facts: impl FnMut(GameId) -> Option<GameFacts>,
+        mut keep: impl FnMut(&GameFacts) -> bool,
+    ) -> Option<PositionStats> {
+        let mut kept = PositionStats::default();
+        let mut refs = Vec::with_capacity(stats.total.games.min(1 << 20) as usize);
+        let mut seen = SeenGames::new(&stats.games_by_move);
+        for (next, ids) in &stats.games_by_move {
+            let mut tally = Tally::default();
+            let mut kept_ids = Vec::with_capacity(ids.len());
+            for &id in ids {
+                let game = facts(id)?;
+                if !keep(&game) {
+                    continue;
+                }
+                let one = Tally::game(game.result, game.ratings);
+                tally.add(&one);
+                kept_ids.push(id);
+                // A game repeating the position with another move counts once.
+                if seen.first_time(id) {
+                    kept.total.add(&one);
+                    let year = game.month.year().unwrap_or(0);
+                    kept.min_year = match (kept.min_year, year) {
+                        (0, y) | (y, 0) => y,
+                        (a, b) => a.min(b),
+                    };
+                    kept.max_year = kept.max_year.max(year);
+                    refs.push(GameRef::of(&game));
+                }
+            }
+            if kept_ids.is_empty() {
+                continue;
+            }
+            if let Some(m) = next {
+                kept.moves.push((*m, tally));
+            }
+            kept.games_by_move.push((*next, kept_ids));
+        }
+        kept.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
+        kept.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        Some(kept)
+    }
+
+    /// Fills `slices` from `games_by_move` and each game's facts (`None` from `facts`, a game
+    /// it does not know, fails): the sum of the slice every game alone makes, as if each game
+    /// were merged in on its own.
+    pub fn derive_slices(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
+        let mut slices: Vec<Slice> = Vec::new();
+        let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
+        let mut seen = SeenGames::new(&self.games_by_move);
+        for (next, ids) in &self.games_by_move {
+            for &id in ids {
+                let game = facts(id)?;
+                let tally = Tally::game(game.result, game.ratings);
+                let key = SliceKey::of(&game);
+                let at = *index.entry(key).or_insert_with(|| {
+                    slices.push(Slice { key, total: Tally::default(), moves: Vec::new(), games: Vec::new() });
+                    slices.len() - 1
+                });
+                let slice = &mut slices[at];
+                if seen.first_time(id) {
+                    slice.total.add(&tally);
+                    slice.games.push(GameRef::of(&game));
+                    if slice.games.len() >= 4 * SLICE_GAMES {
+                        slice.games = first_games(&mut slice.games, SLICE_GAMES, GameRef::by_rating);
+                    }
+                }
+                if let Some(m) = next {
+                    match slice.moves.binary_search_by_key(m, |(n, _)| *n) {
+                        Ok(at) => slice.moves[at].1.add(&tally),
+                        Err(at) => slice.moves.insert(at, (*m, tally)),
+                    }
+                }
+            }
+        }
+        for slice in &mut slices {
+            slice.games = first_games(&mut slice.games, SLICE_GAMES, GameRef::by_rating);
+        }
+        slices.sort_unstable_by_key(|slice| slice.key);
+        self.slices = slices;
+        Some(())
+    }
+
+    /// The highest id among the games by move.
+    pub fn highest_game(&self) -> Option<GameId> {
+        self.games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().copied()
     }
 
     /// The next moves, most played first (then by move).
@@ -115,6 +224,7 @@ impl PositionStats {
         merge_games(&mut self.top, &other.top, TOP_GAMES, GameRef::by_rating);
         merge_games(&mut self.recent, &other.recent, RECENT_GAMES, GameRef::by_recency);
         merge_ids(&mut self.game_ids, &other.game_ids);
+        merge_games_by_move(&mut self.games_by_move, &other.games_by_move);
         if other.slices.is_empty() {
             return;
         }
@@ -180,6 +290,71 @@ fn merge_moves(moves: &mut Vec<(CompactMove, Tally)>, other: &[(CompactMove, Tal
     *moves = merged;
 }
 
+/// The first `limit` of `games` in `order` (`games` is left reordered).
+fn first_games<K: Ord>(games: &mut [GameRef], limit: usize, order: fn(&GameRef) -> K) -> Vec<GameRef> {
+    if games.len() > limit {
+        games.select_nth_unstable_by_key(limit, order);
+    }
+    let mut first = games[..limit.min(games.len())].to_vec();
+    first.sort_unstable_by_key(order);
+    first
+}
+
+/// Which games a walk over a position's games by move has met (a game repeating the position
+/// with two different moves is in two lists).
+enum SeenGames {
+    /// One list: every game is met once.
+    One,
+    /// A bit per id: many games among few ids.
+    Bits(Vec<u64>),
+    /// Few games among many ids.
+    Set(rustc_hash::FxHashSet<GameId>),
+}
+
+impl SeenGames {
+    fn new(games_by_move: &[(Option<CompactMove>, Vec<GameId>)]) -> SeenGames {
+        if games_by_move.len() <= 1 {
+            return SeenGames::One;
+        }
+        let highest = games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().map_or(0, |id| id.0);
+        let games: usize = games_by_move.iter().map(|(_, ids)| ids.len()).sum();
+        match usize::try_from(highest / 64 + 1) {
+            Ok(words) if words <= 4 * games => SeenGames::Bits(vec![0; words]),
+            _ => SeenGames::Set(rustc_hash::FxHashSet::default()),
+        }
+    }
+
+    /// Whether `id` is met for the first time.
+    fn first_time(&mut self, id: GameId) -> bool {
+        match self {
+            SeenGames::One => true,
+            SeenGames::Set(set) => set.insert(id),
+            SeenGames::Bits(bits) => {
+                let Some(word) = bits.get_mut((id.0 / 64) as usize) else {
+                    return true;
+                };
+                let bit = 1u64 << (id.0 % 64);
+                let first = *word & bit == 0;
+                *word |= bit;
+                first
+            }
+        }
+    }
+}
+
+/// Adds `other`'s games per move to `games` (both ascending by move).
+fn merge_games_by_move(
+    games: &mut Vec<(Option<CompactMove>, Vec<GameId>)>,
+    other: &[(Option<CompactMove>, Vec<GameId>)],
+) {
+    for (m, ids) in other {
+        match games.binary_search_by_key(m, |(n, _)| *n) {
+            Ok(at) => merge_ids(&mut games[at].1, ids),
+            Err(at) => games.insert(at, (*m, ids.clone())),
+        }
+    }
+}
+
 /// Adds `other`'s ids to `ids` (both ascending); appending when they all come after, as ids
 /// assigned in order do.
 fn merge_ids(ids: &mut Vec<GameId>, other: &[GameId]) {
@@ -217,11 +392,12 @@ mod tests {
 
     #[test]
     fn repeated_moves_count_once_and_totals_add() {
-        let a = PositionStats::game(
-            &facts(1, GameResult::WhiteWins, [None, Some(2000)], "????.??.??"),
-            &[mv(1 << 6), mv(1 << 6)],
-        );
-        let b = PositionStats::game(&facts(2, GameResult::BlackWins, [None, None], "1900.??.??"), &[mv(2 << 6)]);
+        let games = [
+            facts(1, GameResult::WhiteWins, [None, Some(2000)], "????.??.??"),
+            facts(2, GameResult::BlackWins, [None, None], "1900.??.??"),
+        ];
+        let a = PositionStats::game(&games[0], &[mv(1 << 6), mv(1 << 6)]);
+        let b = PositionStats::game(&games[1], &[mv(2 << 6)]);
         let mut sum = a.clone();
         sum.merge(&b);
         assert_eq!(sum.total.games, 2);
@@ -231,6 +407,54 @@ mod tests {
         assert_eq!(sum.moves[0].1.games, 1);
         assert_eq!(sum.top.iter().map(|g| g.id.0).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(sum.recent.iter().map(|g| g.id.0).collect::<Vec<_>>(), [2, 1]);
+        assert_eq!(sum.games_by_move, [(Some(mv(1 << 6)), vec![GameId(1)]), (Some(mv(2 << 6)), vec![GameId(2)])]);
+        sum.derive_slices(|id| games.iter().find(|g| g.id == id).copied()).expect("every game known");
         assert_eq!(sum.slices.len(), 2);
+        assert!(sum.derive_slices(|_| None).is_none());
+    }
+
+    /// Slices derived from the games equal those of games merged one by one (the slices a
+    /// position had when they were stored), here with games sharing slices and repeating the
+    /// position with two different moves.
+    #[test]
+    fn derived_slices_are_the_sum_of_each_game_slice() {
+        let month = "2020.05.??";
+        let games = [
+            (facts(3, GameResult::Draw, [Some(2410), Some(2390)], month), vec![mv(1 << 6)]),
+            (facts(5, GameResult::WhiteWins, [Some(2450), Some(2350)], month), vec![mv(1 << 6), mv(2 << 6)]),
+            (facts(8, GameResult::BlackWins, [Some(1500), None], month), vec![]),
+            (facts(9, GameResult::BlackWins, [Some(2400), Some(2400)], "2021.01.01"), vec![mv(2 << 6)]),
+        ];
+        let mut sum = PositionStats::default();
+        let mut expected: Vec<Slice> = Vec::new();
+        for (facts, next) in &games {
+            sum.merge(&PositionStats::game(facts, next));
+            let mut one = PositionStats::game(facts, next);
+            one.derive_slices(|_| Some(*facts)).expect("its own game");
+            let [slice] = one.slices.as_slice() else { panic!("one game, one slice") };
+            match expected.iter_mut().find(|s| s.key == slice.key) {
+                Some(known) => known.add(slice),
+                None => expected.push(slice.clone()),
+            }
+        }
+        expected.sort_by_key(|s| s.key);
+        sum.derive_slices(|id| games.iter().map(|(f, _)| *f).find(|f| f.id == id)).expect("every game known");
+        assert_eq!(sum.slices, expected);
+        assert_eq!(sum.slices.len(), 3);
+        // Kept games give what merging those games alone gives.
+        let find = |id: GameId| games.iter().map(|(f, _)| *f).find(|f| f.id == id);
+        for keep in [[true, true, true, true], [false, true, false, true], [true, false, true, false], [false; 4]] {
+            let mut expected = PositionStats::default();
+            for ((facts, next), _) in games.iter().zip(keep).filter(|(_, kept)| *kept) {
+                expected.merge(&PositionStats::game(facts, next));
+            }
+            let kept = PositionStats::of_kept_games(&sum, find, |f| {
+                keep[games.iter().position(|(g, _)| g.id == f.id).unwrap_or(0)]
+            })
+            .expect("every game known");
+            assert_eq!(kept, PositionStats { game_ids: Vec::new(), ..expected });
+        }
+        assert_eq!(sum.slices[1].total.games, 2, "games 3 and 5 share month, speed and band");
+        assert_eq!(sum.slices[1].moves.len(), 2);
     }
 }

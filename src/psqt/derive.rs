@@ -20,7 +20,8 @@ use crate::{
     Key,
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
-    store::{KeySpan, Store, layout},
+    model::{GameId, GameResult, SliceKey},
+    store::{FactsTable, KeySpan, Store, layout},
 };
 
 /// Positions whose material phase is at most this count as endgame positions (a queen or two
@@ -182,6 +183,7 @@ fn scan(
     limit: usize,
 ) -> Result<Partial, QueryError> {
     let mut partial = Partial::default();
+    let facts = store.facts(GameId(u64::MAX))?;
     let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
     let mut pieces = Vec::with_capacity(32);
     // Only hashes below the largest kept so far can enter the sample.
@@ -189,7 +191,7 @@ fn scan(
     while let Some((key_bytes, value)) = cursor.entry() {
         let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
         let corrupt = || store.corrupt(format!("position {key}"));
-        let results = counted_results(value, &options.filter).ok_or_else(corrupt)?;
+        let results = counted_results(value, &options.filter, &facts).ok_or_else(corrupt)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
         if games > 0 {
             let board = decoder
@@ -230,18 +232,25 @@ fn scan(
     Ok(partial)
 }
 
-/// White wins, draws and Black wins among the counted games reaching a stored position.
-fn counted_results(value: &[u8], filter: &Filter) -> Option<[u32; 3]> {
+/// White wins, draws and Black wins among the counted games reaching a stored position (those
+/// whose slice the filter admits).
+fn counted_results(value: &[u8], filter: &Filter, facts: &FactsTable) -> Option<[u32; 3]> {
     if filter.is_unfiltered() {
         let seen = layout::occurrences(value)?;
         return Some([seen.white, seen.draws, seen.black].map(|n| n as u32));
     }
-    let stats = layout::decode(value, layout::Detail::Slices)?;
+    let stats = layout::decode(value, layout::Detail::All)?;
     let mut counts = [0u32; 3];
-    for slice in stats.slices.iter().filter(|slice| filter.matches_slice(&slice.key)) {
-        counts[0] += slice.total.white as u32;
-        counts[1] += slice.total.draws as u32;
-        counts[2] += slice.total.black as u32;
+    for id in stats.game_ids {
+        let game = facts.get(id)?;
+        if filter.matches_slice(&SliceKey::of(&game)) {
+            match game.result {
+                GameResult::WhiteWins => counts[0] += 1,
+                GameResult::Draw => counts[1] += 1,
+                GameResult::BlackWins => counts[2] += 1,
+                GameResult::Unknown => {}
+            }
+        }
     }
     Some(counts)
 }

@@ -3,8 +3,12 @@
 
 use rocksdb::WriteBatch;
 
-use super::{RunRecord, Store, StoreError, Totals, layout::encode_record, meta, options, player_name};
-use crate::model::{Fingerprint, GameId, GameRecord};
+use super::{
+    RunRecord, Store, StoreError, Totals,
+    layout::{encode_facts, encode_record},
+    meta, options, player_name,
+};
+use crate::model::{Fingerprint, GameFacts, GameId, GameRecord};
 
 /// Writes gathered for one atomic commit.
 pub struct Batch<'a> {
@@ -20,6 +24,12 @@ impl Batch<'_> {
     /// Stores a game's record under its id.
     pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
         self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
+    }
+
+    /// Stores a game's facts (under `facts.id`), which filtered lookups read for every game of a
+    /// position.
+    pub fn put_facts(&mut self, facts: &GameFacts) {
+        self.batch.put_cf(self.store.cf(options::FACTS), facts.id.to_bytes(), encode_facts(facts));
     }
 
     /// Indexes the game under both players' names.

@@ -17,12 +17,7 @@ use std::{
 use rayon::prelude::*;
 use rocksdb::{Options, SstFileWriter, WriteBatch};
 
-use super::{
-    PositionCounts, Staging, Store, StoreError, Totals,
-    layout::{self, encode_record},
-    meta, options,
-    staging::Range,
-};
+use super::{PositionCounts, Staging, Store, StoreError, Totals, layout::encode_record, meta, options, staging::Range};
 use crate::model::GameId;
 
 /// Bytes of one SST file of a commit (the family's own target file size).
@@ -118,8 +113,7 @@ impl Store {
             };
             // Only a first commit's counts are kept (see `commit_positions`).
             if fresh {
-                counts.distinct += 1;
-                counts.single_game += u64::from(layout::is_single_game(&value));
+                counts.add(&value);
             }
             let written = if fresh { sst.put(key.as_bytes(), &value) } else { sst.merge(key.as_bytes(), &value) };
             written.map_err(|err| self.rocks(err))?;
@@ -150,7 +144,8 @@ impl Store {
     }
 
     /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their players entries and fingerprints. Returns how many games it removed.
+    /// `next_game_id`, their facts, players entries and fingerprints. Returns how many games it
+    /// removed.
     pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
         let first = GameId(self.committed.load(Ordering::Acquire).max(1));
         let games = self.cf(options::GAMES);
@@ -167,6 +162,7 @@ impl Store {
         if removed == 0 {
             return Ok(0);
         }
+        batch.delete_range_cf(self.cf(options::FACTS), first.to_bytes(), GameId(u64::MAX).to_bytes());
         let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
         // A players key ends with the game id; a fingerprint's value is the id.
         self.delete_where(options::PLAYERS, &mut batch, |key, _| {

@@ -1,6 +1,6 @@
 //! The bytes of stored values, in one place: a position's value (a [`PositionStats`]), the merge
-//! operator that sums two of them, and the bincode records of the other families (games, totals,
-//! runs).
+//! operator that sums two of them, a game's facts (the facts family), and the bincode records of
+//! the other families (games, totals, runs).
 //!
 //! Position value layout (varints are LEB128, moves are [`CompactMove`] bits as little-endian u16, a tally is
 //! the varints `games white draws black white_rating_sum white_rated black_rating_sum
@@ -13,16 +13,23 @@
 //!   (varint). Typically 11–13 bytes; everything else is derived.
 //! * **general** — byte 0 = 0xff, the total tally, varints `min_year max_year`, the moves
 //!   (count, then per move ascending its 2 bytes and tally), the top games and the recent games
-//!   (count, then references), the byte length of what follows (so unfiltered lookups skip it),
-//!   and the slices: count, then per slice (ascending month, speed, band) varint month, a byte
-//!   `speed << 5 | band`, the tally, the moves as above, and its best-rated games (count, then
-//!   varints `id rating`).
+//!   (count, then references): the *head*, all an unfiltered lookup reads. Then the games by
+//!   move: a count, then per next move ascending (bits 0: the games that ended there) its 2
+//!   bytes, the byte length of its posting list and the list. The month × speed × rating-band
+//!   slices of filtered lookups are not stored: the store derives them from these games and
+//!   their facts ([`PositionStats::derive_slices`]), which costs a third of the bytes less than
+//!   storing them did.
 //!
-//! Result codes (one-game layout): 0 White won, 1 draw, 2 Black won, 3 unknown ([`RESULTS`]).
+//! Facts layout (the facts family, one value per game, 8 bytes): u64 little-endian, bits 0–15
+//! the [`Month`], 16–31 White's rating, 32–47 Black's, 48–49 the result code, 50 White rated,
+//! 51 Black rated, 52–54 the [`Speed`].
+//!
+//! Result codes (one-game and facts layouts): 0 White won, 1 draw, 2 Black won, 3 unknown
+//! ([`RESULTS`]).
 
 use crate::{
     codec::CompactMove,
-    model::{GameFacts, GameId, GameRef, GameResult, Month, PositionStats, RatingBand, Slice, SliceKey, Speed, Tally},
+    model::{GameFacts, GameId, GameRef, GameResult, Month, PositionStats, Speed, Tally},
     postings::PostingList,
     varint::{get_varint, put_varint, take_byte},
 };
@@ -44,10 +51,48 @@ pub fn result_code(result: GameResult) -> u8 {
 pub enum Detail {
     /// Totals, years, moves, top and recent games: all an unfiltered lookup needs.
     Head,
-    /// The head and the slices: what a filtered lookup reads.
-    Slices,
-    /// Everything, the posting list included.
+    /// The head and the games by move: what filtered lookups and slices are computed from.
+    ByMove,
+    /// Everything stored: the head, the games by move and the posting list (their union).
     All,
+}
+
+/// Bytes of a game's facts in the facts family.
+pub const FACTS_LEN: usize = 8;
+
+/// The facts family's bytes of a game's facts.
+pub fn encode_facts(facts: &GameFacts) -> [u8; FACTS_LEN] {
+    let [white, black] = facts.ratings;
+    let packed = u64::from(facts.month.0)
+        | u64::from(white.unwrap_or(0)) << 16
+        | u64::from(black.unwrap_or(0)) << 32
+        | u64::from(result_code(facts.result)) << 48
+        | u64::from(white.is_some()) << 50
+        | u64::from(black.is_some()) << 51
+        | (facts.speed as u64) << 52;
+    packed.to_le_bytes()
+}
+
+/// Reads the facts of game `id` from its facts-family bytes; `None` unless they are valid.
+pub fn decode_facts(id: GameId, bytes: &[u8]) -> Option<GameFacts> {
+    let bytes: [u8; FACTS_LEN] = bytes.try_into().ok()?;
+    let facts = unpack_facts(id, bytes)?;
+    // Only canonical bytes: no unused bit set, no rating without its flag.
+    (encode_facts(&facts) == bytes).then_some(facts)
+}
+
+/// Reads facts-family bytes checked before ([`decode_facts`]), without checking them again.
+pub fn unpack_facts(id: GameId, bytes: [u8; FACTS_LEN]) -> Option<GameFacts> {
+    let packed = u64::from_le_bytes(bytes);
+    let field = |shift: u32| (packed >> shift) as u16;
+    let rating = |shift: u32, flag: u32| (packed >> flag & 1 == 1).then(|| field(shift));
+    Some(GameFacts {
+        id,
+        result: RESULTS[(packed >> 48 & 3) as usize],
+        ratings: [rating(16, 50), rating(32, 51)],
+        month: Month(field(0)),
+        speed: Speed::from_index((packed >> 52 & 7) as u8)?,
+    })
 }
 
 /// Encodes a stored record (game, totals, run) with bincode's standard configuration.
@@ -84,12 +129,9 @@ pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, out: &mut Vec<u
     put_varint(out, facts.id.0);
 }
 
-/// The stored bytes of `stats` (the one-game layout whenever it applies).
+/// The stored bytes of `stats` in the general layout (ingest writes the one-game layout directly,
+/// with [`encode_game`]: `stats` does not hold a game's speed).
 pub fn encode(stats: &PositionStats, out: &mut Vec<u8>) {
-    if let Some((facts, next)) = one_game(stats) {
-        encode_game(&facts, next, out);
-        return;
-    }
     out.push(GENERAL);
     write_tally(&stats.total, out);
     put_varint(out, u64::from(stats.min_year));
@@ -103,56 +145,21 @@ pub fn encode(stats: &PositionStats, out: &mut Vec<u8>) {
             put_varint(out, u64::from(game.month));
         }
     }
-    let mut slices = Vec::new();
-    put_varint(&mut slices, stats.slices.len() as u64);
-    for slice in &stats.slices {
-        put_varint(&mut slices, u64::from(slice.key.month.0));
-        slices.push((slice.key.speed as u8) << 5 | slice.key.band.index());
-        write_tally(&slice.total, &mut slices);
-        write_moves(&mut slices, &slice.moves);
-        put_varint(&mut slices, slice.games.len() as u64);
-        for game in &slice.games {
-            put_varint(&mut slices, game.id.0);
-            put_varint(&mut slices, u64::from(game.rating));
-        }
+    put_varint(out, stats.games_by_move.len() as u64);
+    let mut list = Vec::new();
+    for (next, ids) in &stats.games_by_move {
+        out.extend_from_slice(&next.map_or(0, CompactMove::bits).to_le_bytes());
+        list.clear();
+        PostingList::write(ids, &mut list);
+        put_varint(out, list.len() as u64);
+        out.extend_from_slice(&list);
     }
-    put_varint(out, slices.len() as u64);
-    out.extend_from_slice(&slices);
-    PostingList::write(&stats.game_ids, out);
 }
 
-/// The game and next move of a one-game value, when `stats` is one (checked field by field, so
-/// that only values the one-game layout restores exactly use it).
-fn one_game(stats: &PositionStats) -> Option<(GameFacts, Option<CompactMove>)> {
-    let result = stats.total.single_result()?;
-    let rating = |sum: u64, rated: u64| match rated {
-        0 if sum == 0 => Some(None),
-        1 => u16::try_from(sum).ok().map(Some),
-        _ => None,
-    };
-    let ratings = [
-        rating(stats.total.white_rating_sum, stats.total.white_rated)?,
-        rating(stats.total.black_rating_sum, stats.total.black_rated)?,
-    ];
-    let ([slice], [game], [recent]) = (stats.slices.as_slice(), stats.top.as_slice(), stats.recent.as_slice()) else {
-        return None;
-    };
-    let facts = GameFacts { id: game.id, result, ratings, month: slice.key.month, speed: slice.key.speed };
-    let next = match stats.moves.as_slice() {
-        [] => None,
-        [(m, tally)] if *tally == stats.total => Some(*m),
-        _ => return None,
-    };
-    let year = facts.month.year().unwrap_or(0);
-    let consistent = *game == GameRef::of(&facts)
-        && recent == game
-        && slice.key.band == facts.band()
-        && slice.total == stats.total
-        && slice.moves == stats.moves
-        && slice.games.as_slice() == [*game]
-        && stats.game_ids.as_slice() == [game.id]
-        && (stats.min_year, stats.max_year) == (year, year);
-    consistent.then_some((facts, next))
+/// Whether stored bytes hold exactly one game (in either layout: a game repeating the position
+/// with two different moves is written in the general one).
+pub fn holds_one_game(bytes: &[u8]) -> bool {
+    is_single_game(bytes) || occurrences(bytes).is_some_and(|seen| seen.games == 1)
 }
 
 /// Whether stored bytes use the one-game layout (without decoding them).
@@ -160,34 +167,70 @@ pub fn is_single_game(bytes: &[u8]) -> bool {
     bytes.first().is_some_and(|&head| head != GENERAL)
 }
 
-/// Reads stored bytes, as much as `detail` asks; `None` when they are not a valid value.
+/// Reads stored bytes, as much as `detail` asks (never the slices: see
+/// [`PositionStats::derive_slices`]); `None` when they are not a valid value.
 pub fn decode(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
     let input = &mut &bytes[..];
     if !is_single_game(bytes) {
         take_byte(input)?;
-        let (mut stats, slices, postings) = read_general(input)?;
-        if detail == Detail::Head {
-            return Some(stats);
+        let (mut stats, rest) = read_general(input)?;
+        if detail != Detail::Head {
+            stats.games_by_move = read_games_by_move(rest)?;
         }
-        stats.slices = read_slices(slices)?;
         if detail == Detail::All {
-            stats.game_ids = PostingList::from_bytes(postings.to_vec())?.to_vec();
+            stats.game_ids = match stats.games_by_move.as_slice() {
+                [(_, ids)] => ids.clone(),
+                lines => {
+                    let mut ids: Vec<GameId> = lines.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    ids
+                }
+            };
         }
         return Some(stats);
     }
     let (facts, next) = read_game(input)?;
-    let mut stats = PositionStats::game(&facts, next.as_slice());
     // Only the canonical bytes of a one-game value are valid.
-    if !input.is_empty() || one_game(&stats).is_none() {
+    let mut canonical = Vec::with_capacity(bytes.len());
+    encode_game(&facts, next, &mut canonical);
+    if canonical != bytes {
         return None;
     }
-    if detail == Detail::Head {
-        stats.slices.clear();
-    }
+    let mut stats = PositionStats::game(&facts, next.as_slice());
     if detail != Detail::All {
         stats.game_ids.clear();
     }
+    if detail == Detail::Head {
+        stats.games_by_move.clear();
+    }
     Some(stats)
+}
+
+/// Reads the games by move of a general value (what follows its head), to its end.
+fn read_games_by_move(mut input: &[u8]) -> Option<Vec<(Option<CompactMove>, Vec<GameId>)>> {
+    let input = &mut input;
+    // Each line takes at least 3 bytes.
+    let count = get_count(input, 3)?;
+    let mut lines: Vec<(Option<CompactMove>, Vec<GameId>)> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (bits, rest) = input.split_first_chunk::<2>()?;
+        *input = rest;
+        let next = match u16::from_le_bytes(*bits) {
+            0 => None,
+            bits => Some(CompactMove::from_bits(bits)?),
+        };
+        let length = usize::try_from(get_varint(input)?).ok()?;
+        let list = input.get(..length)?;
+        *input = &input[length..];
+        let ids = PostingList::from_bytes(list.to_vec())?.to_vec();
+        // Ascending moves, no empty list.
+        if ids.is_empty() || lines.last().is_some_and(|(last, _)| *last >= next) {
+            return None;
+        }
+        lines.push((next, ids));
+    }
+    input.is_empty().then_some(lines)
 }
 
 /// Reads a one-game value up to its end: the game's facts and the move played from the position.
@@ -244,18 +287,14 @@ pub fn occurrences(bytes: &[u8]) -> Option<Occurrences> {
     })
 }
 
-/// The posting list of stored bytes, without decoding the slices.
+/// The posting list of stored bytes: every game of the value.
 pub fn postings(bytes: &[u8]) -> Option<PostingList> {
-    if is_single_game(bytes) {
-        return Some(PostingList::encode(&decode(bytes, Detail::All)?.game_ids));
-    }
-    let (_, _, postings) = read_general(&mut bytes.get(1..)?)?;
-    PostingList::from_bytes(postings.to_vec())
+    Some(PostingList::encode(&decode(bytes, Detail::All)?.game_ids))
 }
 
-/// Reads a general value after its first byte: the head, then where the slices' bytes and the
-/// posting list's bytes are (the one walk every reader of a general value shares).
-fn read_general<'a>(input: &mut &'a [u8]) -> Option<(PositionStats, &'a [u8], &'a [u8])> {
+/// Reads a general value's head after its first byte; returns it and the bytes after it (the
+/// one walk every reader of a general value shares).
+fn read_general<'a>(input: &mut &'a [u8]) -> Option<(PositionStats, &'a [u8])> {
     let total = read_tally(input)?;
     let min_year = u16::try_from(get_varint(input)?).ok()?;
     let max_year = u16::try_from(get_varint(input)?).ok()?;
@@ -271,37 +310,8 @@ fn read_general<'a>(input: &mut &'a [u8]) -> Option<(PositionStats, &'a [u8], &'
         }
     }
     let [top, recent] = lists;
-    let length = usize::try_from(get_varint(input)?).ok()?;
-    if length > input.len() {
-        return None;
-    }
-    let (slices, postings) = input.split_at(length);
-    let stats =
-        PositionStats { total, min_year, max_year, moves, top, recent, slices: Vec::new(), game_ids: Vec::new() };
-    Some((stats, slices, postings))
-}
-
-fn read_slices(mut input: &[u8]) -> Option<Vec<Slice>> {
-    let input = &mut input;
-    let count = get_count(input, 11)?;
-    let mut slices = Vec::with_capacity(count);
-    for _ in 0..count {
-        let month = Month(u16::try_from(get_varint(input)?).ok()?);
-        let group = take_byte(input)?;
-        let speed = Speed::from_index(group >> 5)?;
-        let band = RatingBand::from_index(group & 0x1f)?;
-        let total = read_tally(input)?;
-        let moves = read_moves(input)?;
-        let games_count = get_count(input, 2)?;
-        let mut games = Vec::with_capacity(games_count);
-        for _ in 0..games_count {
-            let id = GameId(get_varint(input)?);
-            let rating = u16::try_from(get_varint(input)?).ok()?;
-            games.push(GameRef { id, rating, month: month.0 });
-        }
-        slices.push(Slice { key: SliceKey { month, speed, band }, total, moves, games });
-    }
-    input.is_empty().then_some(slices)
+    let stats = PositionStats { total, min_year, max_year, moves, top, recent, ..PositionStats::default() };
+    Some((stats, input))
 }
 
 fn write_tally(tally: &Tally, out: &mut Vec<u8>) {
@@ -445,11 +455,9 @@ mod tests {
             let bytes = encoded(&stats);
             prop_assert_eq!(decode(&bytes, Detail::All), Some(stats.clone()));
             let head = decode(&bytes, Detail::Head).expect("head decodes");
-            prop_assert_eq!(head.slices.len(), 0);
-            prop_assert_eq!(decode(&bytes, Detail::Slices), Some(PositionStats { game_ids: Vec::new(), ..stats.clone() }));
-            prop_assert_eq!(PositionStats { slices: stats.slices.clone(), game_ids: stats.game_ids.clone(), ..head }, stats.clone());
+            prop_assert_eq!(head, PositionStats { game_ids: Vec::new(), games_by_move: Vec::new(), ..stats.clone() });
             prop_assert_eq!(postings(&bytes).map(|p| p.to_vec()), Some(stats.game_ids.clone()));
-            prop_assert_eq!(is_single_game(&bytes), stats.total.games == 1 && stats.moves.len() <= 1);
+            prop_assert!(!is_single_game(&bytes));
         }
 
         #[test]
@@ -469,12 +477,11 @@ mod tests {
                 None => head[0].clone(),
             };
             prop_assert_eq!(regrouped, merged);
-            // The slices add up to the totals.
-            let mut from_slices = Tally::default();
-            for slice in &expected.slices {
-                from_slices.add(&slice.total);
-            }
-            prop_assert_eq!(from_slices, expected.total);
+            // Every game is in some move's list, and only those.
+            let mut by_move: Vec<GameId> = expected.games_by_move.iter().flat_map(|(_, ids)| ids.clone()).collect();
+            by_move.sort_unstable();
+            by_move.dedup();
+            prop_assert_eq!(by_move, expected.game_ids.clone());
         }
 
         #[test]
@@ -497,7 +504,24 @@ mod tests {
             let next = next.and_then(CompactMove::from_bits);
             let mut direct = Vec::new();
             encode_game(&facts, next, &mut direct);
-            prop_assert_eq!(direct, encoded(&PositionStats::game(&facts, next.as_slice())));
+            prop_assert!(is_single_game(&direct));
+            let built = PositionStats::game(&facts, next.as_slice());
+            prop_assert_eq!(decode(&direct, Detail::All), Some(built.clone()));
+            // The general layout holds the same game.
+            prop_assert_eq!(decode(&encoded(&built), Detail::All), Some(built));
+        }
+
+        #[test]
+        fn facts_round_trip(facts in arb_facts()) {
+            let bytes = encode_facts(&facts);
+            prop_assert_eq!(decode_facts(facts.id, &bytes), Some(facts));
+        }
+
+        #[test]
+        fn arbitrary_facts_bytes_are_canonical_or_refused(bytes in proptest::array::uniform8(any::<u8>())) {
+            if let Some(facts) = decode_facts(GameId(1), &bytes) {
+                prop_assert_eq!(encode_facts(&facts), bytes);
+            }
         }
     }
 
@@ -505,7 +529,8 @@ mod tests {
     fn one_game_costs_a_dozen_bytes() {
         let game = facts(123_456, GameResult::Draw, [Some(2700), Some(2650)], "1999.05.01");
         let stats = PositionStats::game(&game, &[mv(12 | 28 << 6)]);
-        let bytes = encoded(&stats);
+        let mut bytes = Vec::new();
+        encode_game(&game, Some(mv(12 | 28 << 6)), &mut bytes);
         assert_eq!(bytes.len(), 13);
         assert!(is_single_game(&bytes));
         assert_eq!(stats.total.average_rating(), Some(2675));

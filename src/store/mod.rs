@@ -1,10 +1,11 @@
-//! The position database on disk: a RocksDB directory with six column families.
+//! The position database on disk: a RocksDB directory with seven column families.
 //!
 //! | family | key | value |
 //! |---|---|---|
 //! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]), summed by a merge operator |
 //! | | the empty key ([`meta::COMMIT_KEY`]) | [`Totals`]: the commit record |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
+//! | `facts` | [`GameId`] | the game's [`GameFacts`](crate::model::GameFacts) in 8 bytes ([`layout`]), held in memory by [`FactsTable`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
 //! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
 //! | `openings` | [`Key`] | `ECO<tab>name` of an imported opening table |
@@ -20,12 +21,14 @@
 
 mod batch;
 mod commit;
+mod facts;
 pub mod layout;
 pub mod meta;
 mod options;
 mod staging;
 
 pub use batch::Batch;
+pub use facts::FactsTable;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use staging::Staging;
@@ -143,6 +146,14 @@ pub struct PositionCounts {
     pub single_game: u64,
 }
 
+impl PositionCounts {
+    /// Counts one stored value.
+    fn add(&mut self, value: &[u8]) {
+        self.distinct += 1;
+        self.single_game += u64::from(layout::holds_one_game(value));
+    }
+}
+
 /// An open database.
 pub struct Store {
     db: DB,
@@ -153,6 +164,8 @@ pub struct Store {
     /// committed yet (or were left by a killed ingest) and are not shown.
     committed: AtomicU64,
     cache: rocksdb::Cache,
+    /// The committed games' facts, loaded on first use ([`Store::facts`]).
+    facts: facts::SharedFacts,
 }
 
 impl Drop for Store {
@@ -166,7 +179,7 @@ impl Drop for Store {
 impl Store {
     /// A store over an opened database; the committed id is read by the caller.
     fn new(db: DB, path: &Path, secondary: Option<PathBuf>, cache: rocksdb::Cache) -> Store {
-        Store { db, path: path.to_owned(), secondary, committed: AtomicU64::new(0), cache }
+        Store { db, path: path.to_owned(), secondary, committed: AtomicU64::new(0), cache, facts: Default::default() }
     }
 
     /// Opens (creating if needed) the database at `path` for writing.
@@ -190,19 +203,19 @@ impl Store {
 
     /// Opens an existing database for reading.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        Self::check_created(path)?;
+        let present = Self::check_created(path)?;
         let cache = options::block_cache();
         let mut db_options = options::db_options();
         db_options.create_if_missing(false);
-        let db = DB::open_cf_descriptors_read_only(&db_options, path, options::column_families(&cache), false)
+        let db = DB::open_cf_descriptors_read_only(&db_options, path, Self::families(&cache, &present), false)
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        Store::new(db, path, None, cache).with_format()
+        Store::new(db, path, None, cache).with_format(&present)
     }
 
     /// Opens an existing database as a RocksDB secondary: it reads while another process
     /// ingests, and sees what that process has flushed after each [`Store::catch_up`].
     pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
-        Self::check_created(path)?;
+        let present = Self::check_created(path)?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let secondary = std::env::temp_dir().join(format!("tabiya-secondary-{}-{nanos}", std::process::id()));
         let cache = options::block_cache();
@@ -210,33 +223,45 @@ impl Store {
         db_options.create_if_missing(false);
         // A secondary keeps every file it opened: let it hold them all.
         db_options.set_max_open_files(-1);
-        let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, options::column_families(&cache))
+        let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, Self::families(&cache, &present))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        Store::new(db, path, Some(secondary), cache).with_format()
+        Store::new(db, path, Some(secondary), cache).with_format(&present)
     }
 
-    /// Refuses a directory that holds no database, or one whose creation was interrupted before
-    /// all its column families existed (RocksDB creates them one by one; the format key, written
-    /// after them, was then never committed either).
-    fn check_created(path: &Path) -> Result<(), StoreError> {
+    /// Refuses a directory that holds no database (no meta family); returns the families of
+    /// this format it has. An older format may lack some: they are opened without them, and
+    /// [`Store::with_format`] names the format.
+    fn check_created(path: &Path) -> Result<Vec<&'static str>, StoreError> {
         let missing = || StoreError::Missing { path: path.to_owned() };
         if !path.join("CURRENT").exists() {
             return Err(missing());
         }
         let families = DB::list_cf(&Options::default(), path)
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
-        if options::COLUMN_FAMILIES.iter().all(|name| families.iter().any(|family| family == name)) {
-            Ok(())
-        } else {
-            Err(missing())
+        let present: Vec<&'static str> =
+            options::COLUMN_FAMILIES.into_iter().filter(|name| families.iter().any(|family| family == name)).collect();
+        match present.contains(&options::META) {
+            true => Ok(present),
+            false => Err(missing()),
         }
     }
 
-    /// A database opened for reading, once its format version is known to be this one's.
-    fn with_format(self) -> Result<Store, StoreError> {
+    /// The options of the families in `present`.
+    fn families(cache: &rocksdb::Cache, present: &[&str]) -> Vec<rocksdb::ColumnFamilyDescriptor> {
+        options::column_families(cache).into_iter().filter(|family| present.contains(&family.name())).collect()
+    }
+
+    /// A database opened for reading with the families in `present`, once its format version is
+    /// known to be this one's. Refuses one whose creation was interrupted before all its column
+    /// families existed (RocksDB creates them one by one; the format key, written after them,
+    /// was then never committed either).
+    fn with_format(self, present: &[&str]) -> Result<Store, StoreError> {
         match self.meta(meta::FORMAT_KEY)? {
             Some(bytes) => self.check_format(&bytes)?,
             None => return Err(StoreError::Missing { path: self.path.clone() }),
+        }
+        if present.len() < options::COLUMN_FAMILIES.len() {
+            return Err(StoreError::Missing { path: self.path.clone() });
         }
         self.load_committed()?;
         Ok(self)
@@ -315,18 +340,37 @@ impl Store {
         self.read_position(key, Detail::Head)
     }
 
-    /// A position's statistics with its slices, without its games: what a filtered lookup reads.
+    /// A position's statistics with its slices, without its games (its monthly history).
     pub fn position_slices(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, Detail::Slices)
+        Ok(self.read_position(key, Detail::ByMove)?.map(|stats| PositionStats { games_by_move: Vec::new(), ..stats }))
     }
 
+    /// A position's statistics with its games, without slices: what a filtered lookup reads.
+    pub fn position_games(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
+        let found =
+            self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
+        found
+            .map(|bytes| layout::decode(&bytes, Detail::ByMove).ok_or_else(|| self.corrupt(format!("position {key}"))))
+            .transpose()
+    }
+
+    /// A stored position, read as far as `detail` says, with its slices unless only its head
+    /// is read.
     fn read_position(&self, key: &Key, detail: Detail) -> Result<Option<PositionStats>, StoreError> {
-        match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
-            None => Ok(None),
-            Some(bytes) => {
-                layout::decode(&bytes, detail).map(Some).ok_or_else(|| self.corrupt(format!("position {key}")))
-            }
+        let found =
+            self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
+        found.map(|bytes| self.decode_position(key, &bytes, detail)).transpose()
+    }
+
+    /// Decodes a stored value of `key`, as far as `detail` says, with its slices unless only
+    /// its head is read.
+    pub fn decode_position(&self, key: &Key, bytes: &[u8], detail: Detail) -> Result<PositionStats, StoreError> {
+        let what = || format!("position {key}");
+        let mut stats = layout::decode(bytes, detail).ok_or_else(|| self.corrupt(what()))?;
+        if detail != Detail::Head {
+            self.derive_slices(&mut stats, &what())?;
         }
+        Ok(stats)
     }
 
     /// The games that reached a position (empty when none did).
@@ -499,7 +543,7 @@ impl Store {
     }
 
     /// Counts the distinct positions, and those reached by a single game, by walking the
-    /// positions family (a one-game value is recognised by its first byte).
+    /// positions family.
     pub fn count_positions(&self) -> Result<PositionCounts, StoreError> {
         let mut options = ReadOptions::default();
         options.fill_cache(false);
@@ -507,8 +551,7 @@ impl Store {
         iter.seek(FIRST_POSITION);
         let mut counts = PositionCounts::default();
         while let Some(value) = iter.value() {
-            counts.distinct += 1;
-            counts.single_game += u64::from(layout::is_single_game(value));
+            counts.add(value);
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
@@ -565,8 +608,7 @@ impl Store {
         self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
-            let stats = layout::decode(&value, Detail::All).ok_or_else(|| self.corrupt(format!("position {key}")))?;
-            Ok((key, stats))
+            Ok((key, self.decode_position(&key, &value, Detail::All)?))
         })
     }
 

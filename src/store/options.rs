@@ -17,8 +17,9 @@ pub const FINGERPRINTS: &str = "fingerprints";
 pub const PLAYERS: &str = "players";
 pub const OPENINGS: &str = "openings";
 pub const META: &str = "meta";
+pub const FACTS: &str = "facts";
 /// Every column family, in the order the database lists them.
-pub const COLUMN_FAMILIES: [&str; 6] = [POSITIONS, GAMES, FINGERPRINTS, PLAYERS, OPENINGS, META];
+pub const COLUMN_FAMILIES: [&str; 7] = [POSITIONS, GAMES, FACTS, FINGERPRINTS, PLAYERS, OPENINGS, META];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -101,6 +102,11 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_compression_type(DBCompressionType::None);
             options.set_bottommost_compression_type(DBCompressionType::None);
             options.set_block_based_table_factory(&table(cache, 4 << 10, Some(10.0)));
+        }
+        FACTS => {
+            // Eight bytes a game under sequential ids, read whole by a scan: large blocks.
+            options.set_write_buffer_size(8 << 20);
+            options.set_block_based_table_factory(&table(cache, 64 << 10, None));
         }
         PLAYERS => {
             // Keys only, sorted by name: prefix scans for player filters.
