@@ -48,6 +48,7 @@ pub mod psqt;
 pub mod report;
 pub mod server;
 pub mod store;
+pub mod tier;
 mod varint;
 pub mod verify;
 
