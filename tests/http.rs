@@ -466,6 +466,24 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
                 let index = game["round"].as_str().unwrap().parse::<usize>().unwrap() - 1;
                 assert!(mine.contains_key(&index), "{game}");
             }
+            // The history under the player filter: the player's games, month by month.
+            let (status, content_type, body) = get(&server, &format!("{path}&history=true"));
+            assert_eq!((status, content_type), (200, "application/x-ndjson".to_owned()), "{body}");
+            let answer: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
+            let history = answer["history"].as_array().expect("a history array");
+            let years: BTreeSet<usize> = mine.keys().map(|&i| year(i)).collect();
+            let (first, last) = (*years.first().unwrap(), *years.last().unwrap());
+            assert_eq!(history.len(), (last - first) * 12 + 1, "{path}: every month from the first to the last");
+            for (offset, entry) in history.iter().enumerate() {
+                let (y, m) = (first + offset / 12, offset % 12 + 1);
+                let counts =
+                    if m == 1 { results(&games, mine.keys().copied().filter(|&i| year(i) == y)) } else { [0; 3] };
+                assert_eq!(
+                    [&entry["white"], &entry["draws"], &entry["black"]],
+                    counts.map(Value::from).each_ref(),
+                    "{path}: {y}-{m}"
+                );
+            }
         }
     }
 }

@@ -284,3 +284,34 @@ fn a_truncated_compressed_file_keeps_the_games_before_the_break() {
     assert!(summary.run.counts.indexed > 1000, "{:?}", summary.run.counts);
     assert_eq!(summary.run.counts.indexed, summary.run.counts.games_read);
 }
+
+/// A database of an older format (here format 4's six families, without `facts`) is refused
+/// with a message to ingest again, by readers and by a writer, and the writer leaves it as it
+/// was: no family of the new format is created in it.
+#[test]
+fn an_older_format_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old");
+    let families = ["positions", "games", "fingerprints", "players", "openings", "meta"];
+    {
+        let mut options = rocksdb::Options::default();
+        options.create_if_missing(true);
+        options.create_missing_column_families(true);
+        let db = rocksdb::DB::open_cf(&options, &path, families).unwrap();
+        db.put_cf(db.cf_handle("meta").unwrap(), b"format", 4u32.to_be_bytes()).unwrap();
+        db.flush_cf(db.cf_handle("meta").unwrap()).unwrap();
+    }
+    let listed = || {
+        let mut names = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap();
+        names.sort();
+        names
+    };
+    let before = listed();
+    for opened in [Store::open(&path), Store::open_read_only(&path), Store::open_secondary(&path)] {
+        let Err(err) = opened else { panic!("an older format opened") };
+        let message = err.to_string();
+        assert!(message.contains("database format 4") && message.contains("ingest"), "{message}");
+    }
+    assert_eq!(listed(), before);
+    assert!(!before.iter().any(|name| name == "facts"));
+}

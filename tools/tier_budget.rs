@@ -11,7 +11,7 @@
 use std::{path::Path, time::Instant};
 
 use rayon::prelude::*;
-use rocksdb::{BlockBasedOptions, DBCompressionType, Options, SstFileWriter};
+use rocksdb::SstFileWriter;
 use rustc_hash::FxHashMap;
 use tabiya::{
     Key, Position,
@@ -72,19 +72,6 @@ fn game_tier(store: &Store, id: GameId) -> Result<GameTier, Error> {
     Ok(tier)
 }
 
-/// The options of the positions family's commit files (zstd, 16 KB blocks, no filters).
-fn sst_options() -> Options {
-    let mut table = BlockBasedOptions::default();
-    table.set_block_restart_interval(64);
-    table.set_block_size(16 << 10);
-    table.set_format_version(6);
-    let mut options = Options::default();
-    options.set_block_based_table_factory(&table);
-    options.set_compression_type(DBCompressionType::Zstd);
-    options.set_bottommost_compression_type(DBCompressionType::Zstd);
-    options
-}
-
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let db = args.first().ok_or("usage: tier_budget DB [ZSTD_BYTES]")?;
@@ -142,7 +129,7 @@ fn main() -> Result<(), Error> {
 
     // The full family without the tier: every other stored position, as a commit writes it.
     let path = std::env::temp_dir().join(format!("tier-budget-{}.sst", std::process::id()));
-    let options = sst_options();
+    let options = store.commit_file_options();
     let mut writer = SstFileWriter::create(&options);
     // The same without the values' top and recent games, which filtered lookups already derive
     // from the games' facts: what deriving them for every lookup would save.

@@ -1,8 +1,9 @@
 //! Which games a lookup counts: date range, speeds, rating bands, player.
 //!
-//! Dates, speeds and ratings are answered from the position's slices (pre-aggregated at
-//! ingest), so they must fall on slice boundaries: months, speed classes and rating bands of
-//! [`RatingBand::WIDTH`]. A player filter is answered from the players index and the games.
+//! Dates, speeds and ratings are checked on each game's facts, by the slice the game falls in
+//! (the breakdown reports and the monthly history use), so they must fall on slice boundaries:
+//! months, speed classes and rating bands of [`RatingBand::WIDTH`]. A player filter keeps the
+//! games the players index lists.
 
 use shakmaty::Color;
 
@@ -132,7 +133,7 @@ impl Filter {
 
     /// Whether a game is counted (the player is not checked here).
     pub fn matches_game(&self, facts: &GameFacts) -> bool {
-        self.matches_slice(&SliceKey { month: facts.month, speed: facts.speed, band: facts.band() })
+        self.matches_slice(&SliceKey::of(facts))
     }
 }
 

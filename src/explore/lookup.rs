@@ -16,7 +16,7 @@ use crate::{
     store::Store,
 };
 
-/// Most games a player filter replays (bounded work per query).
+/// Most games a player filter's name may match.
 pub const MAX_PLAYER_GAMES: usize = 100_000;
 
 /// What an opening explorer shows for a position under a filter.
@@ -189,32 +189,32 @@ impl FilteredStats {
 }
 
 /// The statistics of `key` restricted to `filter`, without the posting list, and with the
-/// slices of the games counted only when `with_slices`.
+/// slices of the games counted only when `with_slices`: counted from the facts of the games the
+/// filter keeps (exact, top and recent games included).
 fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) -> Result<PositionStats, QueryError> {
-    if filter.player.is_some() {
-        let mut stats = player_stats(store, key, filter)?;
-        if !with_slices {
-            stats.slices.clear();
-        }
-        return Ok(stats);
-    }
     if filter.is_unfiltered() {
         // Neither read includes the posting list.
         let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
         return Ok(stats.unwrap_or_default());
     }
+    // A player filter keeps the games of the players index (ascending ids).
+    let player = match filter.player.as_deref() {
+        Some(name) => Some(player_games(store, name, filter.color)?),
+        None => None,
+    };
     let stats = store.position_games(key)?.unwrap_or_default();
-    let corrupt = || store.corrupt(format!("position {key}: a game without facts"));
     let Some(highest) = stats.highest_game() else {
         return Ok(PositionStats::default());
     };
     let facts = store.facts(highest)?;
-    let mut filtered = PositionStats::of_kept_games(&stats, |id| facts.get(id), |game| filter.matches_game(game))
-        .ok_or_else(corrupt)?;
+    let corrupt = || store.corrupt(format!("position {key}: a game without facts"));
+    let keep = |game: &GameFacts| {
+        player.as_ref().is_none_or(|ids| ids.binary_search(&game.id).is_ok()) && filter.matches_game(game)
+    };
+    let mut filtered = PositionStats::of_kept_games(&stats, |id| facts.get(id), keep).ok_or_else(corrupt)?;
     if with_slices {
         filtered.derive_slices(|id| facts.get(id)).ok_or_else(corrupt)?;
     }
-    filtered.game_ids.clear();
     filtered.games_by_move.clear();
     Ok(filtered)
 }
@@ -234,37 +234,6 @@ pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<V
         )));
     }
     Ok(ids)
-}
-
-/// Replays the player's games (the players index intersected with the position's posting list)
-/// that pass the filter; their slices are kept, the posting list is not.
-fn player_stats(store: &Store, key: &Key, filter: &Filter) -> Result<PositionStats, QueryError> {
-    let name = filter.player.as_deref().unwrap_or("");
-    let player = store.player_games(name, filter.color)?;
-    // Only the player's games that reached the position (the posting list says which) are
-    // read and replayed.
-    let postings = store.postings(key)?;
-    let ids: Vec<GameId> = crate::postings::intersect(player.iter().copied(), postings.iter()).collect();
-    if ids.len() > MAX_PLAYER_GAMES {
-        return Err(QueryError::input(format!(
-            "player {name:?} reached this position in {} games, more than {MAX_PLAYER_GAMES}: give more \
-                 of the name or a deeper position",
-            ids.len()
-        )));
-    }
-    let target = key.decode().map_err(|err| QueryError::input(err.to_string()))?;
-    let mut stats = PositionStats::default();
-    for id in ids {
-        let Some(record) = store.game(id)? else { continue };
-        let facts = GameFacts::of(id, record.result, &record.tags);
-        if !filter.matches_game(&facts) {
-            continue;
-        }
-        let Some(next) = moves_from(&record, target.chess(), key) else { continue };
-        stats.merge(&PositionStats::game(&facts, &next));
-    }
-    stats.game_ids.clear();
-    Ok(stats)
 }
 
 fn summaries(

@@ -202,7 +202,7 @@ impl PositionStats {
 
     /// The highest id among the games by move.
     pub fn highest_game(&self) -> Option<GameId> {
-        self.games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().copied()
+        highest_game(&self.games_by_move)
     }
 
     /// The next moves, most played first (then by move).
@@ -300,6 +300,11 @@ fn first_games<K: Ord>(games: &mut [GameRef], limit: usize, order: fn(&GameRef) 
     first
 }
 
+/// The highest id among games by move (each list ascending).
+fn highest_game(games_by_move: &[(Option<CompactMove>, Vec<GameId>)]) -> Option<GameId> {
+    games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().copied()
+}
+
 /// Which games a walk over a position's games by move has met (a game repeating the position
 /// with two different moves is in two lists).
 enum SeenGames {
@@ -316,7 +321,7 @@ impl SeenGames {
         if games_by_move.len() <= 1 {
             return SeenGames::One;
         }
-        let highest = games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().map_or(0, |id| id.0);
+        let highest = highest_game(games_by_move).map_or(0, |id| id.0);
         let games: usize = games_by_move.iter().map(|(_, ids)| ids.len()).sum();
         match usize::try_from(highest / 64 + 1) {
             Ok(words) if words <= 4 * games => SeenGames::Bits(vec![0; words]),

@@ -171,10 +171,10 @@ pub fn decode_into(bytes: &[u8], start: u64, out: &mut Vec<u64>) -> Option<()> {
         if code < SPACER {
             let (first, second) = PAIRS[usize::from(code)];
             let position = cursor.checked_add(u64::from(first))?;
-            let next = position + 1 + u64::from(second);
+            let next = position.checked_add(1 + u64::from(second))?;
             out.push(position);
             out.push(next);
-            cursor = next + 1;
+            cursor = next.checked_add(1)?;
         } else if code == SPACER {
             cursor = cursor.checked_add(64)?;
         } else {

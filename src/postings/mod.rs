@@ -261,6 +261,18 @@ mod tests {
 
     use super::*;
 
+    /// A Leapfrog list starting next to `u64::MAX` cannot hold a pair: it decodes as empty
+    /// (whole) or stops (streamed), without overflowing.
+    #[test]
+    fn ids_past_u64_max_never_overflow() {
+        let mut bytes = vec![LEAPFROG];
+        crate::varint::put_varint(&mut bytes, u64::MAX - 1);
+        bytes.push(0);
+        let list = PostingList::from_bytes(bytes).expect("a known tag");
+        assert!(list.to_vec().is_empty());
+        assert!(list.iter().count() <= 1);
+    }
+
     fn ids(numbers: &[u64]) -> Vec<GameId> {
         numbers.iter().copied().map(GameId).collect()
     }

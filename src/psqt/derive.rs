@@ -20,7 +20,7 @@ use crate::{
     Key,
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
-    model::{GameId, GameResult, SliceKey},
+    model::{GameId, GameResult},
     store::{FactsTable, KeySpan, Store, layout},
 };
 
@@ -243,7 +243,7 @@ fn counted_results(value: &[u8], filter: &Filter, facts: &FactsTable) -> Option<
     let mut counts = [0u32; 3];
     for id in stats.game_ids {
         let game = facts.get(id)?;
-        if filter.matches_slice(&SliceKey::of(&game)) {
+        if filter.matches_game(&game) {
             match game.result {
                 GameResult::WhiteWins => counts[0] += 1,
                 GameResult::Draw => counts[1] += 1,

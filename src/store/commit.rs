@@ -2,9 +2,9 @@
 //! step together with the commit record (the totals), and what a killed ingest wrote without
 //! committing it is removed.
 //!
-//! Why this is exactly-once: games, fingerprints and players entries are written (and flushed)
-//! before the commit, under ids at or above the committed `next_game_id`, where readers do not
-//! look. The ingestion of the commit's files is one MANIFEST record: either every position and
+//! Why this is exactly-once: games, facts, fingerprints and players entries are written (and
+//! flushed) before the commit, under ids at or above the committed `next_game_id`, where readers
+//! do not look. The ingestion of the commit's files is one MANIFEST record: either every position and
 //! the new totals are in, or none. A writer starting after a kill removes the games above the
 //! committed id ([`Store::discard_uncommitted`]), so their fingerprints do not make the re-run
 //! skip them.
@@ -76,6 +76,12 @@ impl Store {
             .map_err(|err| self.rocks(err))?;
         self.committed.store(totals.next_game_id, Ordering::Release);
         staging.clear().map_err(|err| self.staging_error(err))
+    }
+
+    /// The options of the positions family's commit files (for tools that measure what a
+    /// commit would write).
+    pub fn commit_file_options(&self) -> Options {
+        options::positions_sst(&self.cache)
     }
 
     /// A new SST file at `path`.

@@ -160,7 +160,7 @@ pub struct Store {
     path: PathBuf,
     /// The private directory of a secondary instance, removed on drop.
     secondary: Option<PathBuf>,
-    /// The committed `next_game_id`: games, players and fingerprints at or above it are not
+    /// The committed `next_game_id`: games, facts, players and fingerprints at or above it are not
     /// committed yet (or were left by a killed ingest) and are not shown.
     committed: AtomicU64,
     cache: rocksdb::Cache,
@@ -182,8 +182,16 @@ impl Store {
         Store { db, path: path.to_owned(), secondary, committed: AtomicU64::new(0), cache, facts: Default::default() }
     }
 
-    /// Opens (creating if needed) the database at `path` for writing.
+    /// Opens (creating if needed) the database at `path` for writing. A database of another
+    /// format is refused before anything is written to it (not even a family of this format).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if path.join("CURRENT").exists() {
+            match Store::open_read_only(path) {
+                Err(err @ StoreError::Format { .. }) => return Err(err),
+                // An interrupted creation is completed below; other errors show there too.
+                _ => {}
+            }
+        }
         let cache = options::block_cache();
         let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
             .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
@@ -274,11 +282,12 @@ impl Store {
     }
 
     /// The committed `next_game_id`, for ids up to `highest`: a secondary that has caught up with
-    /// a commit serves its positions before [`Store::catch_up`] returns, so when `highest` is
-    /// not below the known value it reads the commit record again.
+    /// a commit serves its positions before [`Store::catch_up`] returns (and a writer between
+    /// its commit's ingestion and its next line), so when `highest` is not below the known
+    /// value it reads the commit record again.
     fn committed_for(&self, highest: GameId) -> Result<u64, StoreError> {
         let known = self.committed.load(Ordering::Acquire);
-        if highest.0 >= known && self.secondary.is_some() {
+        if highest.0 >= known {
             self.load_committed()?;
             return Ok(self.committed.load(Ordering::Acquire));
         }
@@ -332,42 +341,46 @@ impl Store {
 
     /// The aggregated statistics of a position, if any game reached it.
     pub fn position(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, Detail::All)
+        self.read_position(key, Detail::All, true)
     }
 
     /// A position's statistics without its slices and games: all an unfiltered lookup needs.
     pub fn position_head(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        self.read_position(key, Detail::Head)
+        self.read_position(key, Detail::Head, false)
     }
 
     /// A position's statistics with its slices, without its games (its monthly history).
     pub fn position_slices(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        Ok(self.read_position(key, Detail::ByMove)?.map(|stats| PositionStats { games_by_move: Vec::new(), ..stats }))
+        Ok(self
+            .read_position(key, Detail::ByMove, true)?
+            .map(|stats| PositionStats { games_by_move: Vec::new(), ..stats }))
     }
 
-    /// A position's statistics with its games, without slices: what a filtered lookup reads.
+    /// A position's statistics with its games by move, without slices: what a filtered lookup
+    /// reads.
     pub fn position_games(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
-        let found =
-            self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
-        found
-            .map(|bytes| layout::decode(&bytes, Detail::ByMove).ok_or_else(|| self.corrupt(format!("position {key}"))))
-            .transpose()
+        self.read_position(key, Detail::ByMove, false)
     }
 
-    /// A stored position, read as far as `detail` says, with its slices unless only its head
-    /// is read.
-    fn read_position(&self, key: &Key, detail: Detail) -> Result<Option<PositionStats>, StoreError> {
+    /// A stored position, read as far as `detail` says, with its slices when `slices`.
+    fn read_position(&self, key: &Key, detail: Detail, slices: bool) -> Result<Option<PositionStats>, StoreError> {
         let found =
             self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
-        found.map(|bytes| self.decode_position(key, &bytes, detail)).transpose()
+        found.map(|bytes| self.decode_position(key, &bytes, detail, slices)).transpose()
     }
 
-    /// Decodes a stored value of `key`, as far as `detail` says, with its slices unless only
-    /// its head is read.
-    pub fn decode_position(&self, key: &Key, bytes: &[u8], detail: Detail) -> Result<PositionStats, StoreError> {
+    /// Decodes a stored value of `key`, as far as `detail` says, and derives its slices when
+    /// `slices` (from its games by move: not with [`Detail::Head`]).
+    pub fn decode_position(
+        &self,
+        key: &Key,
+        bytes: &[u8],
+        detail: Detail,
+        slices: bool,
+    ) -> Result<PositionStats, StoreError> {
         let what = || format!("position {key}");
         let mut stats = layout::decode(bytes, detail).ok_or_else(|| self.corrupt(what()))?;
-        if detail != Detail::Head {
+        if slices {
             self.derive_slices(&mut stats, &what())?;
         }
         Ok(stats)
@@ -608,7 +621,7 @@ impl Store {
         self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
             let (key, value) = item.map_err(|err| self.rocks(err))?;
             let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
-            Ok((key, self.decode_position(&key, &value, Detail::All)?))
+            Ok((key, self.decode_position(&key, &value, Detail::All, true)?))
         })
     }
 
