@@ -349,6 +349,30 @@ fn naive_next_moves(games: &[common::games::Game], epd: &str) -> BTreeMap<usize,
 }
 
 /// White wins, draws, Black wins of the games `indices`.
+/// An answer's `history`: every month from the first year of the `counted` games to the last,
+/// each with the results of its games (generated games are dated January).
+fn assert_history(
+    answer: &Value,
+    games: &[common::games::Game],
+    counted: impl Iterator<Item = usize> + Clone,
+    context: &str,
+) {
+    let history = answer["history"].as_array().expect("a history array");
+    let years: BTreeSet<usize> = counted.clone().map(year).collect();
+    let (first, last) = (*years.first().unwrap(), *years.last().unwrap());
+    assert_eq!(history.len(), (last - first) * 12 + 1, "{context}: every month from the first to the last");
+    for (offset, entry) in history.iter().enumerate() {
+        let (y, m) = (first + offset / 12, offset % 12 + 1);
+        assert_eq!(entry["month"], format!("{y}-{m:02}"), "{context}");
+        let counts = if m == 1 { results(games, counted.clone().filter(|&i| year(i) == y)) } else { [0; 3] };
+        assert_eq!(
+            [&entry["white"], &entry["draws"], &entry["black"]],
+            counts.map(Value::from).each_ref(),
+            "{context}: {y}-{m}"
+        );
+    }
+}
+
 fn results(games: &[common::games::Game], indices: impl Iterator<Item = usize>) -> [u64; 3] {
     let mut counts = [0; 3];
     for index in indices {
@@ -383,21 +407,7 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
         // history=true, as a lichess client asks for it (generated games are dated January).
         let (status, answer) = json(&server, &format!("/lichess?variant=standard&play={play}&history=true"));
         assert_eq!(status, 200, "{answer}");
-        let history = answer["history"].as_array().expect("a history array");
-        let years: BTreeSet<usize> = reaching.keys().map(|&i| year(i)).collect();
-        let (first, last) = (*years.first().unwrap(), *years.last().unwrap());
-        assert_eq!(history.len(), (last - first) * 12 + 1, "every month from the first to the last");
-        for (offset, entry) in history.iter().enumerate() {
-            let (y, m) = (first + offset / 12, offset % 12 + 1);
-            assert_eq!(entry["month"], format!("{y}-{m:02}"));
-            let counts =
-                if m == 1 { results(&games, reaching.keys().copied().filter(|&i| year(i) == y)) } else { [0; 3] };
-            assert_eq!(
-                [&entry["white"], &entry["draws"], &entry["black"]],
-                counts.map(Value::from).each_ref(),
-                "{y}-{m}"
-            );
-        }
+        assert_history(&answer, &games, reaching.keys().copied(), &play);
         // A filter applies to the history too.
         // Python clients (berserk) send `True`.
         let (_, since) = json(&server, &format!("/lichess?play={play}&history=True&since=2005-01"));
@@ -470,20 +480,7 @@ fn history_and_the_player_explorer_answer_a_lichess_client_exactly() {
             let (status, content_type, body) = get(&server, &format!("{path}&history=true"));
             assert_eq!((status, content_type), (200, "application/x-ndjson".to_owned()), "{body}");
             let answer: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
-            let history = answer["history"].as_array().expect("a history array");
-            let years: BTreeSet<usize> = mine.keys().map(|&i| year(i)).collect();
-            let (first, last) = (*years.first().unwrap(), *years.last().unwrap());
-            assert_eq!(history.len(), (last - first) * 12 + 1, "{path}: every month from the first to the last");
-            for (offset, entry) in history.iter().enumerate() {
-                let (y, m) = (first + offset / 12, offset % 12 + 1);
-                let counts =
-                    if m == 1 { results(&games, mine.keys().copied().filter(|&i| year(i) == y)) } else { [0; 3] };
-                assert_eq!(
-                    [&entry["white"], &entry["draws"], &entry["black"]],
-                    counts.map(Value::from).each_ref(),
-                    "{path}: {y}-{m}"
-                );
-            }
+            assert_history(&answer, &games, mine.keys().copied(), &path);
         }
     }
 }

@@ -139,11 +139,7 @@ impl PositionStats {
                 if seen.first_time(id) {
                     kept.total.add(&one);
                     let year = game.month.year().unwrap_or(0);
-                    kept.min_year = match (kept.min_year, year) {
-                        (0, y) | (y, 0) => y,
-                        (a, b) => a.min(b),
-                    };
-                    kept.max_year = kept.max_year.max(year);
+                    kept.add_years(year, year);
                     refs.push(GameRef::of(&game));
                 }
             }
@@ -200,6 +196,15 @@ impl PositionStats {
         Some(())
     }
 
+    /// Widens the known years to `min..=max` (0: no year known).
+    fn add_years(&mut self, min: u16, max: u16) {
+        self.min_year = match (self.min_year, min) {
+            (0, y) | (y, 0) => y,
+            (a, b) => a.min(b),
+        };
+        self.max_year = self.max_year.max(max);
+    }
+
     /// The highest id among the games by move.
     pub fn highest_game(&self) -> Option<GameId> {
         highest_game(&self.games_by_move)
@@ -215,11 +220,7 @@ impl PositionStats {
     /// Adds `other`'s games.
     pub fn merge(&mut self, other: &PositionStats) {
         self.total.add(&other.total);
-        self.min_year = match (self.min_year, other.min_year) {
-            (0, y) | (y, 0) => y,
-            (a, b) => a.min(b),
-        };
-        self.max_year = self.max_year.max(other.max_year);
+        self.add_years(other.min_year, other.max_year);
         merge_moves(&mut self.moves, &other.moves);
         merge_games(&mut self.top, &other.top, TOP_GAMES, GameRef::by_rating);
         merge_games(&mut self.recent, &other.recent, RECENT_GAMES, GameRef::by_recency);

@@ -20,7 +20,7 @@ use crate::{
     Key,
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
-    model::{GameId, GameResult},
+    model::{GameId, Tally},
     store::{FactsTable, KeySpan, Store, layout},
 };
 
@@ -183,7 +183,12 @@ fn scan(
     limit: usize,
 ) -> Result<Partial, QueryError> {
     let mut partial = Partial::default();
-    let facts = store.facts(GameId(u64::MAX))?;
+    // Only a filter needs the games' facts.
+    let facts = match options.filter.is_unfiltered() {
+        true => None,
+        false => Some(store.facts(GameId(u64::MAX))?),
+    };
+    let kept = facts.as_deref().map(|facts| (&options.filter, facts));
     let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
     let mut pieces = Vec::with_capacity(32);
     // Only hashes below the largest kept so far can enter the sample.
@@ -191,7 +196,7 @@ fn scan(
     while let Some((key_bytes, value)) = cursor.entry() {
         let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
         let corrupt = || store.corrupt(format!("position {key}"));
-        let results = counted_results(value, &options.filter, &facts).ok_or_else(corrupt)?;
+        let results = counted_results(value, kept).ok_or_else(corrupt)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
         if games > 0 {
             let board = decoder
@@ -232,27 +237,21 @@ fn scan(
     Ok(partial)
 }
 
-/// White wins, draws and Black wins among the counted games reaching a stored position (those
-/// whose slice the filter admits).
-fn counted_results(value: &[u8], filter: &Filter, facts: &FactsTable) -> Option<[u32; 3]> {
-    if filter.is_unfiltered() {
+/// White wins, draws and Black wins among the counted games reaching a stored position: every
+/// game, or with `kept`, those the filter admits by their facts.
+fn counted_results(value: &[u8], kept: Option<(&Filter, &FactsTable)>) -> Option<[u32; 3]> {
+    let Some((filter, facts)) = kept else {
         let seen = layout::occurrences(value)?;
         return Some([seen.white, seen.draws, seen.black].map(|n| n as u32));
-    }
-    let stats = layout::decode(value, layout::Detail::All)?;
-    let mut counts = [0u32; 3];
-    for id in stats.game_ids {
+    };
+    let mut tally = Tally::default();
+    for id in layout::decode(value, layout::Detail::All)?.game_ids {
         let game = facts.get(id)?;
         if filter.matches_game(&game) {
-            match game.result {
-                GameResult::WhiteWins => counts[0] += 1,
-                GameResult::Draw => counts[1] += 1,
-                GameResult::BlackWins => counts[2] += 1,
-                GameResult::Unknown => {}
-            }
+            tally.add(&Tally::game(game.result, game.ratings));
         }
     }
-    Some(counts)
+    Some([tally.white, tally.draws, tally.black].map(|n| n as u32))
 }
 
 /// The material phase of a decoded board.

@@ -68,20 +68,14 @@ impl HashIndex {
         (self.hashes.size_in_bytes(), self.games.size_in_bytes())
     }
 
-    /// Appends the index's bytes to `out` (a checked section, see [`super::write_section`]).
+    /// Appends the index's bytes to `out` (a checked section, see [`super::write_parts`]).
     pub fn write(&self, out: &mut Vec<u8>) -> Result<(), TierError> {
-        let mut bytes = Vec::new();
-        self.hashes.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-        self.games.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-        super::write_section(&bytes, out);
-        Ok(())
+        super::write_parts(&self.hashes, &self.games, out)
     }
 
     /// Reads an index [`HashIndex::write`] wrote, from the front of `input`, checking it.
     pub fn read(input: &mut &[u8]) -> Result<HashIndex, TierError> {
-        let mut section = super::read_section(input)?;
-        let hashes = EliasFano::deserialize_from(&mut section).map_err(TierError::corrupt)?;
-        let games = CompactVector::deserialize_from(&mut section).map_err(TierError::corrupt)?;
+        let (hashes, games): (EliasFano, CompactVector) = super::read_parts(input)?;
         let consistent = hashes.len() == games.len().max(1) && hashes.universe() == 1 << HASH_BITS;
         if !consistent {
             return Err(TierError::Corrupt("hash and game counts differ".to_owned()));

@@ -24,6 +24,8 @@ mod ply_marks;
 pub use hash_index::HashIndex;
 pub use ply_marks::PlyMarks;
 
+use sucds::Serializable;
+
 use crate::{
     Position,
     codec::{Key, KeyEncoder},
@@ -91,6 +93,23 @@ impl TierError {
     fn corrupt(err: impl std::fmt::Display) -> TierError {
         TierError::Corrupt(err.to_string())
     }
+}
+
+/// Appends two structures to `out` as one checked section ([`write_section`]).
+fn write_parts<A: Serializable, B: Serializable>(a: &A, b: &B, out: &mut Vec<u8>) -> Result<(), TierError> {
+    let mut bytes = Vec::with_capacity(a.size_in_bytes() + b.size_in_bytes());
+    a.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
+    b.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
+    write_section(&bytes, out);
+    Ok(())
+}
+
+/// Takes two structures [`write_parts`] wrote from the front of `input`.
+fn read_parts<A: Serializable, B: Serializable>(input: &mut &[u8]) -> Result<(A, B), TierError> {
+    let mut section = read_section(input)?;
+    let a = A::deserialize_from(&mut section).map_err(TierError::corrupt)?;
+    let b = B::deserialize_from(&mut section).map_err(TierError::corrupt)?;
+    Ok((a, b))
 }
 
 /// Appends `bytes` to `out` as a checked section: its length (u64 little-endian), the bytes and

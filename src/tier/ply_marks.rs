@@ -65,20 +65,14 @@ impl PlyMarks {
         (self.starts.size_in_bytes(), self.bits.size_in_bytes())
     }
 
-    /// Appends the marks' bytes to `out` (a checked section).
+    /// Appends the marks' bytes to `out` (a checked section, see [`super::write_parts`]).
     pub fn write(&self, out: &mut Vec<u8>) -> Result<(), TierError> {
-        let mut bytes = Vec::new();
-        self.starts.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-        self.bits.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-        super::write_section(&bytes, out);
-        Ok(())
+        super::write_parts(&self.starts, &self.bits, out)
     }
 
     /// Reads marks [`PlyMarks::write`] wrote, from the front of `input`, checking them.
     pub fn read(input: &mut &[u8]) -> Result<PlyMarks, TierError> {
-        let mut section = super::read_section(input)?;
-        let starts = EliasFano::deserialize_from(&mut section).map_err(TierError::corrupt)?;
-        let bits = BitVector::deserialize_from(&mut section).map_err(TierError::corrupt)?;
+        let (starts, bits): (EliasFano, BitVector) = super::read_parts(input)?;
         let last = starts.len().checked_sub(1).and_then(|at| starts.select(at));
         if last != Some(bits.len() as u64) {
             return Err(TierError::Corrupt("game starts do not end with the bits".to_owned()));
