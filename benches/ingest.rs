@@ -17,7 +17,7 @@ use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOpti
 use tabiya::{
     indexer::{Prepared, prepare, sum_positions},
     input::GameSplitter,
-    store::layout::merge_values,
+    store::layout::sum_staged,
 };
 
 /// Games taken from the collection (about 1M position entries: one ingest batch).
@@ -36,8 +36,9 @@ fn positions_options() -> Options {
     options.create_if_missing(true);
     options.set_allow_concurrent_memtable_write(false);
     options.set_memtable_factory(MemtableFactory::Vector);
+    // Format 3's path summed merge operands as the staging area sums staged values.
     options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
-        merge_values(existing, operands.iter())
+        sum_staged(existing.into_iter().chain(operands.iter()))
     });
     options
 }

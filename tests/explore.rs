@@ -240,12 +240,22 @@ impl Built {
 }
 
 fn build(games: &[Game]) -> Built {
+    build_in_runs(games, 1)
+}
+
+/// The games ingested in `runs` ingest runs of consecutive games: every run after the first
+/// commits into a database holding positions, summing with what is stored.
+fn build_in_runs(games: &[Game], runs: usize) -> Built {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("generated.pgn");
-    std::fs::write(&pgn, games.iter().map(Game::pgn).collect::<String>()).unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
-    let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
-    assert_eq!(summary.run.counts.indexed, games.len() as u64, "{:?}", summary.run.counts);
+    let mut indexed = 0;
+    for (run, part) in games.chunks(games.len().div_ceil(runs)).enumerate() {
+        let pgn = dir.path().join(format!("generated-{run}.pgn"));
+        std::fs::write(&pgn, part.iter().map(Game::pgn).collect::<String>()).unwrap();
+        let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+        indexed += summary.run.counts.indexed;
+    }
+    assert_eq!(indexed, games.len() as u64);
     let mut stored = vec![0; games.len()];
     let mut generated = HashMap::new();
     for id in 1..=games.len() as u64 {
@@ -290,11 +300,21 @@ fn filters() -> Vec<NaiveFilter> {
 #[test]
 fn lookups_equal_a_naive_replay_with_and_without_filters() {
     let games = generate(1500);
-    let built = build(&games);
+    check_lookups(&games, &build(&games));
+}
+
+#[test]
+fn lookups_after_several_ingest_runs_equal_a_naive_replay() {
+    let games = generate(1500);
+    check_lookups(&games, &build_in_runs(&games, 3));
+}
+
+/// Every lookup of `built`, with and without each filter, against a naive replay of `games`.
+fn check_lookups(games: &[Game], built: &Built) {
     let stats_of = |key: Key, filter: &Filter| FilteredStats { key, filter: filter.clone() }.run(&built.store);
     for naive in filters() {
         let filter = naive.to_filter();
-        let expected = naive_index(&games, &naive);
+        let expected = naive_index(games, &naive);
         assert!(!expected.is_empty(), "{naive:?} keeps games");
         // Every position the kept games reach, plus one they do not reach.
         let mut checked = 0;
@@ -303,13 +323,13 @@ fn lookups_equal_a_naive_replay_with_and_without_filters() {
             let key = Key::encode(&position).unwrap();
             let stats = stats_of(key, &filter).unwrap();
             let t = stats.total;
-            assert_eq!([t.games, t.white, t.draws, t.black], results(&games, ids), "{naive:?} {epd}");
+            assert_eq!([t.games, t.white, t.draws, t.black], results(games, ids), "{naive:?} {epd}");
             let got: BTreeMap<String, u64> = stats.moves.iter().map(|(m, t)| (m.to_string(), t.games)).collect();
             let want: BTreeMap<String, u64> = moves.iter().map(|(m, ids)| (m.clone(), ids.len() as u64)).collect();
             assert_eq!(got, want, "{naive:?} {epd}");
             for (m, tally) in &stats.moves {
                 let ids = &moves[&m.to_string()];
-                assert_eq!([tally.games, tally.white, tally.draws, tally.black], results(&games, ids));
+                assert_eq!([tally.games, tally.white, tally.draws, tally.black], results(games, ids));
             }
             // Top and recent games: exact under any filter (from every game's facts).
             let mut best: Vec<(u32, u64)> = ids
@@ -463,7 +483,8 @@ fn material_search_equals_a_brute_force_filter() {
 #[test]
 fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     let games = generate(1200);
-    let built = build(&games);
+    // In two runs: the second sums what it stages with what the first stored.
+    let built = build_in_runs(&games, 2);
     let expected = naive_index(&games, &NaiveFilter::default());
     // Every position: the list equals the naive games, and its length the stored game count.
     let mut positions = 0;

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
-use tabiya::store::{COLUMN_FAMILIES, layout::merge_values, meta::COMMIT_KEY};
+use tabiya::store::{COLUMN_FAMILIES, meta::COMMIT_KEY};
 
 /// One family's digest.
 #[derive(Debug, PartialEq, Eq)]
@@ -23,11 +23,7 @@ pub struct FamilyDigest {
 
 /// Every family's digest, in [`COLUMN_FAMILIES`] order, then the commit record's.
 pub fn digests(path: &Path) -> Result<Vec<FamilyDigest>, Box<dyn std::error::Error>> {
-    let mut options = Options::default();
-    // Pending merge operands (none after a completed ingest) are summed as the store sums them.
-    options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
-        merge_values(existing, operands.iter())
-    });
+    let options = Options::default();
     let families = COLUMN_FAMILIES.iter().map(|&name| ColumnFamilyDescriptor::new(name, options.clone()));
     let db = DB::open_cf_descriptors_read_only(&options, path, families, false)?;
     let mut out = Vec::new();

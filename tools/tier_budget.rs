@@ -147,7 +147,10 @@ fn main() -> Result<(), Error> {
         // game's entry under the key's hash: a repeated position of a game sharing its hash
         // with one of the game's tier positions, about one in 10^5 games, counts as tier here;
         // the lookups below are exact.)
-        let game = layout::decode(value, layout::Detail::Head).and_then(|stats| stats.top.first().map(|game| game.id));
+        let game = match layout::stored_game(value) {
+            Some(game) => game.map(|(id, _)| id),
+            None => layout::postings(value).and_then(|list| list.iter().next()),
+        };
         let in_tier = one_game && game.is_some_and(|game| index.candidates(tier::key_hash(&key)).any(|g| g == game));
         if !in_tier {
             writer.put(key.as_bytes(), value)?;
@@ -155,7 +158,8 @@ fn main() -> Result<(), Error> {
             match layout::is_single_game(value) {
                 true => slim_value.extend_from_slice(value),
                 false => {
-                    let stats = layout::decode(value, layout::Detail::All).ok_or("a stored value does not decode")?;
+                    let stats = layout::decode_stored(value, layout::Detail::All, |_| None)
+                        .ok_or("a stored value does not decode")?;
                     layout::encode(&PositionStats { top: Vec::new(), recent: Vec::new(), ..stats }, &mut slim_value);
                 }
             }

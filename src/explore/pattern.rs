@@ -24,7 +24,7 @@ use crate::{
     codec::{KeyDecoder, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
-    store::{KeySpan, Store, StoreError, layout},
+    store::{FactsTable, KeySpan, Store, StoreError, layout},
 };
 
 /// Most positions a search lists.
@@ -241,6 +241,8 @@ impl PatternQuery {
         progress: &ScanProgress,
     ) -> Result<Partial, QueryError> {
         let mut partial = Partial::default();
+        // One-game values take their results from their games' facts.
+        let facts = store.committed_facts()?;
         let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
@@ -274,7 +276,7 @@ impl PatternQuery {
             partial.scanned += 1;
             if self.side.is_none_or(|side| side == board.turn) && self.pattern.matches(&mut Scene::of_key_board(&board))
             {
-                self.record(store, &mut partial, key, value, limit)?;
+                self.record(store, &facts, &mut partial, key, value, limit)?;
             }
             cursor.next();
         }
@@ -286,13 +288,14 @@ impl PatternQuery {
     fn record(
         &self,
         store: &Store,
+        facts: &FactsTable,
         partial: &mut Partial,
         key: Key,
         value: &[u8],
         limit: usize,
     ) -> Result<(), StoreError> {
         let corrupt = || store.corrupt(format!("position {key}"));
-        let seen = layout::occurrences(value).ok_or_else(corrupt)?;
+        let seen = layout::occurrences(value, |id| facts.get(id).map(|game| game.result)).ok_or_else(corrupt)?;
         partial.positions += 1;
         partial.occurrences += seen.games;
         match seen.single {

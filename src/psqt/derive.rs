@@ -20,7 +20,7 @@ use crate::{
     Key,
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
-    model::{GameId, Tally},
+    model::Tally,
     store::{FactsTable, KeySpan, Store, layout},
 };
 
@@ -183,12 +183,9 @@ fn scan(
     limit: usize,
 ) -> Result<Partial, QueryError> {
     let mut partial = Partial::default();
-    // Only a filter needs the games' facts.
-    let facts = match options.filter.is_unfiltered() {
-        true => None,
-        false => Some(store.facts(GameId(u64::MAX))?),
-    };
-    let kept = facts.as_deref().map(|facts| (&options.filter, facts));
+    // One-game values take their results from their games' facts, and so does a filter.
+    let facts = store.committed_facts()?;
+    let kept = (!options.filter.is_unfiltered()).then_some(&options.filter);
     let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
     let mut pieces = Vec::with_capacity(32);
     // Only hashes below the largest kept so far can enter the sample.
@@ -196,7 +193,7 @@ fn scan(
     while let Some((key_bytes, value)) = cursor.entry() {
         let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
         let corrupt = || store.corrupt(format!("position {key}"));
-        let results = counted_results(value, kept).ok_or_else(corrupt)?;
+        let results = counted_results(value, &facts, kept).ok_or_else(corrupt)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
         if games > 0 {
             let board = decoder
@@ -239,13 +236,13 @@ fn scan(
 
 /// White wins, draws and Black wins among the counted games reaching a stored position: every
 /// game, or with `kept`, those the filter admits by their facts.
-fn counted_results(value: &[u8], kept: Option<(&Filter, &FactsTable)>) -> Option<[u32; 3]> {
-    let Some((filter, facts)) = kept else {
-        let seen = layout::occurrences(value)?;
+fn counted_results(value: &[u8], facts: &FactsTable, kept: Option<&Filter>) -> Option<[u32; 3]> {
+    let Some(filter) = kept else {
+        let seen = layout::occurrences(value, |id| facts.get(id).map(|game| game.result))?;
         return Some([seen.white, seen.draws, seen.black].map(|n| n as u32));
     };
     let mut tally = Tally::default();
-    for id in layout::decode(value, layout::Detail::All)?.game_ids {
+    for id in layout::postings(value)?.iter() {
         let game = facts.get(id)?;
         if filter.matches_game(&game) {
             tally.add(&Tally::game(game.result, game.ratings));

@@ -17,8 +17,13 @@ use std::{
 use rayon::prelude::*;
 use rocksdb::{Options, SstFileWriter, WriteBatch};
 
-use super::{PositionCounts, Staging, Store, StoreError, Totals, layout::encode_record, meta, options, staging::Range};
-use crate::model::GameId;
+use super::{
+    FactsTable, PositionCounts, Staging, Store, StoreError, Totals,
+    layout::{self, encode_record},
+    meta, options,
+    staging::Range,
+};
+use crate::{codec::Key, model::GameId};
 
 /// Bytes of one SST file of a commit (the family's own target file size).
 const FILE_BYTES: u64 = 128 << 20;
@@ -32,10 +37,11 @@ impl Store {
     /// ingests them all at once with a file holding the commit record. Every family is flushed
     /// first, so that the games the commit makes visible are on disk before it.
     ///
-    /// Into a database holding no position yet, positions are written as values and counted:
-    /// the distinct and single-game counts go into the committed totals. Otherwise they are
-    /// merge operands, summed into what is stored, and the counts are unknown (`None`) until
-    /// counted again.
+    /// Every position is written as its final stored value ([`layout::to_stored`]): into a
+    /// database holding no position yet, as staged, and counted (the distinct and single-game
+    /// counts go into the committed totals); otherwise summed with the stored value of a
+    /// position stored already ([`layout::add_staged`], a merge join with the stored positions of
+    /// the range), and the counts are unknown (`None`) until counted again.
     pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
         let fresh = self.totals()?.position_occurrences == 0;
         self.flush()?;
@@ -46,11 +52,16 @@ impl Store {
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(4 * workers);
+        // A later commit sums positions stored already, whose one-game values need their facts.
+        let stored_facts = match fresh {
+            true => None,
+            false => Some(self.committed_facts()?),
+        };
         let written: Vec<(Vec<PathBuf>, PositionCounts)> = pool.install(|| {
             ranges
                 .into_par_iter()
                 .enumerate()
-                .map(|(index, range)| self.write_range(staging, index, range, fresh))
+                .map(|(index, range)| self.write_range(staging, index, range, stored_facts.as_deref()))
                 .collect::<Result<_, _>>()
         })?;
         let mut files = Vec::new();
@@ -91,20 +102,37 @@ impl Store {
         Ok(writer)
     }
 
-    /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`).
+    /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
+    /// with the stored positions when `stored_facts` (a later commit) holds the stored games'
+    /// facts.
     fn write_range(
         &self,
         staging: &Staging,
         index: usize,
         range: Range,
-        fresh: bool,
+        stored_facts: Option<&FactsTable>,
     ) -> Result<(Vec<PathBuf>, PositionCounts), StoreError> {
+        let fresh = stored_facts.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
+        let mut stored = stored_facts.map(|_| StoredCursor::new(self, range));
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
-        while let Some((key, value)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
+        let mut value = Vec::new();
+        while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
+            value.clear();
+            let corrupt = || self.corrupt(format!("position {key}"));
+            let existing = match &mut stored {
+                Some(cursor) => cursor.find(&key)?,
+                None => None,
+            };
+            match (existing, stored_facts) {
+                (Some(existing), Some(facts)) => {
+                    value = layout::add_staged(existing, &staged, |id| facts.get(id)).ok_or_else(corrupt)?;
+                }
+                _ => layout::to_stored(&staged, &mut value).ok_or_else(|| self.corrupt(format!("staged value of {key}")))?,
+            }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,
                 _ => {
@@ -121,13 +149,18 @@ impl Store {
             if fresh {
                 counts.add(&value);
             }
-            let written = if fresh { sst.put(key.as_bytes(), &value) } else { sst.merge(key.as_bytes(), &value) };
-            written.map_err(|err| self.rocks(err))?;
+            sst.put(key.as_bytes(), &value).map_err(|err| self.rocks(err))?;
         }
         if let Some(mut last) = writer {
             last.finish().map_err(|err| self.rocks(err))?;
         }
         Ok((files, counts))
+    }
+
+    /// The facts of every committed game.
+    pub fn committed_facts(&self) -> Result<std::sync::Arc<FactsTable>, StoreError> {
+        let committed = self.committed.load(Ordering::Acquire);
+        self.facts(GameId(committed.saturating_sub(1)))
     }
 
     /// Adds to `batch` the deletion of every entry of `family` that `doomed` picks.
@@ -178,5 +211,55 @@ impl Store {
         self.write(batch)?;
         self.flush()?;
         Ok(removed)
+    }
+}
+
+/// The stored positions of a key range, read in key order as a commit's staged positions ask
+/// for them (a merge join).
+struct StoredCursor<'a> {
+    iter: rocksdb::DBRawIteratorWithThreadMode<'a, rocksdb::DB>,
+    store: &'a Store,
+}
+
+/// Entries a cursor steps over before it seeks instead: stored positions the staged ones skip.
+const STEPS_BEFORE_SEEK: usize = 8;
+
+impl<'a> StoredCursor<'a> {
+    fn new(store: &'a Store, (lower, upper): Range) -> StoredCursor<'a> {
+        let mut read = rocksdb::ReadOptions::default();
+        read.fill_cache(false);
+        if let Some(upper) = upper {
+            read.set_iterate_upper_bound(upper.as_bytes().to_vec());
+        }
+        let mut iter = store.db.raw_iterator_cf_opt(store.cf(options::POSITIONS), read);
+        match lower {
+            Some(lower) => iter.seek(lower.as_bytes()),
+            None => iter.seek(super::FIRST_POSITION),
+        }
+        StoredCursor { iter, store }
+    }
+
+    /// The stored value of `key`, if stored; keys must be asked in increasing order.
+    fn find(&mut self, key: &Key) -> Result<Option<&[u8]>, StoreError> {
+        let wanted = key.as_bytes().as_slice();
+        let mut steps = 0;
+        while let Some(at) = self.iter.key() {
+            if at >= wanted {
+                break;
+            }
+            steps += 1;
+            match steps > STEPS_BEFORE_SEEK {
+                true => {
+                    self.iter.seek(wanted);
+                    break;
+                }
+                false => self.iter.next(),
+            }
+        }
+        self.iter.status().map_err(|err| self.store.rocks(err))?;
+        Ok(match self.iter.key() {
+            Some(at) if at == wanted => self.iter.value(),
+            _ => None,
+        })
     }
 }

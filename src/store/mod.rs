@@ -2,7 +2,7 @@
 //!
 //! | family | key | value |
 //! |---|---|---|
-//! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]), summed by a merge operator |
+//! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]); a one-game value names its game, whose facts it reads from `facts` |
 //! | | the empty key ([`meta::COMMIT_KEY`]) | [`Totals`]: the commit record |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
 //! | `facts` | [`GameId`] | the game's [`GameFacts`](crate::model::GameFacts) in 8 bytes ([`layout`]), held in memory by [`FactsTable`] |
@@ -43,7 +43,7 @@ use shakmaty::Color;
 
 use crate::{
     codec::{Key, KeyRange},
-    model::{Fingerprint, GameId, GameRecord, PositionStats},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, PositionStats},
     postings::PostingList,
 };
 use layout::{Detail, decode_record};
@@ -379,7 +379,11 @@ impl Store {
         slices: bool,
     ) -> Result<PositionStats, StoreError> {
         let what = || format!("position {key}");
-        let mut stats = layout::decode(bytes, detail).ok_or_else(|| self.corrupt(what()))?;
+        let facts = match layout::stored_game(bytes) {
+            Some(Some((id, _))) => Some(self.game_facts(id)?),
+            _ => None,
+        };
+        let mut stats = layout::decode_stored(bytes, detail, |_| facts).ok_or_else(|| self.corrupt(what()))?;
         if slices {
             self.derive_slices(&mut stats, &what())?;
         }
@@ -392,6 +396,21 @@ impl Store {
             None => Ok(PostingList::encode(&[])),
             Some(bytes) => layout::postings(&bytes).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
+    }
+
+    /// The facts of a committed game: from the in-memory table when loaded ([`Store::facts`]),
+    /// else read alone.
+    pub fn game_facts(&self, id: GameId) -> Result<GameFacts, StoreError> {
+        let missing = || self.corrupt(format!("facts of game {id}"));
+        let loaded = self.facts.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(id);
+        if let Some(facts) = loaded {
+            return Ok(facts);
+        }
+        if id.0 >= self.committed_for(id)? {
+            return Err(missing());
+        }
+        let found = self.db.get_pinned_cf(self.cf(options::FACTS), id.to_bytes()).map_err(|err| self.rocks(err))?;
+        found.and_then(|bytes| layout::decode_facts(id, &bytes)).ok_or_else(missing)
     }
 
     /// Stored games by id, in the order asked (`None` for an id not stored).
@@ -419,9 +438,15 @@ impl Store {
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
         iter.seek(range.first.as_bytes());
         let mut found = Vec::new();
+        let mut facts = None;
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
-            let stats = layout::decode(value, Detail::Head).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            if facts.is_none() && layout::is_single_game(value) {
+                facts = Some(self.committed_facts()?);
+            }
+            let facts_of = |id| facts.as_ref().and_then(|facts| facts.get(id));
+            let stats = layout::decode_stored(value, Detail::Head, facts_of)
+                .ok_or_else(|| self.corrupt(format!("position {key}")))?;
             found.push((key, stats));
             iter.next();
         }

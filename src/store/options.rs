@@ -9,8 +9,6 @@ use rocksdb::{
     WriteOptions,
 };
 
-use super::layout::merge_values;
-
 pub const POSITIONS: &str = "positions";
 pub const GAMES: &str = "games";
 pub const FINGERPRINTS: &str = "fingerprints";
@@ -57,7 +55,7 @@ fn table(cache: &Cache, block_size: usize, bloom_bits: Option<f64>) -> BlockBase
 /// Options of the SST files an ingest commit writes for the positions family: the family's own,
 /// without Bloom filters. A first commit's files land in the last level, whose filters the family
 /// skips anyway (`optimize_filters_for_hits`); a later commit's files are rewritten, filters
-/// included, by the compaction that ends the run.
+/// included, by the compaction that ends the run (which drops the values they replace).
 pub fn positions_sst(cache: &Cache) -> Options {
     let mut options = cf_options(POSITIONS, cache);
     options.set_block_based_table_factory(&table(cache, POSITIONS_BLOCK, None));
@@ -73,9 +71,6 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     options.set_bottommost_compression_type(DBCompressionType::Zstd);
     match name {
         POSITIONS => {
-            options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
-                merge_values(existing, operands.iter())
-            });
             // Ingest commits positions as SST files; only small records go through memtables.
             options.set_write_buffer_size(16 << 20);
             options.set_target_file_size_base(128 << 20);

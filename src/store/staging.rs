@@ -24,7 +24,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::layout::merge_values;
+use super::layout::sum_staged;
 use crate::codec::{KEY_LEN, Key};
 
 /// The staging directory's name inside a database directory.
@@ -272,7 +272,7 @@ impl MergedRuns {
         }
         let values = self.taken.iter().map(|&index| self.readers[index].value.as_slice());
         let summed =
-            merge_values(None, values).ok_or_else(|| io::Error::other(format!("corrupt staged value of {key}")))?;
+            sum_staged(values).ok_or_else(|| io::Error::other(format!("corrupt staged value of {key}")))?;
         Ok(Some((key, std::borrow::Cow::Owned(summed))))
     }
 }
@@ -318,7 +318,7 @@ mod tests {
         let mut merged = staging.merged((None, None)).unwrap();
         let mut got = Vec::new();
         while let Some((k, value)) = merged.next_entry().unwrap() {
-            let stats: PositionStats = layout::decode(&value, Detail::All).unwrap();
+            let stats: PositionStats = layout::decode_staged(&value, Detail::All).unwrap();
             got.push((k.as_bytes()[KEY_LEN - 1], stats.game_ids.iter().map(|id| id.0).collect::<Vec<_>>()));
         }
         let want: Vec<(u8, Vec<u64>)> =
@@ -334,7 +334,7 @@ mod tests {
         let mut merged = staging.merged(range).unwrap();
         let mut out = Vec::new();
         while let Some((key, value)) = merged.next_entry().unwrap() {
-            let stats = layout::decode(&value, Detail::All).unwrap();
+            let stats = layout::decode_staged(&value, Detail::All).unwrap();
             out.push((key, stats.game_ids.iter().map(|id| id.0).collect()));
         }
         out

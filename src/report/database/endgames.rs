@@ -106,9 +106,8 @@ fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTr
         }
         let Some(entry) = block.as_ref().and_then(|(_, class)| found.get_mut(class)) else { continue };
         entry.positions += 1;
-        let seen = layout::occurrences(value).ok_or_else(corrupt)?;
-        match seen.single {
-            Some((id, _)) => entry.games.push(id),
+        match layout::stored_game(value) {
+            Some(game) => entry.games.push(game.ok_or_else(corrupt)?.0),
             None => entry.games.extend(layout::postings(value).ok_or_else(corrupt)?.iter()),
         }
         cursor.next();
