@@ -64,9 +64,6 @@ pub fn positions_sst(cache: &Cache) -> Options {
 
 const POSITIONS_BLOCK: usize = 16 << 10;
 
-/// Bytes of the games family's zstd dictionary.
-const GAMES_DICTIONARY: usize = 64 << 10;
-
 fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut options = Options::default();
     options.set_level_compaction_dynamic_level_bytes(true);
@@ -89,14 +86,6 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         GAMES => {
             options.set_write_buffer_size(32 << 20);
             options.set_compression_type(DBCompressionType::Zstd);
-            // Tags repeat across games (events, sites, players): a dictionary trained on each
-            // last-level file's blocks keeps 8 % of the family (players: 52.0 MB instead of 56.6
-            // as one file; level 19 as well would save 8 more at 20 times the CPU).
-            // Flushed files are moved down, not rewritten: they take it too.
-            options.set_compression_options(-14, 3, 0, GAMES_DICTIONARY as i32);
-            options.set_zstd_max_train_bytes(100 * GAMES_DICTIONARY as i32);
-            options.set_bottommost_compression_options(-14, 3, 0, GAMES_DICTIONARY as i32, true);
-            options.set_bottommost_zstd_max_train_bytes(100 * GAMES_DICTIONARY as i32, true);
             options.set_block_based_table_factory(&table(cache, 32 << 10, None));
         }
         FINGERPRINTS => {
