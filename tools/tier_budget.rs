@@ -131,12 +131,13 @@ fn main() -> Result<(), Error> {
     let path = std::env::temp_dir().join(format!("tier-budget-{}.sst", std::process::id()));
     let options = store.commit_file_options();
     let mut writer = SstFileWriter::create(&options);
-    // The same without the values' top and recent games, which filtered lookups already derive
-    // from the games' facts: what deriving them for every lookup would save.
+    // The same without any value's top and recent games (stored values of more than
+    // `DERIVED_TOP_UP_TO` games keep them): what deriving them for every lookup would save.
     let slim_path = path.with_extension("slim.sst");
     let mut slim = SstFileWriter::create(&options);
     slim.open(&slim_path)?;
     let mut slim_value = Vec::new();
+    let facts = store.committed_facts()?;
     writer.open(&path)?;
     let mut cursor = store.position_cursor(Some(&[0]), None);
     let (mut kept, mut outside) = (0u64, Vec::new());
@@ -158,9 +159,13 @@ fn main() -> Result<(), Error> {
             match layout::is_single_game(value) {
                 true => slim_value.extend_from_slice(value),
                 false => {
-                    let stats = layout::decode_stored(value, layout::Detail::All, |_| None)
+                    let stats = layout::decode_stored(value, layout::Detail::ByMove, |id| facts.get(id))
                         .ok_or("a stored value does not decode")?;
-                    layout::encode(&PositionStats { top: Vec::new(), recent: Vec::new(), ..stats }, &mut slim_value);
+                    let slimmed = PositionStats { top: Vec::new(), recent: Vec::new(), ..stats };
+                    match slimmed.total.games > layout::DERIVED_TOP_UP_TO {
+                        true => layout::encode(&slimmed, &mut slim_value),
+                        false => layout::encode_stored(&slimmed, &mut slim_value),
+                    }
                 }
             }
             slim.put(key.as_bytes(), &slim_value)?;

@@ -2,8 +2,8 @@
 //! with which results, ratings and years; the same per next move; its best-rated and most
 //! recent games; which games played each next move; and, derived from those games' facts when
 //! read, all of that again split by month × speed × rating band (the [`Slice`]s) for filtered
-//! lookups. Also how two of them add up ([`PositionStats::merge`]), which the store's merge
-//! operator and the indexer's batches use.
+//! lookups. Also how two of them add up ([`PositionStats::merge`]), which the indexer's batches
+//! and commits use.
 //!
 //! A game counts once for a position however often it repeats there, and once for each
 //! distinct move it played from it. The bytes these are stored as are the store's
@@ -154,6 +154,23 @@ impl PositionStats {
         kept.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
         kept.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
         Some(kept)
+    }
+
+    /// Fills `top` and `recent` from `games_by_move` and each game's facts (`None` from `facts`,
+    /// a game it does not know, fails): what the merges of every game's own value would keep.
+    pub fn derive_top_games(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
+        let mut refs = Vec::with_capacity(self.total.games.min(1 << 20) as usize);
+        let mut seen = SeenGames::new(&self.games_by_move);
+        for (_, ids) in &self.games_by_move {
+            for &id in ids {
+                if seen.first_time(id) {
+                    refs.push(GameRef::of(&facts(id)?));
+                }
+            }
+        }
+        self.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
+        self.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        Some(())
     }
 
     /// Fills `slices` from `games_by_move` and each game's facts (`None` from `facts`, a game

@@ -379,11 +379,18 @@ impl Store {
         slices: bool,
     ) -> Result<PositionStats, StoreError> {
         let what = || format!("position {key}");
-        let facts = match layout::stored_game(bytes) {
-            Some(Some((id, _))) => Some(self.game_facts(id)?),
-            _ => None,
+        let decoded = match layout::facts_needed(bytes) {
+            layout::FactsNeeded::None => layout::decode_stored(bytes, detail, |_| None),
+            layout::FactsNeeded::One(id) => {
+                let facts = self.game_facts(id)?;
+                layout::decode_stored(bytes, detail, |_| Some(facts))
+            }
+            layout::FactsNeeded::Several => {
+                let facts = self.committed_facts()?;
+                layout::decode_stored(bytes, detail, |id| facts.get(id))
+            }
         };
-        let mut stats = layout::decode_stored(bytes, detail, |_| facts).ok_or_else(|| self.corrupt(what()))?;
+        let mut stats = decoded.ok_or_else(|| self.corrupt(what()))?;
         if slices {
             self.derive_slices(&mut stats, &what())?;
         }
@@ -441,7 +448,7 @@ impl Store {
         let mut facts = None;
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
-            if facts.is_none() && layout::is_single_game(value) {
+            if facts.is_none() && layout::facts_needed(value) != layout::FactsNeeded::None {
                 facts = Some(self.committed_facts()?);
             }
             let facts_of = |id| facts.as_ref().and_then(|facts| facts.get(id));
