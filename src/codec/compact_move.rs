@@ -79,7 +79,7 @@ impl CompactMove {
     /// the check (a move generation per ply) is most of a replay's time. `None` when it cannot
     /// be a move of the side to move at all: no piece of theirs on the from square, one of
     /// theirs or a king on the target, castling without the right, a pawn reaching the last
-    /// rank without promoting or a promotion elsewhere. What passes keeps both kings on the
+    /// rank without promoting or a promotion elsewhere, castling through pieces. What passes keeps both kings on the
     /// board, so corrupt data cannot lead shakmaty into a position it panics on.
     pub fn to_move_trusted(self, position: &Chess) -> Option<Move> {
         let board = position.board();
@@ -97,7 +97,9 @@ impl CompactMove {
         if castles {
             let side = if to.file() > from.file() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             let rook = position.castles().rook(us, side)?;
-            return (board.piece_at(rook) == Some(us.rook())).then_some(Move::Castle { king: from, rook });
+            // The squares between king and rook and their destinations must be empty.
+            let clear = (position.castles().path(us, side) & board.occupied()).is_empty();
+            return (clear && board.piece_at(rook) == Some(us.rook())).then_some(Move::Castle { king: from, rook });
         }
         if board.by_color(us).contains(to) || board.kings().contains(to) {
             return None;

@@ -1,5 +1,6 @@
 //! Position codecs: the fixed-length [`Key`] that orders the database, and the variable-length
-//! [`huffman`] packed format used by exports, and the two-byte [`CompactMove`].
+//! [`huffman`] packed format used by exports, and the two-byte [`CompactMove`]; a stored game's
+//! [`mainline`] in about a byte a ply.
 //!
 //! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
 //! gives a position or an error, never a panic.
@@ -8,6 +9,7 @@ mod combinatorics;
 mod compact_move;
 pub mod huffman;
 mod key;
+pub mod mainline;
 mod material;
 mod tables;
 

@@ -287,7 +287,8 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
         Outcome::Unknown => GameResult::Unknown,
     };
-    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, &state.moves);
+    let record =
+        GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, start.chess(), &state.moves);
     Ok(Game { record, start, moves: state.moves })
 }
 

@@ -8,9 +8,15 @@
 use std::fmt;
 
 use bincode::{Decode, Encode};
-use shakmaty::{Move, Position as _};
+use shakmaty::{Chess, Move};
 
-use crate::{codec::CompactMove, position::Position};
+use crate::{
+    codec::{
+        CompactMove,
+        mainline::{self, MainlineReader},
+    },
+    position::Position,
+};
 
 /// A game's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Encode, Decode)]
@@ -115,8 +121,8 @@ impl fmt::Display for GameId {
 
 /// A stored game: its tags, result, start position when set up, and mainline.
 ///
-/// Stored with bincode's standard (varint) configuration; the mainline is the moves'
-/// [`CompactMove`] bits, two little-endian bytes a ply.
+/// Stored with bincode's standard (varint) configuration; the mainline in about a byte a ply
+/// ([`mainline`]), read by replaying it.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct GameRecord {
     /// The tags.
@@ -129,26 +135,37 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
-    /// initial position), whose mainline is `moves`.
-    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, moves: &[Move]) -> GameRecord {
-        let moves = moves.iter().flat_map(|m| CompactMove::from_move(m).bits().to_le_bytes()).collect();
-        GameRecord { tags, result, setup_fen, moves }
+    /// A record of a game with these tags and result, started from `start` (set up by
+    /// `setup_fen`, `None` for the initial position), whose mainline is `moves`, legal one after
+    /// the other.
+    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, start: &Chess, moves: &[Move]) -> GameRecord {
+        GameRecord { tags, result, setup_fen, moves: mainline::encode(start, moves) }
     }
 
-    /// The mainline as stored.
+    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
+    pub fn start(&self) -> Option<Chess> {
+        match &self.setup_fen {
+            Some(fen) => Some(fen.parse::<Position>().ok()?.into_chess()),
+            None => Some(Chess::default()),
+        }
+    }
+
+    /// The mainline's moves, read by replaying it; `None` for a move that does not read
+    /// (corrupt data), after which it stops.
     pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
-        self.moves.chunks_exact(2).map(|pair| CompactMove::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
+        let reader = self.start().map(|start| MainlineReader::new(start, &self.moves));
+        let unreadable = reader.is_none().then_some(None);
+        reader.into_iter().flatten().map(|m| m.map(|m| CompactMove::from_move(&m))).chain(unreadable)
     }
 
-    /// The packed mainline (two bytes a ply), for ordering games by their moves.
+    /// The packed mainline ([`mainline`]), for ordering games by their moves.
     pub fn move_bytes(&self) -> &[u8] {
         &self.moves
     }
 
     /// Plies of the mainline.
     pub fn plies(&self) -> usize {
-        self.moves.len() / 2
+        mainline::plies(&self.moves)
     }
 }
 
@@ -180,18 +197,12 @@ impl Fingerprint {
 /// ingested, so they are played as stored ([`CompactMove::to_move_trusted`]); `None` if one
 /// cannot be a move there at all (corrupt data).
 pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
-    let start = match &record.setup_fen {
-        Some(fen) => fen.parse::<Position>().ok()?.into_chess(),
-        None => shakmaty::Chess::default(),
-    };
+    let mut reader = MainlineReader::new(record.start()?, &record.moves);
     let mut positions = Vec::with_capacity(record.plies() + 1);
-    positions.push(start);
-    for m in record.moves() {
-        let current = positions.last()?;
-        let m = m?.to_move_trusted(current)?;
-        // Cloned in place: one copy of the position a ply.
-        positions.push(current.clone());
-        positions.last_mut()?.play_unchecked(m);
+    positions.push(reader.position().clone());
+    while let Some(m) = reader.next() {
+        m?;
+        positions.push(reader.position().clone());
     }
     Some(positions)
 }

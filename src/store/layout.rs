@@ -791,7 +791,8 @@ mod tests {
     #[test]
     fn game_records_round_trip_and_corrupt_bytes_are_refused() {
         let start: crate::Position = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1".parse().expect("a position");
-        let mut chess = start.into_chess();
+        let start = start.into_chess();
+        let mut chess = start.clone();
         let mut moves = Vec::new();
         for uci in ["a7a8q", "e8d7"] {
             let m = uci.parse::<shakmaty::uci::UciMove>().expect("uci").to_move(&chess).expect("legal");
@@ -800,7 +801,7 @@ mod tests {
         }
         let tags = crate::model::Tags { white: "A".to_owned(), white_elo: Some(2700), ..Default::default() };
         let fen = Some("4k3/P7/8/8/8/8/8/4K3 w - - 0 1".to_owned());
-        let record = GameRecord::new(tags, GameResult::WhiteWins, fen, &moves);
+        let record = GameRecord::new(tags, GameResult::WhiteWins, fen, &start, &moves);
         let bytes = encode_record(&record);
         let decode = |bytes: &[u8]| decode_record::<GameRecord>(bytes);
         assert_eq!(decode(&bytes), Some(record.clone()));
