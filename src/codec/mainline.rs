@@ -28,6 +28,27 @@ const ESCAPE: u8 = 15;
 /// The squares a piece of `role` and `color` on `from` could move to on an empty board: the
 /// targets a mainline byte indexes.
 pub fn reach(role: Role, color: Color, from: Square) -> Bitboard {
+    static TABLE: std::sync::LazyLock<Vec<Bitboard>> = std::sync::LazyLock::new(|| {
+        let mut table = vec![Bitboard::EMPTY; 12 * 64];
+        for role in Role::ALL {
+            for color in Color::ALL {
+                for from in Square::ALL {
+                    table[slot(role, color, from)] = compute_reach(role, color, from);
+                }
+            }
+        }
+        table
+    });
+    TABLE[slot(role, color, from)]
+}
+
+/// Where [`reach`]'s table keeps a piece's squares.
+fn slot(role: Role, color: Color, from: Square) -> usize {
+    ((role as usize - 1) * 2 + color.fold_wb(0, 1)) * 64 + from as usize
+}
+
+/// [`reach`], computed.
+fn compute_reach(role: Role, color: Color, from: Square) -> Bitboard {
     match role {
         Role::Pawn => {
             let (step, start) = match color {
@@ -58,7 +79,11 @@ fn below(set: Bitboard, square: Square) -> u32 {
 
 /// The `index`th square of `set` (from a1), if it has that many.
 fn nth(set: Bitboard, index: u8) -> Option<Square> {
-    set.into_iter().nth(usize::from(index))
+    let mut bits = set.0;
+    for _ in 0..index {
+        bits &= bits.wrapping_sub(1);
+    }
+    (bits != 0).then(|| Square::new(bits.trailing_zeros()))
 }
 
 /// Appends the bytes of `m`, a legal move in `position`.
@@ -230,6 +255,20 @@ mod tests {
             moves.push(m);
         }
         moves
+    }
+
+    #[test]
+    fn the_reach_table_holds_what_is_computed() {
+        for role in Role::ALL {
+            for color in Color::ALL {
+                for from in Square::ALL {
+                    assert_eq!(reach(role, color, from), compute_reach(role, color, from), "{role:?} {color:?} {from}");
+                }
+            }
+        }
+        assert_eq!(reach(Role::Queen, Color::White, Square::D4).count(), 27);
+        assert_eq!(reach(Role::King, Color::Black, Square::E8).count(), 7);
+        assert_eq!(reach(Role::Pawn, Color::White, Square::E2).count(), 4);
     }
 
     proptest! {

@@ -7,7 +7,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
-    model::{GameId, replay},
+    model::{GameId, replay_with_moves},
     store::Store,
 };
 
@@ -130,11 +130,11 @@ impl GameView {
     /// Game `id`, `None` when there is none; a stored game that does not replay is corrupt data.
     pub fn read(store: &Store, id: GameId) -> Result<Option<GameView>, QueryError> {
         let Some(record) = store.game(id)? else { return Ok(None) };
-        let positions = replay(&record).ok_or_else(|| store.corrupt(format!("game {id} does not replay")))?;
         let corrupt = || store.corrupt(format!("game {id} does not replay"));
-        let mut moves = Vec::with_capacity(record.plies());
-        for ((before, after), stored) in positions.iter().zip(&positions[1..]).zip(record.moves()) {
-            let m = stored.and_then(|m| m.to_move_trusted(before)).ok_or_else(corrupt)?;
+        let (positions, stored) = replay_with_moves(&record).ok_or_else(corrupt)?;
+        let mut moves = Vec::with_capacity(stored.len());
+        for ((before, after), stored) in positions.iter().zip(&positions[1..]).zip(stored) {
+            let m = stored.to_move_trusted(before).ok_or_else(corrupt)?;
             let LegalMove { uci, san } = LegalMove::of(before, &m);
             moves.push(Ply { uci, san, fen: epd(after) });
         }

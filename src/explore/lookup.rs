@@ -11,7 +11,7 @@ use crate::{
     Key,
     codec::CompactMove,
     model::{
-        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally, replay,
+        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally, replay_with_moves,
     },
     store::Store,
 };
@@ -266,10 +266,9 @@ pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Openi
 /// The moves a game played from the position `key` (empty when it ended there); `None` when it
 /// never reached it.
 fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<Vec<CompactMove>> {
-    let positions = replay(record)?;
+    let (positions, moves) = replay_with_moves(record)?;
     let arrivals = arrivals(&positions, target, key);
-    let moves: Vec<_> = record.moves().collect();
-    let next = arrivals.iter().filter_map(|&ply| moves.get(ply).copied().flatten()).collect();
+    let next = arrivals.iter().filter_map(|&ply| moves.get(ply).copied()).collect();
     (!arrivals.is_empty()).then_some(next)
 }
 

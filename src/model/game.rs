@@ -194,15 +194,22 @@ impl Fingerprint {
 }
 
 /// Replays a stored mainline from its start. Its moves were checked legal when the game was
-/// ingested, so they are played as stored ([`CompactMove::to_move_trusted`]); `None` if one
+/// ingested, so they are played as read ([`CompactMove::to_move_trusted`]); `None` if one
 /// cannot be a move there at all (corrupt data).
-pub fn replay(record: &GameRecord) -> Option<Vec<shakmaty::Chess>> {
+pub fn replay(record: &GameRecord) -> Option<Vec<Chess>> {
+    replay_with_moves(record).map(|(positions, _)| positions)
+}
+
+/// [`replay`], with the moves played (reading the mainline once).
+pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<CompactMove>)> {
     let mut reader = MainlineReader::new(record.start()?, &record.moves);
-    let mut positions = Vec::with_capacity(record.plies() + 1);
+    let plies = record.plies();
+    let mut positions = Vec::with_capacity(plies + 1);
+    let mut moves = Vec::with_capacity(plies);
     positions.push(reader.position().clone());
     while let Some(m) = reader.next() {
-        m?;
+        moves.push(CompactMove::from_move(&m?));
         positions.push(reader.position().clone());
     }
-    Some(positions)
+    Some((positions, moves))
 }

@@ -4,7 +4,7 @@ use shakmaty::Position as _;
 
 use crate::{
     explore::GamePage,
-    model::{GameId, GameRecord, replay},
+    model::{GameId, GameRecord, replay_with_moves},
 };
 
 /// A stored game whose moves do not replay (corrupt data).
@@ -45,10 +45,10 @@ pub fn game(record: &GameRecord) -> Option<String> {
         tag("FEN", fen);
     }
     out.push('\n');
-    let positions = replay(record)?;
-    let mut tokens = Vec::with_capacity(record.plies() * 3 / 2 + 1);
-    for (index, (position, m)) in positions.iter().zip(record.moves()).enumerate() {
-        let m = m?.to_move(position)?;
+    let (positions, moves) = replay_with_moves(record)?;
+    let mut tokens = Vec::with_capacity(moves.len() * 3 / 2 + 1);
+    for (index, (position, m)) in positions.iter().zip(moves).enumerate() {
+        let m = m.to_move(position)?;
         let number = position.fullmoves().get();
         let san = shakmaty::san::SanPlus::from_move(position.clone(), m);
         // A move number stays on the line of its move.

@@ -14,7 +14,7 @@ use crate::{
     Key, Material,
     codec::CompactMove,
     explore::{Filter, QueryError, arrivals, key_of, player_games},
-    model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay},
+    model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay_with_moves},
     pattern::Scene,
     store::Store,
 };
@@ -229,16 +229,15 @@ struct Walk {
 
 impl Walk {
     /// `None` when the game never stood on the position.
-    fn of(positions: &[Chess], record: &GameRecord, probe: &Probe) -> Option<Walk> {
+    fn of(positions: &[Chess], moves: &[CompactMove], probe: &Probe) -> Option<Walk> {
         let arrivals = arrivals(positions, probe.target, probe.key);
         let first = *arrivals.first()?;
-        let moves: Vec<Option<CompactMove>> = record.moves().collect();
-        let mut next: Vec<CompactMove> = arrivals.iter().filter_map(|&ply| moves.get(ply).copied().flatten()).collect();
+        let mut next: Vec<CompactMove> = arrivals.iter().filter_map(|&ply| moves.get(ply).copied()).collect();
         next.sort_unstable();
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
-            if let (Ok(key), Some(Some(m))) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
+            if let (Ok(key), Some(m)) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
                 orders.push((key, *m));
             }
         }
@@ -303,7 +302,8 @@ pub fn tally(
                 if !admitted.contains(&true) {
                     continue;
                 }
-                let walk = replay(&record).and_then(|positions| Walk::of(&positions, &record, probe));
+                let walk = replay_with_moves(&record)
+                    .and_then(|(positions, moves)| Walk::of(&positions, &moves, probe));
                 for (tallies, _) in tallies.iter_mut().zip(&admitted).filter(|(_, a)| **a) {
                     match &walk {
                         Some(walk) => tallies.add(&facts, &record, walk),
