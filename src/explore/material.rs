@@ -13,7 +13,7 @@ use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 
 use super::{PositionHit, QueryError};
-use crate::{Category, Key, Material, codec::material_range, model::PositionStats, store::Store};
+use crate::{Category, Key, Material, codec::material_range, store::{Store, layout::Occurrences}};
 
 /// Most concrete materials one signature may expand to (bounded work per query).
 pub const MAX_MATERIALS: usize = 4096;
@@ -181,7 +181,7 @@ impl MaterialQuery {
     /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
-        let mut found: Vec<(Key, PositionStats)> = Vec::new();
+        let mut found: Vec<(Key, Occurrences)> = Vec::new();
         let mut ranges = 0;
         for material in &materials {
             for category in Category::all() {
@@ -198,14 +198,13 @@ impl MaterialQuery {
                 found.append(&mut positions);
             }
         }
-        found.sort_by(|a, b| b.1.total.games.cmp(&a.1.total.games).then_with(|| a.0.cmp(&b.0)));
-        let occurrences = found.iter().map(|(_, stats)| stats.total.games).sum();
+        found.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+        let occurrences = found.iter().map(|(_, seen)| seen.games).sum();
         let hits = found
             .iter()
             .take(self.limit.min(MAX_LIMIT))
-            .map(|(key, stats)| {
-                let total = &stats.total;
-                PositionHit::of(key, [total.games, total.white, total.draws, total.black])
+            .map(|(key, seen)| {
+                PositionHit::of(key, [seen.games, seen.white, seen.draws, seen.black])
                     .map_err(|err| store.corrupt(format!("position key {key}: {err}")))
             })
             .collect::<Result<_, _>>()?;

@@ -438,8 +438,9 @@ impl Store {
             .collect()
     }
 
-    /// Every stored position in `range` with its statistics (without slices), in key order.
-    pub fn positions_in(&self, range: &KeyRange) -> Result<Vec<(Key, PositionStats)>, StoreError> {
+    /// Every stored position in `range` with its result counts, in key order (what a material
+    /// search lists: a value's moves and games are not decoded).
+    pub fn positions_in(&self, range: &KeyRange) -> Result<Vec<(Key, layout::Occurrences)>, StoreError> {
         let mut options = ReadOptions::default();
         options.set_iterate_upper_bound(range.after_last());
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
@@ -448,13 +449,13 @@ impl Store {
         let mut facts = None;
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
-            if facts.is_none() && layout::facts_needed(value) != layout::FactsNeeded::None {
+            // A one-game value's result is its game's.
+            if facts.is_none() && layout::is_single_game(value) {
                 facts = Some(self.committed_facts()?);
             }
-            let facts_of = |id| facts.as_ref().and_then(|facts| facts.get(id));
-            let stats = layout::decode_stored(value, Detail::Head, facts_of)
-                .ok_or_else(|| self.corrupt(format!("position {key}")))?;
-            found.push((key, stats));
+            let result_of = |id| facts.as_ref().and_then(|facts| facts.get(id)).map(|game| game.result);
+            let seen = layout::occurrences(value, result_of).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            found.push((key, seen));
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
