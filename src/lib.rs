@@ -7,7 +7,7 @@
 //!
 //! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
 //! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous), the Huffman
-//!   packed format and the two-byte move. Pure: no I/O.
+//!   packed format, the two-byte move and a game's mainline in about a byte a ply. Pure: no I/O.
 //! - [`model`]: the domain records: games, their facets, position statistics and how they add
 //!   up.
 //! - [`postings`]: posting lists (every game reaching a position), Leapfrog-packed.

@@ -156,6 +156,11 @@ mod tests {
             .unwrap();
         assert_eq!(uci("e5d6").to_move_trusted(&no_ep), None);
         assert!(uci("e1c1").to_move_trusted(&position).is_some() && uci("b7b8q").to_move_trusted(&position).is_some());
+        // Castling through pieces (shakmaty would panic playing it).
+        for blocked in ["e1g1", "e1c1", "e8g8"] {
+            let start = Chess::default();
+            assert_eq!(uci(blocked).to_move_trusted(&start), None, "{blocked}");
+        }
     }
 
     #[test]

@@ -11,7 +11,8 @@ use crate::{
     Key,
     codec::CompactMove,
     model::{
-        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally, replay_with_moves,
+        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally,
+        replay_with_moves,
     },
     store::Store,
 };

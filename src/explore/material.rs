@@ -13,7 +13,11 @@ use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 
 use super::{PositionHit, QueryError};
-use crate::{Category, Key, Material, codec::material_range, store::{Store, layout::Occurrences}};
+use crate::{
+    Category, Key, Material,
+    codec::material_range,
+    store::{Store, layout::Occurrences},
+};
 
 /// Most concrete materials one signature may expand to (bounded work per query).
 pub const MAX_MATERIALS: usize = 4096;

@@ -295,7 +295,8 @@ impl PatternQuery {
         limit: usize,
     ) -> Result<(), StoreError> {
         let corrupt = || store.corrupt(format!("position {key}"));
-        let seen = layout::occurrences(value, |id| facts.get(id).map(|game| game.result)).ok_or_else(corrupt)?;
+        let seen = layout::occurrences(value, |id| store.facts_of(Some(facts), id).map(|game| game.result))
+            .ok_or_else(corrupt)?;
         partial.positions += 1;
         partial.occurrences += seen.games;
         match seen.single {

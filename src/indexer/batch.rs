@@ -74,9 +74,11 @@ impl PendingBatch {
             batch.put_fingerprint(game.fingerprint, id);
             batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
             game.facts.id = id;
-            batch.put_facts(&game.facts);
             accepted.push(game);
         }
+        // The accepted games' ids are consecutive: their facts are one run.
+        let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
+        batch.put_facts_run(&facts);
         batch.commit()?;
         if accepted.is_empty() {
             return Ok(());

@@ -150,10 +150,16 @@ impl GameRecord {
         }
     }
 
+    /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
+    /// read.
+    pub fn mainline(&self) -> Option<MainlineReader<'_>> {
+        Some(MainlineReader::new(self.start()?, &self.moves))
+    }
+
     /// The mainline's moves, read by replaying it; `None` for a move that does not read
     /// (corrupt data), after which it stops.
     pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
-        let reader = self.start().map(|start| MainlineReader::new(start, &self.moves));
+        let reader = self.mainline();
         let unreadable = reader.is_none().then_some(None);
         reader.into_iter().flatten().map(|m| m.map(|m| CompactMove::from_move(&m))).chain(unreadable)
     }
@@ -202,7 +208,7 @@ pub fn replay(record: &GameRecord) -> Option<Vec<Chess>> {
 
 /// [`replay`], with the moves played (reading the mainline once).
 pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<CompactMove>)> {
-    let mut reader = MainlineReader::new(record.start()?, &record.moves);
+    let mut reader = record.mainline()?;
     let plies = record.plies();
     let mut positions = Vec::with_capacity(plies + 1);
     let mut moves = Vec::with_capacity(plies);

@@ -20,8 +20,8 @@ use crate::{
     Key,
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
-    model::Tally,
-    store::{FactsTable, KeySpan, Store, layout},
+    model::{GameFacts, GameId, Tally},
+    store::{KeySpan, Store, layout},
 };
 
 /// Positions whose material phase is at most this count as endgame positions (a queen or two
@@ -193,7 +193,7 @@ fn scan(
     while let Some((key_bytes, value)) = cursor.entry() {
         let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
         let corrupt = || store.corrupt(format!("position {key}"));
-        let results = counted_results(value, &facts, kept).ok_or_else(corrupt)?;
+        let results = counted_results(value, |id| store.facts_of(Some(&facts), id), kept).ok_or_else(corrupt)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
         if games > 0 {
             let board = decoder
@@ -236,14 +236,18 @@ fn scan(
 
 /// White wins, draws and Black wins among the counted games reaching a stored position: every
 /// game, or with `kept`, those the filter admits by their facts.
-fn counted_results(value: &[u8], facts: &FactsTable, kept: Option<&Filter>) -> Option<[u32; 3]> {
+fn counted_results(
+    value: &[u8],
+    facts: impl Fn(GameId) -> Option<GameFacts>,
+    kept: Option<&Filter>,
+) -> Option<[u32; 3]> {
     let Some(filter) = kept else {
-        let seen = layout::occurrences(value, |id| facts.get(id).map(|game| game.result))?;
+        let seen = layout::occurrences(value, |id| facts(id).map(|game| game.result))?;
         return Some([seen.white, seen.draws, seen.black].map(|n| n as u32));
     };
     let mut tally = Tally::default();
     for id in layout::postings(value)?.iter() {
-        let game = facts.get(id)?;
+        let game = facts(id)?;
         if filter.matches_game(&game) {
             tally.add(&Tally::game(game.result, game.ratings));
         }

@@ -26,10 +26,16 @@ impl Batch<'_> {
         self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
     }
 
-    /// Stores a game's facts (under `facts.id`), which filtered lookups read for every game of a
-    /// position.
-    pub fn put_facts(&mut self, facts: &GameFacts) {
-        self.batch.put_cf(self.store.cf(options::FACTS), facts.id.to_bytes(), encode_facts(facts));
+    /// Stores the facts of games of consecutive ids (one value under the first id), which
+    /// readers load whole; `None` (nothing stored) for an empty run or one whose ids are not
+    /// consecutive.
+    pub fn put_facts_run(&mut self, run: &[GameFacts]) -> Option<()> {
+        let first = run.first()?.id;
+        let consecutive = run.iter().enumerate().all(|(at, facts)| facts.id.0 == first.0 + at as u64);
+        consecutive.then_some(())?;
+        let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
+        self.batch.put_cf(self.store.cf(options::FACTS), first.to_bytes(), bytes);
+        Some(())
     }
 
     /// Indexes the game under both players' names.

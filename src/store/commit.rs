@@ -38,7 +38,7 @@ impl Store {
     /// first, so that the games the commit makes visible are on disk before it.
     ///
     /// Every position is written as its final stored value ([`layout::to_stored`]): into a
-    /// database holding no position yet, as staged, and counted (the distinct and single-game
+    /// database holding no position yet, as the runs sum it, and counted (the distinct and single-game
     /// counts go into the committed totals); otherwise summed with the stored value of a
     /// position stored already ([`layout::add_staged`], a merge join with the stored positions of
     /// the range), and the counts are unknown (`None`) until counted again.
@@ -131,7 +131,8 @@ impl Store {
                 (Some(existing), Some(facts)) => {
                     value = layout::add_staged(existing, &staged, |id| facts.get(id)).ok_or_else(corrupt)?;
                 }
-                _ => layout::to_stored(&staged, &mut value).ok_or_else(|| self.corrupt(format!("staged value of {key}")))?,
+                _ => layout::to_stored(&staged, &mut value)
+                    .ok_or_else(|| self.corrupt(format!("staged value of {key}")))?,
             }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,
@@ -157,10 +158,18 @@ impl Store {
         Ok((files, counts))
     }
 
-    /// The facts of every committed game.
+    /// The facts of every game committed when this store last read the commit record. A
+    /// secondary may serve positions of a later commit before it reads that record: look a
+    /// game this table lacks up with [`Store::facts_of`].
     pub fn committed_facts(&self) -> Result<std::sync::Arc<FactsTable>, StoreError> {
         let committed = self.committed.load(Ordering::Acquire);
         self.facts(GameId(committed.saturating_sub(1)))
+    }
+
+    /// The facts of game `id` from `table`, or read alone when the table lacks it (a game of a
+    /// commit newer than the table); `None` when no committed game has this id.
+    pub fn facts_of(&self, table: Option<&FactsTable>, id: GameId) -> Option<crate::model::GameFacts> {
+        table.and_then(|table| table.get(id)).or_else(|| self.game_facts(id).ok())
     }
 
     /// Adds to `batch` the deletion of every entry of `family` that `doomed` picks.

@@ -28,7 +28,8 @@
 //!   their facts ([`PositionStats::derive_slices`]); storing them took 60 % of the bytes of the
 //!   players collection's multi-game positions.
 //!
-//! Facts layout (the facts family, one value per game, 8 bytes): u64 little-endian, bits 0–15
+//! Facts layout (the facts family, 8 bytes a game, a value holding a run of consecutive games):
+//! u64 little-endian, bits 0–15
 //! the [`Month`], 16–31 White's rating, 32–47 Black's, 48–49 the result code, 50 White rated,
 //! 51 Black rated, 52–54 the [`Speed`].
 //!
@@ -332,17 +333,17 @@ pub fn stored_game(bytes: &[u8]) -> Option<Option<(GameId, Option<CompactMove>)>
 
 /// The stored bytes of a staged value (what a commit writes): a one-game value drops its game's
 /// facts, a general value of few games its top and recent games. `None` when the staged bytes
-/// do not decode.
+/// do not decode (a run file may come from another program: nothing unchecked is stored).
 pub fn to_stored(staged: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    if !is_single_game(staged) {
-        match general_games(staged)? > DERIVED_TOP_UP_TO {
-            true => out.extend_from_slice(staged),
-            false => encode_stored(&decode_staged(staged, Detail::ByMove)?, out),
+    let stats = decode_staged(staged, Detail::ByMove)?;
+    match (is_single_game(staged), stats.total.games > DERIVED_TOP_UP_TO) {
+        (true, _) => {
+            let next = stats.games_by_move.first().and_then(|(next, _)| *next);
+            encode_stored_game(*stats.games_by_move.first()?.1.first()?, next, out);
         }
-        return Some(());
+        (false, true) => out.extend_from_slice(staged),
+        (false, false) => encode_stored(&stats, out),
     }
-    let (facts, next) = read_game(&mut &staged[..])?;
-    encode_stored_game(facts.id, next, out);
     Some(())
 }
 
@@ -517,8 +518,8 @@ fn take_move(input: &mut &[u8]) -> Option<CompactMove> {
     CompactMove::from_bits(u16::from_le_bytes(*bytes))
 }
 
-/// Sums staged values (the staging area's merge of runs): a lone value is kept as it is, already
-/// canonical (it is checked when read). Returns `None` if a value to be summed does not decode.
+/// Sums staged values (the staging area's merge of runs): a lone value is kept as it is (the
+/// commit checks it, [`to_stored`]). Returns `None` if a value to be summed does not decode.
 pub fn sum_staged<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
     let mut values = values.into_iter();
     let first = values.next()?;
@@ -721,7 +722,9 @@ mod tests {
                 };
                 let mut first = Vec::new();
                 to_stored(&staged_value(&games[..split]), &mut first).expect("staged bytes decode");
-                let added = add_staged(&first, &staged_value(&games[split..]), known).expect("both decode");
+                // Only the stored games' facts are known to a commit.
+                let stored_only = |id| games[..split].iter().find(|(f, _)| f.id == id).map(|(f, _)| *f);
+                let added = add_staged(&first, &staged_value(&games[split..]), stored_only).expect("both decode");
                 prop_assert_eq!(added, stored);
             }
         }
@@ -748,6 +751,10 @@ mod tests {
             let mut stored = Vec::new();
             to_stored(&staged, &mut stored).expect("staged bytes decode");
             prop_assert!(stored.len() < staged.len() || staged.len() <= 4, "{} against {}", stored.len(), staged.len());
+            // Bytes that are not a canonical staged value are refused, not stored.
+            let mut junk = staged.clone();
+            junk.push(0);
+            prop_assert_eq!(to_stored(&junk, &mut Vec::new()), None);
             prop_assert_eq!(stored_game(&stored), Some(Some((facts.id, next))));
             for detail in [Detail::Head, Detail::ByMove, Detail::All] {
                 prop_assert_eq!(decode_stored(&stored, detail, |id| (id == facts.id).then_some(facts)), decode_staged(&staged, detail));

@@ -5,7 +5,7 @@
 //! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]); a one-game value names its game, whose facts it reads from `facts` |
 //! | | the empty key ([`meta::COMMIT_KEY`]) | [`Totals`]: the commit record |
 //! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
-//! | `facts` | [`GameId`] | the game's [`GameFacts`](crate::model::GameFacts) in 8 bytes ([`layout`]), held in memory by [`FactsTable`] |
+//! | `facts` | the [`GameId`] of a writer batch's first game | the [`GameFacts`](crate::model::GameFacts) of its games, 8 bytes each ([`layout`]), held in memory by [`FactsTable`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
 //! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
 //! | `openings` | [`Key`] | `ECO<tab>name` of an imported opening table |
@@ -387,7 +387,7 @@ impl Store {
             }
             layout::FactsNeeded::Several => {
                 let facts = self.committed_facts()?;
-                layout::decode_stored(bytes, detail, |id| facts.get(id))
+                layout::decode_stored(bytes, detail, |id| self.facts_of(Some(&facts), id))
             }
         };
         let mut stats = decoded.ok_or_else(|| self.corrupt(what()))?;
@@ -416,8 +416,7 @@ impl Store {
         if id.0 >= self.committed_for(id)? {
             return Err(missing());
         }
-        let found = self.db.get_pinned_cf(self.cf(options::FACTS), id.to_bytes()).map_err(|err| self.rocks(err))?;
-        found.and_then(|bytes| layout::decode_facts(id, &bytes)).ok_or_else(missing)
+        self.read_facts(id)?.ok_or_else(missing)
     }
 
     /// Stored games by id, in the order asked (`None` for an id not stored).
@@ -453,7 +452,7 @@ impl Store {
             if facts.is_none() && layout::is_single_game(value) {
                 facts = Some(self.committed_facts()?);
             }
-            let result_of = |id| facts.as_ref().and_then(|facts| facts.get(id)).map(|game| game.result);
+            let result_of = |id| self.facts_of(facts.as_deref(), id).map(|game| game.result);
             let seen = layout::occurrences(value, result_of).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             found.push((key, seen));
             iter.next();
@@ -698,7 +697,7 @@ impl Store {
         self.db.flush_cfs_opt(&families, &FlushOptions::default()).map_err(|err| self.rocks(err))
     }
 
-    /// Compacts every family fully (merging all pending position operands).
+    /// Compacts every family fully (dropping the values later commits replaced).
     pub fn compact(&self) {
         for name in COLUMN_FAMILIES {
             self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
@@ -722,10 +721,15 @@ mod tests {
         let writer = Store::open(&path).unwrap();
         crate::indexer::ingest(&writer, &[pgn("a", "1. e4")], &mut crate::indexer::SilentObserver).unwrap();
         let reader = Store::open_secondary(&path).unwrap();
+        let start = Key::encode(&crate::Position::initial()).unwrap();
+        // Reading it loads the facts of the games committed so far.
+        assert_eq!(reader.position_head(&start).unwrap().unwrap().total.games, 1);
         crate::indexer::ingest(&writer, &[pgn("b", "1. d4")], &mut crate::indexer::SilentObserver).unwrap();
         // Between RocksDB's catch-up and the reload of the commit record, requests already see
-        // the new positions: their games must be there too.
+        // the new positions: their games, and their facts, must be there too.
         reader.db.try_catch_up_with_primary().unwrap();
+        let head = reader.position_head(&start).unwrap().unwrap();
+        assert_eq!((head.total.games, head.top.len()), (2, 2));
         assert!(reader.game(GameId(2)).unwrap().is_some());
         assert_eq!(reader.games(&[GameId(1), GameId(2)]).unwrap().iter().filter(|g| g.is_some()).count(), 2);
         assert_eq!(reader.player_games("b", None).unwrap(), [GameId(2)]);

@@ -271,8 +271,7 @@ impl MergedRuns {
             return Ok(Some((key, std::borrow::Cow::Borrowed(&self.readers[only].value))));
         }
         let values = self.taken.iter().map(|&index| self.readers[index].value.as_slice());
-        let summed =
-            sum_staged(values).ok_or_else(|| io::Error::other(format!("corrupt staged value of {key}")))?;
+        let summed = sum_staged(values).ok_or_else(|| io::Error::other(format!("corrupt staged value of {key}")))?;
         Ok(Some((key, std::borrow::Cow::Owned(summed))))
     }
 }

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use shakmaty::{Chess, Position as _};
 
 use super::OPENING_PLIES;
 use crate::{
@@ -113,31 +112,27 @@ impl Counts {
             sums.white += white;
             sums.points += points;
         }
-        let start = match &record.setup_fen {
-            None => Chess::default(),
-            Some(fen) => match fen.parse::<crate::Position>() {
-                Ok(position) => position.into_chess(),
-                Err(_) => {
-                    self.unreplayable += 1;
-                    return;
-                }
-            },
+        let Some(mut mainline) = record.mainline() else {
+            self.unreplayable += 1;
+            return;
         };
         // Positions by ply count games from the initial position only.
         let by_ply = if record.setup_fen.is_none() { plies } else { 0 };
         let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
-        let mut chess = start;
         let mut named = None;
         if !openings.is_empty() {
-            named = key_of(&chess).ok().and_then(|key| openings.get(&key));
+            named = key_of(mainline.position()).ok().and_then(|key| openings.get(&key));
         }
-        for (ply, m) in record.moves().take(depth).enumerate() {
-            let Some(m) = m.and_then(|m| m.to_move_trusted(&chess)) else {
-                self.unreplayable += 1;
-                break;
-            };
-            chess.play_unchecked(m);
-            let Ok(key) = key_of(&chess) else { break };
+        for ply in 0..depth {
+            match mainline.next() {
+                None => break,
+                Some(None) => {
+                    self.unreplayable += 1;
+                    break;
+                }
+                Some(Some(_)) => {}
+            }
+            let Ok(key) = key_of(mainline.position()) else { break };
             if ply < by_ply {
                 if self.by_ply.len() <= ply {
                     self.by_ply.resize_with(ply + 1, HashMap::default);

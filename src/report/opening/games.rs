@@ -302,8 +302,8 @@ pub fn tally(
                 if !admitted.contains(&true) {
                     continue;
                 }
-                let walk = replay_with_moves(&record)
-                    .and_then(|(positions, moves)| Walk::of(&positions, &moves, probe));
+                let walk =
+                    replay_with_moves(&record).and_then(|(positions, moves)| Walk::of(&positions, &moves, probe));
                 for (tallies, _) in tallies.iter_mut().zip(&admitted).filter(|(_, a)| **a) {
                     match &walk {
                         Some(walk) => tallies.add(&facts, &record, walk),
