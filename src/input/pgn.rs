@@ -20,6 +20,7 @@ use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
 
 use super::{split::RawGame, syntax};
 use crate::{
+    codec::mainline,
     model::{GameRecord, GameResult, Tags},
     position::{Position, PositionError},
 };
@@ -140,6 +141,8 @@ struct MovetextState {
     start: Result<(Position, Option<String>), (RejectReason, String)>,
     current: Chess,
     moves: Vec<Move>,
+    /// The moves as the games family stores them, written as they are read.
+    mainline: Vec<u8>,
     error: Option<(RejectReason, String, usize)>,
     marker: Option<Outcome>,
 }
@@ -189,6 +192,7 @@ impl Visitor for GameVisitor {
             start,
             current,
             moves: Vec::new(),
+            mainline: Vec::new(),
             error: None,
             marker: None,
         })
@@ -200,6 +204,7 @@ impl Visitor for GameVisitor {
         }
         match san_plus.san.to_move(&state.current) {
             Ok(m) => {
+                mainline::encode_move(&state.current, &m, &mut state.mainline);
                 state.current.play_unchecked(m);
                 state.moves.push(m);
             }
@@ -287,8 +292,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
         Outcome::Unknown => GameResult::Unknown,
     };
-    let record =
-        GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, start.chess(), &state.moves);
+    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline);
     Ok(Game { record, start, moves: state.moves })
 }
 

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use bincode::{Decode, Encode};
-use shakmaty::{Chess, Move};
+use shakmaty::Chess;
 
 use crate::{
     codec::{
@@ -135,11 +135,10 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// A record of a game with these tags and result, started from `start` (set up by
-    /// `setup_fen`, `None` for the initial position), whose mainline is `moves`, legal one after
-    /// the other.
-    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, start: &Chess, moves: &[Move]) -> GameRecord {
-        GameRecord { tags, result, setup_fen, moves: mainline::encode(start, moves) }
+    /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
+    /// initial position), whose mainline is `mainline`, legal moves as [`mainline`] encodes them.
+    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, mainline: Vec<u8>) -> GameRecord {
+        GameRecord { tags, result, setup_fen, moves: mainline }
     }
 
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.

@@ -115,24 +115,19 @@ impl Store {
         let fresh = stored_facts.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
-        let mut stored = stored_facts.map(|_| StoredCursor::new(self, range));
+        let mut stored = stored_facts.map(|facts| StoredCursor::new(self, range, facts));
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
         let mut value = Vec::new();
         while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
             value.clear();
-            let corrupt = || self.corrupt(format!("position {key}"));
-            let existing = match &mut stored {
-                Some(cursor) => cursor.find(&key)?,
-                None => None,
+            let summed = match &mut stored {
+                Some(cursor) => cursor.add_to_stored(&key, &staged, &mut value)?,
+                None => false,
             };
-            match (existing, stored_facts) {
-                (Some(existing), Some(facts)) => {
-                    value = layout::add_staged(existing, &staged, |id| facts.get(id)).ok_or_else(corrupt)?;
-                }
-                _ => layout::to_stored(&staged, &mut value)
-                    .ok_or_else(|| self.corrupt(format!("staged value of {key}")))?,
+            if !summed {
+                layout::to_stored(&staged, &mut value).ok_or_else(|| self.corrupt(format!("staged value of {key}")))?;
             }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,
@@ -224,17 +219,18 @@ impl Store {
 }
 
 /// The stored positions of a key range, read in key order as a commit's staged positions ask
-/// for them (a merge join).
+/// for them (a merge join), with the stored games' facts to sum them.
 struct StoredCursor<'a> {
     iter: rocksdb::DBRawIteratorWithThreadMode<'a, rocksdb::DB>,
     store: &'a Store,
+    facts: &'a FactsTable,
 }
 
 /// Entries a cursor steps over before it seeks instead: stored positions the staged ones skip.
 const STEPS_BEFORE_SEEK: usize = 8;
 
 impl<'a> StoredCursor<'a> {
-    fn new(store: &'a Store, (lower, upper): Range) -> StoredCursor<'a> {
+    fn new(store: &'a Store, (lower, upper): Range, facts: &'a FactsTable) -> StoredCursor<'a> {
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
         if let Some(upper) = upper {
@@ -245,7 +241,17 @@ impl<'a> StoredCursor<'a> {
             Some(lower) => iter.seek(lower.as_bytes()),
             None => iter.seek(super::FIRST_POSITION),
         }
-        StoredCursor { iter, store }
+        StoredCursor { iter, store, facts }
+    }
+
+    /// Writes into `out` the stored value of `key` with `staged` added, if `key` is stored;
+    /// `false` (nothing written) if it is not.
+    fn add_to_stored(&mut self, key: &Key, staged: &[u8], out: &mut Vec<u8>) -> Result<bool, StoreError> {
+        let facts = self.facts;
+        let Some(stored) = self.find(key)? else { return Ok(false) };
+        *out = layout::add_staged(stored, staged, |id| facts.get(id))
+            .ok_or_else(|| self.store.corrupt(format!("position {key}")))?;
+        Ok(true)
     }
 
     /// The stored value of `key`, if stored; keys must be asked in increasing order.

@@ -13,7 +13,6 @@ use std::sync::{Arc, PoisonError, RwLock};
 use super::{Store, StoreError, layout, options};
 use crate::model::{GameFacts, GameId};
 
-
 /// The facts of games `1..=len`, packed as the facts family stores them.
 #[derive(Debug, Default)]
 pub struct FactsTable {

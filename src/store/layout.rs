@@ -189,7 +189,7 @@ fn write_general(stats: &PositionStats, with_top_games: bool, out: &mut Vec<u8>)
 /// Whether stored bytes hold exactly one game (in either layout: a game repeating the position
 /// with two different moves is written in the general one).
 pub fn holds_one_game(bytes: &[u8]) -> bool {
-    is_single_game(bytes) || (bytes.len() > 1 && read_tally(&mut &bytes[1..]).is_some_and(|tally| tally.games == 1))
+    is_single_game(bytes) || general_games(bytes) == Some(1)
 }
 
 /// Whether stored bytes use the one-game layout (without decoding them).
@@ -203,11 +203,16 @@ pub fn decode_staged(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
     if !is_single_game(bytes) {
         return decode_general(bytes, detail);
     }
+    let (facts, next) = staged_game(bytes)?;
+    Some(one_game(&facts, next, detail))
+}
+
+/// The game and next move of a staged one-game value; `None` unless the bytes are one, canonical.
+fn staged_game(bytes: &[u8]) -> Option<(GameFacts, Option<CompactMove>)> {
     let (facts, next) = read_game(&mut &bytes[..])?;
-    // Only the canonical bytes of a one-game value are valid.
     let mut canonical = Vec::with_capacity(bytes.len());
     encode_game(&facts, next, &mut canonical);
-    (canonical == bytes).then(|| one_game(&facts, next, detail))
+    (canonical == bytes).then_some((facts, next))
 }
 
 /// Reads stored bytes, as much as `detail` asks (never the slices), taking the facts of a
@@ -335,14 +340,15 @@ pub fn stored_game(bytes: &[u8]) -> Option<Option<(GameId, Option<CompactMove>)>
 /// facts, a general value of few games its top and recent games. `None` when the staged bytes
 /// do not decode (a run file may come from another program: nothing unchecked is stored).
 pub fn to_stored(staged: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    if is_single_game(staged) {
+        let (facts, next) = staged_game(staged)?;
+        encode_stored_game(facts.id, next, out);
+        return Some(());
+    }
     let stats = decode_staged(staged, Detail::ByMove)?;
-    match (is_single_game(staged), stats.total.games > DERIVED_TOP_UP_TO) {
-        (true, _) => {
-            let next = stats.games_by_move.first().and_then(|(next, _)| *next);
-            encode_stored_game(*stats.games_by_move.first()?.1.first()?, next, out);
-        }
-        (false, true) => out.extend_from_slice(staged),
-        (false, false) => encode_stored(&stats, out),
+    match stats.total.games > DERIVED_TOP_UP_TO {
+        true => out.extend_from_slice(staged),
+        false => encode_stored(&stats, out),
     }
     Some(())
 }
@@ -808,7 +814,7 @@ mod tests {
         }
         let tags = crate::model::Tags { white: "A".to_owned(), white_elo: Some(2700), ..Default::default() };
         let fen = Some("4k3/P7/8/8/8/8/8/4K3 w - - 0 1".to_owned());
-        let record = GameRecord::new(tags, GameResult::WhiteWins, fen, &start, &moves);
+        let record = GameRecord::new(tags, GameResult::WhiteWins, fen, crate::codec::mainline::encode(&start, &moves));
         let bytes = encode_record(&record);
         let decode = |bytes: &[u8]| decode_record::<GameRecord>(bytes);
         assert_eq!(decode(&bytes), Some(record.clone()));
