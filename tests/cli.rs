@@ -148,11 +148,17 @@ fn ingest_query_stats_round_trip() {
     assert!(stats["bytes"]["positions"].as_u64().unwrap() > 0);
     // The per-item sizes are the family bytes divided by the counts.
     let bytes = |family: &str| stats["bytes"][family].as_u64().unwrap() as f64;
-    let total: f64 =
-        ["positions", "games", "facts", "fingerprints", "players", "openings", "meta"].iter().map(|f| bytes(f)).sum();
+    // The positions family as its full-key positions and the single-game tier's records.
+    let positions = ["positions", "tier marks", "tier hashes", "tier blocks"];
+    let total: f64 = positions
+        .iter()
+        .chain(&["games", "facts", "fingerprints", "players", "openings", "meta"])
+        .map(|f| bytes(f))
+        .sum();
     assert_eq!(stats["sizes"]["total"].as_u64().unwrap() as f64, total);
     let distinct = stats["distinctPositions"].as_u64().unwrap() as f64;
-    assert_eq!(stats["sizes"]["positionsPerPosition"].as_f64().unwrap(), bytes("positions") / distinct);
+    let positions: f64 = positions.iter().map(|f| bytes(f)).sum();
+    assert_eq!(stats["sizes"]["positionsPerPosition"].as_f64().unwrap(), positions / distinct);
     assert_eq!(stats["sizes"]["gamesPerGame"].as_f64().unwrap(), bytes("games") / 3.0);
     assert_eq!(stats["sizes"]["totalPerGame"].as_f64().unwrap(), total / 3.0);
 

@@ -499,6 +499,10 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         positions += 1;
     }
     assert_eq!(positions, expected.len());
+    // Counted from the full-key family and the single-game tier's marks: each position once.
+    let counts = built.store.count_positions().unwrap();
+    let single = expected.values().filter(|(ids, _)| built.stored_ids(ids).len() == 1).count() as u64;
+    assert_eq!((counts.distinct, counts.single_game), (expected.len() as u64, single));
 
     // Combinations and paging, against BTreeSet operations on the naive sets.
     let mut common: Vec<(&String, &Vec<u64>)> = expected.iter().map(|(epd, (ids, _))| (epd, ids)).collect();

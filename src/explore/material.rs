@@ -185,23 +185,23 @@ impl MaterialQuery {
     /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
-        let mut found: Vec<(Key, Occurrences)> = Vec::new();
-        let mut ranges = 0;
+        let mut ranges = Vec::new();
         for material in &materials {
             for category in Category::all() {
                 if self.castling.is_some_and(|rights| rights != category.castling_rights()) {
                     continue;
                 }
                 // Categories whose implied rooks the material lacks have no range.
-                let Ok(range) = material_range(category, material) else { continue };
-                ranges += 1;
-                let mut positions = store.positions_in(&range)?;
-                if let Some(side) = self.side {
-                    positions.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
+                if let Ok(range) = material_range(category, material) {
+                    ranges.push(range);
                 }
-                found.append(&mut positions);
             }
         }
+        let mut found: Vec<(Key, Occurrences)> = store.positions_in(&ranges)?;
+        if let Some(side) = self.side {
+            found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
+        }
+        let ranges = ranges.len();
         found.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
         let occurrences = found.iter().map(|(_, seen)| seen.games).sum();
         let hits = found

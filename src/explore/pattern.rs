@@ -24,7 +24,7 @@ use crate::{
     codec::{KeyDecoder, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
-    store::{FactsTable, KeySpan, Store, StoreError, layout},
+    store::{FactsTable, ScanPart, Store, StoreError, layout},
 };
 
 /// Most positions a search lists.
@@ -215,26 +215,31 @@ impl PatternQuery {
         })
     }
 
-    /// The key ranges to scan.
-    fn spans(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<KeySpan>, QueryError> {
+    /// The parts to scan: the key ranges of the materials asked for, or everything.
+    fn spans(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<ScanPart>, QueryError> {
         if let Some(signature) = &self.material {
-            let mut spans = Vec::new();
+            let mut ranges = Vec::new();
             for material in signature.materials()?.iter().filter(|m| need.admits(m)) {
                 for category in Category::all() {
                     if let Ok(range) = material_range(category, material) {
-                        spans.push((Some(range.first.as_bytes().to_vec()), Some(range.after_last())));
+                        ranges.push(range);
                     }
                 }
             }
-            return Ok(spans);
+            let mut parts: Vec<ScanPart> = ranges
+                .iter()
+                .map(|range| ScanPart::Family((Some(range.first.as_bytes().to_vec()), Some(range.after_last()))))
+                .collect();
+            parts.push(ScanPart::TierMaterials(std::sync::Arc::new(ranges)));
+            return Ok(parts);
         }
-        Ok(store.position_spans()?)
+        Ok(store.scan_parts()?)
     }
 
     fn scan(
         &self,
         store: &Store,
-        (lower, upper): &KeySpan,
+        part: &ScanPart,
         decoder: &mut KeyDecoder,
         need: &MaterialNeed,
         limit: usize,
@@ -243,7 +248,7 @@ impl PatternQuery {
         let mut partial = Partial::default();
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
-        let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
+        let mut cursor = store.part_cursor(part)?;
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
         let mut passed = 0u64;

@@ -96,9 +96,9 @@ pub struct SummedPositions {
     pub entries: Vec<(Key, std::ops::Range<usize>)>,
     /// Every value, one after the other.
     pub bytes: Vec<u8>,
-    /// (key as integers, game index, next move) of every occurrence, sorted so that each key's
-    /// games and moves are adjacent; integers compare without `memcmp`.
-    occurrences: Vec<((u64, u64, u64), u32, Option<CompactMove>)>,
+    /// (key as integers, game index, next move, ply) of every occurrence, sorted so that each
+    /// key's games and moves are adjacent; integers compare without `memcmp`.
+    occurrences: Vec<((u64, u64, u64), u32, Option<CompactMove>, u32)>,
 }
 
 impl SummedPositions {
@@ -123,7 +123,7 @@ impl SummedPositions {
         let occurrences = &mut self.occurrences;
         occurrences.clear();
         for (index, game) in games.iter().enumerate() {
-            occurrences.extend(game.positions.iter().map(|&(key, next)| (key.words(), index as u32, next)));
+            occurrences.extend(game.positions.iter().map(|&(key, next, ply)| (key.words(), index as u32, next, ply)));
         }
         occurrences.sort_unstable();
         self.entries.clear();
@@ -134,7 +134,7 @@ impl SummedPositions {
             let first = &games[group[0].1 as usize];
             match group {
                 // Most positions of a batch are reached by one game, playing one move from there.
-                [(_, _, next)] => layout::encode_game(&first.facts, *next, &mut self.bytes),
+                [(_, _, next, ply)] => layout::encode_game(&first.facts, *next, *ply, &mut self.bytes),
                 _ => {
                     let mut stats: Option<PositionStats> = None;
                     for game_entries in group.chunk_by(|a, b| a.1 == b.1) {

@@ -30,8 +30,9 @@ pub struct PreparedGame {
     /// Derived from the record once, for every position the game reaches; the id is set when
     /// the writer assigns it.
     pub facts: GameFacts,
-    /// Distinct (position, next move) pairs, sorted; a final position has no move.
-    pub positions: Vec<(Key, Option<CompactMove>)>,
+    /// Distinct (position, next move) pairs, sorted, each with the ply it was first played at
+    /// (0: the start position); a final position has no move.
+    pub positions: Vec<(Key, Option<CompactMove>, u32)>,
 }
 
 impl PreparedGame {
@@ -39,7 +40,7 @@ impl PreparedGame {
     pub fn distinct_positions(&self) -> u64 {
         let mut count = 0;
         let mut previous = None;
-        for (key, _) in &self.positions {
+        for (key, _, _) in &self.positions {
             if previous != Some(key) {
                 count += 1;
                 previous = Some(key);
@@ -64,7 +65,7 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     let mut encoder = KeyEncoder::default();
     for (position, next) in game.mainline() {
         match encoder.encode(&position) {
-            Ok(key) => positions.push((key, next.map(CompactMove::from_move))),
+            Ok(key) => positions.push((key, next.map(CompactMove::from_move), positions.len() as u32)),
             Err(err) => {
                 let rejection = Rejection {
                     game: raw.number,
@@ -76,8 +77,9 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
             }
         }
     }
+    // Sorted by ply too: of a repeated (position, move), the first ply stays.
     positions.sort_unstable();
-    positions.dedup();
+    positions.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
     let record = game.record;
     Prepared::Game(Box::new(PreparedGame {
         fingerprint,

@@ -18,7 +18,8 @@ use crate::{
 pub struct Sizes {
     /// Bytes of every family.
     pub total: u64,
-    /// The positions family's bytes per distinct position (once positions are counted).
+    /// The positions family's bytes (full-key positions and the single-game tier) per distinct
+    /// position (once positions are counted).
     pub positions_per_position: Option<f64>,
     /// The games family's bytes per game.
     pub games_per_game: Option<f64>,
@@ -34,7 +35,14 @@ impl Sizes {
         let total = families.iter().map(|(_, bytes)| bytes).sum();
         Sizes {
             total,
-            positions_per_position: per(family("positions"), totals.distinct_positions),
+            positions_per_position: per(
+                families
+                    .iter()
+                    .filter(|(name, _)| *name == "positions" || name.starts_with("tier "))
+                    .map(|(_, bytes)| bytes)
+                    .sum(),
+                totals.distinct_positions,
+            ),
             games_per_game: per(family("games"), Some(totals.games)),
             total_per_game: per(total, Some(totals.games)),
         }

@@ -159,7 +159,7 @@ pub fn database(path: &std::path::Path, totals: &Totals, families: &[(&str, u64)
     let sizes = super::json::Sizes::of(totals, families);
     let _ = writeln!(out, "{:<20}{:>12}", "all bytes", indicatif::HumanBytes(sizes.total).to_string());
     for (label, figure) in [
-        ("  positions family per distinct position", sizes.positions_per_position),
+        ("  positions and tier per distinct position", sizes.positions_per_position),
         ("  games family per game", sizes.games_per_game),
         ("  all per game", sizes.total_per_game),
     ] {

@@ -21,7 +21,7 @@ use crate::{
     codec::{KeyBoard, KeyDecoder},
     explore::{Filter, QueryError},
     model::{GameFacts, GameId, Tally},
-    store::{KeySpan, Store, layout},
+    store::{ScanPart, Store, layout},
 };
 
 /// Positions whose material phase is at most this count as endgame positions (a queen or two
@@ -138,7 +138,7 @@ pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryEr
     let started = Instant::now();
     let limit = if options.sample == 0 { usize::MAX } else { options.sample };
     let partial = store
-        .position_spans()?
+        .scan_parts()?
         .par_iter()
         .map_init(KeyDecoder::default, |decoder, span| scan(store, span, decoder, options, limit))
         .try_reduce(Partial::default, |mut a, b| {
@@ -177,7 +177,7 @@ fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {
 
 fn scan(
     store: &Store,
-    (lower, upper): &KeySpan,
+    part: &ScanPart,
     decoder: &mut KeyDecoder,
     options: &DeriveOptions,
     limit: usize,
@@ -186,7 +186,7 @@ fn scan(
     // One-game values take their results from their games' facts, and so does a filter.
     let facts = store.committed_facts()?;
     let kept = (!options.filter.is_unfiltered()).then_some(&options.filter);
-    let mut cursor = store.position_cursor(lower.as_deref(), upper.as_deref());
+    let mut cursor = store.part_cursor(part)?;
     let mut pieces = Vec::with_capacity(32);
     // Only hashes below the largest kept so far can enter the sample.
     let mut threshold = u64::MAX;

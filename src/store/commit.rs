@@ -22,6 +22,7 @@ use super::{
     layout::{self, encode_record},
     meta, options,
     staging::Range,
+    tier::{RangeTier, TierWrites},
 };
 use crate::{codec::Key, model::GameId};
 
@@ -43,7 +44,9 @@ impl Store {
     /// position stored already ([`layout::add_staged`], a merge join with the stored positions of
     /// the range), and the counts are unknown (`None`) until counted again.
     pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
-        let fresh = self.totals()?.position_occurrences == 0;
+        let before = self.totals()?;
+        let fresh = before.position_occurrences == 0;
+        let tier = TierWrites::new(GameId(before.next_game_id.max(1)), totals.next_game_id);
         self.flush()?;
         let workers = (OPEN_RUNS / staging.run_count().max(1)).clamp(1, rayon::current_num_threads());
         let pool = rayon::ThreadPoolBuilder::new()
@@ -57,19 +60,26 @@ impl Store {
             true => None,
             false => Some(self.committed_facts()?),
         };
-        let written: Vec<(Vec<PathBuf>, PositionCounts)> = pool.install(|| {
+        let written: Vec<(Vec<PathBuf>, PositionCounts, RangeTier)> = pool.install(|| {
             ranges
                 .into_par_iter()
                 .enumerate()
-                .map(|(index, range)| self.write_range(staging, index, range, stored_facts.as_deref()))
+                .map(|(index, range)| self.write_range(staging, index, range, stored_facts.as_deref(), &tier))
                 .collect::<Result<_, _>>()
         })?;
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
-        for (range_files, range_counts) in written {
+        let mut range_tiers = Vec::with_capacity(written.len());
+        for (range_files, range_counts, range_tier) in written {
             files.extend(range_files);
             counts.distinct += range_counts.distinct;
             counts.single_game += range_counts.single_game;
+            range_tiers.push(range_tier);
+        }
+        // The tier's records sort after every position: their own file, last.
+        let tier_file = staging.dir().join("tier.sst");
+        if self.write_tier_file(&tier, &mut range_tiers, &tier_file)? {
+            files.push(tier_file);
         }
         (totals.distinct_positions, totals.single_game_positions) = match fresh {
             true => (Some(counts.distinct), Some(counts.single_game)),
@@ -96,7 +106,7 @@ impl Store {
     }
 
     /// A new SST file at `path`.
-    fn sst_writer<'a>(&self, options: &'a Options, path: &Path) -> Result<SstFileWriter<'a>, StoreError> {
+    pub(super) fn sst_writer<'a>(&self, options: &'a Options, path: &Path) -> Result<SstFileWriter<'a>, StoreError> {
         let writer = SstFileWriter::create(options);
         writer.open(path).map_err(|err| self.rocks(err))?;
         Ok(writer)
@@ -104,14 +114,16 @@ impl Store {
 
     /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
     /// with the stored positions when `stored_facts` (a later commit) holds the stored games'
-    /// facts.
+    /// facts. A position only one new game reaches goes to the single-game tier (`tier`), and a
+    /// tier position a new game reaches again leaves it for the full-key family.
     fn write_range(
         &self,
         staging: &Staging,
         index: usize,
         range: Range,
         stored_facts: Option<&FactsTable>,
-    ) -> Result<(Vec<PathBuf>, PositionCounts), StoreError> {
+        tier: &TierWrites,
+    ) -> Result<(Vec<PathBuf>, PositionCounts, RangeTier), StoreError> {
         let fresh = stored_facts.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
@@ -119,6 +131,7 @@ impl Store {
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
+        let mut range_tier = RangeTier::default();
         let mut value = Vec::new();
         while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
             value.clear();
@@ -126,7 +139,23 @@ impl Store {
                 Some(cursor) => cursor.add_to_stored(&key, &staged, &mut value)?,
                 None => false,
             };
-            if !summed {
+            let in_tier = match (summed, stored_facts) {
+                (false, Some(_)) => self.tier_locate(&key)?,
+                _ => None,
+            };
+            if let (Some(hit), Some(facts)) = (in_tier, stored_facts) {
+                value = layout::add_staged(&hit.value(), &staged, |id| facts.get(id))
+                    .ok_or_else(|| self.corrupt(format!("position {key}")))?;
+                range_tier.promoted.push((hit.game, hit.ply));
+            } else if !summed {
+                if let Some((game, ply, _)) = layout::staged_tier_entry(&staged) {
+                    tier.add(&mut range_tier, &key, game, ply).map_err(|err| self.corrupt(err))?;
+                    if fresh {
+                        counts.distinct += 1;
+                        counts.single_game += 1;
+                    }
+                    continue;
+                }
                 layout::to_stored(&staged, &mut value).ok_or_else(|| self.corrupt(format!("staged value of {key}")))?;
             }
             let sst = match &mut writer {
@@ -150,7 +179,8 @@ impl Store {
         if let Some(mut last) = writer {
             last.finish().map_err(|err| self.rocks(err))?;
         }
-        Ok((files, counts))
+        range_tier.finish().map_err(|err| self.corrupt(err))?;
+        Ok((files, counts, range_tier))
     }
 
     /// The facts of every game committed when this store last read the commit record. A

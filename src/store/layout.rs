@@ -15,8 +15,10 @@
 //!   own (another program may write it): bits 0–1 of byte 0 the result (0 white won, 1 draw,
 //!   2 black won, 3 unknown), bit 2 White rated, bit 3 Black rated, bit 4 a next move follows,
 //!   bits 5–7 the [`Speed`]; then White's and Black's ratings (varints, when rated), the
-//!   [`Month`] (varint), the move (2 bytes), the game id (varint). The commit turns it into the
-//!   stored layout ([`to_stored`]).
+//!   [`Month`] (varint), the move (2 bytes), the game id (varint), the ply at which the game
+//!   first reached the position (varint). The commit turns it into the stored layout
+//!   ([`to_stored`]), or, for a position no other game reaches, into an entry of the
+//!   single-game tier (`crate::store` keeps it as the game's ply, see [`staged_tier_entry`]).
 //! * **general** — byte 0 = 0xff, the total tally, varints `min_year max_year`, the moves
 //!   (count, then per move ascending its 2 bytes and tally), the top games and the recent games
 //!   (count, then references): the *head*, all an unfiltered lookup reads. A stored value of at
@@ -124,9 +126,9 @@ pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
     (used == bytes.len()).then_some(value)
 }
 
-/// The staged bytes of `PositionStats::game(facts, next)`, written without building it (what
-/// ingest stages for most positions).
-pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, out: &mut Vec<u8>) {
+/// The staged bytes of `PositionStats::game(facts, next)` for a position the game first reached
+/// at `ply`, written without building it (what ingest stages for most positions).
+pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, ply: u32, out: &mut Vec<u8>) {
     let [white, black] = facts.ratings;
     let head = result_code(facts.result)
         | u8::from(white.is_some()) << 2
@@ -142,6 +144,7 @@ pub fn encode_game(facts: &GameFacts, next: Option<CompactMove>, out: &mut Vec<u
         out.extend_from_slice(&m.bits().to_le_bytes());
     }
     put_varint(out, facts.id.0);
+    put_varint(out, u64::from(ply));
 }
 
 /// The staged bytes of `stats` in the general layout (ingest stages the one-game layout
@@ -203,16 +206,26 @@ pub fn decode_staged(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
     if !is_single_game(bytes) {
         return decode_general(bytes, detail);
     }
-    let (facts, next) = staged_game(bytes)?;
+    let (facts, next, _) = staged_game(bytes)?;
     Some(one_game(&facts, next, detail))
 }
 
-/// The game and next move of a staged one-game value; `None` unless the bytes are one, canonical.
-fn staged_game(bytes: &[u8]) -> Option<(GameFacts, Option<CompactMove>)> {
-    let (facts, next) = read_game(&mut &bytes[..])?;
+/// The game, next move and ply of a staged one-game value; `None` unless the bytes are one,
+/// canonical.
+fn staged_game(bytes: &[u8]) -> Option<(GameFacts, Option<CompactMove>, u32)> {
+    let (facts, next, ply) = read_game(&mut &bytes[..])?;
     let mut canonical = Vec::with_capacity(bytes.len());
-    encode_game(&facts, next, &mut canonical);
-    (canonical == bytes).then_some((facts, next))
+    encode_game(&facts, next, ply, &mut canonical);
+    (canonical == bytes).then_some((facts, next, ply))
+}
+
+/// The game, the ply it first reached the position at and the move it played there, of a staged
+/// one-game value (what a single-game tier entry keeps); `None` for any other bytes.
+pub fn staged_tier_entry(bytes: &[u8]) -> Option<(GameId, u32, Option<CompactMove>)> {
+    if !is_single_game(bytes) {
+        return None;
+    }
+    staged_game(bytes).map(|(facts, next, ply)| (facts.id, ply, next))
 }
 
 /// Reads stored bytes, as much as `detail` asks (never the slices), taking the facts of a
@@ -341,7 +354,7 @@ pub fn stored_game(bytes: &[u8]) -> Option<Option<(GameId, Option<CompactMove>)>
 /// do not decode (a run file may come from another program: nothing unchecked is stored).
 pub fn to_stored(staged: &[u8], out: &mut Vec<u8>) -> Option<()> {
     if is_single_game(staged) {
-        let (facts, next) = staged_game(staged)?;
+        let (facts, next, _) = staged_game(staged)?;
         encode_stored_game(facts.id, next, out);
         return Some(());
     }
@@ -379,8 +392,9 @@ fn read_games_by_move(mut input: &[u8]) -> Option<Vec<(Option<CompactMove>, Vec<
     input.is_empty().then_some(lines)
 }
 
-/// Reads a one-game value up to its end: the game's facts and the move played from the position.
-fn read_game(input: &mut &[u8]) -> Option<(GameFacts, Option<CompactMove>)> {
+/// Reads a staged one-game value up to its end: the game's facts, the move played from the
+/// position and the ply it was first reached at.
+fn read_game(input: &mut &[u8]) -> Option<(GameFacts, Option<CompactMove>, u32)> {
     let head = take_byte(input)?;
     let speed = Speed::from_index(head >> 5)?;
     let result = RESULTS[usize::from(head & 3)];
@@ -392,7 +406,8 @@ fn read_game(input: &mut &[u8]) -> Option<(GameFacts, Option<CompactMove>)> {
     let month = Month(u16::try_from(get_varint(input)?).ok()?);
     let next = if head & 0x10 != 0 { Some(take_move(input)?) } else { None };
     let id = GameId(get_varint(input)?);
-    Some((GameFacts { id, result, ratings, month, speed }, next))
+    let ply = u32::try_from(get_varint(input)?).ok()?;
+    Some((GameFacts { id, result, ratings, month, speed }, next, ply))
 }
 
 /// What a scan needs of a stored value: the result counts, and the game of a one-game value.
@@ -720,7 +735,7 @@ mod tests {
                     match games {
                         [(facts, moves)] if moves.len() <= 1 => {
                             let mut bytes = Vec::new();
-                            encode_game(facts, moves.first().copied(), &mut bytes);
+                            encode_game(facts, moves.first().copied(), 0, &mut bytes);
                             bytes
                         }
                         _ => encoded(&part),
@@ -741,7 +756,7 @@ mod tests {
         fn direct_one_game_bytes_equal_the_built_value(facts in arb_facts(), next in proptest::option::of(1u16..4000)) {
             let next = next.and_then(CompactMove::from_bits);
             let mut direct = Vec::new();
-            encode_game(&facts, next, &mut direct);
+            encode_game(&facts, next, 7, &mut direct);
             prop_assert!(is_single_game(&direct));
             let built = PositionStats::game(&facts, next.as_slice());
             prop_assert_eq!(decode_staged(&direct, Detail::All), Some(built.clone()));
@@ -753,7 +768,7 @@ mod tests {
         fn a_staged_value_stored_reads_back_the_same(facts in arb_facts(), next in proptest::option::of(1u16..4000)) {
             let next = next.and_then(CompactMove::from_bits);
             let mut staged = Vec::new();
-            encode_game(&facts, next, &mut staged);
+            encode_game(&facts, next, 7, &mut staged);
             let mut stored = Vec::new();
             to_stored(&staged, &mut stored).expect("staged bytes decode");
             prop_assert!(stored.len() < staged.len() || staged.len() <= 4, "{} against {}", stored.len(), staged.len());
@@ -790,8 +805,8 @@ mod tests {
         let game = facts(123_456, GameResult::Draw, [Some(2700), Some(2650)], "1999.05.01");
         let stats = PositionStats::game(&game, &[mv(12 | 28 << 6)]);
         let mut bytes = Vec::new();
-        encode_game(&game, Some(mv(12 | 28 << 6)), &mut bytes);
-        assert_eq!(bytes.len(), 13);
+        encode_game(&game, Some(mv(12 | 28 << 6)), 3, &mut bytes);
+        assert_eq!(bytes.len(), 14, "13 and the ply");
         assert!(is_single_game(&bytes));
         let mut stored = Vec::new();
         to_stored(&bytes, &mut stored).unwrap();

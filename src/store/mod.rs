@@ -26,12 +26,14 @@ pub mod layout;
 pub mod meta;
 mod options;
 mod staging;
+mod tier;
 
 pub use batch::Batch;
 pub use facts::FactsTable;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use staging::Staging;
+pub use tier::{TierHit, decode_marks, encode_marks};
 
 use std::{
     path::{Path, PathBuf},
@@ -54,31 +56,79 @@ const FIRST_POSITION: &[u8] = &[0];
 /// A key range of the positions family: `[lower, upper)`, `None` for the family's ends.
 pub type KeySpan = (Option<Vec<u8>>, Option<Vec<u8>>);
 
-/// A raw cursor over the positions family ([`Store::position_cursor`]).
+/// Games a part of a scan replays for the single-game tier ([`Store::scan_parts`]).
+const TIER_GAMES_PER_PART: u64 = 2048;
+
+/// A part of a scan over every stored position ([`Store::scan_parts`]): the parts hold each
+/// position once, so scans run them in parallel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScanPart {
+    /// Every position in a key range, wherever stored.
+    Range(KeySpan),
+    /// The full-key family's positions in a key range.
+    Family(KeySpan),
+    /// The single-game tier's positions in material ranges (each one material's range in a
+    /// category), found by replaying each game of their blocks once.
+    TierMaterials(std::sync::Arc<Vec<KeyRange>>),
+    /// The single-game tier's positions of the games from the first id to the second
+    /// (exclusive), found by replaying them.
+    TierGames(GameId, GameId),
+}
+
+/// A cursor over stored positions in key order ([`Store::position_cursor`]): the full-key
+/// family's entries merged with the single-game tier's, replayed into keys and one-game values.
 pub struct PositionCursor<'a> {
-    iter: rocksdb::DBRawIteratorWithThreadMode<'a, DB>,
+    family: Option<rocksdb::DBRawIteratorWithThreadMode<'a, DB>>,
+    tier: Vec<(Key, tier::TierValue)>,
+    at: usize,
     store: &'a Store,
 }
 
 impl PositionCursor<'_> {
+    /// Whether the tier's entry comes next (else the family's, if any).
+    fn tier_first(&self) -> bool {
+        let family = self.family.as_ref().and_then(|iter| iter.key());
+        match (family, self.tier.get(self.at)) {
+            (Some(family), Some((tier, _))) => tier.as_bytes().as_slice() < family,
+            (None, tier) => tier.is_some(),
+            (Some(_), None) => false,
+        }
+    }
+
     /// The current key and value, or `None` at the end (then check [`PositionCursor::status`]).
     pub fn entry(&self) -> Option<(&[u8], &[u8])> {
-        self.iter.item()
+        match self.tier_first() {
+            true => self.tier.get(self.at).map(|(key, value)| (key.as_bytes().as_slice(), value.as_slice())),
+            false => self.family.as_ref().and_then(|iter| iter.item()),
+        }
     }
 
     /// Moves to the next entry.
     pub fn next(&mut self) {
-        self.iter.next();
+        match self.tier_first() {
+            true => self.at += 1,
+            false => {
+                if let Some(iter) = &mut self.family {
+                    iter.next();
+                }
+            }
+        }
     }
 
     /// Moves to the first entry at or after `key`.
     pub fn seek(&mut self, key: &[u8]) {
-        self.iter.seek(key);
+        if let Some(iter) = &mut self.family {
+            iter.seek(key);
+        }
+        self.at = self.tier.partition_point(|(at, _)| at.as_bytes().as_slice() < key);
     }
 
     /// Whether the cursor stopped on an error rather than at the end.
     pub fn status(&self) -> Result<(), StoreError> {
-        self.iter.status().map_err(|err| self.store.rocks(err))
+        match &self.family {
+            Some(iter) => iter.status().map_err(|err| self.store.rocks(err)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -166,6 +216,8 @@ pub struct Store {
     cache: rocksdb::Cache,
     /// The committed games' facts, loaded on first use ([`Store::facts`]).
     facts: facts::SharedFacts,
+    /// The single-game tier's hash segments, loaded on first use.
+    tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
 }
 
 impl Drop for Store {
@@ -179,7 +231,15 @@ impl Drop for Store {
 impl Store {
     /// A store over an opened database; the committed id is read by the caller.
     fn new(db: DB, path: &Path, secondary: Option<PathBuf>, cache: rocksdb::Cache) -> Store {
-        Store { db, path: path.to_owned(), secondary, committed: AtomicU64::new(0), cache, facts: Default::default() }
+        Store {
+            db,
+            path: path.to_owned(),
+            secondary,
+            committed: AtomicU64::new(0),
+            cache,
+            facts: Default::default(),
+            tier: Default::default(),
+        }
     }
 
     /// Opens (creating if needed) the database at `path` for writing. A database of another
@@ -364,9 +424,17 @@ impl Store {
 
     /// A stored position, read as far as `detail` says, with its slices when `slices`.
     fn read_position(&self, key: &Key, detail: Detail, slices: bool) -> Result<Option<PositionStats>, StoreError> {
+        self.position_value(key)?.map(|bytes| self.decode_position(key, &bytes, detail, slices)).transpose()
+    }
+
+    /// The stored value of a position: from the full-key family, else the single-game tier.
+    fn position_value(&self, key: &Key) -> Result<Option<Vec<u8>>, StoreError> {
         let found =
             self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
-        found.map(|bytes| self.decode_position(key, &bytes, detail, slices)).transpose()
+        match found {
+            Some(bytes) => Ok(Some(bytes.to_vec())),
+            None => Ok(self.tier_locate(key)?.map(|hit| hit.value())),
+        }
     }
 
     /// Decodes a stored value of `key`, as far as `detail` says, and derives its slices when
@@ -399,7 +467,7 @@ impl Store {
 
     /// The games that reached a position (empty when none did).
     pub fn postings(&self, key: &Key) -> Result<PostingList, StoreError> {
-        match self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))? {
+        match self.position_value(key)? {
             None => Ok(PostingList::encode(&[])),
             Some(bytes) => layout::postings(&bytes).ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
@@ -437,27 +505,34 @@ impl Store {
             .collect()
     }
 
-    /// Every stored position in `range` with its result counts, in key order (what a material
-    /// search lists: a value's moves and games are not decoded).
-    pub fn positions_in(&self, range: &KeyRange) -> Result<Vec<(Key, layout::Occurrences)>, StoreError> {
-        let mut options = ReadOptions::default();
-        options.set_iterate_upper_bound(range.after_last());
-        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
-        iter.seek(range.first.as_bytes());
+    /// Every stored position in `ranges` (each one material's range in a category) with its
+    /// result counts, in key order (what a material search lists: a value's moves and games are
+    /// not decoded).
+    pub fn positions_in(&self, ranges: &[KeyRange]) -> Result<Vec<(Key, layout::Occurrences)>, StoreError> {
+        let mut parts: Vec<ScanPart> = ranges
+            .iter()
+            .map(|range| ScanPart::Family((Some(range.first.as_bytes().to_vec()), Some(range.after_last()))))
+            .collect();
+        parts.push(ScanPart::TierMaterials(std::sync::Arc::new(ranges.to_vec())));
         let mut found = Vec::new();
         let mut facts = None;
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
-            // A one-game value's result is its game's.
-            if facts.is_none() && layout::is_single_game(value) {
-                facts = Some(self.committed_facts()?);
+        for part in &parts {
+            let mut cursor = self.part_cursor(part)?;
+            while let Some((key, value)) = cursor.entry() {
+                let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
+                // A one-game value's result is its game's.
+                if facts.is_none() && layout::is_single_game(value) {
+                    facts = Some(self.committed_facts()?);
+                }
+                let result_of = |id| self.facts_of(facts.as_deref(), id).map(|game| game.result);
+                let seen =
+                    layout::occurrences(value, result_of).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+                found.push((key, seen));
+                cursor.next();
             }
-            let result_of = |id| self.facts_of(facts.as_deref(), id).map(|game| game.result);
-            let seen = layout::occurrences(value, result_of).ok_or_else(|| self.corrupt(format!("position {key}")))?;
-            found.push((key, seen));
-            iter.next();
+            cursor.status()?;
         }
-        iter.status().map_err(|err| self.rocks(err))?;
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Ok(found)
     }
 
@@ -588,98 +663,180 @@ impl Store {
     }
 
     /// Counts the distinct positions, and those reached by a single game, by walking the
-    /// positions family.
+    /// positions family and the single-game tier's marks.
     pub fn count_positions(&self) -> Result<PositionCounts, StoreError> {
-        let mut options = ReadOptions::default();
-        options.fill_cache(false);
-        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
-        iter.seek(FIRST_POSITION);
         let mut counts = PositionCounts::default();
-        while let Some(value) = iter.value() {
+        let mut cursor = self.family_cursor(None, None);
+        while let Some((_, value)) = cursor.item() {
             counts.add(value);
-            iter.next();
+            cursor.next();
         }
-        iter.status().map_err(|err| self.rocks(err))?;
+        cursor.status().map_err(|err| self.rocks(err))?;
+        let tier = self.tier_positions()?;
+        counts.distinct += tier;
+        counts.single_game += tier;
         Ok(counts)
     }
 
-    /// A raw cursor over stored positions from `lower` (inclusive) to `upper` (exclusive), for
-    /// scans that decode keys and values themselves. Scans do not fill the block cache.
-    pub fn position_cursor(&self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> PositionCursor<'_> {
+    /// A raw iterator over the full-key family's positions from `lower` (inclusive) to `upper`
+    /// (exclusive), without filling the block cache, positioned at its first entry.
+    fn family_cursor(
+        &self,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> rocksdb::DBRawIteratorWithThreadMode<'_, DB> {
         let mut options = ReadOptions::default();
         options.fill_cache(false);
-        if let Some(upper) = upper {
-            options.set_iterate_upper_bound(upper.to_vec());
-        }
+        options.set_iterate_upper_bound(upper.unwrap_or(tier::POSITIONS_END).min(tier::POSITIONS_END).to_vec());
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options);
         iter.seek(lower.unwrap_or(FIRST_POSITION).max(FIRST_POSITION));
-        PositionCursor { iter, store: self }
+        iter
     }
 
-    /// The positions family split into key ranges of similar size (between the first keys of
-    /// its table files), so that scans can run in parallel.
-    pub fn position_spans(&self) -> Result<Vec<KeySpan>, StoreError> {
+    /// A cursor over every stored position from `lower` (inclusive) to `upper` (exclusive), in
+    /// key order, for scans that decode keys and values themselves; the single-game tier's
+    /// positions of the range are replayed first (a narrow range meets few of its games: scans
+    /// of everything go by [`Store::scan_parts`]).
+    pub fn position_cursor(
+        &self,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> Result<PositionCursor<'_>, StoreError> {
+        let lower = lower.unwrap_or(FIRST_POSITION).max(FIRST_POSITION);
+        let tier = self.tier_entries_in(lower, upper)?;
+        Ok(PositionCursor { family: Some(self.family_cursor(Some(lower), upper)), tier, at: 0, store: self })
+    }
+
+    /// The cursor of one part of a scan ([`Store::scan_parts`]).
+    pub fn part_cursor(&self, part: &ScanPart) -> Result<PositionCursor<'_>, StoreError> {
+        match part {
+            ScanPart::Range((lower, upper)) => self.position_cursor(lower.as_deref(), upper.as_deref()),
+            ScanPart::Family((lower, upper)) => Ok(PositionCursor {
+                family: Some(self.family_cursor(lower.as_deref(), upper.as_deref())),
+                tier: Vec::new(),
+                at: 0,
+                store: self,
+            }),
+            ScanPart::TierMaterials(ranges) => {
+                let tier = self.tier_entries_of_materials(ranges)?;
+                Ok(PositionCursor { family: None, tier, at: 0, store: self })
+            }
+            ScanPart::TierGames(first, end) => {
+                let tier = self.tier_entries_of_games(*first, *end)?;
+                Ok(PositionCursor { family: None, tier, at: 0, store: self })
+            }
+        }
+    }
+
+    /// Every stored position split into parts for parallel scans: the full-key family in key
+    /// ranges of similar size (between the first keys of its table files), and the single-game
+    /// tier by runs of games (each replayed once).
+    pub fn scan_parts(&self) -> Result<Vec<ScanPart>, StoreError> {
         let files = self.db.live_files().map_err(|err| self.rocks(err))?;
         let mut keys: Vec<Vec<u8>> = files
             .into_iter()
             .filter(|file| file.column_family_name == options::POSITIONS)
             .filter_map(|file| file.start_key)
-            .filter(|key| key.as_slice() > FIRST_POSITION)
+            .filter(|key| key.as_slice() > FIRST_POSITION && key.as_slice() < tier::POSITIONS_END)
             .collect();
         keys.sort();
         keys.dedup();
-        let mut spans = Vec::with_capacity(keys.len() + 1);
+        let mut parts = Vec::with_capacity(keys.len() + 1);
         let mut lower = None;
         for split in keys {
-            spans.push((lower.take(), Some(split.clone())));
+            parts.push(ScanPart::Family((lower.take(), Some(split.clone()))));
             lower = Some(split);
         }
-        spans.push((lower, None));
-        Ok(spans)
+        parts.push(ScanPart::Family((lower, None)));
+        let committed = self.committed.load(Ordering::Acquire).max(1);
+        let mut first = 1;
+        while first < committed {
+            let end = (first + TIER_GAMES_PER_PART).min(committed);
+            parts.push(ScanPart::TierGames(GameId(first), GameId(end)));
+            first = end;
+        }
+        Ok(parts)
     }
 
-    /// The estimated number of stored positions (RocksDB's estimate; for progress display).
+    /// The estimated number of stored positions (for progress display).
     pub fn estimated_positions(&self) -> u64 {
-        self.db
+        let totals = self.totals().unwrap_or_default();
+        let family = self
+            .db
             .property_int_value_cf(self.cf(options::POSITIONS), rocksdb::properties::ESTIMATE_NUM_KEYS)
             .ok()
             .flatten()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        totals.distinct_positions.unwrap_or(family + totals.games * 40)
     }
 
-    /// Every position and its statistics, in key order.
+    /// Every position and its statistics, part by part ([`Store::scan_parts`]): in key order
+    /// within each part.
     pub fn positions(&self) -> impl Iterator<Item = Result<(Key, PositionStats), StoreError>> + '_ {
-        let from = IteratorMode::From(FIRST_POSITION, rocksdb::Direction::Forward);
-        self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
-            let (key, value) = item.map_err(|err| self.rocks(err))?;
-            let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
+        self.entries().map(|item| {
+            let (key, value) = item?;
             Ok((key, self.decode_position(&key, &value, Detail::All, true)?))
         })
     }
 
-    /// Every position's posting list, in key order.
+    /// Every position's posting list, part by part as [`Store::positions`].
     pub fn posting_lists(&self) -> impl Iterator<Item = Result<(Key, PostingList), StoreError>> + '_ {
-        let from = IteratorMode::From(FIRST_POSITION, rocksdb::Direction::Forward);
-        self.db.iterator_cf(self.cf(options::POSITIONS), from).map(|item| {
-            let (key, value) = item.map_err(|err| self.rocks(err))?;
-            let key = Key::try_from(&key[..]).map_err(|_| self.corrupt("position key"))?;
+        self.entries().map(|item| {
+            let (key, value) = item?;
             let list = layout::postings(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             Ok((key, list))
         })
     }
 
-    /// Bytes of live SST files per column family.
+    /// Every position's key and stored value, part by part.
+    fn entries(&self) -> Box<dyn Iterator<Item = Result<(Key, Vec<u8>), StoreError>> + '_> {
+        let parts = match self.scan_parts() {
+            Ok(parts) => parts,
+            Err(err) => return Box::new(std::iter::once(Err(err))),
+        };
+        Box::new(parts.into_iter().flat_map(move |part| {
+            let read = || -> Result<Vec<(Key, Vec<u8>)>, StoreError> {
+                let mut cursor = self.part_cursor(&part)?;
+                let mut entries = Vec::new();
+                while let Some((key, value)) = cursor.entry() {
+                    entries.push((Key::try_from(key).map_err(|_| self.corrupt("position key"))?, value.to_vec()));
+                    cursor.next();
+                }
+                cursor.status()?;
+                Ok(entries)
+            };
+            let entries: Box<dyn Iterator<Item = _>> = match read() {
+                Ok(entries) => Box::new(entries.into_iter().map(Ok)),
+                Err(err) => Box::new(std::iter::once(Err(err))),
+            };
+            entries
+        }))
+    }
+
+    /// Bytes of live SST files per column family, the positions family split into its full-key
+    /// positions (`positions`) and the single-game tier's records (`tier marks`, `tier hashes`,
+    /// `tier blocks`; RocksDB's estimates of their key ranges).
     pub fn family_bytes(&self) -> Result<Vec<(&'static str, u64)>, StoreError> {
-        COLUMN_FAMILIES
-            .iter()
-            .map(|&name| {
-                let bytes = self
-                    .db
-                    .property_int_value_cf(self.cf(name), rocksdb::properties::LIVE_SST_FILES_SIZE)
-                    .map_err(|err| self.rocks(err))?;
-                Ok((name, bytes.unwrap_or(0)))
-            })
-            .collect()
+        let mut bytes = Vec::with_capacity(COLUMN_FAMILIES.len() + 3);
+        for name in COLUMN_FAMILIES {
+            let cf = self.cf(name);
+            let total = self
+                .db
+                .property_int_value_cf(cf, rocksdb::properties::LIVE_SST_FILES_SIZE)
+                .map_err(|err| self.rocks(err))?
+                .unwrap_or(0);
+            if name != options::POSITIONS {
+                bytes.push((name, total));
+                continue;
+            }
+            let tier = tier::record_ranges();
+            let ranges: Vec<rocksdb::Range> = tier.iter().map(|(_, from, to)| rocksdb::Range::new(from, to)).collect();
+            let sizes = self.db.get_approximate_sizes_cf(cf, &ranges);
+            let in_tier: u64 = sizes.iter().sum();
+            bytes.push((name, total.saturating_sub(in_tier)));
+            bytes.extend(tier.iter().zip(sizes).map(|((label, _, _), size)| (*label, size)));
+        }
+        Ok(bytes)
     }
 
     /// Starts a batch of writes, applied atomically by [`Store::write`].

@@ -300,7 +300,7 @@ mod tests {
             speed: Speed::Unknown,
         };
         let mut bytes = Vec::new();
-        layout::encode_game(&facts, None, &mut bytes);
+        layout::encode_game(&facts, None, 0, &mut bytes);
         bytes
     }
 

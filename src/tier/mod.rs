@@ -1,36 +1,23 @@
-//! The single-game tier (storage v2, in progress): positions reached by exactly one game, once,
-//! kept without their keys.
+//! The single-game tier's structures: positions reached by exactly one game kept without their
+//! keys (how the database stores and reads them: `crate::store`'s tier module).
 //!
-//! 19.5M of the 20.3M distinct positions of the players collection are such positions (19.7M
-//! are reached by one game; a game repeats the rest). As full keys in a sorted table they cost
-//! about 17 bytes each before any value; here each costs a short hash and its game's id (about
-//! 3.5 bytes), and a bit among its game's plies:
+//! Nearly all of the 19.7M positions of the players collection that one game reaches (of 20.3M)
+//! are such positions. As full keys in a sorted table they cost about 17 bytes each before any
+//! value; here each costs a short hash and its game's id (about 3.1 bytes), and a mark among
+//! its game's plies (kept by the store):
 //!
 //! * [`HashIndex`]: the [`HASH_BITS`]-bit hash of every tier position's key with its game, as an
 //!   Elias–Fano sequence of hashes beside a packed array of game ids. A lookup gets the
-//!   candidate games of a key's hash;
-//! * [`PlyMarks`]: per game, one bit per position of its mainline, set for tier positions.
-//!
-//! A lookup replays each candidate game and keys its marked positions: a hash collision costs a
-//! replay, never a wrong answer. Scans enumerate the tier by replaying games, which also gives
-//! each position's board without decoding a key.
-//!
-//! Not yet wired into ingest and the readers: `tools/tier_budget.rs` builds the tier from a
-//! database and measures its bytes and lookups.
+//!   candidate games of a key's hash, replays each to its marked plies and keys those
+//!   positions: a hash collision costs a replay, never a wrong answer.
 
 mod hash_index;
-mod ply_marks;
 
 pub use hash_index::HashIndex;
-pub use ply_marks::PlyMarks;
 
 use sucds::Serializable;
 
-use crate::{
-    Position,
-    codec::{Key, KeyEncoder},
-    model::{GameId, GameRecord, replay},
-};
+use crate::codec::Key;
 
 /// Bits of a key's hash in the [`HashIndex`]: with 19.5M positions, a key not in the tier meets
 /// 0.073 candidate games on average (measured), and the hashes cost 7.2 bits a position.
@@ -39,43 +26,6 @@ pub const HASH_BITS: u32 = 28;
 /// The tier's hash of a key: the top [`HASH_BITS`] bits of its xxh3-64.
 pub fn key_hash(key: &Key) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key.as_bytes()) >> (64 - HASH_BITS)
-}
-
-/// The keys of the positions of `record`'s mainline at `plies` (ascending; ply 0 is the start
-/// position), by replaying it; `None` if the record does not replay or a position does not key.
-pub fn keys_at(record: &GameRecord, plies: &[u32]) -> Option<Vec<(u32, Key)>> {
-    let mut encoder = KeyEncoder::default();
-    let positions = replay(record)?;
-    plies
-        .iter()
-        .map(|&ply| {
-            let chess = positions.get(ply as usize)?.clone();
-            Some((ply, encoder.encode(&Position::from_chess(chess).ok()?).ok()?))
-        })
-        .collect()
-}
-
-/// Where the tier holds `key`: its game and ply, found among the candidates of its hash by
-/// `keys_of` (the keys of a game's marked plies, see [`keys_at`]); also how many games were
-/// replayed. `None` when the key is not in the tier.
-pub fn locate<E>(
-    key: &Key,
-    index: &HashIndex,
-    mut keys_of: impl FnMut(GameId) -> Result<Vec<(u32, Key)>, E>,
-) -> Result<(Option<(GameId, u32)>, usize), E> {
-    let mut replayed = 0;
-    let mut previous = None;
-    for game in index.candidates(key_hash(key)) {
-        // A game holding several positions of this hash is replayed once.
-        if previous.replace(game) == Some(game) {
-            continue;
-        }
-        replayed += 1;
-        if let Some(&(ply, _)) = keys_of(game)?.iter().find(|(_, found)| found == key) {
-            return Ok((Some((game, ply)), replayed));
-        }
-    }
-    Ok((None, replayed))
 }
 
 /// Why tier bytes could not be built or read.

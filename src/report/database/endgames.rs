@@ -12,7 +12,7 @@ use crate::{
     codec::material_range,
     explore::QueryError,
     model::GameId,
-    store::{Store, layout},
+    store::{ScanPart, Store, layout},
 };
 
 /// Positions with at most this many men (kings included) are endgames here: the sizes
@@ -55,11 +55,9 @@ fn men(material: &Material) -> usize {
 
 /// Every endgame class in the database with its positions and games (ids ascending, once).
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
-    let spans = store.position_spans()?;
-    let partials: Vec<BTreeMap<String, ClassGames>> = spans
-        .par_iter()
-        .map(|(lower, upper)| scan(store, lower.as_deref(), upper.as_deref()))
-        .collect::<Result<_, _>>()?;
+    let parts = store.scan_parts()?;
+    let partials: Vec<BTreeMap<String, ClassGames>> =
+        parts.par_iter().map(|part| scan(store, part)).collect::<Result<_, _>>()?;
     let mut merged: BTreeMap<String, ClassGames> = BTreeMap::new();
     for partial in partials {
         for (class, part) in partial {
@@ -76,9 +74,9 @@ pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError
     Ok(merged)
 }
 
-fn scan(store: &Store, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Result<BTreeMap<String, ClassGames>, QueryError> {
+fn scan(store: &Store, part: &ScanPart) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let mut found: BTreeMap<String, ClassGames> = BTreeMap::new();
-    let mut cursor = store.position_cursor(lower, upper);
+    let mut cursor = store.part_cursor(part)?;
     // The block being read: its last key and its class.
     let mut block: Option<(Key, String)> = None;
     while let Some((key, value)) = cursor.entry() {
