@@ -185,6 +185,7 @@ impl MaterialQuery {
     /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
+        let _steady = store.steady();
         let mut ranges = Vec::new();
         for material in &materials {
             for category in Category::all() {

@@ -21,7 +21,7 @@ use shakmaty::Color;
 use super::{PositionHit, QueryError, Signature};
 use crate::{
     Category, Key,
-    codec::{KeyDecoder, material_range},
+    codec::{KeyDecoder, Material, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
     store::{FactsTable, ScanPart, Store, StoreError, layout},
@@ -164,6 +164,7 @@ impl PatternQuery {
     /// Runs the search, counting progress into `progress` and stopping when it says so.
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
         let started = Instant::now();
+        let _steady = store.steady();
         let need = self.pattern.material_need();
         let limit = self.limit.min(MAX_HITS);
         let spans = self.spans(store, &need)?;
@@ -248,7 +249,19 @@ impl PatternQuery {
         let mut partial = Partial::default();
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
-        let mut cursor = store.part_cursor(part)?;
+        // The single-game tier's positions are evaluated on the boards its replay gives, and
+        // only those that match are keyed (then read below like the others).
+        let evaluated = AtomicU64::new(0);
+        let matches = |chess: &shakmaty::Chess| {
+            if !need.admits(&Material(shakmaty::Position::board(chess).material())) {
+                return false;
+            }
+            evaluated.fetch_add(1, Ordering::Relaxed);
+            self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
+                && self.pattern.matches(&mut Scene::of_chess(chess))
+        };
+        let mut cursor = store.part_cursor_where(part, &matches)?;
+        let tier_only = matches!(part, ScanPart::TierGames(..) | ScanPart::TierMaterials(_));
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
         let mut passed = 0u64;
@@ -286,7 +299,13 @@ impl PatternQuery {
             cursor.next();
         }
         cursor.status()?;
-        progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
+        // What the loop reported already, then the rest (a tier part's positions evaluated).
+        let reported = passed - passed % PROGRESS_EVERY;
+        if tier_only {
+            partial.scanned = evaluated.load(Ordering::Relaxed);
+            passed = partial.scanned;
+        }
+        progress.passed.fetch_add(passed.saturating_sub(reported), Ordering::Relaxed);
         Ok(partial)
     }
 

@@ -136,6 +136,7 @@ struct Partial {
 pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryError> {
     options.check()?;
     let started = Instant::now();
+    let _steady = store.steady();
     let limit = if options.sample == 0 { usize::MAX } else { options.sample };
     let partial = store
         .scan_parts()?

@@ -92,10 +92,12 @@ impl Store {
         writer.put(meta::COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
         writer.finish().map_err(|err| self.rocks(err))?;
         files.insert(0, record);
+        let changing = self.steady.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         self.db
             .ingest_external_file_cf_opts(self.cf(options::POSITIONS), &options::ingest_options(), files)
             .map_err(|err| self.rocks(err))?;
         self.committed.store(totals.next_game_id, Ordering::Release);
+        drop(changing);
         staging.clear().map_err(|err| self.staging_error(err))
     }
 
@@ -148,7 +150,8 @@ impl Store {
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
                 range_tier.promoted.push((hit.game, hit.ply));
             } else if !summed {
-                if let Some((game, ply, _)) = layout::staged_tier_entry(&staged) {
+                let entry = layout::staged_tier_entry(&staged).filter(|&(_, ply, _)| ply < super::tier::MAX_PLY);
+                if let Some((game, ply, _)) = entry {
                     tier.add(&mut range_tier, &key, game, ply).map_err(|err| self.corrupt(err))?;
                     if fresh {
                         counts.distinct += 1;

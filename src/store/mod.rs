@@ -218,6 +218,9 @@ pub struct Store {
     facts: facts::SharedFacts,
     /// The single-game tier's hash segments, loaded on first use.
     tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
+    /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
+    /// (a secondary's catch-up, a commit's ingestion).
+    steady: std::sync::RwLock<()>,
 }
 
 impl Drop for Store {
@@ -239,6 +242,7 @@ impl Store {
             cache,
             facts: Default::default(),
             tier: Default::default(),
+            steady: Default::default(),
         }
     }
 
@@ -357,10 +361,21 @@ impl Store {
     /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
     pub fn catch_up(&self) -> Result<(), StoreError> {
         if self.secondary.is_some() {
+            let _changing = self.steady.write().unwrap_or_else(std::sync::PoisonError::into_inner);
             self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err))?;
             self.load_committed()?;
         }
         Ok(())
+    }
+
+    /// Keeps this store's view of the database still while the guard lives: a secondary's
+    /// catch-up (or this writer's next commit) waits for it. A scan reads the full-key family
+    /// and the single-game tier at different moments, and a commit may move a position from
+    /// the tier to the family: holding the guard, the scan sees it in one place. Take it once
+    /// per query (a second guard taken by the same thread while a catch-up waits would wait
+    /// too).
+    pub fn steady(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.steady.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The database directory.
@@ -431,10 +446,17 @@ impl Store {
     fn position_value(&self, key: &Key) -> Result<Option<Vec<u8>>, StoreError> {
         let found =
             self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
-        match found {
-            Some(bytes) => Ok(Some(bytes.to_vec())),
-            None => Ok(self.tier_locate(key)?.map(|hit| hit.value())),
+        if let Some(bytes) = found {
+            return Ok(Some(bytes.to_vec()));
         }
+        if let Some(hit) = self.tier_locate(key)? {
+            return Ok(Some(hit.value()));
+        }
+        // A secondary catching up between the two reads may have moved the position from the
+        // tier to the family (a later commit reached it again): read the family once more.
+        let found =
+            self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
+        Ok(found.map(|bytes| bytes.to_vec()))
     }
 
     /// Decodes a stored value of `key`, as far as `detail` says, and derives its slices when
@@ -709,6 +731,17 @@ impl Store {
 
     /// The cursor of one part of a scan ([`Store::scan_parts`]).
     pub fn part_cursor(&self, part: &ScanPart) -> Result<PositionCursor<'_>, StoreError> {
+        self.part_cursor_where(part, &|_| true)
+    }
+
+    /// The cursor of one part of a scan, which may leave out the single-game tier's positions
+    /// whose board `wanted` refuses (they are then not keyed: a scan of a few materials says
+    /// which it needs).
+    pub fn part_cursor_where(
+        &self,
+        part: &ScanPart,
+        wanted: &(dyn Fn(&shakmaty::Chess) -> bool + Sync),
+    ) -> Result<PositionCursor<'_>, StoreError> {
         match part {
             ScanPart::Range((lower, upper)) => self.position_cursor(lower.as_deref(), upper.as_deref()),
             ScanPart::Family((lower, upper)) => Ok(PositionCursor {
@@ -718,11 +751,11 @@ impl Store {
                 store: self,
             }),
             ScanPart::TierMaterials(ranges) => {
-                let tier = self.tier_entries_of_materials(ranges)?;
+                let tier = self.tier_entries_of_materials(ranges, wanted)?;
                 Ok(PositionCursor { family: None, tier, at: 0, store: self })
             }
             ScanPart::TierGames(first, end) => {
-                let tier = self.tier_entries_of_games(*first, *end)?;
+                let tier = self.tier_entries_of_games(*first, *end, wanted)?;
                 Ok(PositionCursor { family: None, tier, at: 0, store: self })
             }
         }

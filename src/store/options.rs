@@ -53,13 +53,10 @@ fn table(cache: &Cache, block_size: usize, bloom_bits: Option<f64>) -> BlockBase
 }
 
 /// Options of the SST files an ingest commit writes for the positions family: the family's own,
-/// without Bloom filters. A first commit's files land in the last level, whose filters the family
-/// skips anyway (`optimize_filters_for_hits`); a later commit's files are rewritten, filters
-/// included, by the compaction that ends the run (which drops the values they replace).
+/// Bloom filters included (lookups of single-game positions miss the full-key positions, and
+/// so do most keys a later commit stages: the filters answer them).
 pub fn positions_sst(cache: &Cache) -> Options {
-    let mut options = cf_options(POSITIONS, cache);
-    options.set_block_based_table_factory(&table(cache, POSITIONS_BLOCK, None));
-    options
+    cf_options(POSITIONS, cache)
 }
 
 const POSITIONS_BLOCK: usize = 16 << 10;
@@ -79,8 +76,6 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_level_zero_file_num_compaction_trigger(16);
             options.set_level_zero_slowdown_writes_trigger(48);
             options.set_level_zero_stop_writes_trigger(64);
-            // Lookups are for positions that exist: skip the last level's filters (most bytes).
-            options.set_optimize_filters_for_hits(true);
             options.set_block_based_table_factory(&table(cache, POSITIONS_BLOCK, Some(10.0)));
         }
         GAMES => {

@@ -31,7 +31,7 @@ use shakmaty::{Chess, Position as _};
 
 use super::{Store, StoreError, options};
 use crate::{
-    codec::{CompactMove, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
+    codec::{CompactMove, KEY_LEN, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
     model::{GameId, GameRecord},
     position::Position,
     store::layout,
@@ -58,6 +58,10 @@ pub(crate) fn record_ranges() -> [(&'static str, &'static [u8], &'static [u8]); 
         ("tier blocks", &[BLOCKS], &[BLOCKS + 1]),
     ]
 }
+
+/// Plies past which a game's positions stay in the full-key family (marks beyond would let
+/// damaged bytes ask for any amount of memory).
+pub(crate) const MAX_PLY: u32 = 1 << 16;
 
 /// Length of a block list's key.
 const BLOCK_KEY_LEN: usize = 1 + 21 + 8 + 2;
@@ -116,7 +120,7 @@ pub fn decode_marks(bytes: &[u8]) -> Option<Vec<u32>> {
         }
         let first = end.checked_add(gap)?;
         end = first.checked_add(length)?;
-        if end > 1 << 16 {
+        if end > MAX_PLY {
             return None;
         }
         plies.extend(first..end);
@@ -233,14 +237,7 @@ impl TierWrites {
         let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
         if !in_open {
             range.close_block();
-            let mut header = None;
-            key.decode_board(|category, material| {
-                header = Some((category, *material));
-                false
-            })
-            .map_err(|err| format!("position {key}: {err}"))?;
-            let (category, material) = header.ok_or_else(|| format!("position {key}: no material"))?;
-            let block = material_range(category, &material).map_err(|err| format!("position {key}: {err}"))?;
+            let block = block_of(key).map_err(|err| format!("position {key}: {err}"))?;
             range.open = Some((block, Vec::new()));
         }
         if let Some((_, games)) = &mut range.open {
@@ -301,6 +298,18 @@ impl RangeTier {
         }
         Ok(())
     }
+}
+
+/// The block of `key`: its (category, material) key range.
+fn block_of(key: &Key) -> Result<KeyRange, String> {
+    let mut header = None;
+    key.decode_board(|category, material| {
+        header = Some((category, *material));
+        false
+    })
+    .map_err(|err| err.to_string())?;
+    let (category, material) = header.ok_or("no material")?;
+    material_range(category, &material).map_err(|err| err.to_string())
 }
 
 /// Whether a replay wants a position.
@@ -420,6 +429,18 @@ impl Store {
     pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
         let index = self.tier_index()?;
         let hash = key_hash(key);
+        // Only a position of the key's material can be it: the others are not keyed. A key
+        // naming no material (asked for, never stored) is in no game.
+        let mut material = None;
+        let _ = key.decode_board(|_, found| {
+            material = Some(*found);
+            false
+        });
+        let Some(material) = material else { return Ok(None) };
+        let same_material = |chess: &Chess| match Material(chess.board().material()) == material {
+            true => Wanted::Yes,
+            false => Wanted::No,
+        };
         let mut games: Vec<GameId> = index.segments.iter().flat_map(|segment| segment.candidates(hash)).collect();
         games.sort_unstable();
         games.dedup();
@@ -431,7 +452,7 @@ impl Store {
             }
             let Some(record) = self.game(game)? else { continue };
             found.clear();
-            walk_marked(&record, game, &plies, |_| Wanted::Yes, &mut found)
+            walk_marked(&record, game, &plies, same_material, &mut found)
                 .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
             if let Some((_, hit)) = found.iter().find(|(k, _)| k == key) {
                 return Ok(Some(*hit));
@@ -475,20 +496,32 @@ impl Store {
     /// Appends to `games` those listed in the blocks that meet `[lower, upper)`.
     fn block_games(&self, lower: &[u8], upper: Option<&[u8]>, games: &mut Vec<GameId>) -> Result<(), StoreError> {
         let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
-        // The block holding `lower` starts at or before it.
+        // The block holding `lower` starts at or before it: the last block starting there, if
+        // its material range reaches `lower` (a material with no tier position has no block).
+        let mut lower_key = [0u8; KEY_LEN];
+        let length = lower.len().min(KEY_LEN);
+        lower_key[..length].copy_from_slice(&lower[..length]);
+        let lower_key = Key::from_bytes(lower_key);
         let mut probe = vec![BLOCKS];
-        probe.extend_from_slice(lower);
-        probe.extend_from_slice(&[0xff; 32]);
+        probe.extend_from_slice(lower_key.as_bytes());
+        probe.extend_from_slice(&[0xff; 10]);
         iter.seek_for_prev(&probe);
-        let start = match iter.key() {
-            Some(key) if key.first() == Some(&BLOCKS) && key.len() == BLOCK_KEY_LEN => key[..22].to_vec(),
-            _ => vec![BLOCKS],
-        };
+        let mut start = probe[..1 + KEY_LEN].to_vec();
+        if let Some(key) = iter.key().filter(|key| key.first() == Some(&BLOCKS) && key.len() == BLOCK_KEY_LEN) {
+            let first = Key::try_from(&key[1..1 + KEY_LEN]).map_err(|_| self.corrupt("tier block key"))?;
+            if block_of(&first).map_err(|err| self.corrupt(format!("tier block {first}: {err}")))?.contains(&lower_key)
+            {
+                start = key[..1 + KEY_LEN].to_vec();
+            }
+        }
         iter.seek(&start);
         let committed = self.committed.load(Ordering::Acquire);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if key.first() != Some(&BLOCKS) || key.len() != BLOCK_KEY_LEN {
+            if key.first() != Some(&BLOCKS) {
                 break;
+            }
+            if key.len() != BLOCK_KEY_LEN {
+                return Err(self.corrupt("tier block key"));
             }
             if upper.is_some_and(|upper| &key[1..22] >= upper) {
                 break;
@@ -527,10 +560,14 @@ impl Store {
         self.tier_entries(marked, |_| Wanted::Yes, inside)
     }
 
-    /// The tier positions in any of `ranges` (each one material's range in a category), in key
-    /// order with their stored values: each game of their blocks is replayed once, and only its
-    /// positions of those materials are keyed.
-    pub(crate) fn tier_entries_of_materials(&self, ranges: &[KeyRange]) -> Result<Vec<(Key, TierValue)>, StoreError> {
+    /// The tier positions in any of `ranges` (each one material's range in a category) whose
+    /// board `admits` admits, in key order with their stored values: each game of their blocks
+    /// is replayed once, and only its positions of those materials are keyed.
+    pub(crate) fn tier_entries_of_materials(
+        &self,
+        ranges: &[KeyRange],
+        admits: &(dyn Fn(&Chess) -> bool + Sync),
+    ) -> Result<Vec<(Key, TierValue)>, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
         for range in ranges {
@@ -561,7 +598,10 @@ impl Store {
             let men = chess.board().occupied().count() as u32;
             if men < fewest {
                 Wanted::NoMore
-            } else if counts[men.min(32) as usize] && materials.contains(&Material(chess.board().material())) {
+            } else if counts[men.min(32) as usize]
+                && materials.contains(&Material(chess.board().material()))
+                && admits(chess)
+            {
                 Wanted::Yes
             } else {
                 Wanted::No
@@ -576,12 +616,13 @@ impl Store {
         self.tier_entries(marked, wanted, inside)
     }
 
-    /// The tier positions of the games from `first` to `end` (exclusive), in key order with
-    /// their stored values.
+    /// The tier positions of the games from `first` to `end` (exclusive) whose board `wanted`
+    /// admits (checked before keying), in key order with their stored values.
     pub(crate) fn tier_entries_of_games(
         &self,
         first: GameId,
         end: GameId,
+        wanted: &(dyn Fn(&Chess) -> bool + Sync),
     ) -> Result<Vec<(Key, TierValue)>, StoreError> {
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
@@ -600,7 +641,11 @@ impl Store {
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
-        self.tier_entries(marked, |_| Wanted::Yes, |_| true)
+        let admits = |chess: &Chess| match wanted(chess) {
+            true => Wanted::Yes,
+            false => Wanted::No,
+        };
+        self.tier_entries(marked, admits, |_| true)
     }
 
     /// Tier positions (marked plies), counted from the marks.

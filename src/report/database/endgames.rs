@@ -55,6 +55,7 @@ fn men(material: &Material) -> usize {
 
 /// Every endgame class in the database with its positions and games (ids ascending, once).
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
+    let _steady = store.steady();
     let parts = store.scan_parts()?;
     let partials: Vec<BTreeMap<String, ClassGames>> =
         parts.par_iter().map(|part| scan(store, part)).collect::<Result<_, _>>()?;
@@ -76,7 +77,9 @@ pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError
 
 fn scan(store: &Store, part: &ScanPart) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let mut found: BTreeMap<String, ClassGames> = BTreeMap::new();
-    let mut cursor = store.part_cursor(part)?;
+    // Only endgames are classed: the tier's other positions are not keyed.
+    let few_men = |chess: &shakmaty::Chess| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN;
+    let mut cursor = store.part_cursor_where(part, &few_men)?;
     // The block being read: its last key and its class.
     let mut block: Option<(Key, String)> = None;
     while let Some((key, value)) = cursor.entry() {
