@@ -146,6 +146,9 @@ fn ingest_query_stats_round_trip() {
     assert_eq!(stats["runs"].as_array().map(Vec::len), Some(2));
     assert_eq!(stats["runs"][1]["duplicates"], 3);
     assert!(stats["bytes"]["positions"].as_u64().unwrap() > 0);
+    // Positions one game reaches are in the tier (all here: no game repeats one).
+    assert!(stats["tierPositions"].as_u64().unwrap() > 0);
+    assert!(stats["tierPositions"].as_u64() <= stats["singleGamePositions"].as_u64());
     // The per-item sizes are the family bytes divided by the counts.
     let bytes = |family: &str| stats["bytes"][family].as_u64().unwrap() as f64;
     // The positions family as its full-key positions and the single-game tier's records.

@@ -26,8 +26,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let totals = store.totals()?;
     let families = store.family_bytes()?;
     let runs = store.runs()?;
+    let tier = store.tier_positions()?;
     if args.json {
         let document = DatabaseTotals {
+            tier_positions: Some(tier),
             bytes: Some(families.iter().map(|(name, bytes)| (name.to_string(), *bytes)).collect()),
             sizes: Some(Sizes::of(&totals, &families)),
             runs: Some(runs.iter().map(Run::new).collect()),
@@ -35,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         println!("{}", serde_json::to_string(&document)?);
     } else {
-        print!("{}", table::database(store.path(), &totals, &families, &runs));
+        print!("{}", table::database(store.path(), &totals, tier, &families, &runs));
     }
     Ok(ExitCode::SUCCESS)
 }

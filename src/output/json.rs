@@ -63,6 +63,10 @@ pub struct DatabaseTotals {
     pub distinct_positions: Option<u64>,
     /// Of those, the positions reached by one game.
     pub single_game_positions: Option<u64>,
+    /// Of those, the positions kept in the single-game tier (the others are full keys), when
+    /// asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier_positions: Option<u64>,
     /// Bytes per column family, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<BTreeMap<String, u64>>,
@@ -83,6 +87,7 @@ impl DatabaseTotals {
             position_occurrences: totals.position_occurrences,
             distinct_positions: totals.distinct_positions,
             single_game_positions: totals.single_game_positions,
+            tier_positions: None,
             bytes: None,
             sizes: None,
             runs: None,

@@ -137,7 +137,13 @@ pub fn pattern(found: &PatternSearch) -> String {
 }
 
 /// What a database holds: totals, bytes per family, ingest runs.
-pub fn database(path: &std::path::Path, totals: &Totals, families: &[(&str, u64)], runs: &[RunRecord]) -> String {
+pub fn database(
+    path: &std::path::Path,
+    totals: &Totals,
+    tier: u64,
+    families: &[(&str, u64)],
+    runs: &[RunRecord],
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "database            {}", path.display());
     let _ = writeln!(out, "games               {:>12}", totals.games);
@@ -147,6 +153,7 @@ pub fn database(path: &std::path::Path, totals: &Totals, families: &[(&str, u64)
             let _ = writeln!(out, "distinct positions  {n:>12}");
             let share = 100.0 * single as f64 / n.max(1) as f64;
             let _ = writeln!(out, "  in one game only  {single:>12}  ({share:.1}%)");
+            let _ = writeln!(out, "  in the tier       {tier:>12}  (kept as their games' plies)");
         }
         _ => {
             let _ = writeln!(out, "distinct positions  (not counted: no ingest has completed)");

@@ -648,8 +648,8 @@ impl Store {
         self.tier_entries(marked, admits, |_| true)
     }
 
-    /// Tier positions (marked plies), counted from the marks.
-    pub(crate) fn tier_positions(&self) -> Result<u64, StoreError> {
+    /// Positions in the single-game tier (marked plies), counted from the marks.
+    pub fn tier_positions(&self) -> Result<u64, StoreError> {
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
         read.set_iterate_upper_bound(vec![HASHES]);
