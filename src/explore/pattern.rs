@@ -253,7 +253,10 @@ impl PatternQuery {
         // only those that match are keyed (then read below like the others).
         let evaluated = AtomicU64::new(0);
         let matches = |chess: &shakmaty::Chess| {
-            if !need.admits(&Material(shakmaty::Position::board(chess).material())) {
+            // A stopped scan (its client gone) replays on without evaluating anything.
+            if progress.stop.load(Ordering::Relaxed)
+                || !need.admits(&Material(shakmaty::Position::board(chess).material()))
+            {
                 return false;
             }
             evaluated.fetch_add(1, Ordering::Relaxed);

@@ -136,7 +136,7 @@ struct Partial {
 pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryError> {
     options.check()?;
     let started = Instant::now();
-    let _steady = store.steady();
+    let steady = store.steady();
     let limit = if options.sample == 0 { usize::MAX } else { options.sample };
     let partial = store
         .scan_parts()?
@@ -150,6 +150,8 @@ pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryEr
             keep_lowest(&mut a.sample, limit);
             Ok(a)
         })?;
+    // The fit reads no store.
+    drop(steady);
     let mut chosen = partial.sample;
     chosen.sort_unstable_by_key(|a| (a.0, a.1));
     chosen.truncate(limit);
