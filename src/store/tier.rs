@@ -429,6 +429,13 @@ impl Store {
     pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
         let index = self.tier_index()?;
         let hash = key_hash(key);
+        let mut games: Vec<GameId> = index.segments.iter().flat_map(|segment| segment.candidates(hash)).collect();
+        if games.is_empty() {
+            // Most keys a later commit stages end here.
+            return Ok(None);
+        }
+        games.sort_unstable();
+        games.dedup();
         // Only a position of the key's material can be it: the others are not keyed. A key
         // naming no material (asked for, never stored) is in no game.
         let mut material = None;
@@ -441,9 +448,6 @@ impl Store {
             true => Wanted::Yes,
             false => Wanted::No,
         };
-        let mut games: Vec<GameId> = index.segments.iter().flat_map(|segment| segment.candidates(hash)).collect();
-        games.sort_unstable();
-        games.dedup();
         let mut found = Vec::new();
         for game in games {
             let plies = self.marks(game)?;
