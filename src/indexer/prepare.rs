@@ -63,19 +63,19 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     }
     let mut positions = Vec::with_capacity(game.moves.len() + 1);
     let mut encoder = KeyEncoder::default();
-    for (position, next) in game.mainline() {
-        match encoder.encode(&position) {
-            Ok(key) => positions.push((key, next.map(CompactMove::from_move), positions.len() as u32)),
-            Err(err) => {
-                let rejection = Rejection {
-                    game: raw.number,
-                    line: raw.line,
-                    reason: RejectReason::Unencodable,
-                    detail: format!("position {position} after {} plies: {err}", positions.len()),
-                };
-                return Prepared::Rejected { rejection, raw: raw.text };
-            }
+    let mut unencodable = None;
+    game.visit_mainline(|position, next| {
+        if unencodable.is_some() {
+            return;
         }
+        match encoder.encode(position) {
+            Ok(key) => positions.push((key, next.map(CompactMove::from_move), positions.len() as u32)),
+            Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
+        }
+    });
+    if let Some(detail) = unencodable {
+        let rejection = Rejection { game: raw.number, line: raw.line, reason: RejectReason::Unencodable, detail };
+        return Prepared::Rejected { rejection, raw: raw.text };
     }
     // Sorted by ply too: of a repeated (position, move), the first ply stays.
     positions.sort_unstable();

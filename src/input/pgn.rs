@@ -39,6 +39,21 @@ pub struct Game {
 }
 
 impl Game {
+    /// Calls `each` with every position of the mainline, the start first, and the move played
+    /// from it (`None` at the end), without copying the positions (what ingest keys).
+    pub fn visit_mainline(&self, mut each: impl FnMut(&Position, Option<&Move>)) {
+        let mut current = self.start.clone();
+        let mut moves = self.moves.iter();
+        loop {
+            let next = moves.next();
+            each(&current, next);
+            match next {
+                Some(m) => current.play_legal(*m),
+                None => return,
+            }
+        }
+    }
+
     /// Every mainline position with the move played from it (`None` for the final position).
     pub fn mainline(&self) -> impl Iterator<Item = (Position, Option<&Move>)> + '_ {
         let mut current = self.start.chess().clone();

@@ -125,6 +125,12 @@ impl Position {
         Ok(Position(chess))
     }
 
+    /// Plays a legal move of the position (a mainline read and checked already): castling
+    /// rights stay standard, as moves only ever remove them.
+    pub(crate) fn play_legal(&mut self, m: shakmaty::Move) {
+        self.0.play_unchecked(m);
+    }
+
     /// The underlying shakmaty position (for move generation, SAN, ...).
     pub fn chess(&self) -> &Chess {
         &self.0
