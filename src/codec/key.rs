@@ -445,6 +445,20 @@ impl Key {
         Ok(Some(header.place()))
     }
 
+    /// The key's category and material, without placing its pieces: what names the material
+    /// block ([`material_range`]) it lies in.
+    ///
+    /// ```
+    /// use tabiya::{Key, Position};
+    ///
+    /// let (category, material) = Key::encode(&Position::initial())?.category_and_material()?;
+    /// assert_eq!((category.index(), material.men()), (0, 32));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn category_and_material(&self) -> Result<(Category, Material), KeyError> {
+        self.header().map(|header| (header.category, header.material))
+    }
+
     /// The key's category and material, with the digits of its placement: searches over the
     /// tables from the most significant digit down.
     fn header(&self) -> Result<Header, KeyError> {

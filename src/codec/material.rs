@@ -89,6 +89,11 @@ impl Material {
         Material(position.chess().board().material())
     }
 
+    /// Men on the board, kings included (no move adds one: a promotion replaces its pawn).
+    pub fn men(&self) -> u32 {
+        self.0.iter().map(|side| side.iter().map(|&n| u32::from(n)).sum::<u32>()).sum()
+    }
+
     /// The counts of one side.
     pub fn side(&self, color: Color) -> &ByRole<u8> {
         self.0.get(color)

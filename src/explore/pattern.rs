@@ -227,12 +227,7 @@ impl PatternQuery {
                     }
                 }
             }
-            let mut parts: Vec<ScanPart> = ranges
-                .iter()
-                .map(|range| ScanPart::Family((Some(range.first.as_bytes().to_vec()), Some(range.after_last()))))
-                .collect();
-            parts.push(ScanPart::TierMaterials(std::sync::Arc::new(ranges)));
-            return Ok(parts);
+            return Ok(ScanPart::of_materials(ranges));
         }
         Ok(store.scan_parts()?)
     }
@@ -264,7 +259,17 @@ impl PatternQuery {
                 && self.pattern.matches(&mut Scene::of_chess(chess))
         };
         let mut cursor = store.part_cursor_where(part, &matches)?;
-        let tier_only = matches!(part, ScanPart::TierGames(..) | ScanPart::TierMaterials(_));
+        if part.is_tier() {
+            // Every entry matched on its board already.
+            while let Some((key_bytes, value)) = cursor.entry() {
+                let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
+                self.record(store, &facts, &mut partial, key, value, limit)?;
+                cursor.next();
+            }
+            partial.scanned = evaluated.load(Ordering::Relaxed);
+            progress.passed.fetch_add(partial.scanned, Ordering::Relaxed);
+            return Ok(partial);
+        }
         let check_material = !need.is_any();
         let mut skip_until: Option<Vec<u8>> = None;
         let mut passed = 0u64;
@@ -302,13 +307,7 @@ impl PatternQuery {
             cursor.next();
         }
         cursor.status()?;
-        // What the loop reported already, then the rest (a tier part's positions evaluated).
-        let reported = passed - passed % PROGRESS_EVERY;
-        if tier_only {
-            partial.scanned = evaluated.load(Ordering::Relaxed);
-            passed = partial.scanned;
-        }
-        progress.passed.fetch_add(passed.saturating_sub(reported), Ordering::Relaxed);
+        progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
         Ok(partial)
     }
 

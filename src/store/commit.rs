@@ -141,11 +141,12 @@ impl Store {
                 Some(cursor) => cursor.add_to_stored(&key, &staged, &mut value)?,
                 None => false,
             };
+            // Not stored as a key: a stored tier position (a later commit), else new.
             let in_tier = match (summed, stored_facts) {
-                (false, Some(_)) => self.tier_locate(&key)?,
+                (false, Some(facts)) => self.tier_locate(&key)?.map(|hit| (hit, facts)),
                 _ => None,
             };
-            if let (Some(hit), Some(facts)) = (in_tier, stored_facts) {
+            if let Some((hit, facts)) = in_tier {
                 value = layout::add_staged(&hit.value(), &staged, |id| facts.get(id))
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
                 range_tier.promoted.push((hit.game, hit.ply));

@@ -33,7 +33,7 @@ pub use facts::FactsTable;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use staging::Staging;
-pub use tier::{TierHit, decode_marks, encode_marks};
+pub use tier::TierHit;
 
 use std::{
     path::{Path, PathBuf},
@@ -59,12 +59,10 @@ pub type KeySpan = (Option<Vec<u8>>, Option<Vec<u8>>);
 /// Games a part of a scan replays for the single-game tier ([`Store::scan_parts`]).
 const TIER_GAMES_PER_PART: u64 = 2048;
 
-/// A part of a scan over every stored position ([`Store::scan_parts`]): the parts hold each
-/// position once, so scans run them in parallel.
+/// A part of a scan over stored positions ([`Store::scan_parts`], [`ScanPart::of_materials`]):
+/// the parts of a scan hold each position once, so scans run them in parallel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScanPart {
-    /// Every position in a key range, wherever stored.
-    Range(KeySpan),
     /// The full-key family's positions in a key range.
     Family(KeySpan),
     /// The single-game tier's positions in material ranges (each one material's range in a
@@ -75,59 +73,68 @@ pub enum ScanPart {
     TierGames(GameId, GameId),
 }
 
-/// A cursor over stored positions in key order ([`Store::position_cursor`]): the full-key
-/// family's entries merged with the single-game tier's, replayed into keys and one-game values.
+impl ScanPart {
+    /// The parts holding every position in `ranges` (each one material's range in a
+    /// category): the full-key family's range by range, the tier's in one part.
+    pub fn of_materials(ranges: Vec<KeyRange>) -> Vec<ScanPart> {
+        let mut parts: Vec<ScanPart> = ranges
+            .iter()
+            .map(|range| ScanPart::Family((Some(range.first.as_bytes().to_vec()), Some(range.after_last()))))
+            .collect();
+        parts.push(ScanPart::TierMaterials(std::sync::Arc::new(ranges)));
+        parts
+    }
+
+    /// Whether the part holds single-game tier positions (else full-key ones).
+    pub fn is_tier(&self) -> bool {
+        !matches!(self, ScanPart::Family(_))
+    }
+}
+
+/// A cursor over the positions of one [`ScanPart`], in key order: the full-key family's
+/// entries, or the single-game tier's, replayed into keys and one-game values.
 pub struct PositionCursor<'a> {
-    family: Option<rocksdb::DBRawIteratorWithThreadMode<'a, DB>>,
-    tier: Vec<(Key, tier::TierValue)>,
-    at: usize,
+    entries: CursorEntries<'a>,
     store: &'a Store,
 }
 
-impl PositionCursor<'_> {
-    /// Whether the tier's entry comes next (else the family's, if any).
-    fn tier_first(&self) -> bool {
-        let family = self.family.as_ref().and_then(|iter| iter.key());
-        match (family, self.tier.get(self.at)) {
-            (Some(family), Some((tier, _))) => tier.as_bytes().as_slice() < family,
-            (None, tier) => tier.is_some(),
-            (Some(_), None) => false,
-        }
-    }
+enum CursorEntries<'a> {
+    Family(rocksdb::DBRawIteratorWithThreadMode<'a, DB>),
+    Tier(Vec<(Key, tier::TierValue)>, usize),
+}
 
+impl PositionCursor<'_> {
     /// The current key and value, or `None` at the end (then check [`PositionCursor::status`]).
     pub fn entry(&self) -> Option<(&[u8], &[u8])> {
-        match self.tier_first() {
-            true => self.tier.get(self.at).map(|(key, value)| (key.as_bytes().as_slice(), value.as_slice())),
-            false => self.family.as_ref().and_then(|iter| iter.item()),
+        match &self.entries {
+            CursorEntries::Family(iter) => iter.item(),
+            CursorEntries::Tier(entries, at) => {
+                entries.get(*at).map(|(key, value)| (key.as_bytes().as_slice(), value.as_slice()))
+            }
         }
     }
 
     /// Moves to the next entry.
     pub fn next(&mut self) {
-        match self.tier_first() {
-            true => self.at += 1,
-            false => {
-                if let Some(iter) = &mut self.family {
-                    iter.next();
-                }
-            }
+        match &mut self.entries {
+            CursorEntries::Family(iter) => iter.next(),
+            CursorEntries::Tier(_, at) => *at += 1,
         }
     }
 
     /// Moves to the first entry at or after `key`.
     pub fn seek(&mut self, key: &[u8]) {
-        if let Some(iter) = &mut self.family {
-            iter.seek(key);
+        match &mut self.entries {
+            CursorEntries::Family(iter) => iter.seek(key),
+            CursorEntries::Tier(entries, at) => *at = entries.partition_point(|(at, _)| at.as_bytes().as_slice() < key),
         }
-        self.at = self.tier.partition_point(|(at, _)| at.as_bytes().as_slice() < key);
     }
 
     /// Whether the cursor stopped on an error rather than at the end.
     pub fn status(&self) -> Result<(), StoreError> {
-        match &self.family {
-            Some(iter) => iter.status().map_err(|err| self.store.rocks(err)),
-            None => Ok(()),
+        match &self.entries {
+            CursorEntries::Family(iter) => iter.status().map_err(|err| self.store.rocks(err)),
+            CursorEntries::Tier(..) => Ok(()),
         }
     }
 }
@@ -531,11 +538,7 @@ impl Store {
     /// result counts, in key order (what a material search lists: a value's moves and games are
     /// not decoded).
     pub fn positions_in(&self, ranges: &[KeyRange]) -> Result<Vec<(Key, layout::Occurrences)>, StoreError> {
-        let mut parts: Vec<ScanPart> = ranges
-            .iter()
-            .map(|range| ScanPart::Family((Some(range.first.as_bytes().to_vec()), Some(range.after_last()))))
-            .collect();
-        parts.push(ScanPart::TierMaterials(std::sync::Arc::new(ranges.to_vec())));
+        let parts = ScanPart::of_materials(ranges.to_vec());
         let mut found = Vec::new();
         let mut facts = None;
         for part in &parts {
@@ -715,20 +718,6 @@ impl Store {
         iter
     }
 
-    /// A cursor over every stored position from `lower` (inclusive) to `upper` (exclusive), in
-    /// key order, for scans that decode keys and values themselves; the single-game tier's
-    /// positions of the range are replayed first (a narrow range meets few of its games: scans
-    /// of everything go by [`Store::scan_parts`]).
-    pub fn position_cursor(
-        &self,
-        lower: Option<&[u8]>,
-        upper: Option<&[u8]>,
-    ) -> Result<PositionCursor<'_>, StoreError> {
-        let lower = lower.unwrap_or(FIRST_POSITION).max(FIRST_POSITION);
-        let tier = self.tier_entries_in(lower, upper)?;
-        Ok(PositionCursor { family: Some(self.family_cursor(Some(lower), upper)), tier, at: 0, store: self })
-    }
-
     /// The cursor of one part of a scan ([`Store::scan_parts`]).
     pub fn part_cursor(&self, part: &ScanPart) -> Result<PositionCursor<'_>, StoreError> {
         self.part_cursor_where(part, &|_| true)
@@ -742,23 +731,16 @@ impl Store {
         part: &ScanPart,
         wanted: &(dyn Fn(&shakmaty::Chess) -> bool + Sync),
     ) -> Result<PositionCursor<'_>, StoreError> {
-        match part {
-            ScanPart::Range((lower, upper)) => self.position_cursor(lower.as_deref(), upper.as_deref()),
-            ScanPart::Family((lower, upper)) => Ok(PositionCursor {
-                family: Some(self.family_cursor(lower.as_deref(), upper.as_deref())),
-                tier: Vec::new(),
-                at: 0,
-                store: self,
-            }),
-            ScanPart::TierMaterials(ranges) => {
-                let tier = self.tier_entries_of_materials(ranges, wanted)?;
-                Ok(PositionCursor { family: None, tier, at: 0, store: self })
+        let entries = match part {
+            ScanPart::Family((lower, upper)) => {
+                CursorEntries::Family(self.family_cursor(lower.as_deref(), upper.as_deref()))
             }
+            ScanPart::TierMaterials(ranges) => CursorEntries::Tier(self.tier_entries_of_materials(ranges, wanted)?, 0),
             ScanPart::TierGames(first, end) => {
-                let tier = self.tier_entries_of_games(*first, *end, wanted)?;
-                Ok(PositionCursor { family: None, tier, at: 0, store: self })
+                CursorEntries::Tier(self.tier_entries_of_games(*first, *end, wanted)?, 0)
             }
-        }
+        };
+        Ok(PositionCursor { entries, store: self })
     }
 
     /// Every stored position split into parts for parallel scans: the full-key family in key

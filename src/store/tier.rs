@@ -31,7 +31,7 @@ use shakmaty::{Chess, Position as _};
 
 use super::{Store, StoreError, options};
 use crate::{
-    codec::{CompactMove, KEY_LEN, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
+    codec::{CompactMove, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
     model::{GameId, GameRecord},
     position::Position,
     store::layout,
@@ -147,11 +147,12 @@ impl TierHit {
         bytes
     }
 
-    /// The same, held inline (scans list millions).
-    fn inline_value(&self) -> TierValue {
-        let bytes = self.value();
-        let mut value = TierValue { bytes: [0; TIER_VALUE_MAX], len: bytes.len() as u8 };
-        value.bytes[..bytes.len()].copy_from_slice(&bytes);
+    /// The same, held inline (scans list millions), encoded through `scratch`.
+    fn inline_value(&self, scratch: &mut Vec<u8>) -> TierValue {
+        scratch.clear();
+        layout::encode_stored_game(self.game, self.next, scratch);
+        let mut value = TierValue { bytes: [0; TIER_VALUE_MAX], len: scratch.len() as u8 };
+        value.bytes[..scratch.len()].copy_from_slice(scratch);
         value
     }
 }
@@ -173,11 +174,11 @@ impl TierValue {
     }
 }
 
-/// The hash segments of every commit, loaded once and extended as commits come.
+/// The hash segments of every commit, read again once a commit has landed.
 #[derive(Default)]
 pub(crate) struct TierIndex {
     segments: Vec<HashIndex>,
-    /// The committed `next_game_id` when loaded: later segments are named from it on.
+    /// The committed `next_game_id` when read.
     through: u64,
 }
 
@@ -205,8 +206,6 @@ pub(crate) struct RangeTier {
     open: Option<(KeyRange, Vec<GameId>)>,
     /// Stored entries moved to the full-key family.
     pub promoted: Vec<(GameId, u32)>,
-    /// New entries.
-    pub added: u64,
 }
 
 impl TierWrites {
@@ -232,7 +231,6 @@ impl TierWrites {
             }
             _ => return Err(format!("staged game {game} of position {key} is not one of the commit's")),
         }
-        range.added += 1;
         range.hashes.push((key_hash(key), game));
         let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
         if !in_open {
@@ -302,13 +300,7 @@ impl RangeTier {
 
 /// The block of `key`: its (category, material) key range.
 fn block_of(key: &Key) -> Result<KeyRange, String> {
-    let mut header = None;
-    key.decode_board(|category, material| {
-        header = Some((category, *material));
-        false
-    })
-    .map_err(|err| err.to_string())?;
-    let (category, material) = header.ok_or("no material")?;
+    let (category, material) = key.category_and_material().map_err(|err| err.to_string())?;
     material_range(category, &material).map_err(|err| err.to_string())
 }
 
@@ -319,6 +311,15 @@ enum Wanted {
     No,
     /// Neither this position nor any later one of the game (say, too few men left).
     NoMore,
+}
+
+impl From<bool> for Wanted {
+    fn from(wanted: bool) -> Wanted {
+        match wanted {
+            true => Wanted::Yes,
+            false => Wanted::No,
+        }
+    }
 }
 
 /// Replays `record` (game `game`) to its marked `plies` (ascending) and appends to `found` the
@@ -400,16 +401,6 @@ impl Store {
         Ok(index)
     }
 
-    /// The marks of `game`; empty when it has none.
-    fn marks(&self, game: GameId) -> Result<Vec<u32>, StoreError> {
-        let found =
-            self.db.get_pinned_cf(self.cf(options::POSITIONS), marks_key(game)).map_err(|err| self.rocks(err))?;
-        match found {
-            None => Ok(Vec::new()),
-            Some(bytes) => decode_marks(&bytes).ok_or_else(|| self.corrupt(format!("tier marks of game {game}"))),
-        }
-    }
-
     /// The marks of each of `games` that has some.
     fn marks_of(&self, games: &[GameId]) -> Result<Vec<(GameId, Vec<u32>)>, StoreError> {
         let cf = self.cf(options::POSITIONS);
@@ -438,23 +429,13 @@ impl Store {
         games.dedup();
         // Only a position of the key's material can be it: the others are not keyed. A key
         // naming no material (asked for, never stored) is in no game.
-        let mut material = None;
-        let _ = key.decode_board(|_, found| {
-            material = Some(*found);
-            false
-        });
-        let Some(material) = material else { return Ok(None) };
-        let same_material = |chess: &Chess| match Material(chess.board().material()) == material {
-            true => Wanted::Yes,
-            false => Wanted::No,
-        };
+        let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
+        let same_material = |chess: &Chess| Wanted::from(Material(chess.board().material()) == material);
+        let marked = self.marks_of(&games)?;
+        let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
         let mut found = Vec::new();
-        for game in games {
-            let plies = self.marks(game)?;
-            if plies.is_empty() {
-                continue;
-            }
-            let Some(record) = self.game(game)? else { continue };
+        for ((game, plies), record) in marked.into_iter().zip(self.games(&ids)?) {
+            let Some(record) = record else { continue };
             found.clear();
             walk_marked(&record, game, &plies, same_material, &mut found)
                 .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
@@ -480,13 +461,17 @@ impl Store {
                 let ids: Vec<GameId> = chunk.iter().map(|(game, _)| *game).collect();
                 let mut found = Vec::new();
                 let mut entries = Vec::new();
+                let mut scratch = Vec::with_capacity(TIER_VALUE_MAX);
                 for ((game, plies), record) in chunk.iter().zip(self.games(&ids)?) {
                     let record = record.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
                     found.clear();
                     walk_marked(&record, *game, plies, &wanted, &mut found)
                         .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
                     entries.extend(
-                        found.drain(..).filter(|(key, _)| keep(key)).map(|(key, hit)| (key, hit.inline_value())),
+                        found
+                            .drain(..)
+                            .filter(|(key, _)| keep(key))
+                            .map(|(key, hit)| (key, hit.inline_value(&mut scratch))),
                     );
                 }
                 Ok(entries)
@@ -497,38 +482,20 @@ impl Store {
         Ok(entries)
     }
 
-    /// Appends to `games` those listed in the blocks that meet `[lower, upper)`.
-    fn block_games(&self, lower: &[u8], upper: Option<&[u8]>, games: &mut Vec<GameId>) -> Result<(), StoreError> {
+    /// Appends to `games` those listed in `block` (a material range's first key), in every
+    /// committed segment.
+    fn block_games(&self, block: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
+        let mut prefix = vec![BLOCKS];
+        prefix.extend_from_slice(block.as_bytes());
         let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
-        // The block holding `lower` starts at or before it: the last block starting there, if
-        // its material range reaches `lower` (a material with no tier position has no block).
-        let mut lower_key = [0u8; KEY_LEN];
-        let length = lower.len().min(KEY_LEN);
-        lower_key[..length].copy_from_slice(&lower[..length]);
-        let lower_key = Key::from_bytes(lower_key);
-        let mut probe = vec![BLOCKS];
-        probe.extend_from_slice(lower_key.as_bytes());
-        probe.extend_from_slice(&[0xff; 10]);
-        iter.seek_for_prev(&probe);
-        let mut start = probe[..1 + KEY_LEN].to_vec();
-        if let Some(key) = iter.key().filter(|key| key.first() == Some(&BLOCKS) && key.len() == BLOCK_KEY_LEN) {
-            let first = Key::try_from(&key[1..1 + KEY_LEN]).map_err(|_| self.corrupt("tier block key"))?;
-            if block_of(&first).map_err(|err| self.corrupt(format!("tier block {first}: {err}")))?.contains(&lower_key)
-            {
-                start = key[..1 + KEY_LEN].to_vec();
-            }
-        }
-        iter.seek(&start);
+        iter.seek(&prefix);
         let committed = self.committed.load(Ordering::Acquire);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if key.first() != Some(&BLOCKS) {
+            if !key.starts_with(&prefix) {
                 break;
             }
             if key.len() != BLOCK_KEY_LEN {
                 return Err(self.corrupt("tier block key"));
-            }
-            if upper.is_some_and(|upper| &key[1..22] >= upper) {
-                break;
             }
             let segment = GameId::from_bytes(&key[22..30]).ok_or_else(|| self.corrupt("tier block key"))?;
             if segment.0 < committed {
@@ -545,25 +512,6 @@ impl Store {
         iter.status().map_err(|err| self.rocks(err))
     }
 
-    /// The tier positions from `lower` (inclusive) to `upper` (exclusive), in key order with
-    /// their stored values: the games of the blocks the range meets, replayed.
-    pub(crate) fn tier_entries_in(
-        &self,
-        lower: &[u8],
-        upper: Option<&[u8]>,
-    ) -> Result<Vec<(Key, TierValue)>, StoreError> {
-        let mut games = Vec::new();
-        self.block_games(lower, upper, &mut games)?;
-        games.sort_unstable();
-        games.dedup();
-        let marked = self.marks_of(&games)?;
-        let inside = |key: &Key| {
-            let bytes = key.as_bytes().as_slice();
-            bytes >= lower && upper.is_none_or(|upper| bytes < upper)
-        };
-        self.tier_entries(marked, |_| Wanted::Yes, inside)
-    }
-
     /// The tier positions in any of `ranges` (each one material's range in a category) whose
     /// board `admits` admits, in key order with their stored values: each game of their blocks
     /// is replayed once, and only its positions of those materials are keyed.
@@ -575,29 +523,22 @@ impl Store {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
         for range in ranges {
-            self.block_games(range.first.as_bytes(), Some(&range.after_last()), &mut games)?;
-            range
+            self.block_games(&range.first, &mut games)?;
+            let (_, material) = range
                 .first
-                .decode_board(|_, material| {
-                    materials.insert(*material);
-                    false
-                })
+                .category_and_material()
                 .map_err(|err| self.corrupt(format!("key range {}: {err}", range.first)))?;
+            materials.insert(material);
         }
         games.sort_unstable();
         games.dedup();
         let marked = self.marks_of(&games)?;
         // Men are never added: a game with fewer than the wanted materials' least is done.
-        let fewest = materials
-            .iter()
-            .map(|m: &Material| m.0.iter().map(|side| side.iter().map(|&n| u32::from(n)).sum::<u32>()).sum::<u32>())
-            .min()
-            .unwrap_or(0);
         let mut counts = [false; 33];
         for material in &materials {
-            let men: u32 = material.0.iter().map(|side| side.iter().map(|&n| u32::from(n)).sum::<u32>()).sum();
-            counts[men.min(32) as usize] = true;
+            counts[material.men().min(32) as usize] = true;
         }
+        let fewest = counts.iter().position(|&wanted| wanted).unwrap_or(0) as u32;
         let wanted = |chess: &Chess| {
             let men = chess.board().occupied().count() as u32;
             if men < fewest {
@@ -628,44 +569,36 @@ impl Store {
         end: GameId,
         wanted: &(dyn Fn(&Chess) -> bool + Sync),
     ) -> Result<Vec<(Key, TierValue)>, StoreError> {
+        let mut marked = Vec::new();
+        self.each_marks(first, end, |game, plies| marked.push((game, plies)))?;
+        self.tier_entries(marked, |chess: &Chess| Wanted::from(wanted(chess)), |_| true)
+    }
+
+    /// Positions in the single-game tier (marked plies), counted from the marks.
+    pub fn tier_positions(&self) -> Result<u64, StoreError> {
+        let mut count = 0;
+        self.each_marks(GameId(0), GameId(u64::MAX), |_, plies| count += plies.len() as u64)?;
+        Ok(count)
+    }
+
+    /// Calls `each` with the marks of every committed game from `first` to `end` (exclusive)
+    /// that has some, in id order.
+    fn each_marks(&self, first: GameId, end: GameId, mut each: impl FnMut(GameId, Vec<u32>)) -> Result<(), StoreError> {
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
         read.set_iterate_upper_bound(marks_key(end));
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), read);
         iter.seek(marks_key(first));
         let committed = self.committed.load(Ordering::Acquire);
-        let mut marked = Vec::new();
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let game = GameId::from_bytes(&key[1..]).ok_or_else(|| self.corrupt("tier marks key"))?;
             if game.0 >= committed {
                 break;
             }
-            let plies = decode_marks(value).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?;
-            marked.push((game, plies));
+            each(game, decode_marks(value).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?);
             iter.next();
         }
-        iter.status().map_err(|err| self.rocks(err))?;
-        let admits = |chess: &Chess| match wanted(chess) {
-            true => Wanted::Yes,
-            false => Wanted::No,
-        };
-        self.tier_entries(marked, admits, |_| true)
-    }
-
-    /// Positions in the single-game tier (marked plies), counted from the marks.
-    pub fn tier_positions(&self) -> Result<u64, StoreError> {
-        let mut read = rocksdb::ReadOptions::default();
-        read.fill_cache(false);
-        read.set_iterate_upper_bound(vec![HASHES]);
-        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), read);
-        iter.seek([MARKS]);
-        let mut count = 0;
-        while let Some(value) = iter.value() {
-            count += decode_marks(value).ok_or_else(|| self.corrupt("tier marks"))?.len() as u64;
-            iter.next();
-        }
-        iter.status().map_err(|err| self.rocks(err))?;
-        Ok(count)
+        iter.status().map_err(|err| self.rocks(err))
     }
 
     /// Writes the tier records of a commit into the SST file at `path`: the marks of its new
@@ -688,8 +621,11 @@ impl Store {
         }
         let mut promoted: Vec<(GameId, Vec<u32>)> = promoted.into_iter().collect();
         promoted.sort_unstable_by_key(|(game, _)| *game);
+        let ids: Vec<GameId> = promoted.iter().map(|(game, _)| *game).collect();
+        let stored: FxHashMap<GameId, Vec<u32>> = self.marks_of(&ids)?.into_iter().collect();
         for (game, gone) in promoted {
-            let kept: Vec<u32> = self.marks(game)?.into_iter().filter(|ply| !gone.contains(ply)).collect();
+            let kept: Vec<u32> =
+                stored.get(&game).into_iter().flatten().copied().filter(|ply| !gone.contains(ply)).collect();
             let value = (!kept.is_empty()).then(|| {
                 let mut bytes = Vec::new();
                 encode_marks(&kept, &mut bytes);

@@ -48,11 +48,6 @@ pub fn class_of(material: &Material) -> String {
     if white > black || (white == black && a >= b) { a } else { b }
 }
 
-/// Men on the board, kings included.
-fn men(material: &Material) -> usize {
-    material.0.iter().map(|side| side.iter().map(|&n| usize::from(n)).sum::<usize>()).sum()
-}
-
 /// Every endgame class in the database with its positions and games (ids ascending, once).
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let _steady = store.steady();
@@ -89,20 +84,14 @@ fn scan(store: &Store, part: &ScanPart) -> Result<BTreeMap<String, ClassGames>, 
             block = None;
         }
         if block.is_none() {
-            let mut header = None;
-            key.decode_board(|category, material| {
-                header = Some((category, *material));
-                false
-            })
-            .map_err(|_| corrupt())?;
-            let (category, material) = header.ok_or_else(corrupt)?;
+            let (category, material) = key.category_and_material().map_err(|_| corrupt())?;
             let range = material_range(category, &material).map_err(|_| corrupt())?;
-            if men(&material) > MAX_MEN {
+            if material.men() as usize > MAX_MEN {
                 cursor.seek(&range.after_last());
                 continue;
             }
             let class = class_of(&material);
-            found.entry(class.clone()).or_default().men = men(&material);
+            found.entry(class.clone()).or_default().men = material.men() as usize;
             block = Some((range.last, class));
         }
         let Some(entry) = block.as_ref().and_then(|(_, class)| found.get_mut(class)) else { continue };
@@ -128,6 +117,6 @@ mod tests {
         assert_eq!(class("KRPvKR"), "KRPvKR");
         assert_eq!(class("KBvKN"), class("KNvKB"));
         assert_eq!(class("KvKQ"), "KQvK");
-        assert_eq!(men(&"KRPvKR".parse::<Material>().expect("material")), 5);
+        assert_eq!("KRPvKR".parse::<Material>().expect("material").men(), 5);
     }
 }
