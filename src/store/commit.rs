@@ -133,7 +133,7 @@ impl Store {
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
-        let mut range_tier = RangeTier::default();
+        let mut range_tier = RangeTier::new(range.0);
         let mut value = Vec::new();
         while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
             value.clear();

@@ -31,7 +31,7 @@ use shakmaty::{Chess, Position as _};
 
 use super::{Store, StoreError, options};
 use crate::{
-    codec::{CompactMove, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
+    codec::{CompactMove, KEY_LEN, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
     model::{GameId, GameRecord},
     position::Position,
     store::layout,
@@ -177,7 +177,8 @@ impl TierValue {
 /// The hash segments of every commit, read again once a commit has landed.
 #[derive(Default)]
 pub(crate) struct TierIndex {
-    segments: Vec<HashIndex>,
+    /// Per commit, its ranges' hash indexes by their first key (`None`: from the first key).
+    segments: Vec<Vec<(Option<Key>, HashIndex)>>,
     /// The committed `next_game_id` when read.
     through: u64,
 }
@@ -196,9 +197,13 @@ pub(crate) struct TierWrites {
 /// What one range of a commit adds to the tier.
 #[derive(Default)]
 pub(crate) struct RangeTier {
-    /// (hash, game) of each new entry, until [`RangeTier::finish`] indexes them.
-    hashes: Vec<(u64, GameId)>,
-    /// The hash segment's bytes, once finished.
+    /// The range's first key (`None`: from the first key): a look-up probes only the range
+    /// of its key.
+    lower: Option<Key>,
+    /// Each new entry's hash and game ([`HashIndex::entry`]), until [`RangeTier::finish`]
+    /// indexes them.
+    hashes: Vec<u64>,
+    /// The hash segment's bytes (the first key, then the index), once finished.
     segment: Vec<u8>,
     /// (block, games ascending as delta varints) of the blocks the range's new entries are in.
     blocks: Vec<(Key, Vec<u8>)>,
@@ -231,7 +236,7 @@ impl TierWrites {
             }
             _ => return Err(format!("staged game {game} of position {key} is not one of the commit's")),
         }
-        range.hashes.push((key_hash(key), game));
+        range.hashes.push(HashIndex::entry(key_hash(key), game).map_err(|err| format!("position {key}: {err}"))?);
         let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
         if !in_open {
             range.close_block();
@@ -272,6 +277,11 @@ impl TierWrites {
 }
 
 impl RangeTier {
+    /// What the range from `lower` on adds.
+    pub fn new(lower: Option<Key>) -> RangeTier {
+        RangeTier { lower, ..RangeTier::default() }
+    }
+
     fn close_block(&mut self) {
         if let Some((block, mut games)) = self.open.take() {
             games.sort_unstable();
@@ -291,11 +301,37 @@ impl RangeTier {
     pub fn finish(&mut self) -> Result<(), String> {
         self.close_block();
         if !self.hashes.is_empty() {
-            let index = HashIndex::build(std::mem::take(&mut self.hashes)).map_err(|err| err.to_string())?;
+            let index = HashIndex::build(std::mem::take(&mut self.hashes));
+            match &self.lower {
+                Some(lower) => {
+                    self.segment.push(1);
+                    self.segment.extend_from_slice(lower.as_bytes());
+                }
+                None => self.segment.push(0),
+            }
             index.write(&mut self.segment).map_err(|err| err.to_string())?;
         }
         Ok(())
     }
+}
+
+/// A hash segment's value: the range's first key (a flag byte, then the key if any) and its
+/// [`HashIndex`].
+fn read_range_index(mut value: &[u8]) -> Result<(Option<Key>, HashIndex), String> {
+    let lower = match value.split_first() {
+        Some((0, rest)) => {
+            value = rest;
+            None
+        }
+        Some((1, rest)) => {
+            let (key, rest) = rest.split_first_chunk::<KEY_LEN>().ok_or("first key cut short")?;
+            value = rest;
+            Some(Key::from_bytes(*key))
+        }
+        _ => return Err("no range flag".to_owned()),
+    };
+    let index = HashIndex::read(&mut value).map_err(|err| err.to_string())?;
+    Ok((lower, index))
 }
 
 /// The block of `key`: its (category, material) key range.
@@ -379,7 +415,7 @@ impl Store {
         if let Some(index) = loaded.filter(|index| index.through == committed) {
             return Ok(index);
         }
-        let mut segments = Vec::new();
+        let mut segments: Vec<(GameId, Vec<(Option<Key>, HashIndex)>)> = Vec::new();
         let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
         iter.seek([HASHES]);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
@@ -391,11 +427,16 @@ impl Store {
             let segment =
                 GameId::from_bytes(key.get(1..9).unwrap_or_default()).ok_or_else(|| self.corrupt("tier key"))?;
             if segment.0 < committed {
-                segments.push(HashIndex::read(&mut &value[..]).map_err(|err| self.corrupt(err.to_string()))?);
+                let range = read_range_index(value).map_err(|err| self.corrupt(format!("tier hashes: {err}")))?;
+                match segments.last_mut() {
+                    Some((last, ranges)) if *last == segment => ranges.push(range),
+                    _ => segments.push((segment, vec![range])),
+                }
             }
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
+        let segments = segments.into_iter().map(|(_, ranges)| ranges).collect();
         let index = Arc::new(TierIndex { segments, through: committed });
         *self.tier.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(index.clone());
         Ok(index)
@@ -420,7 +461,12 @@ impl Store {
     pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
         let index = self.tier_index()?;
         let hash = key_hash(key);
-        let mut games: Vec<GameId> = index.segments.iter().flat_map(|segment| segment.candidates(hash)).collect();
+        // Of each commit, the range whose keys include `key`.
+        let ranges = index.segments.iter().filter_map(|ranges| {
+            let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
+            ranges.get(after.checked_sub(1)?).map(|(_, index)| index)
+        });
+        let mut games: Vec<GameId> = ranges.flat_map(|range| range.candidates(hash)).collect();
         if games.is_empty() {
             // Most keys a later commit stages end here.
             return Ok(None);

@@ -1,86 +1,109 @@
 //! The tier's hash index: which games hold a tier position whose key has a given hash.
 
-use sucds::{
-    Serializable,
-    int_vectors::{Access, CompactVector},
-    mii_sequences::{EliasFano, EliasFanoBuilder},
-};
+use serde::{Deserialize, Serialize};
+use vers_vecs::{BitVec, EliasFanoVec};
 
 use super::{HASH_BITS, TierError};
 use crate::model::GameId;
 
+/// Bits a packed entry ([`HashIndex::entry`]) keeps for the game id, below the hash.
+const GAME_BITS: u32 = u64::BITS - HASH_BITS;
+
+/// How an index is written: integers at their full width (the bit vectors' words are random;
+/// varints would make them longer).
+const BYTES: bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Fixint> =
+    bincode::config::standard().with_fixed_int_encoding();
+
 /// (hash, game) pairs sorted by hash: the hashes as an Elias–Fano sequence (about 2 + log2 of
 /// 2^[`HASH_BITS`] / n bits each), the games as fixed-width ids in the same order.
+#[derive(Serialize, Deserialize)]
 pub struct HashIndex {
-    hashes: EliasFano,
-    games: CompactVector,
+    hashes: EliasFanoVec,
+    games: BitVec,
+    /// Bits of each game id in `games`.
+    width: u32,
 }
 
 impl HashIndex {
-    /// The index of `entries` (hashes below 2^[`HASH_BITS`], games from 1; any order).
-    pub fn build(mut entries: Vec<(u64, GameId)>) -> Result<HashIndex, TierError> {
-        entries.sort_unstable();
-        let universe = 1u64 << HASH_BITS;
-        if let Some(&(hash, _)) = entries.last().filter(|(hash, _)| *hash >= universe) {
+    /// The entry of `game` under `hash`, packed into one integer (half the memory of a pair, and
+    /// integers sort fast): what [`HashIndex::build`] takes.
+    pub fn entry(hash: u64, game: GameId) -> Result<u64, TierError> {
+        if hash >> HASH_BITS != 0 {
             return Err(TierError::Input(format!("hash {hash} of more than {HASH_BITS} bits")));
         }
-        let highest = entries.iter().map(|(_, game)| game.0).max().unwrap_or(0);
-        let width = (u64::BITS - highest.leading_zeros()).max(1) as usize;
-        // The builder wants at least one value: an empty index holds one unused zero.
-        let mut hashes = EliasFanoBuilder::new(universe, entries.len().max(1)).map_err(TierError::corrupt)?;
-        let mut games = CompactVector::with_capacity(entries.len(), width).map_err(TierError::corrupt)?;
-        for &(hash, game) in &entries {
-            hashes.push(hash).map_err(TierError::corrupt)?;
-            games.push_int(game.0).map_err(TierError::corrupt)?;
+        if game.0 >> GAME_BITS != 0 {
+            return Err(TierError::Input(format!("game id {game} of more than {GAME_BITS} bits")));
         }
-        if entries.is_empty() {
-            hashes.push(0).map_err(TierError::corrupt)?;
+        Ok(hash << GAME_BITS | game.0)
+    }
+
+    /// The index of `entries` (from [`HashIndex::entry`], any order).
+    pub fn build(mut entries: Vec<u64>) -> HashIndex {
+        entries.sort_unstable();
+        let game_mask = (1u64 << GAME_BITS) - 1;
+        let highest = entries.iter().map(|entry| entry & game_mask).max().unwrap_or(0);
+        let width = (u64::BITS - highest.leading_zeros()).max(1);
+        let games = BitVec::pack_from_iter_u64(entries.iter().map(|entry| entry & game_mask), width as usize);
+        // The hashes replace the entries in place: one buffer for both.
+        for entry in &mut entries {
+            *entry >>= GAME_BITS;
         }
-        Ok(HashIndex { hashes: hashes.build().enable_rank(), games })
+        HashIndex { hashes: EliasFanoVec::from_slice(&entries), games, width }
     }
 
     /// Positions held.
     pub fn len(&self) -> usize {
-        self.games.len()
+        self.hashes.len()
     }
 
     /// Whether no position is held.
     pub fn is_empty(&self) -> bool {
-        self.games.len() == 0
+        self.hashes.is_empty()
+    }
+
+    fn game(&self, at: usize) -> Option<GameId> {
+        self.games.unpack_element(at, self.width as usize).map(GameId)
     }
 
     /// The games holding a tier position whose key hashes to `hash`, ascending (a game may be
     /// listed once per such position).
     pub fn candidates(&self, hash: u64) -> impl Iterator<Item = GameId> + '_ {
-        let first = self.hashes.rank(hash).unwrap_or(self.len());
-        (first..self.len())
-            .take_while(move |&at| self.hashes.select(at) == Some(hash))
-            .filter_map(|at| self.games.access(at).map(GameId))
+        let first = usize::try_from(self.hashes.rank(hash)).unwrap_or(usize::MAX);
+        (first..self.len()).take_while(move |&at| self.hashes.get(at) == Some(hash)).filter_map(|at| self.game(at))
     }
 
     /// Every (hash, game) pair, by hash.
     pub fn entries(&self) -> impl Iterator<Item = (u64, GameId)> + '_ {
-        self.hashes.iter(0).zip(self.games.iter()).take(self.len()).map(|(hash, id)| (hash, GameId(id)))
+        self.hashes.iter().enumerate().filter_map(|(at, hash)| Some((hash, self.game(at)?)))
     }
 
-    /// Bytes of the hashes and of the game ids, as [`HashIndex::write`] writes them.
+    /// Bytes of the hashes and of the game ids in memory (about what [`HashIndex::write`]
+    /// writes).
     pub fn bytes(&self) -> (usize, usize) {
-        (self.hashes.size_in_bytes(), self.games.size_in_bytes())
+        (self.hashes.heap_size(), self.games.heap_size())
     }
 
-    /// Appends the index's bytes to `out` (a checked section, see [`super::write_parts`]).
+    /// Appends the index's bytes to `out` (a checked section, see [`super::write_section`]).
     pub fn write(&self, out: &mut Vec<u8>) -> Result<(), TierError> {
-        super::write_parts(&self.hashes, &self.games, out)
+        let bytes = bincode::serde::encode_to_vec(self, BYTES).map_err(TierError::corrupt)?;
+        super::write_section(&bytes, out);
+        Ok(())
     }
 
     /// Reads an index [`HashIndex::write`] wrote, from the front of `input`, checking it.
     pub fn read(input: &mut &[u8]) -> Result<HashIndex, TierError> {
-        let (hashes, games): (EliasFano, CompactVector) = super::read_parts(input)?;
-        let consistent = hashes.len() == games.len().max(1) && hashes.universe() == 1 << HASH_BITS;
+        let section = super::read_section(input)?;
+        let (index, used): (HashIndex, usize) =
+            bincode::serde::decode_from_slice(section, BYTES).map_err(TierError::corrupt)?;
+        let len = index.hashes.len();
+        let consistent = used == section.len()
+            && (1..=GAME_BITS).contains(&index.width)
+            && Some(index.games.len()) == len.checked_mul(index.width as usize)
+            && (len == 0 || index.hashes.get(len - 1).is_some_and(|last| last >> HASH_BITS == 0));
         if !consistent {
             return Err(TierError::Corrupt("hash and game counts differ".to_owned()));
         }
-        Ok(HashIndex { hashes: hashes.enable_rank(), games })
+        Ok(index)
     }
 }
 
@@ -96,6 +119,10 @@ mod tests {
         found
     }
 
+    fn build(entries: &[(u64, GameId)]) -> HashIndex {
+        HashIndex::build(entries.iter().map(|&(hash, game)| HashIndex::entry(hash, game).expect("fits")).collect())
+    }
+
     proptest! {
         /// Candidates are exactly the games filed under a hash, before and after the bytes
         /// round trip; hashes are drawn from a small range so that they collide.
@@ -105,7 +132,7 @@ mod tests {
             probes in prop::collection::vec(0u64..70, 1..40),
         ) {
             let entries: Vec<(u64, GameId)> = entries.into_iter().map(|(h, g)| (h << (HASH_BITS - 6), GameId(g))).collect();
-            let index = HashIndex::build(entries.clone()).expect("valid entries");
+            let index = build(&entries);
             let mut bytes = Vec::new();
             index.write(&mut bytes).expect("written");
             let read = HashIndex::read(&mut bytes.as_slice()).expect("read back");
@@ -126,9 +153,9 @@ mod tests {
         /// Cut or altered bytes are refused or read as some index, never a panic.
         #[test]
         fn damaged_bytes_never_panic(cut in 0usize..200, flip in 0usize..200) {
-            let entries = (0..50).map(|i| ((i * 7919) % (1 << HASH_BITS), GameId(i + 1))).collect();
+            let entries: Vec<(u64, GameId)> = (0..50).map(|i| ((i * 7919) % (1 << HASH_BITS), GameId(i + 1))).collect();
             let mut bytes = Vec::new();
-            HashIndex::build(entries).expect("valid").write(&mut bytes).expect("written");
+            build(&entries).write(&mut bytes).expect("written");
             let _ = HashIndex::read(&mut &bytes[..cut.min(bytes.len())]);
             let at = flip % bytes.len();
             bytes[at] ^= 0x5a;
@@ -139,9 +166,22 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_index_finds_nothing_and_large_hashes_are_refused() {
-        let index = HashIndex::build(Vec::new()).expect("empty");
+    fn an_empty_index_finds_nothing_and_large_values_are_refused() {
+        let index = HashIndex::build(Vec::new());
         assert_eq!((index.len(), index.candidates(0).count()), (0, 0));
-        assert!(HashIndex::build(vec![(1 << HASH_BITS, GameId(1))]).is_err());
+        let mut bytes = Vec::new();
+        index.write(&mut bytes).expect("written");
+        let read = HashIndex::read(&mut bytes.as_slice()).expect("read back");
+        assert_eq!((read.len(), read.candidates(0).count()), (0, 0));
+        assert!(HashIndex::entry(1 << HASH_BITS, GameId(1)).is_err());
+        assert!(HashIndex::entry(0, GameId(1 << GAME_BITS)).is_err());
+    }
+
+    #[test]
+    fn the_largest_hash_and_game_are_kept() {
+        let entries = [((1 << HASH_BITS) - 1, GameId((1 << GAME_BITS) - 1)), (0, GameId(1))];
+        let index = build(&entries);
+        assert_eq!(index.candidates((1 << HASH_BITS) - 1).collect::<Vec<_>>(), [entries[0].1]);
+        assert_eq!(index.candidates(0).collect::<Vec<_>>(), [GameId(1)]);
     }
 }

@@ -15,8 +15,6 @@ mod hash_index;
 
 pub use hash_index::HashIndex;
 
-use sucds::Serializable;
-
 use crate::codec::Key;
 
 /// Bits of a key's hash in the [`HashIndex`]: with 19.5M positions, a key not in the tier meets
@@ -43,23 +41,6 @@ impl TierError {
     fn corrupt(err: impl std::fmt::Display) -> TierError {
         TierError::Corrupt(err.to_string())
     }
-}
-
-/// Appends two structures to `out` as one checked section ([`write_section`]).
-fn write_parts<A: Serializable, B: Serializable>(a: &A, b: &B, out: &mut Vec<u8>) -> Result<(), TierError> {
-    let mut bytes = Vec::with_capacity(a.size_in_bytes() + b.size_in_bytes());
-    a.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-    b.serialize_into(&mut bytes).map_err(TierError::corrupt)?;
-    write_section(&bytes, out);
-    Ok(())
-}
-
-/// Takes two structures [`write_parts`] wrote from the front of `input`.
-fn read_parts<A: Serializable, B: Serializable>(input: &mut &[u8]) -> Result<(A, B), TierError> {
-    let mut section = read_section(input)?;
-    let a = A::deserialize_from(&mut section).map_err(TierError::corrupt)?;
-    let b = B::deserialize_from(&mut section).map_err(TierError::corrupt)?;
-    Ok((a, b))
 }
 
 /// Appends `bytes` to `out` as a checked section: its length (u64 little-endian), the bytes and
