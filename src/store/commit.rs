@@ -76,11 +76,8 @@ impl Store {
             counts.single_game += range_counts.single_game;
             range_tiers.push(range_tier);
         }
-        // The tier's records sort after every position: their own file, last.
-        let tier_file = staging.dir().join("tier.sst");
-        if self.write_tier_file(&tier, &mut range_tiers, &tier_file)? {
-            files.push(tier_file);
-        }
+        // The tier's records sort after every position: their own files, last.
+        files.extend(self.write_tier_files(&tier, &mut range_tiers, staging.dir())?);
         (totals.distinct_positions, totals.single_game_positions) = match fresh {
             true => (Some(counts.distinct), Some(counts.single_game)),
             false => (None, None),

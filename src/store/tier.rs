@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! [MARKS]  game id (8)                        the game's tier plies (runs, below)
-//! [HASHES] segment (8) range (2)              a HashIndex: each new tier key's hash → its game
+//! [HASHES] segment (8) range (2)              the range's first key, and a HashIndex: each new
+//!                                             tier key's hash → its game
 //! [BLOCKS] block (21) segment (8) range (2)   the games with tier positions in the block
 //! ```
 //!
@@ -647,20 +648,63 @@ impl Store {
         iter.status().map_err(|err| self.rocks(err))
     }
 
-    /// Writes the tier records of a commit into the SST file at `path`: the marks of its new
-    /// games and of the stored games it took positions from, then each range's hash segment and
-    /// block lists. `false` (no file) when there is nothing to write.
-    pub(crate) fn write_tier_file(
+    /// Writes the tier records of a commit into SST files in `dir`, in parallel: the marks of
+    /// its new games and of the stored games it took positions from, each range's hash segment,
+    /// and the block lists. Returns the files written, in key order.
+    pub(crate) fn write_tier_files(
         &self,
         writes: &TierWrites,
         ranges: &mut [RangeTier],
-        path: &std::path::Path,
-    ) -> Result<bool, StoreError> {
-        let options = options::positions_sst(&self.cache);
-        let mut records: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
-        // Stored games that lost positions to the full-key family: their marks without them.
+        dir: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, StoreError> {
+        let mut hashes = Vec::new();
+        let mut blocks = Vec::new();
+        for (index, range) in ranges.iter_mut().enumerate() {
+            let index = index as u16;
+            if !range.segment.is_empty() {
+                hashes.push((hashes_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
+            }
+            for (block, games) in std::mem::take(&mut range.blocks) {
+                blocks.push((block_key(&block, writes.segment, index), Some(games)));
+            }
+        }
+        let compressed = options::positions_sst(&self.cache);
+        // Hash segments are random bits: compressing them costs time and saves nothing.
+        let mut raw = options::positions_sst(&self.cache);
+        raw.set_compression_type(rocksdb::DBCompressionType::None);
+        raw.set_bottommost_compression_type(rocksdb::DBCompressionType::None);
+        let write = |name: &str, records: Vec<(Vec<u8>, Option<Vec<u8>>)>, options: &rocksdb::Options| {
+            let path = dir.join(name);
+            self.write_records(records, options, &path).map(|written| written.then_some(path))
+        };
+        let (marks, (hashes, blocks)) = rayon::join(
+            || {
+                self.tier_marks_records(writes, ranges)
+                    .and_then(|records| write("tier-marks.sst", records, &compressed))
+            },
+            || {
+                rayon::join(
+                    || write("tier-hashes.sst", hashes, &raw),
+                    || {
+                        blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                        write("tier-blocks.sst", blocks, &compressed)
+                    },
+                )
+            },
+        );
+        Ok([marks?, hashes?, blocks?].into_iter().flatten().collect())
+    }
+
+    /// The marks records of a commit, by game: the stored games that lost positions to the
+    /// full-key family (their marks without them, or deleted), then the new games.
+    fn tier_marks_records(
+        &self,
+        writes: &TierWrites,
+        ranges: &[RangeTier],
+    ) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, StoreError> {
+        let mut records = Vec::new();
         let mut promoted: FxHashMap<GameId, Vec<u32>> = FxHashMap::default();
-        for range in ranges.iter() {
+        for range in ranges {
             for &(game, ply) in &range.promoted {
                 promoted.entry(game).or_default().push(ply);
             }
@@ -684,22 +728,21 @@ impl Store {
             encode_marks(&plies, &mut bytes);
             records.push((marks_key(game), Some(bytes)));
         }
-        let mut blocks = Vec::new();
-        for (index, range) in ranges.iter_mut().enumerate() {
-            let index = index as u16;
-            if !range.segment.is_empty() {
-                records.push((hashes_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
-            }
-            for (block, games) in std::mem::take(&mut range.blocks) {
-                blocks.push((block_key(&block, writes.segment, index), Some(games)));
-            }
-        }
-        blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        records.extend(blocks);
+        Ok(records)
+    }
+
+    /// Writes `records` (in key order; `None` deletes) into a new SST file at `path`; `false`
+    /// (no file) when there are none.
+    fn write_records(
+        &self,
+        records: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        options: &rocksdb::Options,
+        path: &std::path::Path,
+    ) -> Result<bool, StoreError> {
         if records.is_empty() {
             return Ok(false);
         }
-        let mut writer = self.sst_writer(&options, path)?;
+        let mut writer = self.sst_writer(options, path)?;
         for (key, value) in records {
             match value {
                 Some(value) => writer.put(&key, &value),
