@@ -175,11 +175,18 @@ impl TierValue {
     }
 }
 
+/// Records of a tier file, in key order (`None` deletes).
+type Records = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
+/// A commit's hash indexes, one per range, by the range's first key (`None`: from the first
+/// key).
+type RangeIndexes = Vec<(Option<Key>, HashIndex)>;
+
 /// The hash segments of every commit, read again once a commit has landed.
 #[derive(Default)]
 pub(crate) struct TierIndex {
-    /// Per commit, its ranges' hash indexes by their first key (`None`: from the first key).
-    segments: Vec<Vec<(Option<Key>, HashIndex)>>,
+    /// Per commit, its ranges' hash indexes.
+    segments: Vec<RangeIndexes>,
     /// The committed `next_game_id` when read.
     through: u64,
 }
@@ -416,7 +423,7 @@ impl Store {
         if let Some(index) = loaded.filter(|index| index.through == committed) {
             return Ok(index);
         }
-        let mut segments: Vec<(GameId, Vec<(Option<Key>, HashIndex)>)> = Vec::new();
+        let mut segments: Vec<(GameId, RangeIndexes)> = Vec::new();
         let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
         iter.seek([HASHES]);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
@@ -600,7 +607,7 @@ impl Store {
             }
         };
         let mut sorted = ranges.to_vec();
-        sorted.sort_unstable_by(|a, b| a.first.cmp(&b.first));
+        sorted.sort_unstable_by_key(|a| a.first);
         let inside = |key: &Key| {
             let after = sorted.partition_point(|range| range.first <= *key);
             after > 0 && sorted[after - 1].contains(key)
@@ -673,7 +680,7 @@ impl Store {
         let mut raw = options::positions_sst(&self.cache);
         raw.set_compression_type(rocksdb::DBCompressionType::None);
         raw.set_bottommost_compression_type(rocksdb::DBCompressionType::None);
-        let write = |name: &str, records: Vec<(Vec<u8>, Option<Vec<u8>>)>, options: &rocksdb::Options| {
+        let write = |name: &str, records: Records, options: &rocksdb::Options| {
             let path = dir.join(name);
             self.write_records(records, options, &path).map(|written| written.then_some(path))
         };
@@ -697,11 +704,7 @@ impl Store {
 
     /// The marks records of a commit, by game: the stored games that lost positions to the
     /// full-key family (their marks without them, or deleted), then the new games.
-    fn tier_marks_records(
-        &self,
-        writes: &TierWrites,
-        ranges: &[RangeTier],
-    ) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, StoreError> {
+    fn tier_marks_records(&self, writes: &TierWrites, ranges: &[RangeTier]) -> Result<Records, StoreError> {
         let mut records = Vec::new();
         let mut promoted: FxHashMap<GameId, Vec<u32>> = FxHashMap::default();
         for range in ranges {
@@ -735,7 +738,7 @@ impl Store {
     /// (no file) when there are none.
     fn write_records(
         &self,
-        records: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        records: Records,
         options: &rocksdb::Options,
         path: &std::path::Path,
     ) -> Result<bool, StoreError> {
