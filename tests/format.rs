@@ -13,7 +13,9 @@
 //! the positions family after every position key) instead of as keys; the other families and
 //! the commit record are unchanged. Format 8 writes the hash segments with vers-vecs instead of
 //! sucds, each with its range's first key, so that a look-up probes one range of each commit;
-//! only the tier's records change. A change to any stored layout fails here until FORMAT_VERSION and these digests change together.
+//! only the tier's records change. A change to any stored layout (a vers-vecs upgrade that
+//! changes its structures included) fails here until FORMAT_VERSION and these digests change
+//! together.
 
 #[path = "../tools/db_digest.rs"]
 mod db_digest;

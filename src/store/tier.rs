@@ -305,7 +305,7 @@ impl RangeTier {
     }
 
     /// Closes the range: its last block, and its hash segment built (in the range's worker,
-    /// so that only the segment's bytes wait for the commit's tier file).
+    /// so that only the segment's bytes wait for the commit's tier files).
     pub fn finish(&mut self) -> Result<(), String> {
         self.close_block();
         if !self.hashes.is_empty() {
@@ -667,7 +667,7 @@ impl Store {
         let mut hashes = Vec::new();
         let mut blocks = Vec::new();
         for (index, range) in ranges.iter_mut().enumerate() {
-            let index = index as u16;
+            let index = u16::try_from(index).map_err(|_| self.corrupt("more than 65,536 commit ranges"))?;
             if !range.segment.is_empty() {
                 hashes.push((hashes_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
             }
