@@ -230,7 +230,7 @@ async fn the_explorer_page_works_in_a_browser() {
     type_into(
         &browser,
         "#move-input",
-        &json(&server, &format!("/move?uci={top}")).1["line"][0]["san"].as_str().unwrap().to_owned(),
+        json(&server, &format!("/move?uci={top}")).1["line"][0]["san"].as_str().unwrap(),
     )
     .await;
     click(&browser, "#move-form button").await;

@@ -41,7 +41,7 @@ impl LegalMove {
     fn of(chess: &Chess, m: &Move) -> LegalMove {
         LegalMove {
             uci: m.to_uci(CastlingMode::Standard).to_string(),
-            san: SanPlus::from_move(chess.clone(), m.clone()).to_string(),
+            san: SanPlus::from_move(chess.clone(), *m).to_string(),
         }
     }
 }

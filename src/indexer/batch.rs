@@ -89,6 +89,10 @@ impl PendingBatch {
     }
 }
 
+/// (key as integers, game index, next move, ply) of one occurrence; integers compare without
+/// `memcmp`.
+type Occurrence = ((u64, u64, u64), u32, Option<CompactMove>, u32);
+
 /// The statistics a batch adds to each position, encoded: one buffer, one byte range per key.
 #[derive(Default)]
 pub struct SummedPositions {
@@ -96,9 +100,8 @@ pub struct SummedPositions {
     pub entries: Vec<(Key, std::ops::Range<usize>)>,
     /// Every value, one after the other.
     pub bytes: Vec<u8>,
-    /// (key as integers, game index, next move, ply) of every occurrence, sorted so that each
-    /// key's games and moves are adjacent; integers compare without `memcmp`.
-    occurrences: Vec<((u64, u64, u64), u32, Option<CompactMove>, u32)>,
+    /// Every occurrence, sorted so that each key's games and moves are adjacent.
+    occurrences: Vec<Occurrence>,
 }
 
 impl SummedPositions {

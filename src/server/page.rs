@@ -18,7 +18,7 @@ use super::{
     params::ApiError,
 };
 use crate::{
-    explore::{BoardAnswer, GameView, QueryError, play},
+    explore::{BoardAnswer, GameView, play},
     model::GameId,
 };
 
@@ -60,7 +60,7 @@ pub async fn board(query: Parameters) -> Result<Json<BoardAnswer>, ApiError> {
 pub async fn game(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<GameView>, ApiError> {
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
-        let view = GameView::read(&state.store, GameId(id)).map_err(QueryError::from)?;
+        let view = GameView::read(&state.store, GameId(id))?;
         Ok(Json(view.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?))
     })
     .await

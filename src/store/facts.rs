@@ -48,7 +48,8 @@ impl<'a> FactsRun<'a> {
     /// A stored run; `None` unless its key is a game id and its bytes whole facts.
     fn read(key: &[u8], bytes: &'a [u8]) -> Option<FactsRun<'a>> {
         let first = GameId::from_bytes(key)?.0;
-        (first > 0 && !bytes.is_empty() && bytes.len() % layout::FACTS_LEN == 0).then_some(FactsRun { first, bytes })
+        (first > 0 && !bytes.is_empty() && bytes.len().is_multiple_of(layout::FACTS_LEN))
+            .then_some(FactsRun { first, bytes })
     }
 
     /// The id after its last game.

@@ -257,10 +257,9 @@ impl Store {
     /// format is refused before anything is written to it (not even a family of this format).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if path.join("CURRENT").exists() {
-            match Store::open_read_only(path) {
-                Err(err @ StoreError::Format { .. }) => return Err(err),
-                // An interrupted creation is completed below; other errors show there too.
-                _ => {}
+            // An interrupted creation is completed below; other errors show there too.
+            if let Err(err @ StoreError::Format { .. }) = Store::open_read_only(path) {
+                return Err(err);
             }
         }
         let cache = options::block_cache();
@@ -557,7 +556,7 @@ impl Store {
             }
             cursor.status()?;
         }
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        found.sort_unstable_by_key(|a| a.0);
         Ok(found)
     }
 
@@ -804,7 +803,7 @@ impl Store {
     }
 
     /// Every position's key and stored value, part by part.
-    fn entries(&self) -> Box<dyn Iterator<Item = Result<(Key, Vec<u8>), StoreError>> + '_> {
+    fn entries(&self) -> Box<dyn Iterator<Item = Result<StoredEntry, StoreError>> + '_> {
         let parts = match self.scan_parts() {
             Ok(parts) => parts,
             Err(err) => return Box::new(std::iter::once(Err(err))),
@@ -876,6 +875,9 @@ impl Store {
         }
     }
 }
+
+/// A position's key and its stored value.
+type StoredEntry = (Key, Vec<u8>);
 
 #[cfg(test)]
 mod tests {

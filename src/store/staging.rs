@@ -224,11 +224,14 @@ impl RunReader {
     }
 }
 
+/// A key as integers ([`Key::words`]): compared without `memcmp`.
+type KeyWords = (u64, u64, u64);
+
 /// The k-way merge of sorted runs ([`Staging::merged`]).
 pub struct MergedRuns {
     readers: Vec<RunReader>,
     /// The readers not at their end, by their current key ([`Key::words`]).
-    heap: BinaryHeap<Reverse<((u64, u64, u64), usize)>>,
+    heap: BinaryHeap<Reverse<(KeyWords, usize)>>,
     /// The readers holding the last key returned, to advance before the next one.
     taken: Vec<usize>,
 }
