@@ -62,6 +62,9 @@ pub const KEY_LEN: usize = 21;
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key([u8; KEY_LEN]);
 
+/// A key as three integers ([`Key::words`]): they order as the bytes do, without `memcmp`.
+pub type KeyWords = (u64, u64, u64);
+
 /// Why a position has no key, or some bytes are not a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
@@ -534,7 +537,7 @@ impl Key {
 
     /// The bytes as three big-endian integers, which order as the bytes do: sorts and merges of
     /// millions of keys compare these instead of calling `memcmp` (24 bytes, 8-byte aligned).
-    pub fn words(&self) -> (u64, u64, u64) {
+    pub fn words(&self) -> KeyWords {
         let mut bytes = [0u8; 24];
         bytes[..KEY_LEN].copy_from_slice(&self.0);
         let word = |at: usize| {

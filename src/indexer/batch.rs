@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 
 use super::prepare::PreparedGame;
 use crate::{
-    codec::{CompactMove, Key},
+    codec::{CompactMove, Key, KeyWords},
     model::{GameId, PositionStats},
     store::{RunRecord, Staging, Store, StoreError, Totals, layout},
 };
@@ -89,9 +89,8 @@ impl PendingBatch {
     }
 }
 
-/// (key as integers, game index, next move, ply) of one occurrence; integers compare without
-/// `memcmp`.
-type Occurrence = ((u64, u64, u64), u32, Option<CompactMove>, u32);
+/// (key as integers, game index, next move, ply) of one occurrence.
+type Occurrence = (KeyWords, u32, Option<CompactMove>, u32);
 
 /// The statistics a batch adds to each position, encoded: one buffer, one byte range per key.
 #[derive(Default)]

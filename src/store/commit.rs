@@ -22,7 +22,7 @@ use super::{
     layout::{self, encode_record},
     meta, options,
     staging::Range,
-    tier::{RangeTier, TierWrites},
+    tier::{RangeTier, TierIndex, TierWrites},
 };
 use crate::{codec::Key, model::GameId};
 
@@ -55,16 +55,20 @@ impl Store {
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(4 * workers);
-        // A later commit sums positions stored already, whose one-game values need their facts.
-        let stored_facts = match fresh {
+        // A later commit sums positions stored already, whose one-game values need their
+        // facts, and looks its new keys up in the tier's hash segments.
+        let stored = match fresh {
             true => None,
-            false => Some(self.committed_facts()?),
+            false => Some((self.committed_facts()?, self.tier_index()?)),
         };
         let written: Vec<(Vec<PathBuf>, PositionCounts, RangeTier)> = pool.install(|| {
             ranges
                 .into_par_iter()
                 .enumerate()
-                .map(|(index, range)| self.write_range(staging, index, range, stored_facts.as_deref(), &tier))
+                .map(|(index, range)| {
+                    let stored = stored.as_ref().map(|(facts, index)| (&**facts, &**index));
+                    self.write_range(staging, index, range, stored, &tier)
+                })
                 .collect::<Result<_, _>>()
         })?;
         let mut files = Vec::new();
@@ -112,21 +116,21 @@ impl Store {
     }
 
     /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
-    /// with the stored positions when `stored_facts` (a later commit) holds the stored games'
-    /// facts. A position only one new game reaches goes to the single-game tier (`tier`), and a
+    /// with the stored positions when `stored` (a later commit) holds the stored games' facts and
+    /// the tier's hash segments. A position only one new game reaches goes to the single-game tier (`tier`), and a
     /// tier position a new game reaches again leaves it for the full-key family.
     fn write_range(
         &self,
         staging: &Staging,
         index: usize,
         range: Range,
-        stored_facts: Option<&FactsTable>,
+        stored: Option<(&FactsTable, &TierIndex)>,
         tier: &TierWrites,
     ) -> Result<(Vec<PathBuf>, PositionCounts, RangeTier), StoreError> {
-        let fresh = stored_facts.is_none();
+        let fresh = stored.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
-        let mut stored = stored_facts.map(|facts| StoredCursor::new(self, range, facts));
+        let mut cursor = stored.map(|(facts, _)| StoredCursor::new(self, range, facts));
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
@@ -134,13 +138,13 @@ impl Store {
         let mut value = Vec::new();
         while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
             value.clear();
-            let summed = match &mut stored {
+            let summed = match &mut cursor {
                 Some(cursor) => cursor.add_to_stored(&key, &staged, &mut value)?,
                 None => false,
             };
             // Not stored as a key: a stored tier position (a later commit), else new.
-            let in_tier = match (summed, stored_facts) {
-                (false, Some(facts)) => self.tier_locate(&key)?.map(|hit| (hit, facts)),
+            let in_tier = match (summed, stored) {
+                (false, Some((facts, index))) => self.tier_locate_in(index, &key)?.map(|hit| (hit, facts)),
                 _ => None,
             };
             if let Some((hit, facts)) = in_tier {
@@ -148,8 +152,8 @@ impl Store {
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
                 range_tier.promoted.push((hit.game, hit.ply));
             } else if !summed {
-                let entry = layout::staged_tier_entry(&staged).filter(|&(_, ply, _)| ply < super::tier::MAX_PLY);
-                if let Some((game, ply, _)) = entry {
+                let entry = layout::staged_tier_entry(&staged).filter(|&(_, ply)| ply < super::tier::MAX_PLY);
+                if let Some((game, ply)) = entry {
                     tier.add(&mut range_tier, &key, game, ply).map_err(|err| self.corrupt(err))?;
                     if fresh {
                         counts.distinct += 1;

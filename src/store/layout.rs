@@ -219,13 +219,14 @@ fn staged_game(bytes: &[u8]) -> Option<(GameFacts, Option<CompactMove>, u32)> {
     (canonical == bytes).then_some((facts, next, ply))
 }
 
-/// The game, the ply it first reached the position at and the move it played there, of a staged
-/// one-game value (what a single-game tier entry keeps); `None` for any other bytes.
-pub fn staged_tier_entry(bytes: &[u8]) -> Option<(GameId, u32, Option<CompactMove>)> {
+/// The game and the ply it first reached the position at, of a staged one-game value (what a
+/// single-game tier entry keeps; its move is found again by replaying the game); `None` for any
+/// other bytes.
+pub fn staged_tier_entry(bytes: &[u8]) -> Option<(GameId, u32)> {
     if !is_single_game(bytes) {
         return None;
     }
-    staged_game(bytes).map(|(facts, next, ply)| (facts.id, ply, next))
+    staged_game(bytes).map(|(facts, _, ply)| (facts.id, ply))
 }
 
 /// Reads stored bytes, as much as `detail` asks (never the slices), taking the facts of a

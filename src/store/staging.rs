@@ -25,7 +25,7 @@ use std::{
 };
 
 use super::layout::sum_staged;
-use crate::codec::{KEY_LEN, Key};
+use crate::codec::{KEY_LEN, Key, KeyWords};
 
 /// The staging directory's name inside a database directory.
 pub const DIR_NAME: &str = "staging";
@@ -223,9 +223,6 @@ impl RunReader {
         io::Error::other(format!("corrupt staged run {}: {what}", self.path.display()))
     }
 }
-
-/// A key as integers ([`Key::words`]): compared without `memcmp`.
-type KeyWords = (u64, u64, u64);
 
 /// The k-way merge of sorted runs ([`Staging::merged`]).
 pub struct MergedRuns {

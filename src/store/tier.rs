@@ -143,9 +143,7 @@ pub struct TierHit {
 impl TierHit {
     /// The position's stored value (a one-game value).
     pub fn value(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(8);
-        layout::encode_stored_game(self.game, self.next, &mut bytes);
-        bytes
+        self.inline_value(&mut Vec::with_capacity(TIER_VALUE_MAX)).as_slice().to_vec()
     }
 
     /// The same, held inline (scans list millions), encoded through `scratch`.
@@ -417,7 +415,7 @@ fn walk_marked(
 
 impl Store {
     /// The hash segments of every commit, read again when a commit has landed since.
-    fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
+    pub(crate) fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
         let committed = self.committed.load(Ordering::Acquire);
         let loaded = self.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         if let Some(index) = loaded.filter(|index| index.through == committed) {
@@ -467,7 +465,12 @@ impl Store {
     /// Where the tier holds `key`, if it does: each candidate game of its hash is replayed to
     /// its marked plies, so a hash collision costs a replay, never a wrong answer.
     pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
-        let index = self.tier_index()?;
+        self.tier_locate_in(&*self.tier_index()?, key)
+    }
+
+    /// [`Store::tier_locate`] with the hash segments read already (a commit looks up millions
+    /// of keys).
+    pub(crate) fn tier_locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
         let hash = key_hash(key);
         // Of each commit, the range whose keys include `key`.
         let ranges = index.segments.iter().filter_map(|ranges| {
@@ -485,19 +488,35 @@ impl Store {
         // naming no material (asked for, never stored) is in no game.
         let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
         let same_material = |chess: &Chess| Wanted::from(Material(chess.board().material()) == material);
-        let marked = self.marks_of(&games)?;
+        let mut hit = None;
+        self.walk_games(&self.marks_of(&games)?, same_material, |found| {
+            hit = found.iter().find(|(k, _)| k == key).map(|(_, hit)| *hit);
+            hit.is_none()
+        })?;
+        Ok(hit)
+    }
+
+    /// Replays each of `marked` (games with their marks) to its marked plies, keying the
+    /// positions of a board `wanted` admits, and hands `each` a game's positions; stops when
+    /// `each` says `false`.
+    fn walk_games(
+        &self,
+        marked: &[(GameId, Vec<u32>)],
+        wanted: impl Fn(&Chess) -> Wanted,
+        mut each: impl FnMut(&[(Key, TierHit)]) -> bool,
+    ) -> Result<(), StoreError> {
         let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
         let mut found = Vec::new();
-        for ((game, plies), record) in marked.into_iter().zip(self.games(&ids)?) {
-            let Some(record) = record else { continue };
+        for ((game, plies), record) in marked.iter().zip(self.games(&ids)?) {
+            let record = record.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
             found.clear();
-            walk_marked(&record, game, &plies, same_material, &mut found)
+            walk_marked(&record, *game, plies, &wanted, &mut found)
                 .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
-            if let Some((_, hit)) = found.iter().find(|(k, _)| k == key) {
-                return Ok(Some(*hit));
+            if !each(&found) {
+                break;
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     /// The tier positions of `games` (with their marks) of a board `wanted` admits (checked
@@ -512,22 +531,17 @@ impl Store {
         let chunks: Vec<Vec<(Key, TierValue)>> = games
             .par_chunks(REPLAY_CHUNK)
             .map(|chunk| {
-                let ids: Vec<GameId> = chunk.iter().map(|(game, _)| *game).collect();
-                let mut found = Vec::new();
                 let mut entries = Vec::new();
                 let mut scratch = Vec::with_capacity(TIER_VALUE_MAX);
-                for ((game, plies), record) in chunk.iter().zip(self.games(&ids)?) {
-                    let record = record.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
-                    found.clear();
-                    walk_marked(&record, *game, plies, &wanted, &mut found)
-                        .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
+                self.walk_games(chunk, &wanted, |found| {
                     entries.extend(
                         found
-                            .drain(..)
+                            .iter()
                             .filter(|(key, _)| keep(key))
-                            .map(|(key, hit)| (key, hit.inline_value(&mut scratch))),
+                            .map(|(key, hit)| (*key, hit.inline_value(&mut scratch))),
                     );
-                }
+                    true
+                })?;
                 Ok(entries)
             })
             .collect::<Result<_, StoreError>>()?;

@@ -73,14 +73,9 @@ impl HashIndex {
     }
 
     /// Every (hash, game) pair, by hash.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, GameId)> + '_ {
+    #[cfg(test)]
+    fn entries(&self) -> impl Iterator<Item = (u64, GameId)> + '_ {
         self.hashes.iter().enumerate().filter_map(|(at, hash)| Some((hash, self.game(at)?)))
-    }
-
-    /// Bytes of the hashes and of the game ids in memory (about what [`HashIndex::write`]
-    /// writes).
-    pub fn bytes(&self) -> (usize, usize) {
-        (self.hashes.heap_size(), self.games.heap_size())
     }
 
     /// Appends the index's bytes to `out` (a checked section, see [`super::write_section`]).
