@@ -361,6 +361,10 @@ fn read_one_game(text: &[u8]) -> io::Result<Option<MovetextState>> {
 fn normalise_line_ends(text: &[u8]) -> Cow<'_, [u8]> {
     let lone_cr = |i: usize| text[i] == b'\r' && text.get(i + 1) != Some(&b'\n');
     let movetext = movetext_start(text);
+    // Most games have no CR and no blank line in their movetext: two fast scans say so.
+    if memchr::memchr(b'\r', text).is_none() && memchr::memmem::find(&text[movetext..], b"\n\n").is_none() {
+        return Cow::Borrowed(text);
+    }
     let blank_line_follows =
         |i: usize| i >= movetext && (text[i] == b'\n' || lone_cr(i)) && matches!(text.get(i + 1), Some(b'\n' | b'\r'));
     if !(0..text.len()).any(|i| lone_cr(i) || blank_line_follows(i)) {
@@ -388,4 +392,35 @@ fn movetext_start(text: &[u8]) -> usize {
         }
     }
     text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The definition, byte by byte: a lone CR becomes LF; a line end in the movetext followed
+    /// by another line end gets a space after it.
+    fn normalise_naive(text: &[u8]) -> Vec<u8> {
+        let lone_cr = |i: usize| text[i] == b'\r' && text.get(i + 1) != Some(&b'\n');
+        let movetext = movetext_start(text);
+        let mut out = Vec::new();
+        for (i, &b) in text.iter().enumerate() {
+            out.push(if lone_cr(i) { b'\n' } else { b });
+            if i >= movetext && (b == b'\n' || lone_cr(i)) && matches!(text.get(i + 1), Some(b'\n' | b'\r')) {
+                out.push(b' ');
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn line_ends_normalise_as_defined(text in proptest::collection::vec(
+            prop::sample::select(vec![b'[', b']', b'"', b'e', b'4', b'.', b' ', b'\n', b'\r']), 0..60)
+        ) {
+            prop_assert_eq!(normalise_line_ends(&text).into_owned(), normalise_naive(&text));
+        }
+    }
 }
