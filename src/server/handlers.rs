@@ -360,6 +360,10 @@ fn respond(
 /// The database totals.
 pub async fn totals(State(state): State<Arc<AppState>>) -> Result<Json<DatabaseTotals>, ApiError> {
     blocking(move || {
+        // Read between catch-ups, never during one: a catch-up shows the new commit record
+        // before the store has taken in its commit, and a client that saw the new totals would
+        // then look up positions in the view before it.
+        let _steady = state.store.steady();
         let totals = state.store.totals().map_err(QueryError::from)?;
         Ok(Json(DatabaseTotals::new(&totals)))
     })
