@@ -345,9 +345,10 @@ impl Store {
         Ok(self)
     }
 
-    /// Reads the committed `next_game_id` from the commit record.
+    /// Reads the committed `next_game_id` from the commit record. It only ever grows: a reader
+    /// that read the record before a catch-up must not store its older value after it.
     fn load_committed(&self) -> Result<(), StoreError> {
-        self.committed.store(self.totals()?.next_game_id, Ordering::Release);
+        self.committed.fetch_max(self.totals()?.next_game_id, Ordering::AcqRel);
         Ok(())
     }
 
