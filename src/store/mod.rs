@@ -911,6 +911,20 @@ mod tests {
     }
 
     #[test]
+    fn the_committed_game_id_never_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.pgn");
+        std::fs::write(&file, "[Result \"1-0\"]\n\n1. e4 1-0\n").unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        crate::indexer::ingest(&store, &[file], &mut crate::indexer::SilentObserver).unwrap();
+        let recorded = store.totals().unwrap().next_game_id;
+        // As after a catch-up that a slower reader of the older record then finishes behind.
+        store.committed.store(recorded + 5, Ordering::Release);
+        store.load_committed().unwrap();
+        assert_eq!(store.committed.load(Ordering::Acquire), recorded + 5);
+    }
+
+    #[test]
     fn a_database_killed_while_creating_its_column_families_reads_as_missing_and_opens_for_writing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
