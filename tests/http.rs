@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::{
     games::{build, generate, players, ratings, year},
-    server::{get, json, sample_db, start},
+    server::{get, json, sample_db, start, start_with_temp},
     tabiya,
 };
 use serde_json::Value;
@@ -255,6 +255,51 @@ fn a_running_server_sees_what_a_later_ingest_flushed() {
     // A pattern's game list kept from before the ingest is not served after it.
     let (_, after) = json(&server, "/games?pattern=Ph4%20and%20pa5");
     assert_eq!(after["total"], 1, "{after}");
+}
+
+#[test]
+fn a_stopped_or_killed_server_leaves_no_directory_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let temp = dir.path().join("temp");
+    std::fs::create_dir(&temp).unwrap();
+    let leftovers = || -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(&temp).unwrap().map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+    };
+    // SIGTERM (a service manager's stop): the server ends cleanly and removes its directory.
+    let server = start_with_temp(&db, &temp);
+    assert_eq!(json(&server, "/stats").0, 200);
+    assert_eq!(leftovers().len(), 1, "{:?}", leftovers());
+    let status = server.stop_with(libc::SIGTERM);
+    assert!(status.success(), "{status}");
+    assert_eq!(leftovers(), Vec::<String>::new());
+    // SIGKILL leaves the directory; the next server removes it, since its process is gone.
+    let killed = start_with_temp(&db, &temp);
+    let killed_dirs = leftovers();
+    assert_eq!(killed_dirs.len(), 1);
+    killed.stop_with(libc::SIGKILL);
+    assert_eq!(leftovers(), killed_dirs);
+    // Another server's directory, whose process still runs, stays.
+    let running = start_with_temp(&db, &temp);
+    let next = start_with_temp(&db, &temp);
+    let now = leftovers();
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(!now.contains(&killed_dirs[0]), "{now:?}");
+    assert_eq!(json(&next, "/stats").0, 200);
+    assert_eq!(json(&running, "/stats").0, 200);
+    // Unrelated names are never touched.
+    drop((running, next));
+    std::fs::create_dir(temp.join("tabiya-secondary-notapid-1")).unwrap();
+    std::fs::write(temp.join("other"), "x").unwrap();
+    let last = start_with_temp(&db, &temp);
+    assert!(leftovers().contains(&"tabiya-secondary-notapid-1".to_owned()));
+    assert!(leftovers().contains(&"other".to_owned()));
+    let status = last.stop_with(libc::SIGINT);
+    assert!(status.success(), "{status}");
+    assert_eq!(leftovers(), vec!["other".to_owned(), "tabiya-secondary-notapid-1".to_owned()]);
 }
 
 #[test]

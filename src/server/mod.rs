@@ -134,14 +134,35 @@ pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)
                 }
             }
         });
+        let stop = stop_signal().map_err(ServeError::Io)?;
         ready(addr);
-        axum::serve(listener, router(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(ServeError::Io)
+        axum::serve(listener, router(state)).with_graceful_shutdown(stop).await.map_err(ServeError::Io)
     })
+}
+
+/// A future resolving on Ctrl-C or, on Unix, SIGTERM (what service managers send to stop a
+/// server), so that the store is dropped and its secondary's directory removed. The handlers are
+/// installed at once, before the server says it listens: a signal sent as soon as it does is
+/// caught.
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 /// Why serving stopped.

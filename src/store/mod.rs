@@ -230,6 +230,40 @@ pub struct Store {
     steady: std::sync::RwLock<()>,
 }
 
+/// How a secondary's private directory in the temporary directory starts; the owning process's
+/// id follows.
+const SECONDARY_PREFIX: &str = "tabiya-secondary-";
+
+/// Removes the private directories that secondaries of processes no longer running left in
+/// `temp` (a server killed with SIGKILL cannot remove its own). Best effort: a directory that
+/// cannot be removed (another user's) is left.
+fn remove_dead_secondaries(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(SECONDARY_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !process_is_running(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether a process with this id runs. Without `/proc` to ask, every process is taken to run,
+/// so nothing is removed.
+fn process_is_running(pid: u32) -> bool {
+    match Path::new("/proc/self").exists() {
+        true => Path::new("/proc").join(pid.to_string()).exists(),
+        false => true,
+    }
+}
+
 impl Drop for Store {
     fn drop(&mut self) {
         if let Some(dir) = &self.secondary {
@@ -294,8 +328,10 @@ impl Store {
     /// ingests, and sees what that process has flushed after each [`Store::catch_up`].
     pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
         let present = Self::check_created(path)?;
+        let temp = std::env::temp_dir();
+        remove_dead_secondaries(&temp);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let secondary = std::env::temp_dir().join(format!("tabiya-secondary-{}-{nanos}", std::process::id()));
+        let secondary = temp.join(format!("{SECONDARY_PREFIX}{}-{nanos}", std::process::id()));
         let cache = options::block_cache();
         let mut db_options = options::db_options();
         db_options.create_if_missing(false);

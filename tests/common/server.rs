@@ -26,10 +26,25 @@ impl Drop for Server {
     }
 }
 
+impl Server {
+    /// Sends `signal` and waits for the server to end.
+    pub fn stop_with(mut self, signal: i32) -> std::process::ExitStatus {
+        // SAFETY: kill(2) on our own child.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
+        self.child.wait().unwrap()
+    }
+}
+
 /// Serves `db` on a free loopback port.
 pub fn start(db: &Path) -> Server {
+    start_with_temp(db, &std::env::temp_dir())
+}
+
+/// Serves `db` on a free loopback port, with `temp` as its temporary directory.
+pub fn start_with_temp(db: &Path, temp: &Path) -> Server {
     let mut child = command()
         .args(["serve", "--bind", "127.0.0.1:0", "--refresh", "0.2", "--db", db.to_str().unwrap()])
+        .env("TMPDIR", temp)
         .stdout(Stdio::piped())
         .spawn()
         .expect("server starts");
