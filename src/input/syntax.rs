@@ -129,11 +129,17 @@ fn count_lines(text: &[u8]) -> u64 {
 
 /// Evaluation and annotation symbols some programs write as text rather than as NAGs
 /// ("+-", "=", "N" for a novelty, "RR" for an editorial comment, "∞").
+const GLYPHS: [&str; 24] = [
+    "+-", "-+", "+/-", "-/+", "+/=", "=/+", "+=", "=+", "=", "+--", "--+", "inf", "=/inf", "N", "TN", "RR", "D", "~",
+    "=/~", "±", "∓", "⩲", "⩱", "∞",
+];
+
+/// Whether `token` is one of [`GLYPHS`].
 fn is_glyph(token: &[u8]) -> bool {
-    const GLYPHS: [&str; 24] = [
-        "+-", "-+", "+/-", "-/+", "+/=", "=/+", "+=", "=+", "=", "+--", "--+", "inf", "=/inf", "N", "TN", "RR", "D",
-        "~", "=/~", "±", "∓", "⩲", "⩱", "∞",
-    ];
+    // Most tokens are moves and move numbers: their first byte rules them out.
+    if !matches!(token.first(), Some(b'+' | b'-' | b'=' | b'i' | b'N' | b'T' | b'R' | b'D' | b'~' | 0xC2 | 0xE2)) {
+        return false;
+    }
     GLYPHS.iter().any(|glyph| glyph.as_bytes() == token)
 }
 
@@ -235,6 +241,14 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_glyph_is_recognised() {
+        for glyph in GLYPHS {
+            assert!(is_glyph(glyph.as_bytes()), "{glyph}");
+        }
+        assert!(!is_glyph(b"Nf3") && !is_glyph(b"e4") && !is_glyph(b"12."));
+    }
+
     use super::*;
 
     fn check(text: &str) -> Result<(), SyntaxError> {
