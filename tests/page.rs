@@ -216,11 +216,16 @@ async fn the_explorer_page_works_in_a_browser() {
     settled(&browser, &server, "", &top, NO_FILTERS).await;
     assert!(query(&browser).await.ends_with(&format!("play={top}")));
     for _ in 0..3 {
-        if !query(&browser).await.contains("play=") {
+        let before = query(&browser).await;
+        if !before.contains("play=") {
             break;
         }
         client.back().await.unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The next press waits for this one's URL: a late update must not make it overshoot.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while query(&browser).await == before && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
     settled(&browser, &server, "", "", NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, fen_after(&server, ""));

@@ -45,6 +45,28 @@ impl Drop for Browser {
     }
 }
 
+/// Whether chromedriver itself (not another program that took the port) answers `GET /status`
+/// on `port`. chromedriver leaves the connection open after its answer, so the answer is read
+/// until it names chromedriver, not to its end.
+fn driver_answers(port: u16) -> bool {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&response).contains("ChromeDriver") {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => response.extend_from_slice(&chunk[..n]),
+        }
+    }
+    true
+}
+
 /// A POST to a session endpoint with a JSON body (chromedriver's extensions).
 #[derive(Debug)]
 struct Post(&'static str, Value);
@@ -62,22 +84,10 @@ impl WebDriverCompatibleCommand for Post {
 impl Browser {
     /// Starts chromedriver on a free port and opens a session.
     pub async fn start() -> Browser {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let tmp = std::env::temp_dir().join(format!("tabiya-browser-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&tmp).unwrap();
-        let child = Command::new("chromedriver")
-            .arg(format!("--port={port}"))
-            .env("TMPDIR", &tmp)
-            .process_group(0)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        // The port is free when picked, but another process may take it before chromedriver
+        // binds it: chromedriver then exits, and another port is tried.
+        let (child, tmp, port) =
+            (0..5).find_map(|_| Self::spawn_driver()).expect("chromedriver listens on one of five free ports");
         let mut caps = Capabilities::new();
         caps.insert(
             "goog:chromeOptions".into(),
@@ -91,6 +101,32 @@ impl Browser {
             .await
             .expect("a browser session");
         Browser { child, tmp, client }
+    }
+
+    /// chromedriver on a port free a moment ago, in its own process group and temporary
+    /// directory, once it listens; `None` if it exited first.
+    fn spawn_driver() -> Option<(Child, PathBuf, u16)> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let tmp = std::env::temp_dir().join(format!("tabiya-browser-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let mut child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .env("TMPDIR", &tmp)
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let started = Instant::now();
+        while !driver_answers(port) {
+            if child.try_wait().unwrap().is_some() {
+                let _ = std::fs::remove_dir_all(&tmp);
+                return None;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some((child, tmp, port))
     }
 
     /// Console messages of level SEVERE since the last call (errors thrown, console.error,

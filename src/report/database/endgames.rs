@@ -49,8 +49,8 @@ pub fn class_of(material: &Material) -> String {
 }
 
 /// Every endgame class in the database with its positions and games (ids ascending, once).
+/// The caller holds [`Store::steady`].
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
-    let _steady = store.steady();
     let parts = store.scan_parts()?;
     let partials: Vec<BTreeMap<String, ClassGames>> =
         parts.par_iter().map(|part| scan(store, part)).collect::<Result<_, _>>()?;

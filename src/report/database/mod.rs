@@ -215,6 +215,9 @@ impl DatabaseReport {
         if options.plies > MAX_PLIES {
             return Err(QueryError::input(format!("positions by ply go at most {MAX_PLIES} plies deep")));
         }
+        // The totals, the games and the endgame classes are read in one view of a database
+        // that another process may be ingesting into.
+        let _steady = store.steady();
         let totals = store.totals()?;
         let counts = games::count(store, totals.next_game_id, options.plies)?;
         let games = counts.total.games;
