@@ -213,10 +213,17 @@ pub fn decode_staged(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
 /// The game, next move and ply of a staged one-game value; `None` unless the bytes are one,
 /// canonical.
 fn staged_game(bytes: &[u8]) -> Option<(GameFacts, Option<CompactMove>, u32)> {
+    thread_local! {
+        // A commit checks some 20M values: one buffer a thread, not an allocation each.
+        static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let (facts, next, ply) = read_game(&mut &bytes[..])?;
-    let mut canonical = Vec::with_capacity(bytes.len());
-    encode_game(&facts, next, ply, &mut canonical);
-    (canonical == bytes).then_some((facts, next, ply))
+    let canonical = CANONICAL.with_borrow_mut(|canonical| {
+        canonical.clear();
+        encode_game(&facts, next, ply, canonical);
+        canonical.as_slice() == bytes
+    });
+    canonical.then_some((facts, next, ply))
 }
 
 /// The game and the ply it first reached the position at, of a staged one-game value (what a
