@@ -155,14 +155,14 @@ fn ingest_query_stats_round_trip() {
     let positions = ["positions", "tier marks", "tier hashes", "tier blocks"];
     let total: f64 = positions
         .iter()
-        .chain(&["games", "facts", "fingerprints", "players", "openings", "meta"])
+        .chain(&["games", "mainlines", "facts", "fingerprints", "players", "openings", "meta"])
         .map(|f| bytes(f))
         .sum();
     assert_eq!(stats["sizes"]["total"].as_u64().unwrap() as f64, total);
     let distinct = stats["distinctPositions"].as_u64().unwrap() as f64;
     let positions: f64 = positions.iter().map(|f| bytes(f)).sum();
     assert_eq!(stats["sizes"]["positionsPerPosition"].as_f64().unwrap(), positions / distinct);
-    assert_eq!(stats["sizes"]["gamesPerGame"].as_f64().unwrap(), bytes("games") / 3.0);
+    assert_eq!(stats["sizes"]["gamesPerGame"].as_f64().unwrap(), (bytes("games") + bytes("mainlines")) / 3.0);
     assert_eq!(stats["sizes"]["totalPerGame"].as_f64().unwrap(), total / 3.0);
 
     for args in [

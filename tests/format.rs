@@ -13,7 +13,9 @@
 //! the positions family after every position key) instead of as keys; the other families and
 //! the commit record are unchanged. Format 8 writes the hash segments with vers-vecs instead of
 //! sucds, each with its range's first key, so that a look-up probes one range of each commit;
-//! only the tier's records change. A change to any stored layout (a vers-vecs upgrade that
+//! only the tier's records change. Format 9 stores a game's start and mainline in the mainlines
+//! family, apart from its tags and result (the games family); the positions, facts,
+//! fingerprints, players and the commit record are unchanged. A change to any stored layout (a vers-vecs upgrade that
 //! changes its structures included) fails here until FORMAT_VERSION and these digests change
 //! together.
 
@@ -35,12 +37,13 @@ fn the_sample_database_has_the_pinned_bytes() {
         db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
     let want = [
         ("positions", 59, "c6a76fe46e505b6644ca01e4cceca78b"),
-        ("games", 5, "02ffe9bdc5c892dbb02b56603291eb6b"),
+        ("games", 5, "da1de22e9592ccded0593c6e11d64b35"),
+        ("mainlines", 5, "62a80bc9b2d871458c27ccb33adfd4c7"),
         ("facts", 1, "123bfe8ead40124ed074570fcfeace4f"),
         ("fingerprints", 5, "bc8164cc52e88071628f2557c36b57e0"),
         ("players", 10, "62ecab8a2c9001e9bc5c0f5b5a0cf22b"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "4975bbb9a3d0ffe1b5a384b66c3fe952"),
+        ("meta", 1, "9cd3b834af5f53f709278c1eabb62729"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();

@@ -48,7 +48,7 @@ impl PendingBatch {
         // are adjacent), so a position's posting list holds runs of close ids, which Leapfrog
         // packs at two ids a byte. The sort is stable: of twins, the first read stays first.
         games.sort_by(|a, b| {
-            (&a.record.setup_fen, a.record.move_bytes()).cmp(&(&b.record.setup_fen, b.record.move_bytes()))
+            (a.record.setup_fen(), a.record.move_bytes()).cmp(&(b.record.setup_fen(), b.record.move_bytes()))
         });
         // Workers looked fingerprints up already; this catches games whose twin was committed
         // after that look-up.

@@ -121,38 +121,49 @@ impl fmt::Display for GameId {
 
 /// A stored game: its tags, result, start position when set up, and mainline.
 ///
-/// Stored with bincode's standard (varint) configuration; the mainline in about a byte a ply
-/// ([`mainline`]), read by replaying it.
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+/// Stored in two parts with bincode's standard (varint) configuration: the tags and result in
+/// the games family, the [`Mainline`] (start and moves, about a byte a ply) in the mainlines
+/// family, so that scans replaying thousands of games read no tags.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
     /// The tags.
     pub tags: Tags,
     /// How the game ended (from the `Result` tag, else the termination marker).
     pub result: GameResult,
-    /// The `FEN` tag of a game that does not start from the initial position.
-    pub setup_fen: Option<String>,
-    moves: Vec<u8>,
+    line: Mainline,
 }
 
 impl GameRecord {
     /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
     /// initial position), whose mainline is `mainline`, legal moves as [`mainline`] encodes them.
     pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, mainline: Vec<u8>) -> GameRecord {
-        GameRecord { tags, result, setup_fen, moves: mainline }
+        GameRecord { tags, result, line: Mainline { setup_fen, moves: mainline } }
+    }
+
+    /// A record from its stored parts.
+    pub fn from_parts(tags: Tags, result: GameResult, line: Mainline) -> GameRecord {
+        GameRecord { tags, result, line }
+    }
+
+    /// The start and mainline.
+    pub fn line(&self) -> &Mainline {
+        &self.line
+    }
+
+    /// The `FEN` tag of a game that does not start from the initial position.
+    pub fn setup_fen(&self) -> Option<&str> {
+        self.line.setup_fen.as_deref()
     }
 
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
     pub fn start(&self) -> Option<Chess> {
-        match &self.setup_fen {
-            Some(fen) => Some(fen.parse::<Position>().ok()?.into_chess()),
-            None => Some(Chess::default()),
-        }
+        self.line.start()
     }
 
     /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
     /// read.
     pub fn mainline(&self) -> Option<MainlineReader<'_>> {
-        Some(MainlineReader::new(self.start()?, &self.moves))
+        self.line.reader()
     }
 
     /// The mainline's moves, read by replaying it; `None` for a move that does not read
@@ -165,12 +176,35 @@ impl GameRecord {
 
     /// The packed mainline ([`mainline`]), for ordering games by their moves.
     pub fn move_bytes(&self) -> &[u8] {
-        &self.moves
+        &self.line.moves
     }
 
     /// Plies of the mainline.
     pub fn plies(&self) -> usize {
-        mainline::plies(&self.moves)
+        mainline::plies(&self.line.moves)
+    }
+}
+
+/// A game's start position when set up, and its mainline: what replaying it needs.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Mainline {
+    setup_fen: Option<String>,
+    moves: Vec<u8>,
+}
+
+impl Mainline {
+    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
+    pub fn start(&self) -> Option<Chess> {
+        match &self.setup_fen {
+            Some(fen) => Some(fen.parse::<Position>().ok()?.into_chess()),
+            None => Some(Chess::default()),
+        }
+    }
+
+    /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
+    /// read.
+    pub fn reader(&self) -> Option<MainlineReader<'_>> {
+        Some(MainlineReader::new(self.start()?, &self.moves))
     }
 }
 
@@ -183,12 +217,12 @@ impl Fingerprint {
     /// The fingerprint of a game starting from `start` (canonical, so FENs differing only in
     /// their counters agree) whose record is `record`.
     pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
-        let mut bytes = Vec::with_capacity(64 + record.moves.len());
+        let mut bytes = Vec::with_capacity(64 + record.move_bytes().len());
         if *start != Position::initial() {
             bytes.extend_from_slice(start.to_string().as_bytes());
         }
         bytes.push(0);
-        bytes.extend_from_slice(&record.moves);
+        bytes.extend_from_slice(record.move_bytes());
         let tags = &record.tags;
         for tag in [&tags.white, &tags.black, &tags.date, &tags.round] {
             bytes.push(0);

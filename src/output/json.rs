@@ -21,7 +21,7 @@ pub struct Sizes {
     /// The positions family's bytes (full-key positions and the single-game tier) per distinct
     /// position (once positions are counted).
     pub positions_per_position: Option<f64>,
-    /// The games family's bytes per game.
+    /// A stored game's bytes: the games and mainlines families' bytes per game.
     pub games_per_game: Option<f64>,
     /// Every family's bytes per game.
     pub total_per_game: Option<f64>,
@@ -43,7 +43,7 @@ impl Sizes {
                     .sum(),
                 totals.distinct_positions,
             ),
-            games_per_game: per(family("games"), Some(totals.games)),
+            games_per_game: per(family("games") + family("mainlines"), Some(totals.games)),
             total_per_game: per(total, Some(totals.games)),
         }
     }

@@ -40,7 +40,7 @@ pub fn game(record: &GameRecord) -> Option<String> {
             tag(name, value);
         }
     }
-    if let Some(fen) = &record.setup_fen {
+    if let Some(fen) = record.setup_fen() {
         tag("SetUp", "1");
         tag("FEN", fen);
     }

@@ -167,7 +167,7 @@ pub fn database(
     let _ = writeln!(out, "{:<20}{:>12}", "all bytes", indicatif::HumanBytes(sizes.total).to_string());
     for (label, figure) in [
         ("  positions and tier per distinct position", sizes.positions_per_position),
-        ("  games family per game", sizes.games_per_game),
+        ("  a game (tags and mainline)", sizes.games_per_game),
         ("  all per game", sizes.total_per_game),
     ] {
         if let Some(bytes) = figure {

@@ -5,7 +5,7 @@ use rocksdb::WriteBatch;
 
 use super::{
     RunRecord, Store, StoreError, Totals,
-    layout::{encode_facts, encode_record},
+    layout::{encode_facts, encode_game_head, encode_record},
     meta, options, player_name,
 };
 use crate::model::{Fingerprint, GameFacts, GameId, GameRecord};
@@ -21,9 +21,10 @@ impl Batch<'_> {
         Batch { store, batch: WriteBatch::default() }
     }
 
-    /// Stores a game's record under its id.
+    /// Stores a game's record under its id: its tags and result, and apart, its mainline.
     pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
-        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_record(record));
+        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_game_head(record));
+        self.batch.put_cf(self.store.cf(options::MAINLINES), id.to_bytes(), encode_record(record.line()));
     }
 
     /// Stores the facts of games of consecutive ids (one value under the first id), which

@@ -222,7 +222,7 @@ impl Store {
     }
 
     /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their facts, players entries and fingerprints. Returns how many games it
+    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how many games it
     /// removed.
     pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
         let first = GameId(self.committed.load(Ordering::Acquire).max(1));
@@ -241,6 +241,7 @@ impl Store {
             return Ok(0);
         }
         batch.delete_range_cf(self.cf(options::FACTS), first.to_bytes(), GameId(u64::MAX).to_bytes());
+        batch.delete_range_cf(self.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
         let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
         // A players key ends with the game id; a fingerprint's value is the id.
         self.delete_where(options::PLAYERS, &mut batch, |key, _| {

@@ -40,7 +40,7 @@
 
 use crate::{
     codec::CompactMove,
-    model::{GameFacts, GameId, GameRef, GameResult, Month, PositionStats, Speed, Tally},
+    model::{GameFacts, GameId, GameRecord, GameRef, GameResult, Mainline, Month, PositionStats, Speed, Tags, Tally},
     postings::PostingList,
     varint::{get_varint, put_varint, take_byte},
 };
@@ -124,6 +124,18 @@ pub(crate) fn decode_record<T: bincode::Decode<()>>(bytes: &[u8]) -> Option<T> {
     let config = bincode::config::standard().with_limit::<{ 1 << 20 }>();
     let (value, used) = bincode::decode_from_slice(bytes, config).ok()?;
     (used == bytes.len()).then_some(value)
+}
+
+/// The games family's value of a game: its tags and result (its [`Mainline`] is stored apart,
+/// in the mainlines family, with [`encode_record`]).
+pub(crate) fn encode_game_head(record: &GameRecord) -> Vec<u8> {
+    encode_record(&(&record.tags, &record.result))
+}
+
+/// A game from its games-family and mainlines-family values; `None` unless both are valid.
+pub(crate) fn decode_game_record(head: &[u8], line: &[u8]) -> Option<GameRecord> {
+    let (tags, result) = decode_record::<(Tags, GameResult)>(head)?;
+    Some(GameRecord::from_parts(tags, result, decode_record::<Mainline>(line)?))
 }
 
 /// The staged bytes of `PositionStats::game(facts, next)` for a position the game first reached
@@ -838,16 +850,24 @@ mod tests {
         let tags = crate::model::Tags { white: "A".to_owned(), white_elo: Some(2700), ..Default::default() };
         let fen = Some("4k3/P7/8/8/8/8/8/4K3 w - - 0 1".to_owned());
         let record = GameRecord::new(tags, GameResult::WhiteWins, fen, crate::codec::mainline::encode(&start, &moves));
-        let bytes = encode_record(&record);
-        let decode = |bytes: &[u8]| decode_record::<GameRecord>(bytes);
-        assert_eq!(decode(&bytes), Some(record.clone()));
+        let (head, line) = (encode_game_head(&record), encode_record(record.line()));
+        assert_eq!(decode_game_record(&head, &line), Some(record.clone()));
+        assert_eq!(decode_record::<Mainline>(&line).as_ref(), Some(record.line()));
         assert_eq!(crate::model::replay(&record).map(|p| p.len()), Some(3));
         assert_eq!(record.tags.white_elo, Some(2700));
-        // Truncations, a trailing byte and a huge length prefix never panic.
-        for cut in 0..bytes.len() {
-            assert_eq!(decode(&bytes[..cut]), None);
+        // Truncations, a trailing byte and a huge length prefix, in either part, never panic.
+        for cut in 0..head.len() {
+            assert_eq!(decode_game_record(&head[..cut], &line), None);
         }
-        assert_eq!(decode(&[bytes.as_slice(), &[0]].concat()), None);
-        assert_eq!(decode(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), None);
+        for cut in 0..line.len() {
+            assert_eq!(decode_game_record(&head, &line[..cut]), None);
+        }
+        assert_eq!(decode_game_record(&[head.as_slice(), &[0]].concat(), &line), None);
+        assert_eq!(decode_game_record(&head, &[line.as_slice(), &[0]].concat()), None);
+        let huge = [0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
+        assert_eq!(decode_game_record(&huge, &line), None);
+        assert_eq!(decode_game_record(&head, &huge), None);
+        // The parts are not interchangeable.
+        assert_eq!(decode_game_record(&line, &head), None);
     }
 }

@@ -12,7 +12,7 @@
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// Key of the format version.
 pub const FORMAT_KEY: &[u8] = b"format";

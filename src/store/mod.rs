@@ -45,7 +45,7 @@ use shakmaty::Color;
 
 use crate::{
     codec::{Key, KeyRange},
-    model::{Fingerprint, GameFacts, GameId, GameRecord, PositionStats},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, Mainline, PositionStats},
     postings::PostingList,
 };
 use layout::{Detail, decode_record};
@@ -554,20 +554,54 @@ impl Store {
 
     /// Stored games by id, in the order asked (`None` for an id not stored).
     pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
-        let cf = self.cf(options::GAMES);
+        let heads = self.committed_values(options::GAMES, ids)?;
+        let lines = self.committed_values(options::MAINLINES, ids)?;
+        heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
+    }
+
+    /// The start and mainline of each of `ids` (what replaying them needs, without their tags);
+    /// `None` for an id with no committed game.
+    pub fn mainlines(&self, ids: &[GameId]) -> Result<Vec<Option<Mainline>>, StoreError> {
+        let lines = self.committed_values(options::MAINLINES, ids)?;
+        lines
+            .into_iter()
+            .zip(ids)
+            .map(|(line, id)| match line {
+                None => Ok(None),
+                Some(bytes) => {
+                    decode_record(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("mainline of game {id}")))
+                }
+            })
+            .collect()
+    }
+
+    /// The values of `family` (keyed by game id) of each of `ids`, `None` for an id at or above
+    /// the committed `next_game_id` (written for a commit still to come).
+    fn committed_values(&self, family: &str, ids: &[GameId]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+        let cf = self.cf(family);
         let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
         self.db
             .multi_get_cf(ids.iter().map(|id| (cf, id.to_bytes())))
             .into_iter()
             .zip(ids)
-            .map(|(found, id)| match found.map_err(|err| self.rocks(err))? {
-                None => Ok(None),
-                Some(_) if id.0 >= committed => Ok(None),
-                Some(bytes) => {
-                    decode_record::<GameRecord>(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
-                }
-            })
+            .map(|(found, id)| Ok(found.map_err(|err| self.rocks(err))?.filter(|_| id.0 < committed)))
             .collect()
+    }
+
+    /// A game from its two stored parts: both or neither.
+    fn game_of(
+        &self,
+        id: GameId,
+        head: Option<Vec<u8>>,
+        line: Option<Vec<u8>>,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        match (head, line) {
+            (None, None) => Ok(None),
+            (Some(head), Some(line)) => {
+                layout::decode_game_record(&head, &line).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
+            }
+            _ => Err(self.corrupt(format!("game {id}: its tags or its mainline is missing"))),
+        }
     }
 
     /// Every stored position in `ranges` (each one material's range in a category) with its
@@ -672,12 +706,9 @@ impl Store {
         if id.0 >= self.committed_for(id)? {
             return Ok(None);
         }
-        match self.db.get_pinned_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))? {
-            None => Ok(None),
-            Some(bytes) => {
-                decode_record::<GameRecord>(&bytes).map(Some).ok_or_else(|| self.corrupt(format!("game {id}")))
-            }
-        }
+        let head = self.db.get_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))?;
+        let line = self.db.get_cf(self.cf(options::MAINLINES), id.to_bytes()).map_err(|err| self.rocks(err))?;
+        self.game_of(id, head, line)
     }
 
     /// Whether a game with this fingerprint is stored, committed or written by this writer's

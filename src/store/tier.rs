@@ -33,7 +33,7 @@ use shakmaty::{Chess, Position as _};
 use super::{Store, StoreError, options};
 use crate::{
     codec::{CompactMove, KEY_LEN, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader, material_range},
-    model::{GameId, GameRecord},
+    model::{GameId, Mainline},
     position::Position,
     store::layout,
     tier::{HashIndex, key_hash},
@@ -364,17 +364,17 @@ impl From<bool> for Wanted {
     }
 }
 
-/// Replays `record` (game `game`) to its marked `plies` (ascending) and appends to `found` the
+/// Replays `line` (game `game`) to its marked `plies` (ascending) and appends to `found` the
 /// key and tier entry of each whose position `wanted` admits; `None` when the record does not
 /// replay to its marks (corrupt data).
 fn walk_marked(
-    record: &GameRecord,
+    line: &Mainline,
     game: GameId,
     plies: &[u32],
     wanted: impl Fn(&Chess) -> Wanted,
     found: &mut Vec<(Key, TierHit)>,
 ) -> Option<()> {
-    let mut reader = record.mainline()?;
+    let mut reader = line.reader()?;
     let mut encoder = KeyEncoder::default();
     let mut ply = 0;
     // A position keyed, waiting for the move played from it.
@@ -507,10 +507,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
         let mut found = Vec::new();
-        for ((game, plies), record) in marked.iter().zip(self.games(&ids)?) {
-            let record = record.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
+        for ((game, plies), line) in marked.iter().zip(self.mainlines(&ids)?) {
+            let line = line.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
             found.clear();
-            walk_marked(&record, *game, plies, &wanted, &mut found)
+            walk_marked(&line, *game, plies, &wanted, &mut found)
                 .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
             if !each(&found) {
                 break;

@@ -117,7 +117,7 @@ impl Counts {
             return;
         };
         // Positions by ply count games from the initial position only.
-        let by_ply = if record.setup_fen.is_none() { plies } else { 0 };
+        let by_ply = if record.setup_fen().is_none() { plies } else { 0 };
         let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
         let mut named = None;
         if !openings.is_empty() {

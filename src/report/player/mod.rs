@@ -343,7 +343,7 @@ impl PlayerReport {
 /// Every prefix (1 to `depth` plies) of a game from the initial position; none for a game
 /// from a set-up position.
 fn opening_prefixes(record: &GameRecord, depth: usize) -> Vec<Vec<CompactMove>> {
-    if record.setup_fen.is_some() {
+    if record.setup_fen().is_some() {
         return Vec::new();
     }
     let moves: Vec<CompactMove> = record.moves().take(depth).map_while(|m| m).collect();
