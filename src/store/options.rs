@@ -87,10 +87,13 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         }
         MAINLINES => {
             // About a byte a ply, read by every replay of a stored game (tier look-ups, scans of
-            // thousands of games): apart from the tags, a scan decompresses a quarter as much.
+            // thousands of games), apart from the tags. Small LZ4 blocks: a scan of the 9,174
+            // games of a material on players takes 0.106 s, against 0.119 with zstd (4 or 16
+            // KiB blocks), for 29.5 MiB against 24.4 (uncompressed: 31.1 MiB, no faster).
             options.set_write_buffer_size(16 << 20);
-            options.set_compression_type(DBCompressionType::Zstd);
-            options.set_block_based_table_factory(&table(cache, 16 << 10, None));
+            options.set_compression_type(DBCompressionType::Lz4);
+            options.set_bottommost_compression_type(DBCompressionType::Lz4);
+            options.set_block_based_table_factory(&table(cache, 4 << 10, None));
         }
         FINGERPRINTS => {
             // Random hashes do not compress; every ingested game looks one up, most miss: a
