@@ -23,7 +23,7 @@ pub enum Prepared {
 
 /// Everything the writer needs of an accepted game.
 pub struct PreparedGame {
-    /// What the games family stores.
+    /// What the games and mainlines families store.
     pub record: GameRecord,
     /// What makes it count once.
     pub fingerprint: Fingerprint,

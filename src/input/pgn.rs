@@ -156,7 +156,7 @@ struct MovetextState {
     start: Result<(Position, Option<String>), (RejectReason, String)>,
     current: Chess,
     moves: Vec<Move>,
-    /// The moves as the games family stores them, written as they are read.
+    /// The moves as the mainlines family stores them, written as they are read.
     mainline: Vec<u8>,
     error: Option<(RejectReason, String, usize)>,
     marker: Option<Outcome>,

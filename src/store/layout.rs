@@ -1,6 +1,6 @@
 //! The bytes of stored values, in one place: a position's value (a [`PositionStats`]), staged and
 //! stored, and the sums of such values; a game's facts (the facts family); the bincode records
-//! of the other families (games, totals, runs).
+//! of the other families (games, mainlines, totals, runs).
 //!
 //! Position value layout (varints are LEB128, moves are [`CompactMove`] bits as little-endian u16, a tally is
 //! the varints `games white draws black white_rating_sum white_rated black_rating_sum

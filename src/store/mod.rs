@@ -1,10 +1,11 @@
-//! The position database on disk: a RocksDB directory with seven column families.
+//! The position database on disk: a RocksDB directory with eight column families.
 //!
 //! | family | key | value |
 //! |---|---|---|
 //! | `positions` | [`Key`] (21 bytes) | [`PositionStats`] ([`layout`]); a one-game value names its game, whose facts it reads from `facts` |
 //! | | the empty key ([`meta::COMMIT_KEY`]) | [`Totals`]: the commit record |
-//! | `games` | [`GameId`] (8 bytes, big-endian) | [`GameRecord`] |
+//! | `games` | [`GameId`] (8 bytes, big-endian) | a [`GameRecord`]'s tags and result |
+//! | `mainlines` | [`GameId`], as in `games` | its start and mainline ([`Mainline`]), what a replay reads |
 //! | `facts` | the [`GameId`] of a writer batch's first game | the [`GameFacts`](crate::model::GameFacts) of its games, 8 bytes each ([`layout`]), held in memory by [`FactsTable`] |
 //! | `fingerprints` | [`Fingerprint`] (16 bytes) | [`GameId`] |
 //! | `players` | player name (lower case) + 0 + `w`/`b` + [`GameId`] | nothing: an index for player filters |
@@ -554,15 +555,18 @@ impl Store {
 
     /// Stored games by id, in the order asked (`None` for an id not stored).
     pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
-        let heads = self.committed_values(options::GAMES, ids)?;
-        let lines = self.committed_values(options::MAINLINES, ids)?;
+        // One cut-off for both parts: a catch-up between them must not split a game.
+        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
+        let heads = self.committed_values(options::GAMES, ids, committed)?;
+        let lines = self.committed_values(options::MAINLINES, ids, committed)?;
         heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
     }
 
     /// The start and mainline of each of `ids` (what replaying them needs, without their tags);
     /// `None` for an id with no committed game.
     pub fn mainlines(&self, ids: &[GameId]) -> Result<Vec<Option<Mainline>>, StoreError> {
-        let lines = self.committed_values(options::MAINLINES, ids)?;
+        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
+        let lines = self.committed_values(options::MAINLINES, ids, committed)?;
         lines
             .into_iter()
             .zip(ids)
@@ -576,10 +580,14 @@ impl Store {
     }
 
     /// The values of `family` (keyed by game id) of each of `ids`, `None` for an id at or above
-    /// the committed `next_game_id` (written for a commit still to come).
-    fn committed_values(&self, family: &str, ids: &[GameId]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+    /// `committed`, the committed `next_game_id` (written for a commit still to come).
+    fn committed_values(
+        &self,
+        family: &str,
+        ids: &[GameId],
+        committed: u64,
+    ) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
         let cf = self.cf(family);
-        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
         self.db
             .multi_get_cf(ids.iter().map(|id| (cf, id.to_bytes())))
             .into_iter()

@@ -67,7 +67,7 @@ pub(crate) const MAX_PLY: u32 = 1 << 16;
 /// Length of a block list's key.
 const BLOCK_KEY_LEN: usize = 1 + 21 + 8 + 2;
 
-/// Games a reader replays together (one multi-get of their records, one task).
+/// Games a reader replays together (one multi-get of their mainlines, one task).
 const REPLAY_CHUNK: usize = 256;
 
 /// Plies a game's marks hold in the commit's bit table; later plies (rare) are listed apart.
@@ -365,7 +365,7 @@ impl From<bool> for Wanted {
 }
 
 /// Replays `line` (game `game`) to its marked `plies` (ascending) and appends to `found` the
-/// key and tier entry of each whose position `wanted` admits; `None` when the record does not
+/// key and tier entry of each whose position `wanted` admits; `None` when the mainline does not
 /// replay to its marks (corrupt data).
 fn walk_marked(
     line: &Mainline,

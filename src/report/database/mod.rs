@@ -216,7 +216,8 @@ impl DatabaseReport {
             return Err(QueryError::input(format!("positions by ply go at most {MAX_PLIES} plies deep")));
         }
         // The totals, the games and the endgame classes are read in one view of a database
-        // that another process may be ingesting into.
+        // that another process may be ingesting into. A server's catch-up waits for the whole
+        // report (seconds on a large database), and scans asked for meanwhile wait behind it.
         let _steady = store.steady();
         let totals = store.totals()?;
         let counts = games::count(store, totals.next_game_id, options.plies)?;
