@@ -15,9 +15,9 @@
 //! sucds, each with its range's first key, so that a look-up probes one range of each commit;
 //! only the tier's records change. Format 9 stores a game's start and mainline in the mainlines
 //! family, apart from its tags and result (the games family); the positions, facts,
-//! fingerprints, players and the commit record are unchanged. A change to any stored layout (a vers-vecs upgrade that
-//! changes its structures included) fails here until FORMAT_VERSION and these digests change
-//! together.
+//! fingerprints, players and the commit record are unchanged. A change to any stored layout (a
+//! vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION and
+//! these digests change together.
 
 #[path = "../tools/db_digest.rs"]
 mod db_digest;

@@ -241,14 +241,6 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn every_glyph_is_recognised() {
-        for glyph in GLYPHS {
-            assert!(is_glyph(glyph.as_bytes()), "{glyph}");
-        }
-        assert!(!is_glyph(b"Nf3") && !is_glyph(b"e4") && !is_glyph(b"12."));
-    }
-
     use super::*;
 
     fn check(text: &str) -> Result<(), SyntaxError> {
@@ -294,5 +286,13 @@ mod tests {
         assert_eq!(mainline_move_line(text, 1), Some(3));
         assert_eq!(mainline_move_line(text, 2), Some(6));
         assert_eq!(mainline_move_line(text, 3), None);
+    }
+
+    #[test]
+    fn every_glyph_is_recognised() {
+        for glyph in GLYPHS {
+            assert!(is_glyph(glyph.as_bytes()), "{glyph}");
+        }
+        assert!(!is_glyph(b"Nf3") && !is_glyph(b"e4") && !is_glyph(b"12."));
     }
 }

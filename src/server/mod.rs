@@ -113,8 +113,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// Serves `store` until Ctrl-C or SIGTERM; `ready` is called with the bound address (the port may have
-/// been chosen by the system).
+/// Serves `store` until Ctrl-C or SIGTERM; `ready` is called with the bound address (the port
+/// may have been chosen by the system).
 pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeError::Io)?;
     runtime.block_on(async move {

@@ -222,8 +222,8 @@ impl Store {
     }
 
     /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how many games it
-    /// removed.
+    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how
+    /// many games it removed.
     pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
         let first = GameId(self.committed.load(Ordering::Acquire).max(1));
         let games = self.cf(options::GAMES);

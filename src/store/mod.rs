@@ -237,8 +237,13 @@ const SECONDARY_PREFIX: &str = "tabiya-secondary-";
 
 /// Removes the private directories that secondaries of processes no longer running left in
 /// `temp` (a server killed with SIGKILL cannot remove its own). Best effort: a directory that
-/// cannot be removed (another user's) is left.
+/// cannot be removed (another user's) is left, and without `/proc` to say which processes run,
+/// nothing is removed.
 fn remove_dead_secondaries(temp: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(temp) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -250,18 +255,9 @@ fn remove_dead_secondaries(temp: &Path) {
         else {
             continue;
         };
-        if !process_is_running(pid) {
+        if !proc.join(pid.to_string()).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
-    }
-}
-
-/// Whether a process with this id runs. Without `/proc` to ask, every process is taken to run,
-/// so nothing is removed.
-fn process_is_running(pid: u32) -> bool {
-    match Path::new("/proc/self").exists() {
-        true => Path::new("/proc").join(pid.to_string()).exists(),
-        false => true,
     }
 }
 
@@ -556,7 +552,7 @@ impl Store {
     /// Stored games by id, in the order asked (`None` for an id not stored).
     pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
         // One cut-off for both parts: a catch-up between them must not split a game.
-        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
+        let committed = self.committed_for_all(ids)?;
         let heads = self.committed_values(options::GAMES, ids, committed)?;
         let lines = self.committed_values(options::MAINLINES, ids, committed)?;
         heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
@@ -565,8 +561,7 @@ impl Store {
     /// The start and mainline of each of `ids` (what replaying them needs, without their tags);
     /// `None` for an id with no committed game.
     pub fn mainlines(&self, ids: &[GameId]) -> Result<Vec<Option<Mainline>>, StoreError> {
-        let committed = self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))?;
-        let lines = self.committed_values(options::MAINLINES, ids, committed)?;
+        let lines = self.committed_values(options::MAINLINES, ids, self.committed_for_all(ids)?)?;
         lines
             .into_iter()
             .zip(ids)
@@ -577,6 +572,11 @@ impl Store {
                 }
             })
             .collect()
+    }
+
+    /// The committed `next_game_id` for reading `ids` ([`Store::committed_for`] of the highest).
+    fn committed_for_all(&self, ids: &[GameId]) -> Result<u64, StoreError> {
+        self.committed_for(ids.iter().copied().max().unwrap_or(GameId(0)))
     }
 
     /// The values of `family` (keyed by game id) of each of `ids`, `None` for an id at or above
@@ -711,12 +711,7 @@ impl Store {
 
     /// A stored game.
     pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
-        if id.0 >= self.committed_for(id)? {
-            return Ok(None);
-        }
-        let head = self.db.get_cf(self.cf(options::GAMES), id.to_bytes()).map_err(|err| self.rocks(err))?;
-        let line = self.db.get_cf(self.cf(options::MAINLINES), id.to_bytes()).map_err(|err| self.rocks(err))?;
-        self.game_of(id, head, line)
+        Ok(self.games(&[id])?.pop().flatten())
     }
 
     /// Whether a game with this fingerprint is stored, committed or written by this writer's
