@@ -6,6 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc instead of the system allocator: ingest allocates per game and per position across
+/// threads, where glibc's malloc took 7 % of the CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// tabiya: a chess position database indexing engine.
 #[derive(Parser)]
 #[command(version, about, propagate_version = true)]
