@@ -1,9 +1,10 @@
 //! The in-memory part of ingest on real games (the first games of the players collection, or
 //! the file named by `TABIYA_BENCH_PGN`): splitting raw text into games, preparing a game
-//! (parse + replay + canonicalise + key every position), summing a batch's positions; and the
-//! two ways of writing a summed batch to RocksDB, merge operands in a `WriteBatch` (what formats
-//! 1–3 did) against a sorted SST file ingested with `ingest_external_file` (what the bulk path's
-//! commit does). Also prints the value bytes per position.
+//! (parse + replay + canonicalise + key every position), sorting a batch's position
+//! occurrences (what the writer stages); and the two ways of writing a batch's positions to
+//! RocksDB, merge operands in a `WriteBatch` (what formats 1–3 did) against a sorted SST file
+//! ingested with `ingest_external_file` (what the bulk path's commit does). Also prints the
+//! value bytes per position.
 //! `tools/ingest-bench.sh` measures the whole command.
 //!
 //! `cargo bench --bench ingest`
@@ -15,9 +16,10 @@ use std::{io::Read as _, time::Duration};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOptions};
 use tabiya::{
-    indexer::{Prepared, prepare, sum_positions},
+    indexer::{Prepared, PreparedGame, SortedOccurrences, prepare},
     input::GameSplitter,
-    store::layout::sum_staged,
+    model::{GameFacts, GameId, PositionStats},
+    store::layout,
 };
 
 /// Games taken from the collection (about 1M position entries: one ingest batch).
@@ -36,17 +38,49 @@ fn positions_options() -> Options {
     options.create_if_missing(true);
     options.set_allow_concurrent_memtable_write(false);
     options.set_memtable_factory(MemtableFactory::Vector);
-    // Format 3's path summed merge operands as the staging area sums staged values.
+    // Format 3's path summed merge operands (here stored general values, decoded without
+    // facts, which a general value of more than 64 games does not need).
     options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
-        sum_staged(existing.into_iter().chain(operands.iter()))
+        let mut values = existing.into_iter().chain(operands.iter());
+        let mut sum = values.next().map(|first| first.to_vec())?;
+        for value in values {
+            let stats = layout::decode_stored(value, layout::Detail::ByMove, |_| None)?;
+            sum = layout::add_to_stored(&sum, &stats, |_| None)?;
+        }
+        Some(sum)
     });
     options
+}
+
+/// Each position of `games` with its stored value, in key order: a one-game value, or the
+/// general layout summed from the games' facts.
+fn summed_values(games: &[PreparedGame]) -> Vec<(tabiya::Key, Vec<u8>)> {
+    let mut sorted = SortedOccurrences::default();
+    sorted.sort(games);
+    let facts: std::collections::HashMap<GameId, GameFacts> = games.iter().map(|g| (g.facts.id, g.facts)).collect();
+    let occurrences: Vec<_> = sorted.iter(games).collect();
+    occurrences
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| {
+            let mut value = Vec::new();
+            match group {
+                [(_, only)] => layout::encode_stored_game(only.game, only.next, &mut value),
+                _ => {
+                    let plays = group.iter().map(|(_, o)| (o.game, o.next));
+                    let stats =
+                        PositionStats::of_plays(plays, |id| facts.get(&id).copied()).expect("facts of every game");
+                    layout::encode_stored(&stats, &mut value);
+                }
+            }
+            (group[0].0, value)
+        })
+        .collect()
 }
 
 fn ingest(c: &mut Criterion) {
     let text = raw_text();
     let raw: Vec<_> = GameSplitter::new(&text[..]).map(|g| g.expect("split")).collect();
-    let prepared: Vec<_> = raw
+    let mut prepared: Vec<_> = raw
         .iter()
         .cloned()
         .filter_map(|g| match prepare(g, |_| false) {
@@ -54,9 +88,12 @@ fn ingest(c: &mut Criterion) {
             Prepared::Rejected { .. } | Prepared::Stored => None,
         })
         .collect();
+    for (index, game) in prepared.iter_mut().enumerate() {
+        game.facts.id = GameId(index as u64 + 1);
+    }
     let occurrences: usize = prepared.iter().map(|g| g.positions.len()).sum();
-    let summed = sum_positions(&prepared);
-    let hand = summed.bytes.len();
+    let summed = summed_values(&prepared);
+    let hand: usize = summed.iter().map(|(_, value)| value.len()).sum();
     println!(
         "{} games, {} bytes, {occurrences} position entries, {} distinct; value bytes per position: {:.2}",
         raw.len(),
@@ -76,7 +113,13 @@ fn ingest(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    group.bench_function("sum_positions", |b| b.iter(|| sum_positions(&prepared).len()));
+    let mut sorted = SortedOccurrences::default();
+    group.bench_function("sort_occurrences", |b| {
+        b.iter(|| {
+            sorted.sort(&prepared);
+            sorted.len()
+        })
+    });
     group.finish();
 
     // Writing one summed batch (and flushing it to an SST file) both ways, into a fresh database.
@@ -89,7 +132,7 @@ fn ingest(c: &mut Criterion) {
             |dir| {
                 let db = DB::open(&positions_options(), dir.path()).expect("open");
                 let mut batch = WriteBatch::default();
-                for (key, value) in summed.iter() {
+                for (key, value) in &summed {
                     batch.merge(key.as_bytes(), value);
                 }
                 let mut write = WriteOptions::default();
@@ -110,7 +153,7 @@ fn ingest(c: &mut Criterion) {
                 let sst = dir.path().join("batch.sst");
                 let mut writer = SstFileWriter::create(&options);
                 writer.open(&sst).expect("sst open");
-                for (key, value) in summed.iter() {
+                for (key, value) in &summed {
                     writer.merge(key.as_bytes(), value).expect("sst merge");
                 }
                 writer.finish().expect("sst finish");

@@ -1,14 +1,14 @@
-//! The sequential part of indexing: drop duplicates, give games ids, write the games, sum the
-//! batch's positions in memory and spill them to the staging area, where they wait for the
-//! run's commit.
+//! The sequential part of indexing: drop duplicates, give games ids, write the games, sort the
+//! batch's position occurrences and spill them to the staging area, where they wait for the
+//! run's commit (which sums each position once, from all its occurrences).
 
 use rustc_hash::FxHashSet;
 
 use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key, KeyWords},
-    model::{GameId, PositionStats},
-    store::{RunRecord, Staging, Store, StoreError, Totals, layout},
+    model::GameId,
+    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
 };
 
 /// Games waiting to be committed together.
@@ -17,7 +17,7 @@ pub struct PendingBatch {
     games: Vec<PreparedGame>,
     occurrences: usize,
     /// Kept from batch to batch: fresh buffers of this size cost a page fault per 4 KB.
-    summed: SummedPositions,
+    sorted: SortedOccurrences,
 }
 
 impl PendingBatch {
@@ -31,9 +31,9 @@ impl PendingBatch {
         self.occurrences
     }
 
-    /// Stages the batch: new games get ids and are written with their fingerprints and players
-    /// entries (invisible to readers until the commit), their positions are summed and spilled
-    /// to `staging` as one sorted run, and `totals` and `run` count them. Duplicates (already
+    /// Stages the batch: new games get ids and are written with their fingerprints, facts and
+    /// players entries (invisible to readers until the commit), their positions' occurrences are
+    /// sorted and spilled to `staging` as one sorted run, and `totals` and `run` count them. Duplicates (already
     /// stored, staged earlier in this run, or earlier in the batch) are counted in `run`.
     pub fn stage(
         &mut self,
@@ -83,85 +83,48 @@ impl PendingBatch {
         if accepted.is_empty() {
             return Ok(());
         }
-        self.summed.sum(&accepted);
-        tracing::debug!(games = accepted.len(), positions = self.summed.len(), "staging batch");
-        staging.add_run(self.summed.iter()).map_err(|err| store.staging_error(err))
+        self.sorted.sort(&accepted);
+        tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
+        staging.add_run(self.sorted.iter(&accepted)).map_err(|err| store.staging_error(err))
     }
 }
 
-/// (key as integers, game index, next move, ply) of one occurrence.
-type Occurrence = (KeyWords, u32, Option<CompactMove>, u32);
+/// (key as integers, game index, next move, ply) of one occurrence: sorting by game index sorts
+/// by game id, which follows the batch's order.
+type BatchOccurrence = (KeyWords, u32, Option<CompactMove>, u32);
 
-/// The statistics a batch adds to each position, encoded: one buffer, one byte range per key.
+/// A batch's occurrences in (key, game, move) order: what a sorted run holds.
 #[derive(Default)]
-pub struct SummedPositions {
-    /// Each position and where its value is in `bytes`.
-    pub entries: Vec<(Key, std::ops::Range<usize>)>,
-    /// Every value, one after the other.
-    pub bytes: Vec<u8>,
-    /// Every occurrence, sorted so that each key's games and moves are adjacent.
-    occurrences: Vec<Occurrence>,
+pub struct SortedOccurrences {
+    occurrences: Vec<BatchOccurrence>,
 }
 
-impl SummedPositions {
-    /// Each position with its encoded value, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Key, &[u8])> {
-        self.entries.iter().map(|(key, range)| (key, &self.bytes[range.clone()]))
-    }
-
-    /// Positions summed.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether no position was summed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Replaces the contents with the statistics `games` add to each position they reach, in
-    /// key order, reusing the buffers.
-    pub fn sum(&mut self, games: &[PreparedGame]) {
+impl SortedOccurrences {
+    /// Replaces the contents with the occurrences of `games` (given ids in this order), sorted,
+    /// reusing the buffer.
+    pub fn sort(&mut self, games: &[PreparedGame]) {
         let occurrences = &mut self.occurrences;
         occurrences.clear();
         for (index, game) in games.iter().enumerate() {
             occurrences.extend(game.positions.iter().map(|&(key, next, ply)| (key.words(), index as u32, next, ply)));
         }
         occurrences.sort_unstable();
-        self.entries.clear();
-        self.bytes.clear();
-        let mut moves = Vec::new();
-        for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
-            let start = self.bytes.len();
-            let first = &games[group[0].1 as usize];
-            match group {
-                // Most positions of a batch are reached by one game, playing one move from there.
-                [(_, _, next, ply)] => layout::encode_game(&first.facts, *next, *ply, &mut self.bytes),
-                _ => {
-                    let mut stats: Option<PositionStats> = None;
-                    for game_entries in group.chunk_by(|a, b| a.1 == b.1) {
-                        let game = &games[game_entries[0].1 as usize];
-                        moves.clear();
-                        moves.extend(game_entries.iter().filter_map(|entry| entry.2));
-                        let one = PositionStats::game(&game.facts, &moves);
-                        match &mut stats {
-                            None => stats = Some(one),
-                            Some(stats) => stats.merge(&one),
-                        }
-                    }
-                    if let Some(stats) = stats {
-                        layout::encode(&stats, &mut self.bytes);
-                    }
-                }
-            }
-            self.entries.push((Key::from_words(group[0].0), start..self.bytes.len()));
-        }
     }
-}
 
-/// The statistics `games` add to each position they reach, in key order.
-pub fn sum_positions(games: &[PreparedGame]) -> SummedPositions {
-    let mut summed = SummedPositions::default();
-    summed.sum(games);
-    summed
+    /// Occurrences sorted.
+    pub fn len(&self) -> usize {
+        self.occurrences.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.occurrences.is_empty()
+    }
+
+    /// Each occurrence with its key, in order; `games` are those [`SortedOccurrences::sort`] had.
+    pub fn iter<'a>(&'a self, games: &'a [PreparedGame]) -> impl Iterator<Item = (Key, Occurrence)> + 'a {
+        self.occurrences.iter().map(|&(words, index, next, ply)| {
+            (Key::from_words(words), Occurrence { game: games[index as usize].facts.id, next, ply })
+        })
+    }
 }

@@ -11,7 +11,7 @@
 mod batch;
 mod prepare;
 
-pub use batch::{SummedPositions, sum_positions};
+pub use batch::SortedOccurrences;
 pub use prepare::{Prepared, PreparedGame, prepare};
 
 use std::{

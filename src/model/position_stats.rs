@@ -112,6 +112,71 @@ impl PositionStats {
         }
     }
 
+    /// The statistics of the games in `plays`, each (game, move it played from the position,
+    /// `None`: it ended there), strictly ascending, with each game's facts from `facts` (without
+    /// slices: see [`PositionStats::derive_slices`]): equal to merging [`PositionStats::game`]
+    /// of each game with its moves, in one pass. `None` for no play, plays out of order, or a
+    /// game `facts` does not know.
+    ///
+    /// ```
+    /// use tabiya::{codec::CompactMove, model::{GameFacts, GameId, GameResult, Month, PositionStats, Speed}};
+    ///
+    /// let facts = |id| Some(GameFacts {
+    ///     id, result: GameResult::Draw, ratings: [Some(2500), None], month: Month::UNKNOWN, speed: Speed::Unknown,
+    /// });
+    /// let e4 = CompactMove::from_bits(12 | 28 << 6);
+    /// let stats = PositionStats::of_plays([(GameId(1), e4), (GameId(2), e4), (GameId(3), None)], facts).unwrap();
+    /// assert_eq!((stats.total.games, stats.total.draws, stats.moves.len()), (3, 3, 1));
+    /// assert_eq!(stats.games_by_move[0], (None, vec![GameId(3)]));
+    /// ```
+    pub fn of_plays(
+        plays: impl IntoIterator<Item = (GameId, Option<CompactMove>)>,
+        mut facts: impl FnMut(GameId) -> Option<GameFacts>,
+    ) -> Option<PositionStats> {
+        let mut stats = PositionStats::default();
+        let mut lines: Vec<(Option<CompactMove>, GameId)> = Vec::new();
+        let mut refs = Vec::new();
+        let mut previous: Option<(GameId, Option<CompactMove>)> = None;
+        let mut tally = Tally::default();
+        for (id, next) in plays {
+            if previous.is_some_and(|previous| previous >= (id, next)) {
+                return None;
+            }
+            if previous.is_none_or(|(game, _)| game != id) {
+                let game = facts(id)?;
+                tally = Tally::game(game.result, game.ratings);
+                stats.total.add(&tally);
+                let year = game.month.year().unwrap_or(0);
+                stats.add_years(year, year);
+                refs.push(GameRef::of(&game));
+                stats.game_ids.push(id);
+            }
+            previous = Some((id, next));
+            let Some(m) = next else {
+                lines.push((None, id));
+                continue;
+            };
+            // A game that also ended in the position counts only for its moves (`None` sorts first).
+            if lines.last() == Some(&(None, id)) {
+                lines.pop();
+            }
+            lines.push((Some(m), id));
+            match stats.moves.binary_search_by_key(&m, |(n, _)| *n) {
+                Ok(at) => stats.moves[at].1.add(&tally),
+                Err(at) => stats.moves.insert(at, (m, tally)),
+            }
+        }
+        previous?;
+        // Stable: each move's games stay ascending.
+        lines.sort_by_key(|(m, _)| *m);
+        for group in lines.chunk_by(|a, b| a.0 == b.0) {
+            stats.games_by_move.push((group[0].0, group.iter().map(|(_, id)| *id).collect()));
+        }
+        stats.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
+        stats.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        Some(stats)
+    }
+
     /// The statistics of the games of `stats` (read with its games by move) that `keep` admits,
     /// from each game's facts (`None` from `facts`, a game it does not know, fails): equal to
     /// merging [`PositionStats::game`] of each kept game, without slices and posting list. Top
@@ -402,6 +467,8 @@ fn merge_games<K: Ord>(games: &mut Vec<GameRef>, other: &[GameRef], limit: usize
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::model::GameResult;
 
@@ -479,5 +546,54 @@ mod tests {
         }
         assert_eq!(sum.slices[1].total.games, 2, "games 3 and 5 share month, speed and band");
         assert_eq!(sum.slices[1].moves.len(), 2);
+    }
+
+    fn arb_plays() -> impl Strategy<Value = Vec<(GameId, Vec<Option<CompactMove>>)>> {
+        // Up to 40 games of ids 1..200, each with up to 3 of 4 moves or none.
+        let moves = proptest::collection::btree_set(proptest::option::of(1u16..5), 1..4);
+        proptest::collection::btree_map(1u64..200, moves, 1..40).prop_map(|games| {
+            games
+                .into_iter()
+                .map(|(id, moves)| (GameId(id), moves.into_iter().map(|m| m.map(|b| mv(b << 6))).collect()))
+                .collect()
+        })
+    }
+
+    fn facts_of(id: GameId) -> GameFacts {
+        let result =
+            [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown][id.0 as usize % 4];
+        let rating =
+            |salt: u64| (!(id.0 * salt).is_multiple_of(5)).then_some(1500 + ((id.0 * salt * 37) % 1200) as u16);
+        let month = Month::from_date(&format!("{}.{:02}.01", 1990 + id.0 % 7, 1 + id.0 % 12));
+        GameFacts {
+            id,
+            result,
+            ratings: [rating(3), rating(7)],
+            month: if id.0.is_multiple_of(9) { Month::UNKNOWN } else { month },
+            speed: Speed::Unknown,
+        }
+    }
+
+    proptest::proptest! {
+        /// Building from plays in one pass gives what merging each game's own value gives.
+        #[test]
+        fn plays_build_what_merging_each_game_builds(games in arb_plays()) {
+            let mut merged = PositionStats::default();
+            for (id, moves) in &games {
+                let next: Vec<CompactMove> = moves.iter().flatten().copied().collect();
+                merged.merge(&PositionStats::game(&facts_of(*id), &next));
+            }
+            let plays = games.iter().flat_map(|(id, moves)| moves.iter().map(move |m| (*id, *m)));
+            let built = PositionStats::of_plays(plays.clone(), |id| Some(facts_of(id)));
+            proptest::prop_assert_eq!(built, Some(merged));
+            // Out of order, repeated or unknown games are refused.
+            let mut reversed: Vec<_> = plays.clone().collect();
+            reversed.reverse();
+            let unordered = reversed.len() > 1;
+            proptest::prop_assert_eq!(PositionStats::of_plays(reversed, |id| Some(facts_of(id))).is_none(), unordered);
+            let twice = plays.clone().flat_map(|play| [play, play]);
+            proptest::prop_assert!(PositionStats::of_plays(twice, |id| Some(facts_of(id))).is_none());
+            proptest::prop_assert!(PositionStats::of_plays(plays, |_| None).is_none());
+        }
     }
 }

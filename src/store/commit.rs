@@ -18,13 +18,17 @@ use rayon::prelude::*;
 use rocksdb::{Options, SstFileWriter, WriteBatch};
 
 use super::{
-    FactsTable, PositionCounts, Staging, Store, StoreError, Totals,
+    FactsTable, PositionCounts, Staging, Store, StoreError, TierHit, Totals,
+    facts::NewFacts,
     layout::{self, encode_record},
     meta, options,
     staging::Range,
     tier::{RangeTier, TierIndex, TierWrites},
 };
-use crate::{codec::Key, model::GameId};
+use crate::{
+    codec::Key,
+    model::{GameId, PositionStats},
+};
 
 /// Bytes of one SST file of a commit (the family's own target file size).
 const FILE_BYTES: u64 = 128 << 20;
@@ -38,11 +42,13 @@ impl Store {
     /// ingests them all at once with a file holding the commit record. Every family is flushed
     /// first, so that the games the commit makes visible are on disk before it.
     ///
-    /// Every position is written as its final stored value ([`layout::to_stored`]): into a
-    /// database holding no position yet, as the runs sum it, and counted (the distinct and single-game
-    /// counts go into the committed totals); otherwise summed with the stored value of a
-    /// position stored already ([`layout::add_staged`], a merge join with the stored positions of
-    /// the range), and the counts are unknown (`None`) until counted again.
+    /// Every position is written as its final stored value, built once from all its staged
+    /// occurrences and their games' facts (the new games' facts are read from the facts family,
+    /// where the batches wrote them): into a database holding no position yet, as such, and
+    /// counted (the distinct and single-game counts go into the committed totals); otherwise
+    /// summed with the stored value of a position stored already ([`layout::add_to_stored`], a
+    /// merge join with the stored positions of the range), and the counts are unknown (`None`)
+    /// until counted again.
     pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
         let before = self.totals()?;
         let fresh = before.position_occurrences == 0;
@@ -55,6 +61,7 @@ impl Store {
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(4 * workers);
+        let new_facts = self.new_facts(GameId(before.next_game_id.max(1)), GameId(totals.next_game_id))?;
         // A later commit sums positions stored already, whose one-game values need their
         // facts, and looks its new keys up in the tier's hash segments.
         let stored = match fresh {
@@ -67,7 +74,7 @@ impl Store {
                 .enumerate()
                 .map(|(index, range)| {
                     let stored = stored.as_ref().map(|(facts, index)| (&**facts, &**index));
-                    self.write_range(staging, index, range, stored, &tier)
+                    self.write_range(staging, index, range, &new_facts, stored, &tier)
                 })
                 .collect::<Result<_, _>>()
         })?;
@@ -117,51 +124,67 @@ impl Store {
 
     /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
     /// with the stored positions when `stored` (a later commit) holds the stored games' facts and
-    /// the tier's hash segments. A position only one new game reaches goes to the single-game tier (`tier`), and a
-    /// tier position a new game reaches again leaves it for the full-key family.
+    /// the tier's hash segments. A position one new game reaches once goes to the single-game
+    /// tier (`tier`), and a tier position a new game reaches again leaves it for the full-key
+    /// family.
     fn write_range(
         &self,
         staging: &Staging,
         index: usize,
         range: Range,
+        new_facts: &NewFacts,
         stored: Option<(&FactsTable, &TierIndex)>,
         tier: &TierWrites,
     ) -> Result<(Vec<PathBuf>, PositionCounts, RangeTier), StoreError> {
         let fresh = stored.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
-        let mut cursor = stored.map(|(facts, _)| StoredCursor::new(self, range, facts));
+        let mut cursor = stored.map(|_| StoredCursor::new(self, range));
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
         let mut range_tier = RangeTier::new(range.0);
         let mut value = Vec::new();
-        while let Some((key, staged)) = merged.next_entry().map_err(|err| self.staging_error(err))? {
+        while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();
-            let summed = match &mut cursor {
-                Some(cursor) => cursor.add_to_stored(&key, &staged, &mut value)?,
-                None => false,
+            let added = || {
+                let plays = group.iter().map(|o| (o.game, o.next));
+                PositionStats::of_plays(plays, |id| new_facts.get(id))
+                    .ok_or_else(|| self.corrupt(format!("staged position {key}: a game without facts")))
+            };
+            let stored_value = match &mut cursor {
+                Some(cursor) => cursor.find(&key)?,
+                None => None,
             };
             // Not stored as a key: a stored tier position (a later commit), else new.
-            let in_tier = match (summed, stored) {
-                (false, Some((facts, index))) => self.tier_locate_in(index, &key)?.map(|hit| (hit, facts)),
+            let in_tier = match (stored_value.is_some(), stored) {
+                (false, Some((_, index))) => self.tier_locate_in(index, &key)?,
                 _ => None,
             };
-            if let Some((hit, facts)) = in_tier {
-                value = layout::add_staged(&hit.value(), &staged, |id| facts.get(id))
+            if let Some(stored_value) =
+                stored_value.map(<[u8]>::to_vec).or_else(|| in_tier.as_ref().map(TierHit::value))
+            {
+                let facts = stored.map(|(facts, _)| facts);
+                value = layout::add_to_stored(&stored_value, &added()?, |id| facts.and_then(|facts| facts.get(id)))
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
-                range_tier.promoted.push((hit.game, hit.ply));
-            } else if !summed {
-                let entry = layout::staged_tier_entry(&staged).filter(|&(_, ply)| ply < super::tier::MAX_PLY);
-                if let Some((game, ply)) = entry {
-                    tier.add(&mut range_tier, &key, game, ply).map_err(|err| self.corrupt(err))?;
+                if let Some(hit) = in_tier {
+                    range_tier.promoted.push((hit.game, hit.ply));
+                }
+            } else if let [only] = group {
+                if only.ply < super::tier::MAX_PLY {
+                    tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.corrupt(err))?;
                     if fresh {
                         counts.distinct += 1;
                         counts.single_game += 1;
                     }
                     continue;
                 }
-                layout::to_stored(&staged, &mut value).ok_or_else(|| self.corrupt(format!("staged value of {key}")))?;
+                new_facts
+                    .get(only.game)
+                    .ok_or_else(|| self.corrupt(format!("staged position {key}: a game without facts")))?;
+                layout::encode_stored_game(only.game, only.next, &mut value);
+            } else {
+                layout::encode_stored(&added()?, &mut value);
             }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,
@@ -255,18 +278,17 @@ impl Store {
 }
 
 /// The stored positions of a key range, read in key order as a commit's staged positions ask
-/// for them (a merge join), with the stored games' facts to sum them.
+/// for them (a merge join).
 struct StoredCursor<'a> {
     iter: rocksdb::DBRawIteratorWithThreadMode<'a, rocksdb::DB>,
     store: &'a Store,
-    facts: &'a FactsTable,
 }
 
 /// Entries a cursor steps over before it seeks instead: stored positions the staged ones skip.
 const STEPS_BEFORE_SEEK: usize = 8;
 
 impl<'a> StoredCursor<'a> {
-    fn new(store: &'a Store, (lower, upper): Range, facts: &'a FactsTable) -> StoredCursor<'a> {
+    fn new(store: &'a Store, (lower, upper): Range) -> StoredCursor<'a> {
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
         if let Some(upper) = upper {
@@ -277,17 +299,7 @@ impl<'a> StoredCursor<'a> {
             Some(lower) => iter.seek(lower.as_bytes()),
             None => iter.seek(super::FIRST_POSITION),
         }
-        StoredCursor { iter, store, facts }
-    }
-
-    /// Writes into `out` the stored value of `key` with `staged` added, if `key` is stored;
-    /// `false` (nothing written) if it is not.
-    fn add_to_stored(&mut self, key: &Key, staged: &[u8], out: &mut Vec<u8>) -> Result<bool, StoreError> {
-        let facts = self.facts;
-        let Some(stored) = self.find(key)? else { return Ok(false) };
-        *out = layout::add_staged(stored, staged, |id| facts.get(id))
-            .ok_or_else(|| self.store.corrupt(format!("position {key}")))?;
-        Ok(true)
+        StoredCursor { iter, store }
     }
 
     /// The stored value of `key`, if stored; keys must be asked in increasing order.

@@ -38,6 +38,21 @@ impl FactsTable {
     }
 }
 
+/// The facts of games `first..` (a commit's new games), packed as the facts family stores them.
+pub(super) struct NewFacts {
+    first: GameId,
+    packed: Vec<[u8; layout::FACTS_LEN]>,
+}
+
+impl NewFacts {
+    /// The facts of game `id`, if one of these.
+    pub(super) fn get(&self, id: GameId) -> Option<GameFacts> {
+        let index = usize::try_from(id.0.checked_sub(self.first.0)?).ok()?;
+        // Checked when loaded.
+        layout::unpack_facts(id, *self.packed.get(index)?)
+    }
+}
+
 /// One value of the facts family: the facts of games of consecutive ids from its key's.
 struct FactsRun<'a> {
     first: u64,
@@ -88,17 +103,30 @@ impl Store {
             return Ok(guard.clone());
         }
         let mut packed = guard.packed.clone();
-        packed.reserve(committed.saturating_sub(loaded + 1) as usize);
+        self.load_facts(loaded + 1, committed, &mut packed)?;
+        *guard = Arc::new(FactsTable { packed });
+        Ok(guard.clone())
+    }
+
+    /// The facts of the games a commit adds, `first..end` (written, not committed yet).
+    pub(super) fn new_facts(&self, first: GameId, end: GameId) -> Result<NewFacts, StoreError> {
+        let mut packed = Vec::with_capacity(end.0.saturating_sub(first.0).min(1 << 24) as usize);
+        self.load_facts(first.0, end.0, &mut packed)?;
+        Ok(NewFacts { first, packed })
+    }
+
+    /// Appends to `packed` the facts of games `first..end`, every one of them, in one pass.
+    fn load_facts(&self, first: u64, end: u64, packed: &mut Vec<[u8; layout::FACTS_LEN]>) -> Result<(), StoreError> {
         // One sequential pass: read ahead, and leave the block cache to lookups.
         let mut read = rocksdb::ReadOptions::default();
         read.fill_cache(false);
         read.set_readahead_size(4 << 20);
-        read.set_iterate_upper_bound(GameId(committed).to_bytes());
+        read.set_iterate_upper_bound(GameId(end).to_bytes());
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::FACTS), read);
-        iter.seek_for_prev(GameId(loaded + 1).to_bytes());
+        iter.seek_for_prev(GameId(first).to_bytes());
+        let mut next = first;
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            let next = packed.len() as u64 + 1;
-            if next >= committed {
+            if next >= end {
                 break;
             }
             let run = FactsRun::read(key, value).ok_or_else(|| self.corrupt(format!("facts of game {next}")))?;
@@ -106,18 +134,18 @@ impl Store {
             if !run.holds(GameId(next)) {
                 return Err(self.corrupt(format!("facts of game {next}: missing")));
             }
-            for id in next..run.end().min(committed) {
+            for id in next..run.end().min(end) {
                 let bytes = run.get(GameId(id)).ok_or_else(|| self.corrupt(format!("facts of game {id}")))?;
                 packed.push(bytes);
             }
+            next = run.end().min(end);
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
-        if packed.len() as u64 + 1 < committed {
-            return Err(self.corrupt(format!("facts of game {}: missing", packed.len() + 1)));
+        if next < end {
+            return Err(self.corrupt(format!("facts of game {next}: missing")));
         }
-        *guard = Arc::new(FactsTable { packed });
-        Ok(guard.clone())
+        Ok(())
     }
 
     /// The facts of game `id` read from the facts family (its run), unchecked for commitment.

@@ -33,7 +33,7 @@ pub use batch::Batch;
 pub use facts::FactsTable;
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
-pub use staging::Staging;
+pub use staging::{Occurrence, Staging};
 pub use tier::TierHit;
 
 use std::{
