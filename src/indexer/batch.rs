@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 
 use super::prepare::PreparedGame;
 use crate::{
-    codec::{CompactMove, Key, KeyWords},
+    codec::{CompactMove, Key},
     model::GameId,
     store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
 };
@@ -66,10 +66,7 @@ impl PendingBatch {
             totals.next_game_id = id.0 + 1;
             totals.games += 1;
             totals.plies += game.record.plies() as u64;
-            let distinct = game.distinct_positions();
-            totals.position_occurrences += distinct;
             run.counts.indexed += 1;
-            run.counts.positions_written += distinct;
             batch.put_game(id, &game.record);
             batch.put_fingerprint(game.fingerprint, id);
             batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
@@ -83,48 +80,80 @@ impl PendingBatch {
         if accepted.is_empty() {
             return Ok(());
         }
-        self.sorted.sort(&accepted);
+        let distinct = self.sorted.sort(&accepted);
+        totals.position_occurrences += distinct;
+        run.counts.positions_written += distinct;
         tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
         staging.add_run(self.sorted.iter(&accepted)).map_err(|err| store.staging_error(err))
     }
 }
 
-/// (key as integers, game index, next move, ply) of one occurrence: sorting by game index sorts
-/// by game id, which follows the batch's order.
-type BatchOccurrence = (KeyWords, u32, Option<CompactMove>, u32);
+/// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), then the
+/// game's index in the batch (bits 40–63; ids follow it), the next move's bits (24–39, 0 for
+/// none) and the ply (0–23). Sorting them sorts by key, game, move, then ply.
+type Packed = (u64, u64, u64, u64);
+
+/// Bits of a packed occurrence's ply: plies from 2^24 - 1 on are recorded as that (the
+/// single-game tier takes only plies under 2^16, and nothing else reads them).
+const PLY_BITS: u32 = 24;
+const PLY_MAX: u64 = (1 << PLY_BITS) - 1;
+// A batch holds fewer games than occurrences, and every game has one (its start).
+const _: () = assert!((super::BATCH_OCCURRENCES as u64) < 1 << 24);
 
 /// A batch's occurrences in (key, game, move) order: what a sorted run holds.
 #[derive(Default)]
 pub struct SortedOccurrences {
-    occurrences: Vec<BatchOccurrence>,
+    packed: Vec<Packed>,
 }
 
 impl SortedOccurrences {
     /// Replaces the contents with the occurrences of `games` (given ids in this order), sorted,
-    /// reusing the buffer.
-    pub fn sort(&mut self, games: &[PreparedGame]) {
-        let occurrences = &mut self.occurrences;
-        occurrences.clear();
+    /// a position repeated with the same move in a game once, at its first ply; reuses the
+    /// buffer. Returns how many distinct (position, game) pairs there are.
+    pub fn sort(&mut self, games: &[PreparedGame]) -> u64 {
+        let packed = &mut self.packed;
+        packed.clear();
         for (index, game) in games.iter().enumerate() {
-            occurrences.extend(game.positions.iter().map(|&(key, next, ply)| (key.words(), index as u32, next, ply)));
+            let high = (index as u64) << 40;
+            packed.extend(game.positions.iter().enumerate().map(|(ply, &(key, next))| {
+                let (a, b, c) = key.words();
+                let bits = u64::from(next.map_or(0, CompactMove::bits));
+                (a, b, c, high | bits << PLY_BITS | (ply as u64).min(PLY_MAX))
+            }));
         }
-        occurrences.sort_unstable();
+        packed.sort_unstable();
+        // Everything but the ply: of a repeated (position, move), the first ply stays.
+        packed.dedup_by_key(|entry| (entry.0, entry.1, entry.2, entry.3 >> PLY_BITS));
+        let mut distinct = 0;
+        let mut previous = None;
+        for &(a, b, c, d) in packed.iter() {
+            let pair = (a, b, c, d >> 40);
+            distinct += u64::from(previous != Some(pair));
+            previous = Some(pair);
+        }
+        distinct
     }
 
     /// Occurrences sorted.
     pub fn len(&self) -> usize {
-        self.occurrences.len()
+        self.packed.len()
     }
 
     /// Whether there is none.
     pub fn is_empty(&self) -> bool {
-        self.occurrences.is_empty()
+        self.packed.is_empty()
     }
 
     /// Each occurrence with its key, in order; `games` are those [`SortedOccurrences::sort`] had.
     pub fn iter<'a>(&'a self, games: &'a [PreparedGame]) -> impl Iterator<Item = (Key, Occurrence)> + 'a {
-        self.occurrences.iter().map(|&(words, index, next, ply)| {
-            (Key::from_words(words), Occurrence { game: games[index as usize].facts.id, next, ply })
+        self.packed.iter().map(|&(a, b, c, d)| {
+            let occurrence = Occurrence {
+                game: games[(d >> 40) as usize].facts.id,
+                // Bits of a move or 0, as packed.
+                next: CompactMove::from_bits((d >> PLY_BITS) as u16),
+                ply: (d & PLY_MAX) as u32,
+            };
+            (Key::from_words((a, b, c)), occurrence)
         })
     }
 }

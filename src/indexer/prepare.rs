@@ -30,24 +30,10 @@ pub struct PreparedGame {
     /// Derived from the record once, for every position the game reaches; the id is set when
     /// the writer assigns it.
     pub facts: GameFacts,
-    /// Distinct (position, next move) pairs, sorted, each with the ply it was first played at
-    /// (0: the start position); a final position has no move.
-    pub positions: Vec<(Key, Option<CompactMove>, u32)>,
-}
-
-impl PreparedGame {
-    /// Distinct positions (a position repeated in the game counts once).
-    pub fn distinct_positions(&self) -> u64 {
-        let mut count = 0;
-        let mut previous = None;
-        for (key, _, _) in &self.positions {
-            if previous != Some(key) {
-                count += 1;
-                previous = Some(key);
-            }
-        }
-        count
-    }
+    /// Every mainline position in order (index: the ply, 0 the start) with the move played
+    /// from it; the final position has none. A repeated position is deduplicated with the
+    /// batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
+    pub positions: Vec<(Key, Option<CompactMove>)>,
 }
 
 /// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database
@@ -69,7 +55,7 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
             return;
         }
         match encoder.encode(position) {
-            Ok(key) => positions.push((key, next.map(CompactMove::from_move), positions.len() as u32)),
+            Ok(key) => positions.push((key, next.map(CompactMove::from_move))),
             Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
         }
     });
@@ -77,9 +63,6 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
         let rejection = Rejection { game: raw.number, line: raw.line, reason: RejectReason::Unencodable, detail };
         return Prepared::Rejected { rejection, raw: raw.text };
     }
-    // Sorted by ply too: of a repeated (position, move), the first ply stays.
-    positions.sort_unstable();
-    positions.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
     let record = game.record;
     Prepared::Game(Box::new(PreparedGame {
         fingerprint,
