@@ -217,7 +217,7 @@ impl Visitor for GameVisitor {
         if state.error.is_some() || state.start.is_err() {
             return ControlFlow::Continue(());
         }
-        match san_plus.san.to_move(&state.current) {
+        match super::san::resolve(&state.current, &san_plus.san) {
             Ok(m) => {
                 mainline::encode_move(&state.current, &m, &mut state.mainline);
                 state.current.play_unchecked(m);
