@@ -84,7 +84,7 @@ impl PendingBatch {
         totals.position_occurrences += distinct;
         run.counts.positions_written += distinct;
         tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
-        staging.add_run(self.sorted.iter(&accepted)).map_err(|err| store.staging_error(err))
+        staging.add_run(accepted[0].facts.id, self.sorted.iter(&accepted)).map_err(|err| store.staging_error(err))
     }
 }
 

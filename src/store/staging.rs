@@ -10,10 +10,14 @@
 //! position is sorted and summed once per commit instead of being merged again by every
 //! compaction, and a run file is a plain sorted list of records that another program can write.
 //!
-//! Record layout ([`RECORD_LEN`] bytes): the 21-byte key, the game id (40 bits little-endian),
-//! the next move's [`CompactMove`] bits (u16 little-endian, 0 when the game ended there), the
-//! ply (u32 little-endian). Within a run, records are in strictly increasing (key, game, move)
-//! order; across runs the games of a position may come in any order.
+//! File layout: the run's base game id (u64 little-endian), then per record the length of the
+//! prefix its key shares with the previous record's (one byte, 0 to 21; 0 for the first record
+//! and every [`SAMPLE_EVERY`]th, where a reader may start), the rest of the key, the game id
+//! minus the base (varint), the next move's [`CompactMove`] bits (u16 little-endian, 0 when the
+//! game ended there) and the ply (varint). Neighbouring keys of a sorted run share 13 of their
+//! 21 bytes on average (players), so a record takes about 15 bytes instead of 32. Within a run,
+//! records are in strictly increasing (key, game, move) order; across runs the games of a
+//! position may come in any order.
 //!
 //! Every run keeps a sparse index (one key and file offset every [`SAMPLE_EVERY`] records), so
 //! that a commit can split the key space into ranges of similar size ([`Staging::ranges`]) and
@@ -27,13 +31,14 @@ use std::{
     cmp::Reverse,
     collections::BinaryHeap,
     fs::File,
-    io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write},
+    io::{self, BufWriter, Read, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
 };
 
 use crate::{
     codec::{CompactMove, KEY_LEN, Key, KeyWords},
     model::GameId,
+    varint::{get_varint, put_varint},
 };
 
 /// The staging directory's name inside a database directory.
@@ -42,11 +47,11 @@ pub const DIR_NAME: &str = "staging";
 /// Records between two keys of a run's sparse index.
 pub const SAMPLE_EVERY: usize = 4096;
 
-/// Bytes of one record of a run file.
-pub const RECORD_LEN: usize = KEY_LEN + GAME_LEN + 2 + 4;
+/// Bytes of a run file's header (its base game id).
+const HEADER_LEN: usize = 8;
 
-/// Bytes of a record's game id: ids up to 2^40 (a trillion games).
-const GAME_LEN: usize = 5;
+/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, a ply.
+const RECORD_MAX: usize = 1 + KEY_LEN + 10 + 2 + 5;
 
 /// A key range `[lower, upper)`, `None` for an open end.
 pub type Range = (Option<Key>, Option<Key>);
@@ -64,35 +69,39 @@ pub struct Occurrence {
 }
 
 impl Occurrence {
-    /// The record of `key` and this occurrence; `None` for a game id of more than 40 bits.
-    fn record(&self, key: &Key) -> Option<[u8; RECORD_LEN]> {
-        if self.game.0 >> (8 * GAME_LEN) != 0 {
-            return None;
-        }
-        let mut record = [0u8; RECORD_LEN];
-        let (key_bytes, rest) = record.split_at_mut(KEY_LEN);
-        key_bytes.copy_from_slice(key.as_bytes());
-        rest[..GAME_LEN].copy_from_slice(&self.game.0.to_le_bytes()[..GAME_LEN]);
-        rest[GAME_LEN..GAME_LEN + 2].copy_from_slice(&self.next.map_or(0, CompactMove::bits).to_le_bytes());
-        rest[GAME_LEN + 2..].copy_from_slice(&self.ply.to_le_bytes());
-        Some(record)
+    /// Appends the record of `key` and this occurrence, sharing `shared` bytes of key with the
+    /// previous record, its game counted from `base`; `None` for a game before `base`.
+    fn write(&self, key: &Key, shared: usize, base: GameId, out: &mut Vec<u8>) -> Option<()> {
+        let offset = self.game.0.checked_sub(base.0)?;
+        out.push(shared as u8);
+        out.extend_from_slice(&key.as_bytes()[shared..]);
+        put_varint(out, offset);
+        out.extend_from_slice(&self.next.map_or(0, CompactMove::bits).to_le_bytes());
+        put_varint(out, u64::from(self.ply));
+        Some(())
     }
 
-    /// A record's key and occurrence; `None` unless its game id is not 0 and its move bits are 0
-    /// or a move's.
-    fn read(record: &[u8; RECORD_LEN]) -> Option<(Key, Occurrence)> {
-        let (key, rest) = record.split_first_chunk::<KEY_LEN>()?;
-        let (game, rest) = rest.split_first_chunk::<GAME_LEN>()?;
-        let (next, ply) = rest.split_first_chunk::<2>()?;
-        let mut id = [0u8; 8];
-        id[..GAME_LEN].copy_from_slice(game);
-        let next = match u16::from_le_bytes(*next) {
+    /// Reads a record from `input` into `key` (which holds the previous record's key, or
+    /// anything when `fresh`); `None` unless it is whole and valid: a shared prefix of at most
+    /// a key (0 when `fresh`), a game id not 0, move bits 0 or a move's, a ply that fits.
+    fn read(input: &mut &[u8], key: &mut [u8; KEY_LEN], fresh: bool, base: GameId) -> Option<Occurrence> {
+        let (&shared, rest) = input.split_first()?;
+        let shared = usize::from(shared);
+        if shared > KEY_LEN || (fresh && shared > 0) {
+            return None;
+        }
+        let (suffix, rest) = rest.split_at_checked(KEY_LEN - shared)?;
+        key[shared..].copy_from_slice(suffix);
+        *input = rest;
+        let game = GameId(base.0.checked_add(get_varint(input)?)?);
+        let (bits, rest) = input.split_first_chunk::<2>()?;
+        *input = rest;
+        let next = match u16::from_le_bytes(*bits) {
             0 => None,
             bits => Some(CompactMove::from_bits(bits)?),
         };
-        let game = GameId(u64::from_le_bytes(id));
-        let ply = u32::from_le_bytes(ply.try_into().ok()?);
-        (game.0 != 0).then_some((Key::from_bytes(*key), Occurrence { game, next, ply }))
+        let ply = u32::try_from(get_varint(input)?).ok()?;
+        (game.0 != 0).then_some(Occurrence { game, next, ply })
     }
 }
 
@@ -136,21 +145,35 @@ impl Staging {
     }
 
     /// Spills one sorted run: `occurrences` must be in strictly increasing (key, game, move)
-    /// order.
-    pub fn add_run(&mut self, occurrences: impl IntoIterator<Item = (Key, Occurrence)>) -> io::Result<()> {
+    /// order, of games from `base` on.
+    pub fn add_run(
+        &mut self,
+        base: GameId,
+        occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
+    ) -> io::Result<()> {
         let path = self.new_file("run");
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        out.write_all(&base.0.to_le_bytes())?;
         let mut samples = Vec::new();
-        let mut offset = 0;
+        let mut offset = HEADER_LEN as u64;
+        let mut record = Vec::with_capacity(RECORD_MAX);
+        let mut previous: Option<Key> = None;
         for (index, (key, occurrence)) in occurrences.into_iter().enumerate() {
-            if index % SAMPLE_EVERY == 0 {
-                samples.push((key, offset));
-            }
-            let record = occurrence
-                .record(&key)
-                .ok_or_else(|| io::Error::other(format!("game id {} over 2^40", occurrence.game.0)))?;
+            let shared = match previous {
+                _ if index % SAMPLE_EVERY == 0 => {
+                    samples.push((key, offset));
+                    0
+                }
+                Some(previous) => previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count(),
+                None => 0,
+            };
+            record.clear();
+            occurrence.write(&key, shared, base, &mut record).ok_or_else(|| {
+                io::Error::other(format!("game {} before the run's base {}", occurrence.game.0, base.0))
+            })?;
             out.write_all(&record)?;
-            offset += RECORD_LEN as u64;
+            offset += record.len() as u64;
+            previous = Some(key);
         }
         out.into_inner().map_err(|err| err.into_error())?;
         self.bytes += offset;
@@ -215,43 +238,53 @@ impl Staging {
 
 /// One run file read record by record, up to the end of a range.
 struct RunReader {
-    input: BufReader<File>,
+    file: File,
+    /// Bytes read from the file, parsed from `at` on.
+    buffer: Vec<u8>,
+    at: usize,
+    /// Bytes of the file not read into `buffer` yet.
+    unread: u64,
+    base: GameId,
     /// The current record.
     key: Key,
     occurrence: Occurrence,
+    /// No record read since the last seek (the next one must not share a prefix).
+    fresh: bool,
     upper: Option<Key>,
     path: PathBuf,
-    /// Records of the file after the current one.
-    left: u64,
 }
+
+/// Bytes a run reader reads at a time.
+const READ_BYTES: usize = 1 << 16;
 
 impl RunReader {
     /// Opens `run` at the first record of `range` (read into `key` and `occurrence`); `None`
     /// when the run has no record in the range.
     fn open(run: &Run, (lower, upper): Range) -> io::Result<Option<RunReader>> {
         let context = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", run.path.display()));
-        let file = File::open(&run.path).map_err(context)?;
+        let mut file = File::open(&run.path).map_err(context)?;
         let length = file.metadata().map_err(context)?.len();
-        let mut input = BufReader::with_capacity(1 << 16, file);
-        let mut start = 0;
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact(&mut header).map_err(context)?;
+        let mut start = HEADER_LEN as u64;
         if let Some(lower) = lower {
             // The last sample before `lower`, then record by record.
             let at = run.samples.partition_point(|(key, _)| *key < lower).saturating_sub(1);
-            start = run.samples.get(at).map_or(0, |&(_, offset)| offset);
-            input.seek(SeekFrom::Start(start)).map_err(context)?;
+            start = run.samples.get(at).map_or(start, |&(_, offset)| offset);
+            file.seek(SeekFrom::Start(start)).map_err(context)?;
         }
-        let records = length.saturating_sub(start);
         let mut reader = RunReader {
-            input,
+            file,
+            buffer: Vec::with_capacity(READ_BYTES + RECORD_MAX),
+            at: 0,
+            unread: length.saturating_sub(start),
+            base: GameId(u64::from_le_bytes(header)),
             key: Key::from_bytes([0; KEY_LEN]),
             occurrence: Occurrence { game: GameId(0), next: None, ply: 0 },
+            fresh: true,
             upper,
             path: run.path.clone(),
-            left: records / RECORD_LEN as u64,
         };
-        if records % RECORD_LEN as u64 != 0 {
-            return Err(reader.error("its length is not a whole number of records"));
-        }
         while reader.advance()? {
             if lower.is_none_or(|lower| reader.key >= lower) {
                 return Ok(Some(reader));
@@ -263,17 +296,30 @@ impl RunReader {
     /// Reads the next record; `false` at the end of the file or range. A truncated or corrupt
     /// file, or records out of order, are an error naming the file.
     fn advance(&mut self) -> io::Result<bool> {
-        if self.left == 0 {
+        if self.buffer.len() - self.at < RECORD_MAX && self.unread > 0 {
+            self.buffer.drain(..self.at);
+            self.at = 0;
+            let wanted = READ_BYTES.min(usize::try_from(self.unread).unwrap_or(READ_BYTES));
+            let filled = self.buffer.len();
+            self.buffer.resize(filled + wanted, 0);
+            self.file.read_exact(&mut self.buffer[filled..]).map_err(|err| self.error(&err.to_string()))?;
+            self.unread -= wanted as u64;
+        }
+        if self.at == self.buffer.len() {
             return Ok(false);
         }
-        self.left -= 1;
-        let mut record = [0u8; RECORD_LEN];
-        self.input.read_exact(&mut record).map_err(|err| self.error(&err.to_string()))?;
-        let (key, occurrence) = Occurrence::read(&record).ok_or_else(|| self.error("a record is not valid"))?;
-        if (key, occurrence.game, occurrence.next) <= (self.key, self.occurrence.game, self.occurrence.next) {
+        let mut input = &self.buffer[self.at..];
+        let mut key = *self.key.as_bytes();
+        let occurrence = Occurrence::read(&mut input, &mut key, self.fresh, self.base)
+            .ok_or_else(|| self.error("a record is cut short or not valid"))?;
+        self.at = self.buffer.len() - input.len();
+        let key = Key::from_bytes(key);
+        if !self.fresh
+            && (key, occurrence.game, occurrence.next) <= (self.key, self.occurrence.game, self.occurrence.next)
+        {
             return Err(self.error("records out of order"));
         }
-        (self.key, self.occurrence) = (key, occurrence);
+        (self.key, self.occurrence, self.fresh) = (key, occurrence, false);
         Ok(self.upper.is_none_or(|upper| self.key < upper))
     }
 
@@ -378,7 +424,7 @@ mod tests {
         let runs: [&[(u8, u64)]; 3] =
             [&[(1, 1), (3, 2), (5, 3)], &[(3, 10), (3, 11), (4, 5)], &[(2, 6), (3, 7), (5, 8), (9, 9)]];
         for run in runs {
-            staging.add_run(run.iter().map(|&(k, game)| (key(k), occurrence(game)))).unwrap();
+            staging.add_run(GameId(1), run.iter().map(|&(k, game)| (key(k), occurrence(game)))).unwrap();
         }
         let got: Vec<(u8, Vec<u64>)> = merge_all(&staging, (None, None))
             .into_iter()
@@ -404,11 +450,14 @@ mod tests {
         // each run has several samples.
         for (run, stride) in [(0u64, 3u32), (1, 5), (2, 7)] {
             staging
-                .add_run((0..10_000u32).map(|i| {
-                    let mut bytes = [0u8; KEY_LEN];
-                    bytes[1..5].copy_from_slice(&(i * stride).to_be_bytes());
-                    (Key::from_bytes(bytes), occurrence(run * 100_000 + u64::from(i) + 1))
-                }))
+                .add_run(
+                    GameId(1),
+                    (0..10_000u32).map(|i| {
+                        let mut bytes = [0u8; KEY_LEN];
+                        bytes[1..5].copy_from_slice(&(i * stride).to_be_bytes());
+                        (Key::from_bytes(bytes), occurrence(run * 100_000 + u64::from(i) + 1))
+                    }),
+                )
                 .unwrap();
         }
         let whole = merge_all(&staging, (None, None));
@@ -425,43 +474,82 @@ mod tests {
 
     #[test]
     fn records_round_trip_and_bad_ones_are_refused() {
-        let key = key(7);
-        for game in [1, 255, 1 << 39, (1 << 40) - 1] {
+        let base = GameId(1000);
+        let previous = *key(7).as_bytes();
+        let mut next_key = previous;
+        next_key[KEY_LEN - 2] = 9;
+        for game in [1000, 1001, 1 << 40, u64::MAX] {
             for next in [None, CompactMove::from_bits(1 | 2 << 6 | 5 << 12)] {
-                let written = Occurrence { game: GameId(game), next, ply: u32::MAX };
-                let record = written.record(&key).unwrap();
-                assert_eq!(Occurrence::read(&record), Some((key, written)));
+                for ply in [0, 300, u32::MAX] {
+                    let written = Occurrence { game: GameId(game), next, ply };
+                    for shared in [0, KEY_LEN - 2, KEY_LEN] {
+                        let key = if shared == KEY_LEN { previous } else { next_key };
+                        let mut bytes = Vec::new();
+                        written.write(&Key::from_bytes(key), shared, base, &mut bytes).unwrap();
+                        let mut read_key = previous;
+                        let mut input = bytes.as_slice();
+                        assert_eq!(Occurrence::read(&mut input, &mut read_key, false, base), Some(written));
+                        assert_eq!((read_key, input.len()), (key, 0));
+                        // Every cut is refused.
+                        for cut in 0..bytes.len() {
+                            assert_eq!(Occurrence::read(&mut &bytes[..cut], &mut read_key, false, base), None);
+                        }
+                        // A reader starting here has no previous key to share.
+                        assert_eq!(
+                            Occurrence::read(&mut bytes.as_slice(), &mut read_key, true, base).is_some(),
+                            shared == 0
+                        );
+                    }
+                }
             }
         }
-        assert_eq!(Occurrence { game: GameId(1 << 40), next: None, ply: 0 }.record(&key), None);
-        let mut no_game = occurrence(1).record(&key).unwrap();
-        no_game[KEY_LEN..KEY_LEN + GAME_LEN].fill(0);
-        assert_eq!(Occurrence::read(&no_game), None);
-        let mut bad_move = occurrence(1).record(&key).unwrap();
-        bad_move[KEY_LEN + GAME_LEN..KEY_LEN + GAME_LEN + 2].copy_from_slice(&0xffffu16.to_le_bytes());
-        assert_eq!(Occurrence::read(&bad_move), None);
+        assert_eq!(occurrence(1).write(&key(1), 0, GameId(2), &mut Vec::new()), None);
+        let mut bytes = Vec::new();
+        occurrence(1).write(&key(1), 0, GameId(1), &mut bytes).unwrap();
+        let mut buffer = [0u8; KEY_LEN];
+        // Game 0, a prefix longer than a key, bad move bits.
+        assert_eq!(Occurrence::read(&mut bytes.as_slice(), &mut buffer, true, GameId(0)), None);
+        let mut long_prefix = bytes.clone();
+        long_prefix[0] = KEY_LEN as u8 + 1;
+        assert_eq!(Occurrence::read(&mut long_prefix.as_slice(), &mut buffer, false, GameId(1)), None);
+        let mut bad_move = bytes.clone();
+        bad_move[1 + KEY_LEN + 1..][..2].copy_from_slice(&0xffffu16.to_le_bytes());
+        assert_eq!(Occurrence::read(&mut bad_move.as_slice(), &mut buffer, true, GameId(1)), None);
     }
 
     #[test]
     fn a_truncated_corrupt_or_unordered_run_is_an_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let mut staging = Staging::create(dir.path()).unwrap();
-        staging.add_run([(key(1), occurrence(1)), (key(2), occurrence(1))]).unwrap();
+        staging.add_run(GameId(1), [(key(1), occurrence(1)), (key(2), occurrence(1))]).unwrap();
         let path = staging.runs[0].path.clone();
         let bytes = std::fs::read(&path).unwrap();
+        let records = &bytes[HEADER_LEN..];
+        // The second record shares all but the last byte of its key.
+        let first = 1 + KEY_LEN + 1 + 2 + 1;
+        assert_eq!(records.len(), first + 1 + 1 + 1 + 2 + 1);
+        let header = &bytes[..HEADER_LEN];
         let cut = bytes[..bytes.len() - 2].to_vec();
         let mut bad_move = bytes.clone();
-        bad_move[RECORD_LEN + KEY_LEN + GAME_LEN..][..2].copy_from_slice(&0xffffu16.to_le_bytes());
-        let swapped = [&bytes[RECORD_LEN..], &bytes[..RECORD_LEN]].concat();
-        let repeated = [&bytes[..RECORD_LEN], &bytes[..RECORD_LEN]].concat();
-        for (what, corrupt) in [("cut", cut), ("bad move", bad_move), ("swapped", swapped), ("repeated", repeated)] {
+        bad_move[HEADER_LEN + first + 3..][..2].copy_from_slice(&0xffffu16.to_le_bytes());
+        let mut second_alone = bytes[..HEADER_LEN].to_vec();
+        second_alone.extend_from_slice(&records[first..]);
+        let repeated = [header, &records[..first], &records[..first]].concat();
+        let no_header = bytes[..4].to_vec();
+        for (what, corrupt) in [
+            ("cut", cut),
+            ("bad move", bad_move),
+            ("shares a prefix with nothing", second_alone),
+            ("repeated", repeated),
+            ("no header", no_header),
+        ] {
             std::fs::write(&path, &corrupt).unwrap();
             let merged = staging.merged((None, None)).and_then(|mut merged| {
                 while merged.next_group()?.is_some() {}
                 Ok(())
             });
             let error = merged.expect_err(what).to_string();
-            assert!(error.contains("corrupt staged run") && error.contains(&path.display().to_string()), "{error}");
+            assert!(error.contains(&path.display().to_string()), "{what}: {error}");
         }
     }
 
@@ -469,8 +557,8 @@ mod tests {
     fn a_game_staged_twice_for_a_position_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let mut staging = Staging::create(dir.path()).unwrap();
-        staging.add_run([(key(1), occurrence(5))]).unwrap();
-        staging.add_run([(key(1), occurrence(2)), (key(1), occurrence(5))]).unwrap();
+        staging.add_run(GameId(1), [(key(1), occurrence(5))]).unwrap();
+        staging.add_run(GameId(1), [(key(1), occurrence(2)), (key(1), occurrence(5))]).unwrap();
         let mut merged = staging.merged((None, None)).unwrap();
         let error = merged.next_group().expect_err("a game twice").to_string();
         assert!(error.contains("staged twice"), "{error}");
