@@ -56,7 +56,7 @@ impl PendingBatch {
         let known = store.known_fingerprints(&fingerprints)?;
         let mut seen = FxHashSet::default();
         let mut batch = store.batch();
-        let mut accepted = Vec::new();
+        let mut accepted = Vec::with_capacity(games.len());
         for (mut game, known) in games.into_iter().zip(known) {
             if known || !seen.insert(game.fingerprint) {
                 run.counts.duplicates += 1;

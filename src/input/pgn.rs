@@ -206,8 +206,9 @@ impl Visitor for GameVisitor {
             result_tag: state.result_tag,
             start,
             current,
-            moves: Vec::new(),
-            mainline: Vec::new(),
+            // Master games run to about 80 plies: room for most without growing.
+            moves: Vec::with_capacity(128),
+            mainline: Vec::with_capacity(128),
             error: None,
             marker: None,
         })

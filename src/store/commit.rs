@@ -61,6 +61,7 @@ impl Store {
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(4 * workers);
+        let ranges_count = ranges.len();
         let new_facts = self.new_facts(GameId(before.next_game_id.max(1)), GameId(totals.next_game_id))?;
         // A later commit sums positions stored already, whose one-game values need their
         // facts, and looks its new keys up in the tier's hash segments.
@@ -74,7 +75,7 @@ impl Store {
                 .enumerate()
                 .map(|(index, range)| {
                     let stored = stored.as_ref().map(|(facts, index)| (&**facts, &**index));
-                    self.write_range(staging, index, range, &new_facts, stored, &tier)
+                    self.write_range(staging, (index, ranges_count), range, &new_facts, stored, &tier)
                 })
                 .collect::<Result<_, _>>()
         })?;
@@ -130,7 +131,7 @@ impl Store {
     fn write_range(
         &self,
         staging: &Staging,
-        index: usize,
+        (index, ranges_count): (usize, usize),
         range: Range,
         new_facts: &NewFacts,
         stored: Option<(&FactsTable, &TierIndex)>,
@@ -143,7 +144,8 @@ impl Store {
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
-        let mut range_tier = RangeTier::new(range.0);
+        // Most staged positions of a first commit go to the tier: room for them at once.
+        let mut range_tier = RangeTier::new(range.0, staging.records() / ranges_count.max(1));
         let mut value = Vec::new();
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();

@@ -117,6 +117,7 @@ pub struct Staging {
     dir: PathBuf,
     runs: Vec<Run>,
     bytes: u64,
+    records: usize,
     next_file: u64,
 }
 
@@ -130,7 +131,7 @@ impl Staging {
             _ => {}
         }
         std::fs::create_dir_all(&dir)?;
-        Ok(Staging { dir, runs: Vec::new(), bytes: 0, next_file: 0 })
+        Ok(Staging { dir, runs: Vec::new(), bytes: 0, records: 0, next_file: 0 })
     }
 
     /// The directory (where commits also write their SST files).
@@ -174,11 +175,17 @@ impl Staging {
             out.write_all(&record)?;
             offset += record.len() as u64;
             previous = Some(key);
+            self.records += 1;
         }
         out.into_inner().map_err(|err| err.into_error())?;
         self.bytes += offset;
         self.runs.push(Run { path, samples });
         Ok(())
+    }
+
+    /// Records spilled since the last [`Staging::clear`].
+    pub fn records(&self) -> usize {
+        self.records
     }
 
     /// Bytes spilled since the last [`Staging::clear`].
@@ -227,6 +234,7 @@ impl Staging {
         }
         self.runs.clear();
         self.bytes = 0;
+        self.records = 0;
         Ok(())
     }
 

@@ -283,9 +283,9 @@ impl TierWrites {
 }
 
 impl RangeTier {
-    /// What the range from `lower` on adds.
-    pub fn new(lower: Option<Key>) -> RangeTier {
-        RangeTier { lower, ..RangeTier::default() }
+    /// What the range from `lower` on adds, with room for `entries` new entries.
+    pub fn new(lower: Option<Key>, entries: usize) -> RangeTier {
+        RangeTier { lower, hashes: Vec::with_capacity(entries), ..RangeTier::default() }
     }
 
     fn close_block(&mut self) {
