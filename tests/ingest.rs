@@ -192,8 +192,8 @@ fn games_written_for_a_commit_that_never_came_are_invisible_then_discarded() {
     let id = GameId(committed.next_game_id);
     let mut batch = store.batch();
     batch.put_game(id, &orphan.record);
-    batch.put_fingerprint(orphan.fingerprint, id);
-    batch.put_players(id, &orphan.record.tags.white, &orphan.record.tags.black);
+    batch.put_fingerprints([(orphan.fingerprint, id)]);
+    batch.put_players([(id, orphan.record.tags.white.as_str(), orphan.record.tags.black.as_str())]);
     batch.commit().unwrap();
     store.flush().unwrap();
     drop(store);

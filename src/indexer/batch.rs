@@ -68,11 +68,13 @@ impl PendingBatch {
             totals.plies += game.record.plies() as u64;
             run.counts.indexed += 1;
             batch.put_game(id, &game.record);
-            batch.put_fingerprint(game.fingerprint, id);
-            batch.put_players(id, &game.record.tags.white, &game.record.tags.black);
             game.facts.id = id;
             accepted.push(game);
         }
+        batch.put_fingerprints(accepted.iter().map(|game| (game.fingerprint, game.facts.id)));
+        batch.put_players(
+            accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
+        );
         // The accepted games' ids are consecutive: their facts are one run.
         let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
         batch.put_facts_run(&facts);

@@ -39,19 +39,32 @@ impl Batch<'_> {
         Some(())
     }
 
-    /// Indexes the game under both players' names.
-    pub fn put_players(&mut self, id: GameId, white: &str, black: &str) {
-        for (name, side) in [(white, b'w'), (black, b'b')] {
-            let mut key = player_name(name).into_bytes();
-            key.extend_from_slice(&[0, side]);
-            key.extend_from_slice(&id.to_bytes());
+    /// Indexes each game (id, White, Black) under both players' names. The keys go in sorted:
+    /// a memtable inserts a key next to the one before it without a search from the top.
+    pub fn put_players<'a>(&mut self, games: impl IntoIterator<Item = (GameId, &'a str, &'a str)>) {
+        let mut keys = Vec::new();
+        for (id, white, black) in games {
+            for (name, side) in [(white, b'w'), (black, b'b')] {
+                let mut key = player_name(name).into_bytes();
+                key.extend_from_slice(&[0, side]);
+                key.extend_from_slice(&id.to_bytes());
+                keys.push(key);
+            }
+        }
+        keys.sort_unstable();
+        for key in keys {
             self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
         }
     }
 
-    /// Records that the game with this fingerprint is stored, as `id`.
-    pub fn put_fingerprint(&mut self, fingerprint: Fingerprint, id: GameId) {
-        self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+    /// Records that each game with a fingerprint is stored, under its id (sorted, as
+    /// [`Batch::put_players`]).
+    pub fn put_fingerprints(&mut self, games: impl IntoIterator<Item = (Fingerprint, GameId)>) {
+        let mut entries: Vec<_> = games.into_iter().collect();
+        entries.sort_unstable_by_key(|(fingerprint, _)| fingerprint.0);
+        for (fingerprint, id) in entries {
+            self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+        }
     }
 
     /// Replaces the database totals (the commit record: only for totals whose games and
