@@ -52,9 +52,10 @@ const CHUNK_GAMES: usize = 1024;
 const PREPARED_CHUNKS: usize = 32;
 /// Position entries summed in memory before a batch is spilled to the staging area (about 40 MB).
 const BATCH_OCCURRENCES: usize = 1 << 20;
-/// Staged bytes (about 55M position entries) that make a commit before the end of the run: what
-/// a kill can lose, and the disk the staging area takes.
-pub const SEGMENT_BYTES: u64 = 2 << 30;
+/// Staged bytes (about 70M position occurrences at some 15 bytes each) that make a commit
+/// before the end of the run: what a kill can lose, the disk the staging area takes, and what
+/// bounds the commit's memory (the tier's hashes and block lists of its new positions).
+pub const SEGMENT_BYTES: u64 = 1 << 30;
 
 /// What an ingest run reports as it goes.
 pub trait Observer {
