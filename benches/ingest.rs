@@ -18,7 +18,7 @@ use rocksdb::{DB, MemtableFactory, Options, SstFileWriter, WriteBatch, WriteOpti
 use tabiya::{
     indexer::{Prepared, PreparedGame, SortedOccurrences, prepare},
     input::GameSplitter,
-    model::{GameFacts, GameId, PositionStats},
+    model::{GameFacts, GameId},
     store::layout,
 };
 
@@ -61,15 +61,8 @@ fn summed_values(games: &[PreparedGame]) -> Vec<(tabiya::Key, Vec<u8>)> {
         .chunk_by(|a, b| a.0 == b.0)
         .map(|group| {
             let mut value = Vec::new();
-            match group {
-                [(_, only)] => layout::encode_stored_game(only.game, only.next, &mut value),
-                _ => {
-                    let plays = group.iter().map(|(_, o)| (o.game, o.next));
-                    let stats =
-                        PositionStats::of_plays(plays, |id| facts.get(&id).copied()).expect("facts of every game");
-                    layout::encode_stored(&stats, &mut value);
-                }
-            }
+            let plays = group.iter().map(|(_, o)| (o.game, o.next));
+            layout::encode_new(plays, |id| facts.get(&id).copied(), &mut value).expect("facts of every game");
             (group[0].0, value)
         })
         .collect()

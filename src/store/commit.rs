@@ -19,7 +19,6 @@ use rocksdb::{Options, SstFileWriter, WriteBatch};
 
 use super::{
     FactsTable, PositionCounts, Staging, Store, StoreError, TierHit, Totals,
-    facts::NewFacts,
     layout::{self, encode_record},
     meta, options,
     staging::Range,
@@ -133,7 +132,7 @@ impl Store {
         staging: &Staging,
         (index, ranges_count): (usize, usize),
         range: Range,
-        new_facts: &NewFacts,
+        new_facts: &FactsTable,
         stored: Option<(&FactsTable, &TierIndex)>,
         tier: &TierWrites,
     ) -> Result<(Vec<PathBuf>, PositionCounts, RangeTier), StoreError> {
@@ -150,11 +149,8 @@ impl Store {
         let mut value = Vec::new();
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();
-            let added = || {
-                let plays = group.iter().map(|o| (o.game, o.next));
-                PositionStats::of_plays(plays, |id| new_facts.get(id))
-                    .ok_or_else(|| self.corrupt(format!("staged position {key}: a game without facts")))
-            };
+            let plays = || group.iter().map(|o| (o.game, o.next));
+            let without_facts = || self.corrupt(format!("staged position {key}: a game without facts"));
             let stored_value = match &mut cursor {
                 Some(cursor) => cursor.find(&key)?,
                 None => None,
@@ -167,27 +163,24 @@ impl Store {
             if let Some(stored_value) =
                 stored_value.map(<[u8]>::to_vec).or_else(|| in_tier.as_ref().map(TierHit::value))
             {
+                let added = PositionStats::of_plays(plays(), |id| new_facts.get(id)).ok_or_else(without_facts)?;
                 let facts = stored.map(|(facts, _)| facts);
-                value = layout::add_to_stored(&stored_value, &added()?, |id| facts.and_then(|facts| facts.get(id)))
+                value = layout::add_to_stored(&stored_value, &added, |id| facts.and_then(|facts| facts.get(id)))
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
                 if let Some(hit) = in_tier {
                     range_tier.promoted.push((hit.game, hit.ply));
                 }
-            } else if let [only] = group {
-                if only.ply < super::tier::MAX_PLY {
-                    tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.corrupt(err))?;
-                    if fresh {
-                        counts.distinct += 1;
-                        counts.single_game += 1;
-                    }
-                    continue;
+            } else if let [only] = group
+                && only.ply < super::tier::MAX_PLY
+            {
+                tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.corrupt(err))?;
+                if fresh {
+                    counts.distinct += 1;
+                    counts.single_game += 1;
                 }
-                new_facts
-                    .get(only.game)
-                    .ok_or_else(|| self.corrupt(format!("staged position {key}: a game without facts")))?;
-                layout::encode_stored_game(only.game, only.next, &mut value);
+                continue;
             } else {
-                layout::encode_stored(&added()?, &mut value);
+                layout::encode_new(plays(), |id| new_facts.get(id), &mut value).ok_or_else(without_facts)?;
             }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,

@@ -13,16 +13,24 @@ use std::sync::{Arc, PoisonError, RwLock};
 use super::{Store, StoreError, layout, options};
 use crate::model::{GameFacts, GameId};
 
-/// The facts of games `1..=len`, packed as the facts family stores them.
-#[derive(Debug, Default)]
+/// The facts of games `first..first + len`, packed as the facts family stores them: a store's
+/// table of committed games (from game 1), or a commit's new games ([`Store::new_facts`]).
+#[derive(Debug)]
 pub struct FactsTable {
+    first: GameId,
     packed: Vec<[u8; layout::FACTS_LEN]>,
+}
+
+impl Default for FactsTable {
+    fn default() -> FactsTable {
+        FactsTable { first: GameId(1), packed: Vec::new() }
+    }
 }
 
 impl FactsTable {
     /// The facts of game `id`, if loaded.
     pub fn get(&self, id: GameId) -> Option<GameFacts> {
-        let index = usize::try_from(id.0.checked_sub(1)?).ok()?;
+        let index = usize::try_from(id.0.checked_sub(self.first.0)?).ok()?;
         // Checked when loaded.
         layout::unpack_facts(id, *self.packed.get(index)?)
     }
@@ -35,21 +43,6 @@ impl FactsTable {
     /// Whether no game is loaded.
     pub fn is_empty(&self) -> bool {
         self.packed.is_empty()
-    }
-}
-
-/// The facts of games `first..` (a commit's new games), packed as the facts family stores them.
-pub(super) struct NewFacts {
-    first: GameId,
-    packed: Vec<[u8; layout::FACTS_LEN]>,
-}
-
-impl NewFacts {
-    /// The facts of game `id`, if one of these.
-    pub(super) fn get(&self, id: GameId) -> Option<GameFacts> {
-        let index = usize::try_from(id.0.checked_sub(self.first.0)?).ok()?;
-        // Checked when loaded.
-        layout::unpack_facts(id, *self.packed.get(index)?)
     }
 }
 
@@ -93,6 +86,7 @@ impl Store {
     /// the table lacks.
     pub fn facts(&self, highest: GameId) -> Result<Arc<FactsTable>, StoreError> {
         let current = self.facts.read().unwrap_or_else(PoisonError::into_inner).clone();
+        // The store's table starts at game 1.
         if highest.0 <= current.len() {
             return Ok(current);
         }
@@ -104,15 +98,15 @@ impl Store {
         }
         let mut packed = guard.packed.clone();
         self.load_facts(loaded + 1, committed, &mut packed)?;
-        *guard = Arc::new(FactsTable { packed });
+        *guard = Arc::new(FactsTable { first: GameId(1), packed });
         Ok(guard.clone())
     }
 
     /// The facts of the games a commit adds, `first..end` (written, not committed yet).
-    pub(super) fn new_facts(&self, first: GameId, end: GameId) -> Result<NewFacts, StoreError> {
+    pub(super) fn new_facts(&self, first: GameId, end: GameId) -> Result<FactsTable, StoreError> {
         let mut packed = Vec::with_capacity(end.0.saturating_sub(first.0).min(1 << 24) as usize);
         self.load_facts(first.0, end.0, &mut packed)?;
-        Ok(NewFacts { first, packed })
+        Ok(FactsTable { first, packed })
     }
 
     /// Appends to `packed` the facts of games `first..end`, every one of them, in one pass.

@@ -456,6 +456,26 @@ fn take_move(input: &mut &[u8]) -> Option<CompactMove> {
     CompactMove::from_bits(u16::from_le_bytes(*bytes))
 }
 
+/// The stored bytes of a position only the games of `plays` reach, each (game, move played
+/// there), strictly ascending (see [`PositionStats::of_plays`]), their facts from `facts`: the
+/// one-game layout for a single play, the general one otherwise. `None` for no play, plays out
+/// of order, or a game without facts.
+pub fn encode_new(
+    plays: impl IntoIterator<Item = (GameId, Option<CompactMove>)>,
+    mut facts: impl FnMut(GameId) -> Option<GameFacts>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    let mut plays = plays.into_iter().peekable();
+    let (game, next) = plays.next()?;
+    if plays.peek().is_none() {
+        facts(game)?;
+        encode_stored_game(game, next, out);
+    } else {
+        encode_stored(&PositionStats::of_plays(std::iter::once((game, next)).chain(plays), facts)?, out);
+    }
+    Some(())
+}
+
 /// The stored bytes of a stored value with the statistics of new games added (a later commit
 /// reaching a stored position), the stored games' facts from `facts`. `None` when the stored
 /// value does not decode.
