@@ -14,9 +14,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::{Color, Position as _, Square};
 use tabiya::{
     Key,
-    attacks::VectorBoard,
     codec::{KeyBoard, KeyDecoder},
-    pattern::{Pattern, Scene},
+    pattern::{Pattern, Scene, attacks::VectorBoard},
 };
 
 /// Games read for the benchmark positions (about 80 positions each).

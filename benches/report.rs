@@ -11,6 +11,7 @@ mod common;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tabiya::{
     explore::{Filter, Target},
+    render::report::Report,
     report::{
         database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport},

@@ -1,28 +1,34 @@
 //! tabiya: a chess position database indexing engine.
 //!
 //! tabiya reads PGN game collections, canonicalises every position of every game, encodes each
-//! into a fixed-length, exactly decodable [`Key`], and answers position searches.
+//! into a fixed-length, exactly decodable [`Key`], and answers position searches. The folders are
+//! the architecture (docs/ARCHITECTURE.md walks one game from file to answer); the stored bytes
+//! are docs/FORMAT.md's ([`format`](mod@format)).
 //!
-//! The modules, from the bottom up (each depends only on those above it in this list):
+//! Chess and data, without I/O (each depends only on those above it):
 //!
 //! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
 //! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous), the Huffman
-//!   packed format, the two-byte move and a game's mainline in about a byte a ply. Pure: no I/O.
+//!   packed format, the two-byte move and a game's mainline in about a byte a ply.
 //! - [`model`]: the domain records: games, their facets, position statistics and how they add
 //!   up.
 //! - [`postings`]: posting lists (every game reaching a position), Leapfrog-packed.
+//! - [`pattern`]: the pattern language, evaluated with vector attacks on a 0x88 board.
+//! - [`psqt`]: piece-square tables: their CSV form, the Texel fit, the factorisation into
+//!   bitboard components.
 //! - [`input`]: reading user files: PGN collections (split, checked, parsed, replayed into
 //!   model records) and EPD/FEN lists.
-//! - [`store`]: the RocksDB database: its families, options and byte layouts.
+//!
+//! The database and what runs on it:
+//!
+//! - [`store`]: the RocksDB database: its families, options and byte layouts, reading,
+//!   scanning and writing.
 //! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
-//! - [`verify`]: round-tripping real positions through both codecs.
-//! - [`explore`]: position search: explorer lookups with filters, game lists, material search,
-//!   openings.
-//! - [`psqt`]: piece-square tables derived from the stored positions, and their factorisation
-//!   into bitboard components.
-//! - [`report`]: self-contained HTML reports (inline SVG), with JSON and CSV forms.
-//! - [`output`]: tables, JSON documents and PGN, for the command line and the server.
-//! - [`server`]: the HTTP API (lichess-explorer compatible).
+//! - [`explore`]: queries: explorer lookups with filters, game lists, material and pattern
+//!   search, piece-square statistics.
+//! - [`report`]: the statistics reports, as data.
+//! - [`render`]: tables, JSON documents, PGN and the reports as HTML and CSV.
+//! - [`server`]: the HTTP API (lichess-explorer compatible) and the explorer page.
 //!
 //! ```
 //! use tabiya::{Key, Position};
@@ -34,23 +40,23 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod attacks;
 pub mod codec;
 pub mod explore;
 pub mod indexer;
 pub mod input;
 pub mod model;
-pub mod output;
 pub mod pattern;
 pub mod position;
 pub mod postings;
 pub mod psqt;
+pub mod render;
 pub mod report;
 pub mod server;
 pub mod store;
-pub mod tier;
 mod varint;
-pub mod verify;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};
+
+#[doc = include_str!("../docs/FORMAT.md")]
+pub mod format {}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// mimalloc instead of the system allocator: ingest allocates per game and per position across
-/// threads, where glibc's malloc took 7 % of the CPU.
+/// threads, where glibc's malloc cost a measurable share of the CPU (docs/DECISIONS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,6 +1,6 @@
 //! The command line as a user runs it.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -4,9 +4,7 @@
 //! database of a clean run: the same totals and values through the store, and the same bytes in
 //! every family (nothing a killed run wrote is left behind).
 
-mod common;
-#[path = "../tools/db_digest.rs"]
-mod db_digest;
+use crate::{common, db_digest};
 
 use std::{
     hash::{DefaultHasher, Hash, Hasher},

@@ -2,7 +2,7 @@
 //! players, named openings, the most common positions by ply, and the endgame frequency table
 //! (which the report computes from key ranges and posting lists, not from games).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -2,10 +2,10 @@
 //! perft suites, the promoted-piece positions of real games, every position of every game of the
 //! players collection, and ingestion of that collection checked against a naive replay.
 //!
-//! Outside CI the tests say so and pass when the directory is absent; in CI (`CI` set) a missing
-//! directory fails them.
+//! Every test here is ignored unless asked for (`--include-ignored`, which tools/test.sh passes
+//! when it finds the datasets), and fails when asked for without them.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::{HashMap, HashSet},
@@ -22,14 +22,15 @@ use tabiya::{
     codec::material_range,
     explore::{Filter, FilteredStats, Limits, Lookup, Target, parse_openings},
     indexer,
+    input::codec_check::check_paths,
     input::read_position_lines,
     store::Store,
-    verify::check_paths,
 };
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn position_suites_round_trip() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let report = check_paths(&[dir.join("positions")], |_| {}).unwrap();
     assert_eq!(report.failed, 0, "{:#?}", report.failures);
     assert!(report.positions > 100_000, "{} positions", report.positions);
@@ -44,8 +45,9 @@ fn position_suites_round_trip() {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn promoted_positions_from_real_games_round_trip() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let report = check_paths(&[dir.join("positions/players-promoted.epd")], |_| {}).unwrap();
     assert_eq!(report.failed, 0, "{:#?}", report.failures);
     assert!(report.rejected.is_empty(), "{:?}", report.rejected);
@@ -55,8 +57,9 @@ fn promoted_positions_from_real_games_round_trip() {
 /// Ranges of distinct (category, material) pairs found in real games never overlap, and each
 /// position's key lies in its own range.
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn real_material_ranges_are_disjoint() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let file = std::fs::File::open(dir.join("positions/players-promoted.epd")).unwrap();
     let mut pairs = std::collections::HashSet::new();
     read_position_lines(file, "players-promoted.epd", |line| {
@@ -79,8 +82,9 @@ fn real_material_ranges_are_disjoint() {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn every_players_position_round_trips() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let report = check_paths(&[dir.join("players.pgn.zst")], |_| {}).unwrap();
     assert_eq!(report.failed, 0, "{:#?}", report.failures);
     assert_eq!(report.positions, 33_424_331);
@@ -90,7 +94,7 @@ fn every_players_position_round_trips() {
 
 /// The first `games` games of the players collection, as a PGN file in `dir`.
 fn players_head(dir: &Path, games: usize) -> PathBuf {
-    let players = datasets().expect("checked by the caller").join("players.pgn.zst");
+    let players = datasets().join("players.pgn.zst");
     let mut text = Vec::new();
     zstd::Decoder::new(std::fs::File::open(players).unwrap()).unwrap().read_to_end(&mut text).unwrap();
     let cut = text.windows(7).enumerate().filter(|(_, w)| w == b"[Event ").nth(games).map_or(text.len(), |(at, _)| at);
@@ -153,8 +157,8 @@ impl Visitor for Naive {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn ingest_matches_a_naive_replay() {
-    let Some(_) = datasets() else { return };
     let dir = tempfile::tempdir().unwrap();
     let pgn = players_head(dir.path(), 6_000);
     let store = Store::open(&dir.path().join("db")).unwrap();
@@ -225,8 +229,9 @@ fn ingest_matches_a_naive_replay() {
 /// The lichess opening table imports without a bad line, and names positions reached by any
 /// move order.
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn lichess_openings_import() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let tables = dir.join("openings/lichess-org+chess-openings");
     let mut all = Vec::new();
     for name in ["a", "b", "c", "d", "e"] {
@@ -248,8 +253,9 @@ fn lichess_openings_import() {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn ingest_players_reports_duplicates_and_the_two_broken_games() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("db")).unwrap();
     let summary = indexer::ingest(&store, &[dir.join("players.pgn.zst")], &mut indexer::SilentObserver).unwrap();
@@ -269,8 +275,9 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
 /// game is accounted for, and where kokopu's test suite says what a file holds, we agree: files
 /// of errors index nothing, files of valid standard games skip nothing.
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn robustness_corpus() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let corpus = dir.join("robustness");
     let files = tabiya::input::expand(std::slice::from_ref(&corpus), tabiya::input::Wanted::Any).unwrap();
     assert!(files.len() > 150, "{} files", files.len());
@@ -322,7 +329,7 @@ impl AttackCheck {
 /// [`KeyDecoder`] to the same boards as the validating decoder.
 fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
     use shakmaty::{Bitboard, Color, Square, attacks};
-    use tabiya::{attacks::VectorBoard, codec::KeyDecoder};
+    use tabiya::{codec::KeyDecoder, pattern::attacks::VectorBoard};
 
     let mut check = AttackCheck::default();
     for (i, position) in batch.iter().enumerate() {
@@ -432,8 +439,9 @@ fn attack_check_paths(paths: &[PathBuf]) -> AttackCheck {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn vector_attacks_agree_with_shakmaty_on_every_position() {
-    let Some(dir) = datasets() else { return };
+    let dir = datasets();
     let suites = attack_check_paths(&[dir.join("positions")]);
     assert!(suites.failures.is_empty(), "{:#?}", suites.failures);
     assert!(suites.positions > 100_000, "{} positions", suites.positions);

@@ -3,7 +3,7 @@
 //! that admits it. The enumeration is independent of the codec: it places pieces on all squares
 //! and lets shakmaty decide legality.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashSet};
 

@@ -3,11 +3,11 @@
 //! filtered or not, and every material search is compared with a naive replay of the same games
 //! that names positions by EPD text.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use common::{Lcg, games::movetext};
+use common::games::{Game, openings as generate};
 use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::San};
 use tabiya::{
     Key, Material, Position,
@@ -19,122 +19,31 @@ use tabiya::{
     store::Store,
 };
 
-const NAMES: [&str; 6] =
-    ["Carlsen, Magnus", "Caruana, Fabiano", "Anand, Viswanathan", "Kasparov, Garry", "Polgar, Judit", "Tal, Mikhail"];
-const TIME_CONTROLS: [&str; 7] = ["60+0", "180+2", "600+5", "5400+30", "-", "?", ""];
-const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
-
-/// One generated game, as the naive side sees it.
-struct Game {
-    id: u64,
-    white: &'static str,
-    black: &'static str,
-    white_elo: Option<u16>,
-    black_elo: Option<u16>,
-    /// (year, month) as written in the Date tag.
-    date: (Option<u16>, Option<u8>),
-    time_control: &'static str,
-    result: &'static str,
-    moves: Vec<Move>,
+/// Every position of a game with the moves played from it (EPD text; a repeated position once).
+fn game_positions(game: &Game) -> BTreeMap<String, HashSet<String>> {
+    let mut positions: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+    let mut position = Chess::default();
+    for m in &game.moves {
+        let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
+        positions.entry(epd).or_default().insert(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
+        position.play_unchecked(*m);
+    }
+    positions.entry(Epd::from_position(&position, EnPassantMode::Legal).to_string()).or_default();
+    positions
 }
 
-impl Game {
-    fn pgn(&self) -> String {
-        let mut out = String::new();
-        let date = match self.date {
-            (Some(y), Some(m)) => format!("{y}.{m:02}.11"),
-            (Some(y), None) => format!("{y}.??.??"),
-            _ => "????.??.??".to_owned(),
-        };
-        out += &format!("[Event \"Generated\"]\n[Site \"Test\"]\n[Date \"{date}\"]\n[Round \"{}\"]\n", self.id);
-        out += &format!("[White \"{}\"]\n[Black \"{}\"]\n[Result \"{}\"]\n", self.white, self.black, self.result);
-        for (tag, elo) in [("WhiteElo", self.white_elo), ("BlackElo", self.black_elo)] {
-            if let Some(elo) = elo {
-                out += &format!("[{tag} \"{elo}\"]\n");
-            }
-        }
-        if !self.time_control.is_empty() {
-            out += &format!("[TimeControl \"{}\"]\n", self.time_control);
-        }
-        out.push('\n');
-        out += &movetext(&self.moves);
-        out += self.result;
-        out += "\n\n";
-        out
+/// The lichess speed class of a game's time control, spelled out independently of tabiya's
+/// parser.
+fn speed(game: &Game) -> &'static str {
+    match game.time_control {
+        Some("60+0") => "bullet",
+        // 180 + 40 × 2 = 260 s.
+        Some("180+2") => "blitz",
+        Some("600+5") => "rapid",
+        Some("5400+30") => "classical",
+        Some("-") => "correspondence",
+        _ => "unknown",
     }
-
-    /// Every position with the moves played from it (EPD text; a repeated position once).
-    fn positions(&self) -> BTreeMap<String, HashSet<String>> {
-        let mut positions: BTreeMap<String, HashSet<String>> = BTreeMap::new();
-        let mut position = Chess::default();
-        for m in &self.moves {
-            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
-            positions.entry(epd).or_default().insert(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
-            position.play_unchecked(*m);
-        }
-        positions.entry(Epd::from_position(&position, EnPassantMode::Legal).to_string()).or_default();
-        positions
-    }
-
-    fn average_rating(&self) -> Option<u32> {
-        match (self.white_elo, self.black_elo) {
-            (Some(w), Some(b)) => Some((u32::from(w) + u32::from(b)).div_ceil(2)),
-            (Some(r), None) | (None, Some(r)) => Some(u32::from(r)),
-            (None, None) => None,
-        }
-    }
-
-    /// The lichess speed classes, spelled out independently of tabiya's parser.
-    fn speed(&self) -> &'static str {
-        match self.time_control {
-            "60+0" => "bullet",
-            // 180 + 40 × 2 = 260 s.
-            "180+2" => "blitz",
-            "600+5" => "rapid",
-            "5400+30" => "classical",
-            "-" => "correspondence",
-            _ => "unknown",
-        }
-    }
-}
-
-/// Games from random short walks over the first three legal moves: openings shared by many
-/// games, with transpositions and repetitions.
-fn generate(count: u64) -> Vec<Game> {
-    let mut rng = Lcg(7);
-    (1..=count)
-        .map(|id| {
-            let mut position = Chess::default();
-            let mut moves = Vec::new();
-            for _ in 0..4 + rng.next(20) {
-                let mut legal: Vec<Move> = position.legal_moves().into_iter().collect();
-                if legal.is_empty() {
-                    break;
-                }
-                legal.sort_by_key(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string());
-                let m = legal[rng.next(legal.len().min(3) as u64) as usize];
-                position.play_unchecked(m);
-                moves.push(m);
-            }
-            let elo = |rng: &mut Lcg| (rng.next(5) != 0).then(|| 1500 + rng.next(1400) as u16);
-            let white = NAMES[rng.next(6) as usize];
-            let black = NAMES[rng.next(6) as usize];
-            let (white_elo, black_elo) = (elo(&mut rng), elo(&mut rng));
-            let year = (rng.next(8) != 0).then(|| 1995 + rng.next(30) as u16);
-            let month = (rng.next(3) != 0).then(|| 1 + rng.next(12) as u8);
-            Game {
-                id,
-                white,
-                black,
-                white_elo,
-                black_elo,
-                date: (year, year.and(month)),
-                time_control: TIME_CONTROLS[rng.next(7) as usize],
-                result: RESULTS[rng.next(4) as usize],
-                moves,
-            }
-        })
-        .collect()
 }
 
 /// A naive filter over the generated games.
@@ -160,7 +69,7 @@ impl NaiveFilter {
             }
         }
         if let Some(speeds) = &self.speeds
-            && !speeds.contains(&game.speed())
+            && !speeds.contains(&speed(game))
         {
             return false;
         }
@@ -173,9 +82,9 @@ impl NaiveFilter {
         if let Some((prefix, white)) = self.player {
             let matches = |name: &str| name.to_lowercase().starts_with(prefix);
             let ok = match white {
-                Some(true) => matches(game.white),
-                Some(false) => matches(game.black),
-                None => matches(game.white) || matches(game.black),
+                Some(true) => matches(&game.white),
+                Some(false) => matches(&game.black),
+                None => matches(&game.white) || matches(&game.black),
             };
             if !ok {
                 return false;
@@ -213,11 +122,11 @@ type NaiveIndex = HashMap<String, (Vec<u64>, BTreeMap<String, Vec<u64>>)>;
 fn naive_index(games: &[Game], filter: &NaiveFilter) -> NaiveIndex {
     let mut index = NaiveIndex::new();
     for game in games.iter().filter(|g| filter.keeps(g)) {
-        for (epd, moves) in game.positions() {
+        for (epd, moves) in game_positions(game) {
             let entry = index.entry(epd).or_default();
-            entry.0.push(game.id);
+            entry.0.push(game.round);
             for m in moves {
-                entry.1.entry(m).or_default().push(game.id);
+                entry.1.entry(m).or_default().push(game.round);
             }
         }
     }

@@ -19,8 +19,7 @@
 //! vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION and
 //! these digests change together.
 
-#[path = "../tools/db_digest.rs"]
-mod db_digest;
+use crate::db_digest;
 
 use tabiya::{indexer, store::Store};
 

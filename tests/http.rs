@@ -1,7 +1,7 @@
 //! The HTTP API as a client sees it: `tabiya serve` over a database of the embedded sample,
 //! status codes, JSON shapes and the lichess explorer's field names, and bad input.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

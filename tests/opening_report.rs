@@ -3,7 +3,7 @@
 //! notable games, with and without filters and a `--versus` subset; its overview also against
 //! the stored statistics `tabiya query` answers from; and its CSV files against its JSON.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

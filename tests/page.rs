@@ -2,12 +2,12 @@
 //! Chromium by clicks, drags and keys, every view checked against the API's own answers. It also
 //! leaves desktop and phone screenshots in `target/screenshots/` and prints the page's timings.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
 use common::{
-    browser::{self, Browser},
+    browser::Browser,
     games::{build, generate},
     server::{Server, get, json, start},
 };
@@ -155,9 +155,6 @@ fn fen_after(server: &Server, play: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_explorer_page_works_in_a_browser() {
-    if !browser::available() {
-        return;
-    }
     let games = generate(300);
     let (dir, store) = build(&games);
     drop(store);
@@ -376,7 +373,6 @@ async fn the_explorer_page_works_in_a_browser() {
 #[ignore = "needs TABIYA_PAGE_DB, a built database; run by tools/page-bench.sh"]
 async fn page_timings() {
     let db = std::env::var_os("TABIYA_PAGE_DB").expect("TABIYA_PAGE_DB names a database");
-    assert!(browser::available(), "page timings need Chromium and chromedriver");
     let server = start(std::path::Path::new(&db));
     let base = format!("http://{}/", server.addr);
     let browser = Browser::start().await;

@@ -3,7 +3,7 @@
 //! positions, games and results are compared with a naive replay that evaluates the same
 //! question with shakmaty's bitboard attacks on every ply.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -263,7 +263,7 @@ fn the_material_a_pattern_implies_prunes_the_scan() {
 #[test]
 fn a_stopped_scan_says_so() {
     use std::sync::atomic::Ordering;
-    use tabiya::explore::{QueryError, ScanProgress};
+    use tabiya::{explore::QueryError, store::ScanProgress};
 
     let (_dir, store) = build(&generate(200));
     let query = PatternQuery { pattern: "check".parse().unwrap(), material: None, side: None, limit: 5 };

@@ -2,7 +2,7 @@
 //! by year and by opponent rating, the repertoire tree with its threshold, best wins and worst
 //! losses; its CSV files against its JSON.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! agrees with the key decoder; pattern text parses or fails cleanly, and evaluates the same on
 //! either kind of decoded position.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use shakmaty::{Chess, Move, Position as _, Role};

@@ -2,7 +2,7 @@
 //! the fit's loss against a naive replay of generated games; factorisations against planted
 //! solutions, their own packed form, the real-valued floor, and PeSTO's published tables.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
@@ -12,11 +12,11 @@ use common::{
 };
 use shakmaty::{Chess, Color, Position as _};
 use tabiya::{
-    explore::Filter,
-    psqt::{
-        DeriveOptions, FactoriseOptions, GamePhase, PieceTables, TABLES, derive::ENDGAME_PHASE, factorise, is_masked,
-        tables::table_index,
+    explore::{
+        Filter,
+        psqt::{DeriveOptions, ENDGAME_PHASE},
     },
+    psqt::{FactoriseOptions, GamePhase, PieceTables, TABLES, factorise, is_masked, tables::table_index},
 };
 
 /// White wins, draws, Black wins of a set of games (unknown results left out).
@@ -64,7 +64,7 @@ fn derived_statistics_match_a_naive_replay() {
     for since in [None, Some(2005)] {
         let counted = |i: &usize| since.is_none_or(|year_from| year(*i) >= year_from);
         let filter = Filter::default().with_dates(since.map(|y| y.to_string()).as_deref(), None).unwrap();
-        let derived = tabiya::psqt::derive::derive(
+        let derived = tabiya::explore::psqt::derive(
             &store,
             &DeriveOptions { filter, sample: 0, seed: 3, ..DeriveOptions::default() },
         )
@@ -110,7 +110,7 @@ fn the_fit_sample_is_fixed_by_the_seed() {
     let games = generate(120);
     let (_dir, store) = build(&games);
     let derive = |sample, seed| {
-        tabiya::psqt::derive::derive(&store, &DeriveOptions { sample, seed, ..DeriveOptions::default() }).unwrap()
+        tabiya::explore::psqt::derive(&store, &DeriveOptions { sample, seed, ..DeriveOptions::default() }).unwrap()
     };
     let a = derive(500, 7);
     assert_eq!(a.fit.positions, 500);
@@ -177,14 +177,15 @@ fn planted_components_are_recovered_exactly() {
     }
 }
 
-fn pesto() -> Option<PieceTables> {
-    let text = std::fs::read_to_string(datasets()?.join("psqt/pesto.csv")).expect("pesto.csv");
-    Some(PieceTables::from_csv(&text).expect("pesto.csv parses"))
+fn pesto() -> PieceTables {
+    let text = std::fs::read_to_string(datasets().join("psqt/pesto.csv")).expect("pesto.csv");
+    PieceTables::from_csv(&text).expect("pesto.csv parses")
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn pesto_factorisation_keeps_its_promises() {
-    let Some(tables) = pesto() else { return };
+    let tables = pesto();
     assert_eq!((tables.values[0], tables.squares[0][8], tables.values[11]), (82, -35, 0));
     let options = FactoriseOptions { components: 6, generations: 4_000, ..FactoriseOptions::default() };
     let found = factorise(&tables, &options);
@@ -218,8 +219,9 @@ fn pesto_factorisation_keeps_its_promises() {
 }
 
 #[test]
+#[ignore = "needs the shared datasets (../shared/datasets beside the checkout, or TABIYA_DATASETS)"]
 fn the_mask_is_honoured() {
-    let Some(tables) = pesto() else { return };
+    let tables = pesto();
     let mut scribbled = tables.clone();
     for t in [0, 1] {
         for s in (0..8).chain(56..64) {

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
-use tabiya::store::{COLUMN_FAMILIES, meta::COMMIT_KEY};
+use tabiya::store::{COLUMN_FAMILIES, layout::keys::COMMIT_KEY};
 
 /// One family's digest.
 #[derive(Debug, PartialEq, Eq)]

@@ -15,5 +15,5 @@ tools/bootstrap.sh
 cargo build --release --quiet --bin tabiya
 source tools/bench-db.sh
 db=$(bench_db report "$input")
-TABIYA_PAGE_DB="$db" cargo test --release --quiet --test page -- --ignored --nocapture page_timings 2>&1 |
+TABIYA_PAGE_DB="$db" cargo test --release --quiet --test tests -- --ignored --exact --nocapture page::page_timings 2>&1 |
   grep -E '^(page timings|  )'

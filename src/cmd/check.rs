@@ -3,8 +3,8 @@
 use std::{path::PathBuf, process::ExitCode};
 
 use tabiya::{
-    output::{json, table},
-    verify::check_paths,
+    input::codec_check::check_paths,
+    render::{json, table},
 };
 
 #[derive(clap::Args)]

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use tabiya::{
     explore::{Filter, Limits, Lookup, PatternQuery, Target, parse_openings},
     indexer,
-    output::table,
+    render::table,
     store::Store,
 };
 

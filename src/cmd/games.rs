@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use tabiya::{
     explore::{GameSort, GameSource, GamesQuery, PatternQuery, Signature, Target, parse_color},
-    output::{pgn, table},
     pattern::Pattern,
+    render::{pgn, table},
     store::Store,
 };
 

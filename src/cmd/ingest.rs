@@ -14,7 +14,7 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tabiya::{
     indexer::{self, Observer, Progress, Summary},
     input::{self, InputError, Rejection, Wanted},
-    output::{json::IngestSummary, table},
+    render::{json::IngestSummary, table},
     store::Store,
 };
 

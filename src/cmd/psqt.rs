@@ -1,12 +1,14 @@
 //! `tabiya psqt derive|factorise`: piece-square tables from the database, and their compression
-//! into bitboard components (seed 003).
+//! into bitboard components (a genetic algorithm: binary components times
+//! integer weights).
 
 use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Context as _;
 use tabiya::{
-    output,
-    psqt::{self, DeriveOptions, Derived, Factorisation, FactoriseOptions, FitOptions, PieceTables},
+    explore::psqt::{self as derive, DeriveOptions, Derived},
+    psqt::{self, Factorisation, FactoriseOptions, FitOptions, PieceTables},
+    render,
     store::Store,
 };
 
@@ -65,7 +67,7 @@ impl DeriveSource {
         };
         options.check()?;
         let store = Store::open_read_only(&self.db.db)?;
-        Ok(psqt::derive::derive(&store, &options)?)
+        Ok(derive::derive(&store, &options)?)
     }
 }
 
@@ -114,7 +116,7 @@ pub struct FactoriseOptionArgs {
     /// Do not fold each table's mean into its piece value.
     #[arg(long)]
     pub no_mean_adjust: bool,
-    /// Mutate only as the seed does (random bit flips and weight nudges), without the directed
+    /// Mutate only as the original method does (random bit flips and weight nudges), without the directed
     /// mutations.
     #[arg(long)]
     pub random_only: bool,
@@ -191,7 +193,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             } else if args.format.csv {
                 derived.fit.tables.to_csv()
             } else {
-                output::psqt::derived(&derived)
+                render::psqt::derived(&derived)
             };
             args.format.write(&text)
         }
@@ -203,7 +205,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             } else if args.format.csv {
                 found.approximation().to_csv()
             } else {
-                output::psqt::factorisation(&found)
+                render::psqt::factorisation(&found)
             };
             args.format.write(&text)
         }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use tabiya::{
     explore::{Limits, Lookup},
-    output::table,
+    render::table,
     store::Store,
 };
 

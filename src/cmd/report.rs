@@ -4,8 +4,8 @@ use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Context as _;
 use tabiya::{
+    render::report::{Format, Report},
     report::{
-        Format,
         database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport, Theme},
         player::{PlayerOptions, PlayerReport},
@@ -48,20 +48,15 @@ pub struct Output {
 }
 
 impl Output {
-    fn write(
-        &self,
-        html: impl FnOnce() -> String,
-        json: impl FnOnce() -> String,
-        csv: impl FnOnce() -> Vec<(String, String)>,
-    ) -> anyhow::Result<ExitCode> {
+    fn write(&self, report: &impl Report) -> anyhow::Result<ExitCode> {
         let text = match self.format {
-            Format::Html => html(),
-            Format::Json => json(),
+            Format::Html => report.html(),
+            Format::Json => report.json(),
             Format::Csv => {
                 let dir =
                     self.output.as_ref().context("--format csv writes a directory of files: give it with -o DIR")?;
                 std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-                for (name, contents) in csv() {
+                for (name, contents) in report.csv() {
                     let path = dir.join(name);
                     std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
                 }
@@ -178,7 +173,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             let target = args.target.resolve()?;
             let store = Store::open_read_only(&args.db.db)?;
             let report = OpeningReport::build(&store, &target, &options)?;
-            args.output.write(|| report.html(), || report.json(), || report.csv())
+            args.output.write(&report)
         }
         Command::Player(args) => {
             let mut options = PlayerOptions::new(args.filter.filter()?);
@@ -192,19 +187,19 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             options.label = args.filter.describe();
             let store = Store::open_read_only(&args.db.db)?;
             let report = PlayerReport::build(&store, &args.name, &options)?;
-            args.output.write(|| report.html(), || report.json(), || report.csv())
+            args.output.write(&report)
         }
         Command::Database(args) => {
             let options = DatabaseOptions { plies: args.plies, top: args.top, ..DatabaseOptions::default() };
             let store = Store::open_read_only(&args.db.db)?;
             let report = DatabaseReport::build(&store, &options)?;
-            args.output.write(|| report.html(), || report.json(), || report.csv())
+            args.output.write(&report)
         }
         Command::Psqt(args) => {
             let (source, tables, derived) = args.tables.load()?;
             let factorisation = args.tables.factorise(&tables);
             let report = PsqtReport { source, tables, derived, factorisation };
-            args.output.write(|| report.html(), || report.json(), || report.csv())
+            args.output.write(&report)
         }
     }
 }

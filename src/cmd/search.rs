@@ -10,10 +10,10 @@ use std::{
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tabiya::{
-    explore::{MaterialQuery, PatternQuery, PatternSearch, ScanProgress, Signature, parse_color},
-    output::table,
+    explore::{MaterialQuery, PatternQuery, PatternSearch, Signature, parse_color},
     pattern::Pattern,
-    store::Store,
+    render::table,
+    store::{ScanProgress, Store},
 };
 
 use super::args::DbArgs;
@@ -22,7 +22,7 @@ use super::args::DbArgs;
 pub struct Args {
     #[command(flatten)]
     db: DbArgs,
-    /// Pattern expression, e.g. 'pin(B, n, k)' or 'Pa-h7 and btm' (grammar in the README).
+    /// Pattern expression, e.g. 'pin(B, n, k)' or 'Pa-h7 and btm' (grammar in docs/GUIDE.md).
     #[arg(long, required_unless_present = "material")]
     pattern: Option<String>,
     /// Material signature, White v Black: KRPPvKR; `P*` means any number of pawns, `P3` three.

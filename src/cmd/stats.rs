@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use tabiya::{
-    output::{
+    render::{
         json::{DatabaseTotals, Run, Sizes},
         table,
     },

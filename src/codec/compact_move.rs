@@ -9,7 +9,8 @@ use std::fmt;
 
 use shakmaty::{CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciMove};
 
-/// A move as 15 bits of a `u16` (see the [module documentation](self)).
+/// A move as 15 bits of a `u16`: origin, destination, promotion (docs/FORMAT.md, "Moves and
+/// mainlines").
 ///
 /// ```
 /// use shakmaty::{Chess, Square, uci::UciMove};

@@ -1,7 +1,7 @@
 //! The Huffman packed position: a variable-length, exactly decodable bit code, the compact
 //! position format of exports.
 //!
-//! It follows the seed's board code (empty = `0`, pawn = `10c`, …) with its refinements, and
+//! It follows the Huffman-inspired board code (empty = `0`, pawn = `10c`, …) with its refinements, and
 //! takes the category from the key so that implied rooks and kings cost nothing. Bits are
 //! written most significant first; the last byte is padded with zeros.
 //!

@@ -9,14 +9,12 @@
 //! ```text
 //! one byte     bits 0–3 the piece's index, bits 4–7 the target's index (0..=14)
 //! two bytes    bits 0–3 the piece's index, bits 4–7 = 15; then bits 0–4 the target's index
-//!              (0..=27), bits 5–7 the promotion (0 none, 1 knight, 2 bishop, 3 rook, 4 queen)
+//!              (0..=26), bits 5–7 the promotion (0 none, 1 knight, 2 bishop, 3 rook, 4 queen)
 //! ```
 //!
 //! Most moves take the one-byte form; long queen, rook and bishop moves and promotions take two.
-//! Indexes spread over few values compress well: the players collection's mainlines take 25.9
-//! MB in zstd blocks (their own family keeps LZ4 blocks, 30.9 MB, quicker to read a game at a
-//! time), against 39.9 MB as two-byte [`CompactMove`]s.
-//! Decoding needs the position, so a mainline is read by replaying it; it needs no move
+//! Indexes spread over few values compress well (docs/PERFORMANCE.md has the bytes against
+//! two-byte [`CompactMove`]s). Decoding needs the position, so a mainline is read by replaying it; it needs no move
 //! generation, and bytes that do not name a possible move there are refused.
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position as _, Role, Square, attacks};

@@ -99,7 +99,8 @@ impl Material {
         self.0.get(color)
     }
 
-    /// Checks that the key can express this material (see the [module documentation](self)).
+    /// Checks that the key can express this material: one king a side, the one-side and the
+    /// cross-side bounds (docs/FORMAT.md, "The key").
     pub fn check(&self) -> Result<(), MaterialError> {
         if self.0.white.king != 1 || self.0.black.king != 1 {
             return Err(MaterialError::Kings(*self));

@@ -13,7 +13,7 @@
 //! `R` free squares number `C(R, n) · M`, with `M` the multinomial of its piece counts; a class's
 //! total is `C(R, n) · ΣM`. Black's classes are sorted by `nd − 2x` descending: both halves of
 //! the cross-side bound, seen from Black, are lower bounds on `nd − 2x`, so the Black contents
-//! allowed with a given White content are a prefix of that order (a sharper form of the seed's
+//! allowed with a given White content are a prefix of that order (a sharper form of Tomic's
 //! sorting trick, with no relaxation: the material part of the key is dense).
 //!
 //! The tables hold about 7 MB and are built on first use in a few milliseconds.
@@ -384,9 +384,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn enumeration_matches_the_seed() {
+    fn enumeration_matches_tomics_counts() {
         let t = tables();
-        // One-side states (with pawns) number 8,694 in the seed.
+        // One-side states (with pawns) number 8,694 in Tomic's enumeration.
         let one_side: usize = (0..=8).map(|pawns| t.vectors.iter().filter(|v| v.excess() + pawns <= 8).count()).sum();
         assert_eq!(one_side, 8694);
         for (i, v) in t.vectors.iter().enumerate() {

@@ -223,9 +223,13 @@ pub struct PositionHit {
 }
 
 impl PositionHit {
-    /// The hit of a stored key with its counts (games, White wins, draws, Black wins); a key
-    /// that does not decode is corrupt data.
-    pub fn of(key: &crate::Key, [games, white, draws, black]: [u64; 4]) -> Result<PositionHit, crate::codec::KeyError> {
-        Ok(PositionHit { fen: key.decode()?.to_string(), key: key.to_string(), games, white, draws, black })
+    /// The hit of a key `store` holds, with its counts (games, White wins, draws, Black wins).
+    pub fn of(
+        store: &crate::store::Store,
+        key: &crate::Key,
+        [games, white, draws, black]: [u64; 4],
+    ) -> Result<PositionHit, crate::store::StoreError> {
+        let fen = store.stored_position(key)?.to_string();
+        Ok(PositionHit { fen, key: key.to_string(), games, white, draws, black })
     }
 }

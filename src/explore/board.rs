@@ -6,10 +6,7 @@ use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
-use crate::{
-    model::{GameId, replay_with_moves},
-    store::Store,
-};
+use crate::{model::GameId, store::Store};
 
 /// A position as a board shows it, with the moves played to reach it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -129,12 +126,9 @@ pub struct Ply {
 impl GameView {
     /// Game `id`, `None` when there is none; a stored game that does not replay is corrupt data.
     pub fn read(store: &Store, id: GameId) -> Result<Option<GameView>, QueryError> {
-        let Some(record) = store.game(id)? else { return Ok(None) };
-        let corrupt = || store.corrupt(format!("game {id} does not replay"));
-        let (positions, stored) = replay_with_moves(&record).ok_or_else(corrupt)?;
-        let mut moves = Vec::with_capacity(stored.len());
-        for ((before, after), stored) in positions.iter().zip(&positions[1..]).zip(stored) {
-            let m = stored.to_move_trusted(before).ok_or_else(corrupt)?;
+        let Some((record, positions, played)) = store.replayed_game(id)? else { return Ok(None) };
+        let mut moves = Vec::with_capacity(played.len());
+        for ((before, after), m) in positions.iter().zip(&positions[1..]).zip(played) {
             let LegalMove { uci, san } = LegalMove::of(before, &m);
             moves.push(Ply { uci, san, fen: epd(after) });
         }

@@ -104,7 +104,7 @@ impl Filter {
     /// Restricts to a player's games (`color`: only those with that colour).
     pub fn with_player(mut self, name: Option<&str>, color: Option<Color>) -> Result<Filter, QueryError> {
         match name.map(str::trim) {
-            Some(name) if crate::store::player_name(name).is_empty() => {
+            Some(name) if crate::model::player_name(name).is_empty() => {
                 return Err(QueryError::input(format!("empty player name {name:?}")));
             }
             Some(name) => self.player = Some(name.to_owned()),

@@ -176,8 +176,7 @@ impl GamesQuery {
         let page: Vec<GameId> = ids.into_iter().skip(self.offset).take(self.limit).collect();
         let mut games = Vec::with_capacity(page.len());
         let mut records = Vec::with_capacity(page.len());
-        for (id, record) in page.iter().zip(store.games(&page)?) {
-            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
+        for (id, record) in page.iter().zip(store.listed_games(&page)?) {
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }

@@ -207,24 +207,17 @@ fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) 
     let Some(highest) = stats.highest_game() else {
         return Ok(PositionStats::default());
     };
-    let facts = store.facts(highest)?;
-    let corrupt = || store.corrupt(format!("position {key}: a game without facts"));
     let keep = |game: &GameFacts| {
         player.as_ref().is_none_or(|ids| ids.binary_search(&game.id).is_ok()) && filter.matches_game(game)
     };
-    let mut filtered = PositionStats::of_kept_games(&stats, |id| facts.get(id), keep).ok_or_else(corrupt)?;
-    if with_slices {
-        filtered.derive_slices(|id| facts.get(id)).ok_or_else(corrupt)?;
-    }
-    filtered.games_by_move.clear();
-    Ok(filtered)
+    Ok(store.kept_games_stats(key, &stats, highest, keep, with_slices)?)
 }
 
 /// The games of the player whose name starts with `name` (see [`Store::player_games`]): refused
 /// for a name with nothing to match once spaces and commas are dropped, or more than
 /// [`MAX_PLAYER_GAMES`] games.
 pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
-    if crate::store::player_name(name).is_empty() {
+    if crate::model::player_name(name).is_empty() {
         return Err(QueryError::input(format!("empty player name {name:?}")));
     }
     let ids = store.player_games(name, color)?;
@@ -243,15 +236,9 @@ fn summaries(
     limit: usize,
     target: &ResolvedTarget,
 ) -> Result<Vec<GameSummary>, QueryError> {
-    let mut summaries = Vec::with_capacity(limit);
-    for game in refs.iter().take(limit) {
-        let id = game.id;
-        let record = store
-            .game(id)?
-            .ok_or_else(|| store.corrupt(format!("game {id} referenced by position {} is missing", target.key)))?;
-        summaries.push(summarize(id, &record, Some(target)));
-    }
-    Ok(summaries)
+    let ids: Vec<GameId> = refs.iter().take(limit).map(|game| game.id).collect();
+    let records = store.listed_games(&ids)?;
+    Ok(ids.iter().zip(&records).map(|(&id, record)| summarize(id, record, Some(target))).collect())
 }
 
 /// The opening of the deepest named position of the target's line.
@@ -269,7 +256,7 @@ pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Openi
 fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<Vec<CompactMove>> {
     let (positions, moves) = replay_with_moves(record)?;
     let arrivals = arrivals(&positions, target, key);
-    let next = arrivals.iter().filter_map(|&ply| moves.get(ply).copied()).collect();
+    let next = arrivals.iter().filter_map(|&ply| moves.get(ply)).map(CompactMove::from_move).collect();
     (!arrivals.is_empty()).then_some(next)
 }
 

@@ -16,7 +16,7 @@ use super::{PositionHit, QueryError};
 use crate::{
     Category, Key, Material,
     codec::material_range,
-    store::{Store, layout::Occurrences},
+    store::{Occurrences, Store},
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -208,10 +208,7 @@ impl MaterialQuery {
         let hits = found
             .iter()
             .take(self.limit.min(MAX_LIMIT))
-            .map(|(key, seen)| {
-                PositionHit::of(key, [seen.games, seen.white, seen.draws, seen.black])
-                    .map_err(|err| store.corrupt(format!("position key {key}: {err}")))
-            })
+            .map(|(key, seen)| PositionHit::of(store, key, [seen.games, seen.white, seen.draws, seen.black]))
             .collect::<Result<_, _>>()?;
         Ok(MaterialSearch { positions: found.len() as u64, occurrences, materials: materials.len(), ranges, hits })
     }

@@ -30,6 +30,7 @@ mod lookup;
 mod material;
 mod openings;
 mod pattern;
+pub mod psqt;
 mod target;
 
 pub use answer::{
@@ -44,7 +45,7 @@ pub use lookup::{
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
-pub use pattern::{MAX_HITS, PatternQuery, PatternSearch, ScanProgress};
+pub use pattern::{MAX_HITS, PatternQuery, PatternSearch};
 pub use target::{ResolvedTarget, Target, key_of};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.

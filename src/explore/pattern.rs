@@ -1,36 +1,33 @@
 //! Pattern search: every distinct stored position tested against a [`Pattern`] once, however
 //! many games reach it, then the games reached through the posting lists.
 //!
-//! The scan decodes keys straight into bitboards ([`Key::decode_board`], no validation: the
-//! database only holds valid keys) and skips whole (category, material) key ranges that the
-//! pattern's [`MaterialNeed`] or a `--material` signature rules out. Key ranges are split between
-//! threads: the table files' first keys without a signature, one range per (category, material)
-//! with one.
+//! The scan ([`Store::scan`]) tests full-key positions on the boards their keys decode to, and
+//! the single-game tier's on the boards their games' replays reach (only those that match are
+//! keyed). It skips whole (category, material) key ranges that the pattern's [`MaterialNeed`] or
+//! a `--material` signature rules out, and with a signature it scans only that signature's key
+//! ranges.
 
 use std::{
     cmp::Reverse,
     collections::BinaryHeap,
-    sync::atomic::{AtomicBool, AtomicU64, Ordering},
+    sync::atomic::{AtomicU64, Ordering},
     time::Instant,
 };
 
-use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::Color;
 
 use super::{PositionHit, QueryError, Signature};
 use crate::{
     Category, Key,
-    codec::{KeyDecoder, Material, material_range},
+    codec::material_range,
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
-    store::{FactsTable, ScanPart, Store, StoreError, layout},
+    store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
 /// Most positions a search lists.
 pub const MAX_HITS: usize = 10_000;
-/// Positions scanned between two progress updates.
-const PROGRESS_EVERY: u64 = 1 << 14;
 
 /// What to search for.
 #[derive(Clone, Debug)]
@@ -70,15 +67,6 @@ pub struct PatternSearch {
     /// The distinct games, ascending (for game lists).
     #[serde(skip)]
     pub game_ids: Vec<GameId>,
-}
-
-/// Live counters of a running search, for progress display and interruption.
-#[derive(Debug, Default)]
-pub struct ScanProgress {
-    /// Stored positions passed so far (evaluated or skipped by material).
-    pub passed: AtomicU64,
-    /// Set to stop the scan early: the search then fails with an "interrupted" error.
-    pub stop: AtomicBool,
 }
 
 /// Game ids as a growable bit set.
@@ -161,20 +149,43 @@ impl PatternQuery {
         self.run_with(store, &ScanProgress::default())
     }
 
-    /// Runs the search, counting progress into `progress` and stopping when it says so.
+    /// Runs the search, counting progress into `progress` and stopping when it says so (the
+    /// search then fails with an "interrupted" error).
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
         let started = Instant::now();
         let _steady = store.steady();
         let need = self.pattern.material_need();
         let limit = self.limit.min(MAX_HITS);
-        let spans = self.spans(store, &need)?;
-        let partial = spans
-            .par_iter()
-            // One decoder (and pawn-structure cache) per worker, not per span: a material
-            // search has a span per (category, material).
-            .map_init(KeyDecoder::default, |decoder, span| self.scan(store, span, decoder, &need, limit, progress))
-            .try_reduce(Partial::default, |a, b| Ok(a.merge(b, limit)))?;
-        if progress.stop.load(Ordering::Relaxed) {
+        let parts = self.parts(store, &need)?;
+        // One-game values take their results from their games' facts.
+        let facts = store.committed_facts()?;
+        // The single-game tier's positions are tested on the boards its replay gives, counted here.
+        let tested_on_replay = AtomicU64::new(0);
+        let board = |chess: &shakmaty::Chess| {
+            tested_on_replay.fetch_add(1, Ordering::Relaxed);
+            self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
+                && self.pattern.matches(&mut Scene::of_chess(chess))
+        };
+        let filter = ScanFilter { material: &|material| need.admits(material), board: &board };
+        let partial = store.scan(
+            &parts,
+            &filter,
+            progress,
+            |partial: &mut Partial, mut position: ScannedPosition<'_>| {
+                if !position.board_tested {
+                    let board = position.board()?;
+                    partial.scanned += 1;
+                    let matches = self.side.is_none_or(|side| side == board.turn)
+                        && self.pattern.matches(&mut Scene::of_key_board(board));
+                    if !matches {
+                        return Ok::<_, StoreError>(());
+                    }
+                }
+                partial.record(&position, &facts, limit)
+            },
+            |a, b| a.merge(b, limit),
+        )?;
+        if progress.stopped() {
             return Err(QueryError::input("search interrupted"));
         }
         let mut tally = [0u64; 4];
@@ -188,9 +199,8 @@ impl PatternQuery {
         }
         // Games only reached through multi-game positions: their records say the result.
         for chunk in unknown.chunks(4096) {
-            for (id, record) in chunk.iter().zip(store.games(chunk)?) {
-                let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
-                tally[usize::from(layout::result_code(record.result))] += 1;
+            for record in store.listed_games(chunk)? {
+                tally[record.result.index()] += 1;
             }
         }
         let mut top = partial.top.into_vec();
@@ -198,8 +208,7 @@ impl PatternQuery {
         let hits = top
             .into_iter()
             .map(|Reverse((games, Reverse(key), [white, draws, black]))| {
-                PositionHit::of(&key, [games, white, draws, black])
-                    .map_err(|err| store.corrupt(format!("position key {key}: {err}")))
+                PositionHit::of(store, &key, [games, white, draws, black])
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(PatternSearch {
@@ -209,7 +218,7 @@ impl PatternQuery {
             white: tally[0],
             draws: tally[1],
             black: tally[2],
-            scanned: partial.scanned,
+            scanned: partial.scanned + tested_on_replay.load(Ordering::Relaxed),
             elapsed_ms: started.elapsed().as_millis() as u64,
             hits,
             game_ids,
@@ -217,7 +226,7 @@ impl PatternQuery {
     }
 
     /// The parts to scan: the key ranges of the materials asked for, or everything.
-    fn spans(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<ScanPart>, QueryError> {
+    fn parts(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<ScanPart>, QueryError> {
         if let Some(signature) = &self.material {
             let mut ranges = Vec::new();
             for material in signature.materials()?.iter().filter(|m| need.admits(m)) {
@@ -231,115 +240,29 @@ impl PatternQuery {
         }
         Ok(store.scan_parts()?)
     }
+}
 
-    fn scan(
-        &self,
-        store: &Store,
-        part: &ScanPart,
-        decoder: &mut KeyDecoder,
-        need: &MaterialNeed,
-        limit: usize,
-        progress: &ScanProgress,
-    ) -> Result<Partial, QueryError> {
-        let mut partial = Partial::default();
-        // One-game values take their results from their games' facts.
-        let facts = store.committed_facts()?;
-        // The single-game tier's positions are evaluated on the boards its replay gives, and
-        // only those that match are keyed (then read below like the others).
-        let evaluated = AtomicU64::new(0);
-        let matches = |chess: &shakmaty::Chess| {
-            // A stopped scan (its client gone) replays on without evaluating anything.
-            if progress.stop.load(Ordering::Relaxed)
-                || !need.admits(&Material(shakmaty::Position::board(chess).material()))
-            {
-                return false;
-            }
-            evaluated.fetch_add(1, Ordering::Relaxed);
-            self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
-                && self.pattern.matches(&mut Scene::of_chess(chess))
-        };
-        let mut cursor = store.part_cursor_where(part, &matches)?;
-        if part.is_tier() {
-            // Every entry matched on its board already.
-            while let Some((key_bytes, value)) = cursor.entry() {
-                let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
-                self.record(store, &facts, &mut partial, key, value, limit)?;
-                cursor.next();
-            }
-            partial.scanned = evaluated.load(Ordering::Relaxed);
-            progress.passed.fetch_add(partial.scanned, Ordering::Relaxed);
-            return Ok(partial);
-        }
-        let check_material = !need.is_any();
-        let mut skip_until: Option<Vec<u8>> = None;
-        let mut passed = 0u64;
-        while let Some((key_bytes, value)) = cursor.entry() {
-            passed += 1;
-            if passed.is_multiple_of(PROGRESS_EVERY) {
-                progress.passed.fetch_add(PROGRESS_EVERY, Ordering::Relaxed);
-                if progress.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-            }
-            // A second key in a material block already ruled out: jump past the block.
-            if let Some(bound) = &skip_until {
-                if key_bytes < bound.as_slice() {
-                    let bound = skip_until.take().unwrap_or_default();
-                    cursor.seek(&bound);
-                    continue;
-                }
-                skip_until = None;
-            }
-            let key = Key::try_from(key_bytes).map_err(|_| store.corrupt("position key"))?;
-            let decoded = decoder
-                .decode(&key, |_, material| !check_material || need.admits(material))
-                .map_err(|err| store.corrupt(format!("position key {key}: {err}")))?;
-            let Some(board) = decoded else {
-                skip_until = decoder.block_range().map(|range| range.after_last());
-                cursor.next();
-                continue;
-            };
-            partial.scanned += 1;
-            if self.side.is_none_or(|side| side == board.turn) && self.pattern.matches(&mut Scene::of_key_board(&board))
-            {
-                self.record(store, &facts, &mut partial, key, value, limit)?;
-            }
-            cursor.next();
-        }
-        cursor.status()?;
-        progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
-        Ok(partial)
-    }
-
-    fn record(
-        &self,
-        store: &Store,
-        facts: &FactsTable,
-        partial: &mut Partial,
-        key: Key,
-        value: &[u8],
-        limit: usize,
-    ) -> Result<(), StoreError> {
-        let corrupt = || store.corrupt(format!("position {key}"));
-        let seen = layout::occurrences(value, |id| store.facts_of(Some(facts), id).map(|game| game.result))
-            .ok_or_else(corrupt)?;
-        partial.positions += 1;
-        partial.occurrences += seen.games;
+impl Partial {
+    /// Counts a matching position: its games, and its rank among the hits.
+    fn record(&mut self, position: &ScannedPosition, facts: &FactsTable, limit: usize) -> Result<(), StoreError> {
+        let seen = position.results(facts)?;
+        self.positions += 1;
+        self.occurrences += seen.games;
         match seen.single {
             Some((id, result)) => {
-                partial.games.insert(id);
+                self.games.insert(id);
                 // Code 3 (unknown result) is known too: no record needs reading.
-                partial.results[usize::from(layout::result_code(result))].insert(id);
+                self.results[result.index()].insert(id);
             }
             None => {
-                for id in layout::postings(value).ok_or_else(corrupt)?.iter() {
-                    partial.games.insert(id);
+                for id in position.games()?.iter() {
+                    self.games.insert(id);
                 }
             }
         }
         push_bounded(
-            &mut partial.top,
-            Reverse((seen.games, Reverse(key), [seen.white, seen.draws, seen.black])),
+            &mut self.top,
+            Reverse((seen.games, Reverse(position.key), [seen.white, seen.draws, seen.black])),
             limit,
         );
         Ok(())

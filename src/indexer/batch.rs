@@ -75,11 +75,11 @@ impl PendingBatch {
         batch.put_players(
             accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
         );
-        // The accepted games' ids are consecutive: their facts are one run.
-        let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
-        if !facts.is_empty() {
-            // The commit reads these to build the games' positions.
-            batch.put_facts_run(&facts).ok_or_else(|| store.corrupt("a batch's game ids are not consecutive"))?;
+        // The accepted games' ids are consecutive from the first's: their facts are one run,
+        // which the commit reads to build the games' positions.
+        if let Some(first) = accepted.first() {
+            let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
+            batch.put_facts_run(first.facts.id, &facts);
         }
         batch.commit()?;
         if accepted.is_empty() {
@@ -89,21 +89,27 @@ impl PendingBatch {
         totals.position_occurrences += distinct;
         run.counts.positions_written += distinct;
         tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
-        staging.add_run(accepted[0].facts.id, self.sorted.iter(&accepted)).map_err(|err| store.staging_error(err))
+        staging.add_run(accepted[0].facts.id, self.sorted.iter(&accepted))
     }
 }
 
-/// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), then the
-/// game's index in the batch (bits 40–63; ids follow it), the next move's bits (24–39, 0 for
-/// none) and the ply (0–23). Sorting them sorts by key, game, move, then ply.
+/// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), then one
+/// integer of the game's index in the batch (from [`GAME_AT`]; ids follow it), the next move's
+/// bits (from [`MOVE_AT`], 0 for none) and the ply (the low [`PLY_BITS`]). Sorting them sorts
+/// by key, game, move, then ply.
 type Packed = (u64, u64, u64, u64);
 
 /// Bits of a packed occurrence's ply: plies from 2^24 - 1 on are recorded as that (the
 /// single-game tier takes only plies under 2^16, and nothing else reads them).
 const PLY_BITS: u32 = 24;
 const PLY_MAX: u64 = (1 << PLY_BITS) - 1;
-// A batch holds fewer games than occurrences, and every game has one (its start).
-const _: () = assert!((super::BATCH_OCCURRENCES as u64) < 1 << 24);
+/// Where a packed occurrence's move bits start.
+const MOVE_AT: u32 = PLY_BITS;
+/// Where a packed occurrence's game index starts, after the move's 16 bits.
+const GAME_AT: u32 = MOVE_AT + u16::BITS;
+// A batch holds fewer games than occurrences (every game has one, its start), and their
+// indexes must fit above the move.
+const _: () = assert!((super::BATCH_OCCURRENCES as u64) < 1 << (u64::BITS - GAME_AT));
 
 /// A batch's occurrences in (key, game, move) order: what a sorted run holds.
 #[derive(Default)]
@@ -119,20 +125,20 @@ impl SortedOccurrences {
         let packed = &mut self.packed;
         packed.clear();
         for (index, game) in games.iter().enumerate() {
-            let high = (index as u64) << 40;
+            let high = (index as u64) << GAME_AT;
             packed.extend(game.positions.iter().enumerate().map(|(ply, &(key, next))| {
                 let (a, b, c) = key.words();
                 let bits = u64::from(next.map_or(0, CompactMove::bits));
-                (a, b, c, high | bits << PLY_BITS | (ply as u64).min(PLY_MAX))
+                (a, b, c, high | bits << MOVE_AT | (ply as u64).min(PLY_MAX))
             }));
         }
         packed.sort_unstable();
         // Everything but the ply: of a repeated (position, move), the first ply stays.
-        packed.dedup_by_key(|entry| (entry.0, entry.1, entry.2, entry.3 >> PLY_BITS));
+        packed.dedup_by_key(|entry| (entry.0, entry.1, entry.2, entry.3 >> MOVE_AT));
         let mut distinct = 0;
         let mut previous = None;
         for &(a, b, c, d) in packed.iter() {
-            let pair = (a, b, c, d >> 40);
+            let pair = (a, b, c, d >> GAME_AT);
             distinct += u64::from(previous != Some(pair));
             previous = Some(pair);
         }
@@ -153,9 +159,9 @@ impl SortedOccurrences {
     pub fn iter<'a>(&'a self, games: &'a [PreparedGame]) -> impl Iterator<Item = (Key, Occurrence)> + 'a {
         self.packed.iter().map(|&(a, b, c, d)| {
             let occurrence = Occurrence {
-                game: games[(d >> 40) as usize].facts.id,
+                game: games[(d >> GAME_AT) as usize].facts.id,
                 // Bits of a move or 0, as packed.
-                next: CompactMove::from_bits((d >> PLY_BITS) as u16),
+                next: CompactMove::from_bits((d >> MOVE_AT) as u16),
                 ply: (d & PLY_MAX) as u32,
             };
             (Key::from_words((a, b, c)), occurrence)

@@ -3,7 +3,7 @@
 //! Three stages keep both cores busy: a reader thread decompresses and splits the input into
 //! raw games; rayon parses, replays and keys them in chunks ([`prepare`]); a writer thread drops
 //! duplicates, writes the games, and sorts each batch's position occurrences into a sorted run
-//! in the staging area ([`batch`]). At the end of the run (and whenever the staged runs reach
+//! in the staging area (`batch.rs`). At the end of the run (and whenever the staged runs reach
 //! [`SEGMENT_BYTES`]) the runs are merged into SST files and committed with the new totals in
 //! one atomic step ([`Store::commit_positions`]). Channels between stages are bounded and
 //! batches are capped, so memory stays bounded whatever the input size.
@@ -130,8 +130,7 @@ enum ReaderEvent<G = Vec<RawGame>> {
 pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> Result<Summary, IngestError> {
     let started = Instant::now();
     let mut run = start_run(store, files)?;
-    let mut totals = store.totals()?;
-    let mut staging = Staging::create(store.path()).map_err(|err| store.staging_error(err))?;
+    let mut writer = Writer { store, totals: store.totals()?, staging: Staging::create(store.path())?, run: &mut run };
     let bytes_total = files.iter().map(|f| std::fs::metadata(f).ok().filter(|m| m.is_file()).map(|m| m.len())).sum();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let mut read_errors = 0;
@@ -146,66 +145,97 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
             .map_err(IngestError::Thread)?;
         thread::Builder::new()
             .name("tabiya-parse".to_owned())
-            .spawn_scoped(scope, move || {
-                for event in raw_rx {
-                    let event = match event {
-                        ReaderEvent::Chunk { file, games } => {
-                            // A failed look-up counts as unknown: the writer checks again and reports.
-                            let stored = |fp: &_| store.has_fingerprint(fp).unwrap_or(false);
-                            ReaderEvent::Chunk {
-                                file,
-                                games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
-                            }
-                        }
-                        ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
-                    };
-                    if prepared_tx.send(event).is_err() {
-                        return;
-                    }
-                }
-            })
+            .spawn_scoped(scope, move || prepare_chunks(store, raw_rx, &prepared_tx))
             .map_err(IngestError::Thread)?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
-            let (file, prepared) = match event {
-                ReaderEvent::Chunk { file, games } => (file, games),
+            match event {
+                ReaderEvent::Chunk { file, games } => writer.take(&mut pending, &file, games, observer)?,
                 ReaderEvent::ReadError { file, error } => {
                     read_errors += 1;
                     observer.read_error(&file, &error);
-                    continue;
-                }
-            };
-            for item in prepared {
-                run.counts.games_read += 1;
-                match item {
-                    Prepared::Game(game) => pending.push(*game),
-                    Prepared::Stored => run.counts.duplicates += 1,
-                    Prepared::Rejected { rejection, raw } => {
-                        run.counts.add_skipped(rejection.reason.name());
-                        observer.rejected(&file, &rejection, &raw);
-                    }
-                }
-                if pending.occurrences() >= BATCH_OCCURRENCES {
-                    pending.stage(store, &mut staging, &mut totals, &mut run)?;
-                    if staging.bytes() >= SEGMENT_BYTES {
-                        commit(store, &mut staging, &mut totals, &run)?;
-                    }
                 }
             }
             observer.progress(&Progress {
-                games_read: run.counts.games_read,
-                positions_written: run.counts.positions_written,
+                games_read: writer.run.counts.games_read,
+                positions_written: writer.run.counts.positions_written,
                 bytes_read: bytes_read.load(Ordering::Relaxed),
                 bytes_total,
             });
         }
-        pending.stage(store, &mut staging, &mut totals, &mut run)?;
-        Ok(())
+        writer.stage(&mut pending)
     })?;
+    let Writer { mut totals, mut staging, .. } = writer;
     commit(store, &mut staging, &mut totals, &run)?;
-    staging.remove().map_err(|err| store.staging_error(err))?;
+    staging.remove()?;
     finish_run(store, &mut totals, &mut run)?;
     Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
+}
+
+/// The pipeline's middle stage: parses, replays and keys each chunk of raw games on every core
+/// (looking their fingerprints up), in input order.
+fn prepare_chunks(
+    store: &Store,
+    raw: mpsc::Receiver<ReaderEvent>,
+    prepared: &mpsc::SyncSender<ReaderEvent<Vec<Prepared>>>,
+) {
+    // A failed look-up counts as unknown: the writer checks again and reports.
+    let stored = |fingerprint: &_| store.has_fingerprint(fingerprint).unwrap_or(false);
+    for event in raw {
+        let event = match event {
+            ReaderEvent::Chunk { file, games } => {
+                ReaderEvent::Chunk { file, games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect() }
+            }
+            ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
+        };
+        if prepared.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+/// The pipeline's last stage: what it writes to, and the run it counts into.
+struct Writer<'a> {
+    store: &'a Store,
+    totals: Totals,
+    staging: Staging,
+    run: &'a mut RunRecord,
+}
+
+impl Writer<'_> {
+    /// Counts a chunk of prepared games of `file`, batches the new ones, stages each full batch
+    /// and commits once the staging area holds [`SEGMENT_BYTES`].
+    fn take(
+        &mut self,
+        pending: &mut PendingBatch,
+        file: &str,
+        games: Vec<Prepared>,
+        observer: &mut dyn Observer,
+    ) -> Result<(), IngestError> {
+        for item in games {
+            self.run.counts.games_read += 1;
+            match item {
+                Prepared::Game(game) => pending.push(*game),
+                Prepared::Stored => self.run.counts.duplicates += 1,
+                Prepared::Rejected { rejection, raw } => {
+                    self.run.counts.add_skipped(rejection.reason.name());
+                    observer.rejected(file, &rejection, &raw);
+                }
+            }
+            if pending.occurrences() >= BATCH_OCCURRENCES {
+                self.stage(pending)?;
+                if self.staging.bytes() >= SEGMENT_BYTES {
+                    commit(self.store, &mut self.staging, &mut self.totals, self.run)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stages the pending batch (see [`PendingBatch::stage`]).
+    fn stage(&mut self, pending: &mut PendingBatch) -> Result<(), IngestError> {
+        Ok(pending.stage(self.store, &mut self.staging, &mut self.totals, self.run)?)
+    }
 }
 
 /// Reads and splits every input in order, sending chunks of raw games.

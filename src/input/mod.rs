@@ -1,11 +1,13 @@
 //! Reading user files: PGN game collections and position lists (EPD/FEN lines), plain or
 //! compressed. The files to read ([`expand`]), opened ([`Source`]), split into games
 //! ([`GameSplitter`]), checked for syntax, parsed and replayed into model records
-//! ([`parse_game`]); position lists line by line ([`read_position_lines`]).
+//! ([`parse_game`]); position lists line by line ([`read_position_lines`]). And the round trip of
+//! every position of such files through both codecs ([`codec_check`], `tabiya codec check`).
 //!
 //! Bad input never aborts a run: each unusable line or game is reported with its file, line or
 //! game number and reason, and everything around it is still read.
 
+pub mod codec_check;
 mod lines;
 mod pgn;
 mod san;

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use bincode::{Decode, Encode};
-use shakmaty::Chess;
+use shakmaty::{Chess, Move};
 
 use crate::{
     codec::{
@@ -32,6 +32,21 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// Every result, in the order [`GameResult::index`] numbers them: White wins, a draw, Black
+    /// wins, unknown.
+    pub const ALL: [GameResult; 4] =
+        [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
+
+    /// The result's index in [`GameResult::ALL`] (0 White wins … 3 unknown), for counts by result.
+    pub fn index(self) -> usize {
+        match self {
+            GameResult::WhiteWins => 0,
+            GameResult::Draw => 1,
+            GameResult::BlackWins => 2,
+            GameResult::Unknown => 3,
+        }
+    }
+
     /// The PGN result token.
     pub fn tag(self) -> &'static str {
         match self {
@@ -117,6 +132,13 @@ impl fmt::Display for GameId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
+}
+
+/// A player's name as the players index compares it: lower case, runs of spaces and commas as
+/// one space, no NUL.
+pub fn player_name(name: &str) -> String {
+    let lower = name.to_lowercase().replace('\0', "");
+    lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// A stored game: its tags, result, start position when set up, and mainline.
@@ -240,14 +262,14 @@ pub fn replay(record: &GameRecord) -> Option<Vec<Chess>> {
 }
 
 /// [`replay`], with the moves played (reading the mainline once).
-pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<CompactMove>)> {
+pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<Move>)> {
     let mut reader = record.mainline()?;
     let plies = record.plies();
     let mut positions = Vec::with_capacity(plies + 1);
     let mut moves = Vec::with_capacity(plies);
     positions.push(reader.position().clone());
     while let Some(m) = reader.next() {
-        moves.push(CompactMove::from_move(&m?));
+        moves.push(m?);
         positions.push(reader.position().clone());
     }
     Some((positions, moves))

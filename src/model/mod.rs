@@ -12,6 +12,6 @@ mod position_stats;
 mod tally;
 
 pub use facets::{GameFacts, Month, RatingBand, Speed};
-pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, replay, replay_with_moves};
+pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, player_name, replay, replay_with_moves};
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
 pub use tally::{GameRef, Tally};

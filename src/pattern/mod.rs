@@ -1,6 +1,6 @@
 //! The pattern language: predicates over one position (piece placement, attacks, pins, checks,
 //! pawn structure), parsed from text and evaluated on a [`Scene`] with [vector
-//! attacks](crate::attacks).
+//! attacks](attacks).
 //!
 //! ```text
 //! pattern    := or
@@ -36,6 +36,7 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod attacks;
 mod need;
 mod parse;
 mod scene;

@@ -5,7 +5,7 @@
 use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, Position as _, Setup, Square};
 
 use super::{Designator, Expr, Test};
-use crate::{attacks::VectorBoard, codec::KeyBoard};
+use crate::{codec::KeyBoard, pattern::attacks::VectorBoard};
 
 /// One position under evaluation.
 #[derive(Clone, Debug)]

@@ -90,7 +90,7 @@ impl RookState {
     }
 }
 
-/// A rook/castling category, `0..=80` (see the [module documentation](self)).
+/// A rook/castling category, `0..=80` (docs/FORMAT.md, "The 81 rook/castling categories").
 ///
 /// ```
 /// use tabiya::{Category, Position};

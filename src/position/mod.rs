@@ -21,7 +21,7 @@ use shakmaty::{
     fen::{Epd, Fen},
 };
 
-/// A canonical standard-chess position (see the [module documentation](self)).
+/// A canonical standard-chess position (docs/FORMAT.md, "The canonical position").
 ///
 /// Equality ignores move counters and unusable en-passant squares.
 ///

@@ -1,7 +1,8 @@
-//! The Leapfrog run-length byte code for sparse bitmaps (seed document 002).
+//! The Leapfrog run-length byte code for sparse bitmaps (from the Leapfrog tablebase
+//! generator, where it packs lists of lost positions).
 //!
 //! A bitmap is a sorted set of positions; a *run* is the number of zero bits before the next
-//! one bit, counted from a cursor (initially `start`: 0 in the seed; a posting list starts at
+//! one bit, counted from a cursor (initially `start`: 0 in the original code; a posting list starts at
 //! its first id). Each byte codes zero, one or two positions:
 //!
 //! * `0..=189`: two positions whose runs `r1`, `r2` total at most 18, as
@@ -209,7 +210,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seed_examples() {
+    fn the_codes_documented_examples() {
         // 0+0: two immediate ones; 0+1 is 101; 1+0 is 011; 18+0 is 18 zeros then 11.
         assert_eq!(round_trip(&[0, 1]), [0]);
         assert_eq!(round_trip(&[0, 2]), [1]);

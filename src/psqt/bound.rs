@@ -9,11 +9,11 @@
 use nalgebra::DMatrix;
 
 use super::{
-    factorise::target,
+    pack::target,
     tables::{KEPT_CELLS, PieceTables, TABLES, is_masked},
 };
 
-/// Masked RMS error of the best real rank-`n` approximation of what [`super::factorise`]
+/// Masked RMS error of the best real rank-`n` approximation of what [`factorise`](fn@super::factorise)
 /// approximates with `n` components.
 pub fn rank_bound(tables: &PieceTables, mean_adjust: bool, n: usize) -> f64 {
     if n >= TABLES {

@@ -1,4 +1,4 @@
-//! Seed 003: tables ≈ C·W, with C a few binary components (u64 bitboards) shared by all twelve
+//! Piece-square-table factorisation: tables ≈ C·W, with C a few binary components (u64 bitboards) shared by all twelve
 //! tables and W small integer weights per table, found by a genetic algorithm.
 //!
 //! The fitness is minus the masked squared error `‖M ⊙ (P − CW)‖²` (M is zero on pawns' first
@@ -12,13 +12,13 @@
 //! that fits every quotient in an i8; what that rounding leaves is added to the table's target,
 //! so the unpacked values are exactly what the reported error measures.
 //!
-//! Mutations are the seed's (flip one bit of a component, nudge one weight) plus directed ones
+//! Mutations are the original method's (flip one bit of a component, nudge one weight) plus directed ones
 //! that give a child the best choice for some coordinates given the rest: the best integer
 //! weight for one (component, table); the best set of components for one square (all `2^n`
 //! rows in Gray-code order, or the `2^8` rows of 8 components drawn at random when `n > 8`); a
 //! refit, which redraws one component at random and then alternates its best weights and best
 //! bits; and, rarely, a restart of all components from random bits, taken to its nearest optimum
-//! by alternating best weights and best rows. The README records what each design measured.
+//! by alternating best weights and best rows. docs/DECISIONS.md records what each design measured.
 
 use std::time::Instant;
 
@@ -28,13 +28,12 @@ use serde::Serialize;
 
 use super::{
     bound::rank_bound,
-    pack::PackedTables,
+    pack::{CELLS, PackedTables, target},
     tables::{KEPT_CELLS, PieceTables, TABLES, is_masked},
 };
 
 /// Most components a factorisation may have.
 pub const MAX_COMPONENTS: usize = 16;
-const CELLS: usize = TABLES * 64;
 
 /// How to factorise.
 #[derive(Clone, Debug, Serialize)]
@@ -53,7 +52,7 @@ pub struct FactoriseOptions {
     pub seed: u64,
     /// Fold each table's floor mean into its piece value before factorising.
     pub mean_adjust: bool,
-    /// Also use the directed mutations (best weight, best square row); without, only the seed's
+    /// Also use the directed mutations (best weight, best square row); without, only the original method's
     /// random bit flips and weight nudges.
     pub directed: bool,
 }
@@ -317,7 +316,7 @@ impl Specimen {
             return;
         }
         let j = rng.random_range(0..n);
-        // Out of 16: the seed's mutations 8, the directed ones 8 (a refit, the costliest, 1).
+        // Out of 16: the original method's mutations 8, the directed ones 8 (a refit, the costliest, 1).
         match rng.random_range(0..if directed { 16 } else { 8 }) {
             0..3 => self.flip(j, rng.random_range(0..64)),
             3..6 => self.nudge(j, rng.random_range(0..TABLES), nudge(rng)),
@@ -349,35 +348,7 @@ fn nudge(rng: &mut ChaCha8Rng) -> i32 {
     if rng.random_bool(0.5) { size } else { -size }
 }
 
-/// The packed form's divisor and piece-value row for these values.
-fn piece_row(values: &[i32; TABLES]) -> (i32, [i8; TABLES]) {
-    let quotient = |v: i32, d: i32| (f64::from(v) / f64::from(d)).round() as i32;
-    let divisor = (1..).find(|&d| values.iter().all(|&v| (-128..=127).contains(&quotient(v, d)))).unwrap_or(1);
-    (divisor, values.map(|v| quotient(v, divisor) as i8))
-}
-
-/// Floor of the mean bonus over the squares the mask keeps (seed 003, eq. 5).
-pub fn floor_mean(tables: &PieceTables, table: usize) -> i32 {
-    let kept: Vec<i64> =
-        (0..64).filter(|&s| !is_masked(table, s)).map(|s| i64::from(tables.squares[table][s])).collect();
-    kept.iter().sum::<i64>().div_euclid(kept.len() as i64) as i32
-}
-
-/// What the components must approximate: each table's full values less its packed piece value
-/// `d · w_q` (zero on masked cells), with the divisor `d` and the row `w_q`.
-pub(crate) fn target(tables: &PieceTables, mean_adjust: bool) -> (i32, [i8; TABLES], [i32; CELLS]) {
-    let adjusted: [i32; TABLES] =
-        std::array::from_fn(|t| tables.values[t] + if mean_adjust { floor_mean(tables, t) } else { 0 });
-    let (divisor, value_row) = piece_row(&adjusted);
-    let full = tables.full_values();
-    let target = std::array::from_fn(|i| {
-        let t = i / 64;
-        if is_masked(t, i % 64) { 0 } else { full[i] - divisor * i32::from(value_row[t]) }
-    });
-    (divisor, value_row, target)
-}
-
-/// Factorises `tables` as the seed describes; deterministic for given options.
+/// Factorises `tables` by the genetic algorithm; deterministic for given options.
 pub fn factorise(tables: &PieceTables, options: &FactoriseOptions) -> Factorisation {
     let started = Instant::now();
     let n_max = options.components.clamp(1, MAX_COMPONENTS);

@@ -1,7 +1,8 @@
-//! Piece-square tables: read and written in PeSTO's CSV shape ([`PieceTables`]), derived from a
-//! database ([`derive`]: occupancy frequencies, scores and a Texel-style fit), and compressed
-//! the way seed 003 describes ([`factorise`]: binary bitboard components times small integer
-//! weights, found by a genetic algorithm, kept in a [`PackedTables`]).
+//! Piece-square tables, the maths: read and written in PeSTO's CSV shape ([`PieceTables`]), fitted
+//! to results (a Texel-style fit, [`fit`]), and compressed by piece-square-table factorisation
+//! ([`factorise`](fn@factorise): binary bitboard components times small integer weights, found by
+//! a genetic algorithm, kept in a [`PackedTables`]). Deriving them from a database is a query:
+//! [`crate::explore::psqt`].
 //!
 //! ```
 //! use tabiya::psqt::{FactoriseOptions, PieceTables, factorise, is_masked};
@@ -23,13 +24,11 @@
 //! ```
 
 pub mod bound;
-pub mod derive;
 pub mod factorise;
 pub mod fit;
 pub mod pack;
 pub mod tables;
 
-pub use derive::{DeriveOptions, Derived, Occupancy};
 pub use factorise::{Factorisation, FactoriseOptions, Iteration, factorise};
 pub use fit::{Fit, FitOptions};
 pub use pack::PackedTables;

@@ -1,10 +1,14 @@
-//! The packed form of a factorisation (seed 003, §2.5): `n` components as u64 bitboards, `n + 1`
+//! The packed form of a factorisation (tables ≈ components × weights, with the piece values as
+//! an implicit last component): `n` components as u64 bitboards, `n + 1`
 //! rows of twelve i8 weights (one per table) and a divisor `d`. Row `n` holds the piece values
 //! divided by `d`: its component is implicitly `d` on every square.
 
 use serde::Serialize;
 
-use super::tables::TABLES;
+use super::tables::{PieceTables, TABLES, is_masked};
+
+/// Values of the twelve tables, table by table, a1..h8.
+pub const CELLS: usize = TABLES * 64;
 
 /// A factorised set of tables.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -50,7 +54,7 @@ impl PackedTables {
     }
 
     /// Literals a program needs to hold this form: the components, the weight rows (twelve
-    /// bytes each, one literal as in the seed's 96-bit decimals) and the divisor.
+    /// bytes each, one literal as the original method counts 96-bit decimals) and the divisor.
     pub fn literals(&self) -> usize {
         self.components.len() + self.weights.len() + 1
     }
@@ -64,4 +68,31 @@ impl PackedTables {
     pub const LOSSLESS_LITERALS: usize = TABLES * 64 + TABLES;
     /// Bytes of the lossless tables (i16 values).
     pub const LOSSLESS_BYTES: usize = 2 * (TABLES * 64 + TABLES);
+}
+/// The packed form's divisor and piece-value row for these values.
+fn piece_row(values: &[i32; TABLES]) -> (i32, [i8; TABLES]) {
+    let quotient = |v: i32, d: i32| (f64::from(v) / f64::from(d)).round() as i32;
+    let divisor = (1..).find(|&d| values.iter().all(|&v| (-128..=127).contains(&quotient(v, d)))).unwrap_or(1);
+    (divisor, values.map(|v| quotient(v, divisor) as i8))
+}
+
+/// Floor of the mean bonus over the squares the mask keeps (the mean adjustment).
+pub fn floor_mean(tables: &PieceTables, table: usize) -> i32 {
+    let kept: Vec<i64> =
+        (0..64).filter(|&s| !is_masked(table, s)).map(|s| i64::from(tables.squares[table][s])).collect();
+    kept.iter().sum::<i64>().div_euclid(kept.len() as i64) as i32
+}
+
+/// What the components must approximate: each table's full values less its packed piece value
+/// `d · w_q` (zero on masked cells), with the divisor `d` and the row `w_q`.
+pub fn target(tables: &PieceTables, mean_adjust: bool) -> (i32, [i8; TABLES], [i32; CELLS]) {
+    let adjusted: [i32; TABLES] =
+        std::array::from_fn(|t| tables.values[t] + if mean_adjust { floor_mean(tables, t) } else { 0 });
+    let (divisor, value_row) = piece_row(&adjusted);
+    let full = tables.full_values();
+    let target = std::array::from_fn(|i| {
+        let t = i / 64;
+        if is_masked(t, i % 64) { 0 } else { full[i] - divisor * i32::from(value_row[t]) }
+    });
+    (divisor, value_row, target)
 }

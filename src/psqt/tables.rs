@@ -69,7 +69,7 @@ pub fn owner_square(square: Square, color: Color) -> Square {
 }
 
 /// Whether a table's square carries no information (a pawn on its first or eighth rank): the
-/// seed's importance mask is zero there, so no error is counted.
+/// factorisation's importance mask is zero there, so no error is counted.
 pub fn is_masked(table: usize, square: usize) -> bool {
     table_of(table).0 == Role::Pawn && !(8..56).contains(&square)
 }

@@ -19,17 +19,21 @@ use super::{
 use crate::{
     explore::{
         Answer, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
-        PatternQuery, PatternSearch, QueryError, ScanProgress, Signature, Target, parse_color,
+        PatternQuery, PatternSearch, QueryError, Signature, Target, parse_color,
     },
     model::{GameId, RECENT_GAMES, TOP_GAMES},
-    output::{json::DatabaseTotals, pgn},
     pattern::Pattern,
+    render::{
+        json::DatabaseTotals,
+        pgn,
+        report::{Format, Report},
+    },
     report::{
-        Format,
         database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport, Theme},
         player::{PlayerOptions, PlayerReport},
     },
+    store::ScanProgress,
 };
 
 pub(super) type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
@@ -259,7 +263,7 @@ impl Drop for StopOnDrop {
 pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        let format = check_format(&params, &OpeningReport::CSV_TABLES)?;
+        let format = check_format(&params, OpeningReport::CSV_TABLES)?;
         let color = params.get("color").map(parse_color).transpose()?;
         let filter = params.filter()?.with_player(params.get("player"), color)?;
         let mut options = OpeningOptions::new(filter);
@@ -281,7 +285,7 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
             options.versus = Some((filter, other.filter_label()));
         }
         let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
-        respond(format, &params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, &report)
     })
     .await
 }
@@ -292,7 +296,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
     let params = params(query)?;
     blocking(move || {
         let name = params.get("name").ok_or_else(|| ApiError::bad_request("name= is required"))?;
-        let format = check_format(&params, &PlayerReport::CSV_TABLES)?;
+        let format = check_format(&params, PlayerReport::CSV_TABLES)?;
         let mut options = PlayerOptions::new(params.filter()?);
         options.color = params.get("color").map(parse_color).transpose()?;
         options.depth = params.count("depth", options.depth, crate::report::player::MAX_DEPTH)?;
@@ -305,7 +309,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
         }
         options.label = params.filter_label();
         let report = PlayerReport::build(&state.store, name, &options)?;
-        respond(format, &params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, &report)
     })
     .await
 }
@@ -314,7 +318,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || {
-        let format = check_format(&params, &DatabaseReport::CSV_TABLES)?;
+        let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
         let defaults = DatabaseOptions::default();
         let options = DatabaseOptions {
             plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
@@ -322,7 +326,7 @@ pub async fn database_report(State(state): State<Arc<AppState>>, query: Paramete
             ..defaults
         };
         let report = DatabaseReport::build(&state.store, &options)?;
-        respond(format, &params, || report.html(), || report.json(), || report.csv())
+        respond(format, &params, &report)
     })
     .await
 }
@@ -338,20 +342,15 @@ fn check_format(params: &Params, tables: &[&str]) -> Result<Format, ApiError> {
 
 /// A report in the `format` asked for (checked by [`check_format`] before the work): html, json,
 /// or csv with `table=` one of its tables.
-fn respond(
-    format: Format,
-    params: &Params,
-    html: impl FnOnce() -> String,
-    json: impl FnOnce() -> String,
-    csv: impl FnOnce() -> Vec<(String, String)>,
-) -> Result<Response, ApiError> {
+fn respond(format: Format, params: &Params, report: &impl Report) -> Result<Response, ApiError> {
     Ok(match format {
-        Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html()).into_response(),
-        Format::Json => ([(header::CONTENT_TYPE, "application/json")], json()).into_response(),
+        Format::Html => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], report.html()).into_response(),
+        Format::Json => ([(header::CONTENT_TYPE, "application/json")], report.json()).into_response(),
         Format::Csv => {
             // `check_format` made sure the table is one of the report's.
             let wanted = format!("{}.csv", params.get("table").unwrap_or(""));
-            let text = csv().into_iter().find(|(name, _)| *name == wanted).map(|(_, text)| text).unwrap_or_default();
+            let files = report.csv();
+            let text = files.into_iter().find(|(name, _)| *name == wanted).map(|(_, text)| text).unwrap_or_default();
             ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
         }
     })

@@ -1,11 +1,11 @@
-//! The explorer page (`/`, see [`page`]) and the HTTP API: the lichess opening explorer's
+//! The explorer page (`/`, `page.rs`) and the HTTP API: the lichess opening explorer's
 //! endpoints and shapes (`/masters`, `/lichess`, `/player`, `/masters/pgn/{id}`) over a tabiya
 //! database, plus `/move`, `/game/{id}`, `/games`, `/games.pgn`, `/material`, `/pattern`,
 //! `/report/opening`, `/report/player`, `/report/database`, `/stats` and `/health`.
 //!
 //! The database is opened as a RocksDB secondary, so the server keeps answering while another
 //! process ingests; every [`ServeOptions::refresh`] it catches up with what that process has
-//! flushed (ingest flushes when a memtable fills and when it ends).
+//! committed (a commit's games and positions become visible together, never half of one).
 
 mod handlers;
 mod page;
@@ -92,7 +92,7 @@ impl PatternGames {
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(page::index))
-        .route("/app.js", get(page::script))
+        .route("/page/{file}", get(page::module))
         .route("/app.css", get(page::style))
         .route("/move", get(page::board))
         .route("/game/{id}", get(page::game))

@@ -1,7 +1,8 @@
 //! The explorer page (`GET /`) and what it asks beyond the explorer API: `GET /move` (legal
 //! moves, SAN and the position after a move, so the page needs no chess rules of its own) and
-//! `GET /game/{id}` (a game ply by ply, for its viewer). The page's HTML, CSS and JavaScript are
-//! compiled into the binary: it fetches nothing but this server's answers.
+//! `GET /game/{id}` (a game ply by ply, for its viewer). The page's HTML, CSS and JavaScript (ES
+//! modules, `GET /page/{file}`) are compiled into the binary: it fetches nothing but this
+//! server's answers.
 
 use std::sync::Arc;
 
@@ -23,7 +24,18 @@ use crate::{
 };
 
 const INDEX: &str = include_str!("page/index.html");
-const SCRIPT: &str = include_str!("page/app.js");
+/// The script's ES modules by file name: `app.js` is the entry, which imports the others by
+/// relative paths (`./state.js`), so all are served side by side under `/page/`.
+const MODULES: &[(&str, &str)] = &[
+    ("app.js", include_str!("page/app.js")),
+    ("board.js", include_str!("page/board.js")),
+    ("explorer.js", include_str!("page/explorer.js")),
+    ("line.js", include_str!("page/line.js")),
+    ("search.js", include_str!("page/search.js")),
+    ("state.js", include_str!("page/state.js")),
+    ("url.js", include_str!("page/url.js")),
+    ("viewer.js", include_str!("page/viewer.js")),
+];
 const STYLE: &str = include_str!("page/app.css");
 
 /// The page.
@@ -31,9 +43,12 @@ pub async fn index() -> Response {
     asset("text/html; charset=utf-8", INDEX)
 }
 
-/// Its script.
-pub async fn script() -> Response {
-    asset("text/javascript; charset=utf-8", SCRIPT)
+/// One of its script's modules, by file name; 404 (the API's JSON error) for any other name.
+pub async fn module(Path(name): Path<String>) -> Result<Response, ApiError> {
+    match MODULES.iter().find(|&&(file, _)| file == name) {
+        Some(&(_, body)) => Ok(asset("text/javascript; charset=utf-8", body)),
+        None => Err(ApiError(StatusCode::NOT_FOUND, format!("no page file {name:?}"))),
+    }
 }
 
 /// Its stylesheet.

@@ -1,6 +1,5 @@
 //! Committing an ingest: staged positions become SST files that RocksDB ingests in one atomic
-//! step together with the commit record (the totals), and what a killed ingest wrote without
-//! committing it is removed.
+//! step together with the commit record (the totals).
 //!
 //! Why this is exactly-once: games, facts, fingerprints and players entries are written (and
 //! flushed) before the commit, under ids at or above the committed `next_game_id`, where readers
@@ -15,17 +14,16 @@ use std::{
 };
 
 use rayon::prelude::*;
-use rocksdb::{Options, SstFileWriter, WriteBatch};
+use rocksdb::{Options, SstFileWriter};
 
 use super::{
-    FactsTable, PositionCounts, Staging, Store, StoreError, TierHit, Totals,
-    layout::{self, encode_record},
-    meta, options,
-    staging::Range,
+    FactsTable, PositionCounts, Staging, Store, StoreError, Totals,
+    layout::{StoredValue, encode_new, encode_record, keys::COMMIT_KEY, tier::MAX_PLY},
+    options,
     tier::{RangeTier, TierIndex, TierWrites},
 };
 use crate::{
-    codec::Key,
+    codec::{Key, KeyRange},
     model::{GameId, PositionStats},
 };
 
@@ -45,9 +43,9 @@ impl Store {
     /// occurrences and their games' facts (the new games' facts are read from the facts family,
     /// where the batches wrote them): into a database holding no position yet, as such, and
     /// counted (the distinct and single-game counts go into the committed totals); otherwise
-    /// summed with the stored value of a position stored already ([`layout::add_to_stored`], a
-    /// merge join with the stored positions of the range), and the counts are unknown (`None`)
-    /// until counted again.
+    /// summed with the stored value of a position stored already ([`StoredValue::add`], a merge
+    /// join with the stored positions of the range), and the counts are unknown (`None`) until
+    /// counted again.
     pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
         let before = self.totals()?;
         let fresh = before.position_occurrences == 0;
@@ -97,7 +95,7 @@ impl Store {
         let record = staging.dir().join("commit.sst");
         let options = options::positions_sst(&self.cache);
         let mut writer = self.sst_writer(&options, &record)?;
-        writer.put(meta::COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
+        writer.put(COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
         writer.finish().map_err(|err| self.rocks(err))?;
         files.insert(0, record);
         let changing = self.steady.write().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -106,13 +104,7 @@ impl Store {
             .map_err(|err| self.rocks(err))?;
         self.committed.store(totals.next_game_id, Ordering::Release);
         drop(changing);
-        staging.clear().map_err(|err| self.staging_error(err))
-    }
-
-    /// The options of the positions family's commit files (for tools that measure what a
-    /// commit would write).
-    pub fn commit_file_options(&self) -> Options {
-        options::positions_sst(&self.cache)
+        staging.clear()
     }
 
     /// A new SST file at `path`.
@@ -131,7 +123,7 @@ impl Store {
         &self,
         staging: &Staging,
         (index, ranges_count): (usize, usize),
-        range: Range,
+        range: KeyRange,
         new_facts: &FactsTable,
         stored: Option<(&FactsTable, &TierIndex)>,
         tier: &TierWrites,
@@ -145,7 +137,7 @@ impl Store {
         let mut writer: Option<SstFileWriter> = None;
         // Most staged positions of a first commit go to the tier: room for them at once.
         let expected = if fresh { staging.records() / ranges_count.max(1) } else { 0 };
-        let mut range_tier = RangeTier::new(range.0, expected);
+        let mut range_tier = RangeTier::new(&range, expected);
         let mut value = Vec::new();
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();
@@ -160,27 +152,26 @@ impl Store {
                 (false, Some((_, index))) => self.tier_locate_in(index, &key)?,
                 _ => None,
             };
-            if let Some(stored_value) =
-                stored_value.map(<[u8]>::to_vec).or_else(|| in_tier.as_ref().map(TierHit::value))
-            {
+            if let Some(stored_value) = stored_value.or_else(|| in_tier.map(|hit| hit.value())) {
                 let added = PositionStats::of_plays(plays(), |id| new_facts.get(id)).ok_or_else(without_facts)?;
                 let facts = stored.map(|(facts, _)| facts);
-                value = layout::add_to_stored(&stored_value, &added, |id| facts.and_then(|facts| facts.get(id)))
+                value = stored_value
+                    .add(&added, |id| facts.and_then(|facts| facts.get(id)))
                     .ok_or_else(|| self.corrupt(format!("position {key}")))?;
                 if let Some(hit) = in_tier {
                     range_tier.promoted.push((hit.game, hit.ply));
                 }
             } else if let [only] = group
-                && only.ply < super::tier::MAX_PLY
+                && only.ply < MAX_PLY
             {
-                tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.corrupt(err))?;
+                tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.tier_error(err))?;
                 if fresh {
                     counts.distinct += 1;
                     counts.single_game += 1;
                 }
                 continue;
             } else {
-                layout::encode_new(plays(), |id| new_facts.get(id), &mut value).ok_or_else(without_facts)?;
+                encode_new(plays(), |id| new_facts.get(id), &mut value).ok_or_else(without_facts)?;
             }
             let sst = match &mut writer {
                 Some(sst) if sst.file_size() < FILE_BYTES => sst,
@@ -196,80 +187,15 @@ impl Store {
             };
             // Only a first commit's counts are kept (see `commit_positions`).
             if fresh {
-                counts.add(&value);
+                counts.add(&StoredValue::parse(&value).ok_or_else(|| self.corrupt(format!("position {key}")))?);
             }
             sst.put(key.as_bytes(), &value).map_err(|err| self.rocks(err))?;
         }
         if let Some(mut last) = writer {
             last.finish().map_err(|err| self.rocks(err))?;
         }
-        range_tier.finish().map_err(|err| self.corrupt(err))?;
+        range_tier.finish().map_err(|err| self.tier_error(err))?;
         Ok((files, counts, range_tier))
-    }
-
-    /// The facts of every game committed when this store last read the commit record. A
-    /// secondary may serve positions of a later commit before it reads that record: look a
-    /// game this table lacks up with [`Store::facts_of`].
-    pub fn committed_facts(&self) -> Result<std::sync::Arc<FactsTable>, StoreError> {
-        let committed = self.committed.load(Ordering::Acquire);
-        self.facts(GameId(committed.saturating_sub(1)))
-    }
-
-    /// The facts of game `id` from `table`, or read alone when the table lacks it (a game of a
-    /// commit newer than the table); `None` when no committed game has this id.
-    pub fn facts_of(&self, table: Option<&FactsTable>, id: GameId) -> Option<crate::model::GameFacts> {
-        table.and_then(|table| table.get(id)).or_else(|| self.game_facts(id).ok())
-    }
-
-    /// Adds to `batch` the deletion of every entry of `family` that `doomed` picks.
-    fn delete_where(
-        &self,
-        family: &str,
-        batch: &mut WriteBatch,
-        doomed: impl Fn(&[u8], &[u8]) -> bool,
-    ) -> Result<(), StoreError> {
-        let cf = self.cf(family);
-        let mut iter = self.db.raw_iterator_cf(cf);
-        iter.seek_to_first();
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if doomed(key, value) {
-                batch.delete_cf(cf, key);
-            }
-            iter.next();
-        }
-        iter.status().map_err(|err| self.rocks(err))
-    }
-
-    /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how
-    /// many games it removed.
-    pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
-        let first = GameId(self.committed.load(Ordering::Acquire).max(1));
-        let games = self.cf(options::GAMES);
-        let mut iter = self.db.raw_iterator_cf(games);
-        iter.seek(first.to_bytes());
-        let mut removed = 0;
-        let mut batch = WriteBatch::default();
-        while let Some(key) = iter.key() {
-            batch.delete_cf(games, key);
-            removed += 1;
-            iter.next();
-        }
-        iter.status().map_err(|err| self.rocks(err))?;
-        if removed == 0 {
-            return Ok(0);
-        }
-        batch.delete_range_cf(self.cf(options::FACTS), first.to_bytes(), GameId(u64::MAX).to_bytes());
-        batch.delete_range_cf(self.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
-        let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
-        // A players key ends with the game id; a fingerprint's value is the id.
-        self.delete_where(options::PLAYERS, &mut batch, |key, _| {
-            uncommitted(key.len().checked_sub(8).and_then(|at| GameId::from_bytes(&key[at..])))
-        })?;
-        self.delete_where(options::FINGERPRINTS, &mut batch, |_, value| uncommitted(GameId::from_bytes(value)))?;
-        self.write(batch)?;
-        self.flush()?;
-        Ok(removed)
     }
 }
 
@@ -284,22 +210,12 @@ struct StoredCursor<'a> {
 const STEPS_BEFORE_SEEK: usize = 8;
 
 impl<'a> StoredCursor<'a> {
-    fn new(store: &'a Store, (lower, upper): Range) -> StoredCursor<'a> {
-        let mut read = rocksdb::ReadOptions::default();
-        read.fill_cache(false);
-        if let Some(upper) = upper {
-            read.set_iterate_upper_bound(upper.as_bytes().to_vec());
-        }
-        let mut iter = store.db.raw_iterator_cf_opt(store.cf(options::POSITIONS), read);
-        match lower {
-            Some(lower) => iter.seek(lower.as_bytes()),
-            None => iter.seek(super::FIRST_POSITION),
-        }
-        StoredCursor { iter, store }
+    fn new(store: &'a Store, range: KeyRange) -> StoredCursor<'a> {
+        StoredCursor { iter: store.family_iterator(&range), store }
     }
 
     /// The stored value of `key`, if stored; keys must be asked in increasing order.
-    fn find(&mut self, key: &Key) -> Result<Option<&[u8]>, StoreError> {
+    fn find(&mut self, key: &Key) -> Result<Option<StoredValue<'_>>, StoreError> {
         let wanted = key.as_bytes().as_slice();
         let mut steps = 0;
         while let Some(at) = self.iter.key() {
@@ -316,9 +232,7 @@ impl<'a> StoredCursor<'a> {
             }
         }
         self.iter.status().map_err(|err| self.store.rocks(err))?;
-        Ok(match self.iter.key() {
-            Some(at) if at == wanted => self.iter.value(),
-            _ => None,
-        })
+        let Some(value) = self.iter.key().filter(|at| *at == wanted).and(self.iter.value()) else { return Ok(None) };
+        StoredValue::parse(value).map(Some).ok_or_else(|| self.store.corrupt(format!("position {key}")))
     }
 }

@@ -1,24 +1,28 @@
 //! The facts family and its in-memory table: each game's result, ratings, month and speed, eight
-//! bytes a game ([`layout::encode_facts`]), stored in runs of consecutive games (one value a
-//! writer batch, under its first game's id), so that loading the table reads a value per
-//! twelve thousand games or so rather than one per game.
+//! bytes a game ([`layout::facts`]), stored in runs of consecutive games (one value a writer
+//! batch, under its first game's id), so that loading the table reads a value per writer batch
+//! rather than one per game.
 //!
 //! Filtered lookups need the facts of every game of a position: the month × speed × rating-band
 //! slices are derived from them instead of being stored with each position. Readers hold the
 //! committed games' facts in memory (8 MB per million games), loaded on first use and extended
 //! when later commits add games.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, atomic::Ordering};
 
-use super::{Store, StoreError, layout, options};
+use super::{
+    Store, StoreError,
+    layout::{self, FACTS_LEN},
+    options,
+};
 use crate::model::{GameFacts, GameId};
 
 /// The facts of games `first..first + len`, packed as the facts family stores them: a store's
-/// table of committed games (from game 1), or a commit's new games ([`Store::new_facts`]).
+/// table of committed games (from game 1), or a commit's new games.
 #[derive(Debug)]
 pub struct FactsTable {
     first: GameId,
-    packed: Vec<[u8; layout::FACTS_LEN]>,
+    packed: Vec<[u8; FACTS_LEN]>,
 }
 
 impl Default for FactsTable {
@@ -56,13 +60,12 @@ impl<'a> FactsRun<'a> {
     /// A stored run; `None` unless its key is a game id and its bytes whole facts.
     fn read(key: &[u8], bytes: &'a [u8]) -> Option<FactsRun<'a>> {
         let first = GameId::from_bytes(key)?.0;
-        (first > 0 && !bytes.is_empty() && bytes.len().is_multiple_of(layout::FACTS_LEN))
-            .then_some(FactsRun { first, bytes })
+        (first > 0 && !bytes.is_empty() && bytes.len().is_multiple_of(FACTS_LEN)).then_some(FactsRun { first, bytes })
     }
 
     /// The id after its last game.
     fn end(&self) -> u64 {
-        self.first + (self.bytes.len() / layout::FACTS_LEN) as u64
+        self.first + (self.bytes.len() / FACTS_LEN) as u64
     }
 
     fn holds(&self, id: GameId) -> bool {
@@ -71,9 +74,9 @@ impl<'a> FactsRun<'a> {
 
     /// The checked facts bytes of game `id`; `None` outside the run or for bytes that are not
     /// valid facts.
-    fn get(&self, id: GameId) -> Option<[u8; layout::FACTS_LEN]> {
-        let at = usize::try_from(id.0.checked_sub(self.first)?).ok()? * layout::FACTS_LEN;
-        let bytes: [u8; layout::FACTS_LEN] = self.bytes.get(at..at + layout::FACTS_LEN)?.try_into().ok()?;
+    fn get(&self, id: GameId) -> Option<[u8; FACTS_LEN]> {
+        let at = usize::try_from(id.0.checked_sub(self.first)?).ok()? * FACTS_LEN;
+        let bytes: [u8; FACTS_LEN] = self.bytes.get(at..at + FACTS_LEN)?.try_into().ok()?;
         layout::decode_facts(id, &bytes).map(|_| bytes)
     }
 }
@@ -110,12 +113,8 @@ impl Store {
     }
 
     /// Appends to `packed` the facts of games `first..end`, every one of them, in one pass.
-    fn load_facts(&self, first: u64, end: u64, packed: &mut Vec<[u8; layout::FACTS_LEN]>) -> Result<(), StoreError> {
-        // One sequential pass: read ahead, and leave the block cache to lookups.
-        let mut read = rocksdb::ReadOptions::default();
-        read.fill_cache(false);
-        read.set_readahead_size(4 << 20);
-        read.set_iterate_upper_bound(GameId(end).to_bytes());
+    fn load_facts(&self, first: u64, end: u64, packed: &mut Vec<[u8; FACTS_LEN]>) -> Result<(), StoreError> {
+        let read = options::sequential_reads(&GameId(end).to_bytes());
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::FACTS), read);
         iter.seek_for_prev(GameId(first).to_bytes());
         let mut next = first;
@@ -152,8 +151,44 @@ impl Store {
         Ok(run.get(id).and_then(|bytes| layout::unpack_facts(id, bytes)))
     }
 
+    /// The facts of every game committed when this store last read the commit record. A
+    /// secondary may serve positions of a later commit before it reads that record: look a
+    /// game this table lacks up with [`Store::facts_of`].
+    pub fn committed_facts(&self) -> Result<Arc<FactsTable>, StoreError> {
+        let committed = self.committed.load(Ordering::Acquire);
+        self.facts(GameId(committed.saturating_sub(1)))
+    }
+
+    /// The facts of game `id` from `table`, or read alone when the table lacks it (a game of a
+    /// commit newer than the table); `None` when no committed game has this id.
+    pub fn facts_of(&self, table: Option<&FactsTable>, id: GameId) -> Option<GameFacts> {
+        table.and_then(|table| table.get(id)).or_else(|| self.game_facts(id).ok())
+    }
+
+    /// The statistics of position `key` (`stats`, read with its games by move, `highest` its
+    /// highest game) counting only the games `keep` admits by their facts, with slices when
+    /// `slices`, without the games by move.
+    pub fn kept_games_stats(
+        &self,
+        key: &crate::codec::Key,
+        stats: &crate::model::PositionStats,
+        highest: GameId,
+        keep: impl Fn(&GameFacts) -> bool,
+        slices: bool,
+    ) -> Result<crate::model::PositionStats, StoreError> {
+        let facts = self.facts(highest)?;
+        let corrupt = || self.corrupt(format!("position {key}: a game without facts"));
+        let mut kept =
+            crate::model::PositionStats::of_kept_games(stats, |id| facts.get(id), keep).ok_or_else(corrupt)?;
+        if slices {
+            kept.derive_slices(|id| facts.get(id)).ok_or_else(corrupt)?;
+        }
+        kept.games_by_move.clear();
+        Ok(kept)
+    }
+
     /// Fills the slices of `stats` (read with its games by move) from its games' facts.
-    pub(crate) fn derive_slices(&self, stats: &mut crate::model::PositionStats, what: &str) -> Result<(), StoreError> {
+    pub(super) fn derive_slices(&self, stats: &mut crate::model::PositionStats, what: &str) -> Result<(), StoreError> {
         let Some(highest) = stats.highest_game() else {
             return Ok(());
         };

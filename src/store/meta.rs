@@ -1,25 +1,17 @@
-//! The meta family: format version and the history of ingest runs; and the commit record.
+//! What the database says about itself: the format version, the history of ingest runs
+//! ([`RunRecord`], in the meta family) and the commit record ([`Totals`]).
 //!
-//! Meta keys: `format` → u32 big-endian; `run/` + run id (u64 big-endian) → [`RunRecord`].
-//! Values are bincode (standard configuration, see `store::layout`).
-//!
-//! The database [`Totals`] are the *commit record*: they live in the positions family under the
-//! empty key ([`COMMIT_KEY`], before every position), so that the SST files of an ingest commit
-//! carry them and RocksDB makes positions and totals visible in one atomic step. Games, players
-//! and fingerprints are written before their commit; readers see only the games below the
-//! committed `next_game_id`.
+//! The totals are the *commit record*: they live in the positions family under the empty key
+//! (before every position), so that the SST files of an ingest commit carry them and RocksDB
+//! makes positions and totals visible in one atomic step. Games, players and fingerprints are
+//! written before their commit; readers see only the games below the committed
+//! `next_game_id`. Keys and bytes: [`layout::keys`](super::layout::keys) and
+//! [`layout::encode_record`](super::layout::encode_record).
 
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
 pub const FORMAT_VERSION: u32 = 9;
-
-/// Key of the format version.
-pub const FORMAT_KEY: &[u8] = b"format";
-/// Key of the [`Totals`] in the positions family (the commit record).
-pub const COMMIT_KEY: &[u8] = b"";
-/// Prefix of the [`RunRecord`] keys.
-pub const RUN_PREFIX: &[u8] = b"run/";
 
 /// Database totals, committed in the same atomic step as the positions of the games they count.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
@@ -113,6 +105,6 @@ pub struct RunRecord {
 impl RunRecord {
     /// Its meta-family key.
     pub fn key(&self) -> Vec<u8> {
-        [RUN_PREFIX, &self.id.to_be_bytes()].concat()
+        super::layout::keys::run_key(self.id)
     }
 }

@@ -1,12 +1,13 @@
-//! Every RocksDB option tabiya sets, in one place, with why.
+//! Every RocksDB option tabiya sets, in one place, with why: the database's, each column
+//! family's, the commit's SST files', and those of writes and reads.
 //!
 //! Writes go without a write-ahead log, with `atomic_flush`: memtables of all column families
 //! are flushed together. Ingest commits its positions as SST files, with the commit record among
-//! them (see `staging.rs` and the README's crash-safety section).
+//! them (docs/FORMAT.md, "Exactly once").
 
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, IngestExternalFileOptions, Options,
-    WriteOptions,
+    ReadOptions, WriteOptions,
 };
 
 pub const POSITIONS: &str = "positions";
@@ -60,6 +61,15 @@ pub fn positions_sst(cache: &Cache) -> Options {
     cf_options(POSITIONS, cache)
 }
 
+/// Options of a commit's SST file of tier hash segments: uncompressed, as hashes are random
+/// bits that compression only spends time on.
+pub fn tier_hashes_sst(cache: &Cache) -> Options {
+    let mut options = positions_sst(cache);
+    options.set_compression_type(DBCompressionType::None);
+    options.set_bottommost_compression_type(DBCompressionType::None);
+    options
+}
+
 const POSITIONS_BLOCK: usize = 16 << 10;
 
 fn cf_options(name: &str, cache: &Cache) -> Options {
@@ -87,9 +97,8 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         }
         MAINLINES => {
             // About a byte a ply, read by every replay of a stored game (tier look-ups, scans of
-            // thousands of games), apart from the tags. Small LZ4 blocks: a scan of the 9,174
-            // games of a material on players takes 0.106 s, against 0.119 with zstd (4 or 16
-            // KiB blocks), for 29.5 MiB against 24.4 (uncompressed: 31.1 MiB, no faster).
+            // thousands of games), apart from the tags. Small LZ4 blocks decompress faster than
+            // zstd's for the few hundred bytes a replay wants (docs/DECISIONS.md).
             options.set_write_buffer_size(16 << 20);
             options.set_compression_type(DBCompressionType::Lz4);
             options.set_bottommost_compression_type(DBCompressionType::Lz4);
@@ -135,6 +144,23 @@ pub fn write_options() -> WriteOptions {
 pub fn ingest_options() -> IngestExternalFileOptions {
     let mut options = IngestExternalFileOptions::default();
     options.set_move_files(true);
+    options
+}
+
+/// Reads of a scan over many entries up to `upper` (exclusive): they leave the block cache to
+/// lookups.
+pub fn scan_reads(upper: &[u8]) -> ReadOptions {
+    let mut options = ReadOptions::default();
+    options.fill_cache(false);
+    options.set_iterate_upper_bound(upper.to_vec());
+    options
+}
+
+/// Reads of one sequential pass up to `upper` (exclusive), such as loading every game's facts:
+/// read ahead, and leave the block cache to lookups.
+pub fn sequential_reads(upper: &[u8]) -> ReadOptions {
+    let mut options = scan_reads(upper);
+    options.set_readahead_size(4 << 20);
     options
 }
 

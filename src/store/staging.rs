@@ -10,14 +10,8 @@
 //! position is sorted and summed once per commit instead of being merged again by every
 //! compaction, and a run file is a plain sorted list of records that another program can write.
 //!
-//! File layout: the run's base game id (u64 little-endian), then per record the length of the
-//! prefix its key shares with the previous record's (one byte, 0 to 21; 0 for the first record
-//! and every [`SAMPLE_EVERY`]th, where a reader may start), the rest of the key, the game id
-//! minus the base (varint), the next move's [`CompactMove`] bits (u16 little-endian, 0 when the
-//! game ended there) and the ply (varint). Neighbouring keys of a sorted run share 13 of their
-//! 21 bytes on average (players), so a record takes about 15 bytes instead of 32. Within a run,
-//! records are in strictly increasing (key, game, move) order; across runs the games of a
-//! position may come in any order.
+//! The file layout is [`layout::run`](super::layout::run)'s: the run's base game id, then one
+//! record per occurrence, each sharing its key's prefix with the previous record's.
 //!
 //! Every run keeps a sparse index (one key and file offset every [`SAMPLE_EVERY`] records), so
 //! that a commit can split the key space into ranges of similar size ([`Staging::ranges`]) and
@@ -35,10 +29,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use super::{
+    StoreError,
+    layout::run::{HEADER_LEN, RECORD_MAX, header, read_header, read_record, write_record},
+};
 use crate::{
-    codec::{CompactMove, KEY_LEN, Key, KeyWords},
+    codec::{CompactMove, KEY_LEN, Key, KeyRange, KeyWords},
     model::GameId,
-    varint::{get_varint, put_varint},
 };
 
 /// The staging directory's name inside a database directory.
@@ -46,16 +43,6 @@ pub const DIR_NAME: &str = "staging";
 
 /// Records between two keys of a run's sparse index.
 pub const SAMPLE_EVERY: usize = 4096;
-
-/// Bytes of a run file's header (its base game id).
-const HEADER_LEN: usize = 8;
-
-/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, a ply
-/// (varints of up to ten bytes, as the reader accepts them).
-const RECORD_MAX: usize = 1 + KEY_LEN + 10 + 2 + 10;
-
-/// A key range `[lower, upper)`, `None` for an open end.
-pub type Range = (Option<Key>, Option<Key>);
 
 /// One game reaching a position, as a sorted run holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,43 +56,6 @@ pub struct Occurrence {
     pub ply: u32,
 }
 
-impl Occurrence {
-    /// Appends the record of `key` and this occurrence, sharing `shared` bytes of key with the
-    /// previous record, its game counted from `base`; `None` for a game before `base`.
-    fn write(&self, key: &Key, shared: usize, base: GameId, out: &mut Vec<u8>) -> Option<()> {
-        let offset = self.game.0.checked_sub(base.0)?;
-        out.push(shared as u8);
-        out.extend_from_slice(&key.as_bytes()[shared..]);
-        put_varint(out, offset);
-        out.extend_from_slice(&self.next.map_or(0, CompactMove::bits).to_le_bytes());
-        put_varint(out, u64::from(self.ply));
-        Some(())
-    }
-
-    /// Reads a record from `input` into `key` (which holds the previous record's key, or
-    /// anything when `fresh`); `None` unless it is whole and valid: a shared prefix of at most
-    /// a key (0 when `fresh`), a game id not 0, move bits 0 or a move's, a ply that fits.
-    fn read(input: &mut &[u8], key: &mut [u8; KEY_LEN], fresh: bool, base: GameId) -> Option<Occurrence> {
-        let (&shared, rest) = input.split_first()?;
-        let shared = usize::from(shared);
-        if shared > KEY_LEN || (fresh && shared > 0) {
-            return None;
-        }
-        let (suffix, rest) = rest.split_at_checked(KEY_LEN - shared)?;
-        key[shared..].copy_from_slice(suffix);
-        *input = rest;
-        let game = GameId(base.0.checked_add(get_varint(input)?)?);
-        let (bits, rest) = input.split_first_chunk::<2>()?;
-        *input = rest;
-        let next = match u16::from_le_bytes(*bits) {
-            0 => None,
-            bits => Some(CompactMove::from_bits(bits)?),
-        };
-        let ply = u32::try_from(get_varint(input)?).ok()?;
-        (game.0 != 0).then_some(Occurrence { game, next, ply })
-    }
-}
-
 /// One spilled run: its file and its sparse index.
 struct Run {
     path: PathBuf,
@@ -117,6 +67,8 @@ struct Run {
 
 /// Sorted runs of one ingest run, not yet committed.
 pub struct Staging {
+    /// The database directory (what errors name).
+    db: PathBuf,
     dir: PathBuf,
     runs: Vec<Run>,
     bytes: u64,
@@ -127,14 +79,20 @@ pub struct Staging {
 impl Staging {
     /// An empty staging area in the database directory `db`, removing whatever an earlier,
     /// killed process left there.
-    pub fn create(db: &Path) -> io::Result<Staging> {
+    pub fn create(db: &Path) -> Result<Staging, StoreError> {
+        let error = |source| StoreError::Staging { path: db.to_owned(), source };
         let dir = db.join(DIR_NAME);
         match std::fs::remove_dir_all(&dir) {
-            Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
+            Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(error(err)),
             _ => {}
         }
-        std::fs::create_dir_all(&dir)?;
-        Ok(Staging { dir, runs: Vec::new(), bytes: 0, records: 0, next_file: 0 })
+        std::fs::create_dir_all(&dir).map_err(error)?;
+        Ok(Staging { db: db.to_owned(), dir, runs: Vec::new(), bytes: 0, records: 0, next_file: 0 })
+    }
+
+    /// The error of a staging area that could not be written or read.
+    fn error(&self, source: io::Error) -> StoreError {
+        StoreError::Staging { path: self.db.clone(), source }
     }
 
     /// The directory (where commits also write their SST files).
@@ -154,10 +112,14 @@ impl Staging {
         &mut self,
         base: GameId,
         occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
-    ) -> io::Result<()> {
+    ) -> Result<(), StoreError> {
+        self.write_run(base, occurrences).map_err(|err| self.error(err))
+    }
+
+    fn write_run(&mut self, base: GameId, occurrences: impl IntoIterator<Item = (Key, Occurrence)>) -> io::Result<()> {
         let path = self.new_file("run");
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        out.write_all(&base.0.to_le_bytes())?;
+        out.write_all(&header(base))?;
         let mut samples = Vec::new();
         let mut offset = HEADER_LEN as u64;
         let mut record = Vec::with_capacity(RECORD_MAX);
@@ -178,7 +140,7 @@ impl Staging {
                 None => 0,
             };
             record.clear();
-            occurrence.write(&key, shared, base, &mut record).ok_or_else(|| {
+            write_record(&key, &occurrence, shared, base, &mut record).ok_or_else(|| {
                 io::Error::other(format!("game {} before the run's base {}", occurrence.game.0, base.0))
             })?;
             out.write_all(&record)?;
@@ -214,32 +176,33 @@ impl Staging {
 
     /// At most `count` key ranges, in order, covering every key, holding similar numbers of
     /// staged records (split at quantiles of the runs' sparse indexes).
-    pub fn ranges(&self, count: usize) -> Vec<Range> {
+    pub fn ranges(&self, count: usize) -> Vec<KeyRange> {
         let mut keys: Vec<Key> = self.runs.iter().flat_map(|run| run.samples.iter().map(|&(key, _)| key)).collect();
         keys.sort_unstable();
         let mut pivots: Vec<Key> =
             (1..count.max(1)).filter_map(|part| keys.get(part * keys.len() / count).copied()).collect();
         pivots.dedup();
         let mut ranges = Vec::with_capacity(pivots.len() + 1);
-        let mut lower = None;
+        let mut first = Key::MIN;
         for pivot in pivots {
-            ranges.push((lower, Some(pivot)));
-            lower = Some(pivot);
+            ranges.extend(KeyRange::until(first, pivot));
+            first = pivot;
         }
-        ranges.push((lower, None));
+        ranges.push(KeyRange { first, last: Key::MAX });
         ranges
     }
 
     /// The waiting runs merged over `range`: each position once, in key order, with all its
     /// occurrences.
-    pub fn merged(&self, range: Range) -> io::Result<MergedRuns> {
+    pub fn merged(&self, range: KeyRange) -> io::Result<MergedRuns> {
         MergedRuns::new(&self.runs, range)
     }
 
     /// Removes every file of the directory (after a commit).
-    pub fn clear(&mut self) -> io::Result<()> {
-        for entry in std::fs::read_dir(&self.dir)? {
-            std::fs::remove_file(entry?.path())?;
+    pub fn clear(&mut self) -> Result<(), StoreError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(|err| self.error(err))?;
+        for entry in entries {
+            std::fs::remove_file(entry.map_err(|err| self.error(err))?.path()).map_err(|err| self.error(err))?;
         }
         self.runs.clear();
         self.bytes = 0;
@@ -248,8 +211,8 @@ impl Staging {
     }
 
     /// Removes the directory.
-    pub fn remove(self) -> io::Result<()> {
-        std::fs::remove_dir_all(&self.dir)
+    pub fn remove(self) -> Result<(), StoreError> {
+        std::fs::remove_dir_all(&self.dir).map_err(|err| self.error(err))
     }
 }
 
@@ -267,7 +230,8 @@ struct RunReader {
     occurrence: Occurrence,
     /// No record read since the last seek (the next one must not share a prefix).
     fresh: bool,
-    upper: Option<Key>,
+    /// The last key of the range read.
+    last: Key,
     path: PathBuf,
 }
 
@@ -277,7 +241,7 @@ const READ_BYTES: usize = 1 << 16;
 impl RunReader {
     /// Opens `run` at the first record of `range` (read into `key` and `occurrence`); `None`
     /// when the run has no record in the range.
-    fn open(run: &Run, (lower, upper): Range) -> io::Result<Option<RunReader>> {
+    fn open(run: &Run, range: KeyRange) -> io::Result<Option<RunReader>> {
         let context = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", run.path.display()));
         let mut file = File::open(&run.path).map_err(context)?;
         let length = file.metadata().map_err(context)?.len();
@@ -288,9 +252,9 @@ impl RunReader {
         let mut header = [0u8; HEADER_LEN];
         file.read_exact(&mut header).map_err(context)?;
         let mut start = HEADER_LEN as u64;
-        if let Some(lower) = lower {
-            // The last sample before `lower`, then record by record.
-            let at = run.samples.partition_point(|(key, _)| *key < lower).saturating_sub(1);
+        if range.first > Key::MIN {
+            // The last sample before the range, then record by record.
+            let at = run.samples.partition_point(|(key, _)| *key < range.first).saturating_sub(1);
             start = run.samples.get(at).map_or(start, |&(_, offset)| offset);
             file.seek(SeekFrom::Start(start)).map_err(context)?;
         }
@@ -299,15 +263,15 @@ impl RunReader {
             buffer: Vec::with_capacity(READ_BYTES + RECORD_MAX),
             at: 0,
             unread: length.saturating_sub(start),
-            base: GameId(u64::from_le_bytes(header)),
+            base: read_header(header),
             key: Key::from_bytes([0; KEY_LEN]),
             occurrence: Occurrence { game: GameId(0), next: None, ply: 0 },
             fresh: true,
-            upper,
+            last: range.last,
             path: run.path.clone(),
         };
         while reader.advance()? {
-            if lower.is_none_or(|lower| reader.key >= lower) {
+            if reader.key >= range.first {
                 return Ok(Some(reader));
             }
         }
@@ -331,7 +295,7 @@ impl RunReader {
         }
         let mut input = &self.buffer[self.at..];
         let mut key = *self.key.as_bytes();
-        let occurrence = Occurrence::read(&mut input, &mut key, self.fresh, self.base)
+        let occurrence = read_record(&mut input, &mut key, self.fresh, self.base)
             .ok_or_else(|| self.error("a record is cut short or not valid"))?;
         self.at = self.buffer.len() - input.len();
         let key = Key::from_bytes(key);
@@ -341,7 +305,7 @@ impl RunReader {
             return Err(self.error("records out of order"));
         }
         (self.key, self.occurrence, self.fresh) = (key, occurrence, false);
-        Ok(self.upper.is_none_or(|upper| self.key < upper))
+        Ok(self.key <= self.last)
     }
 
     fn error(&self, what: &str) -> io::Error {
@@ -360,7 +324,7 @@ pub struct MergedRuns {
 }
 
 impl MergedRuns {
-    fn new(runs: &[Run], range: Range) -> io::Result<MergedRuns> {
+    fn new(runs: &[Run], range: KeyRange) -> io::Result<MergedRuns> {
         let mut merged = MergedRuns { readers: Vec::new(), heap: BinaryHeap::new(), group: Vec::new() };
         for run in runs {
             if let Some(reader) = RunReader::open(run, range)? {
@@ -427,7 +391,7 @@ mod tests {
     }
 
     /// Every position of `range` merged, as (key, games).
-    fn merge_all(staging: &Staging, range: Range) -> Vec<(Key, Vec<u64>)> {
+    fn merge_all(staging: &Staging, range: KeyRange) -> Vec<(Key, Vec<u64>)> {
         let mut merged = staging.merged(range).unwrap();
         let mut out = Vec::new();
         while let Some((key, group)) = merged.next_group().unwrap() {
@@ -447,7 +411,7 @@ mod tests {
         for run in runs {
             staging.add_run(GameId(1), run.iter().map(|&(k, game)| (key(k), occurrence(game)))).unwrap();
         }
-        let got: Vec<(u8, Vec<u64>)> = merge_all(&staging, (None, None))
+        let got: Vec<(u8, Vec<u64>)> = merge_all(&staging, KeyRange::ALL)
             .into_iter()
             .map(|(k, games)| (k.as_bytes()[KEY_LEN - 1], games))
             .collect();
@@ -455,7 +419,7 @@ mod tests {
             vec![(1, vec![1]), (2, vec![6]), (3, vec![2, 7, 10, 11]), (4, vec![5]), (5, vec![3, 8]), (9, vec![9])];
         assert_eq!(got, want);
         // Moves and plies come back as written.
-        let mut merged = staging.merged((None, None)).unwrap();
+        let mut merged = staging.merged(KeyRange::ALL).unwrap();
         let (_, group) = merged.next_group().unwrap().unwrap();
         assert_eq!(group, [occurrence(1)]);
         staging.clear().unwrap();
@@ -487,7 +451,7 @@ mod tests {
         hot[1..5].copy_from_slice(&21_000u32.to_be_bytes());
         let hot = Key::from_bytes(hot);
         staging.add_run(GameId(1), (0..3 * SAMPLE_EVERY as u64).map(|i| (hot, occurrence(400_000 + i)))).unwrap();
-        let whole = merge_all(&staging, (None, None));
+        let whole = merge_all(&staging, KeyRange::ALL);
         assert!(whole.windows(2).all(|pair| pair[0].0 < pair[1].0));
         assert!(whole.iter().any(|(_, games)| games.len() == 3));
         assert_eq!(whole.iter().map(|(_, games)| games.len()).sum::<usize>(), 30_000 + 3 * SAMPLE_EVERY);
@@ -515,36 +479,36 @@ mod tests {
                     for shared in [0, KEY_LEN - 2, KEY_LEN] {
                         let key = if shared == KEY_LEN { previous } else { next_key };
                         let mut bytes = Vec::new();
-                        written.write(&Key::from_bytes(key), shared, base, &mut bytes).unwrap();
+                        write_record(&Key::from_bytes(key), &written, shared, base, &mut bytes).unwrap();
                         let mut read_key = previous;
                         let mut input = bytes.as_slice();
-                        assert_eq!(Occurrence::read(&mut input, &mut read_key, false, base), Some(written));
+                        assert_eq!(read_record(&mut input, &mut read_key, false, base), Some(written));
                         assert_eq!((read_key, input.len()), (key, 0));
                         // Every cut is refused.
                         for cut in 0..bytes.len() {
-                            assert_eq!(Occurrence::read(&mut &bytes[..cut], &mut read_key, false, base), None);
+                            assert_eq!(read_record(&mut &bytes[..cut], &mut read_key, false, base), None);
                         }
                         // A reader starting here has no previous key to share.
                         assert_eq!(
-                            Occurrence::read(&mut bytes.as_slice(), &mut read_key, true, base).is_some(),
+                            read_record(&mut bytes.as_slice(), &mut read_key, true, base).is_some(),
                             shared == 0
                         );
                     }
                 }
             }
         }
-        assert_eq!(occurrence(1).write(&key(1), 0, GameId(2), &mut Vec::new()), None);
+        assert_eq!(write_record(&key(1), &occurrence(1), 0, GameId(2), &mut Vec::new()), None);
         let mut bytes = Vec::new();
-        occurrence(1).write(&key(1), 0, GameId(1), &mut bytes).unwrap();
+        write_record(&key(1), &occurrence(1), 0, GameId(1), &mut bytes).unwrap();
         let mut buffer = [0u8; KEY_LEN];
         // Game 0, a prefix longer than a key, bad move bits.
-        assert_eq!(Occurrence::read(&mut bytes.as_slice(), &mut buffer, true, GameId(0)), None);
+        assert_eq!(read_record(&mut bytes.as_slice(), &mut buffer, true, GameId(0)), None);
         let mut long_prefix = bytes.clone();
         long_prefix[0] = KEY_LEN as u8 + 1;
-        assert_eq!(Occurrence::read(&mut long_prefix.as_slice(), &mut buffer, false, GameId(1)), None);
+        assert_eq!(read_record(&mut long_prefix.as_slice(), &mut buffer, false, GameId(1)), None);
         let mut bad_move = bytes.clone();
         bad_move[1 + KEY_LEN + 1..][..2].copy_from_slice(&0xffffu16.to_le_bytes());
-        assert_eq!(Occurrence::read(&mut bad_move.as_slice(), &mut buffer, true, GameId(1)), None);
+        assert_eq!(read_record(&mut bad_move.as_slice(), &mut buffer, true, GameId(1)), None);
     }
 
     #[test]
@@ -586,7 +550,7 @@ mod tests {
             ("no header", no_header, "bytes where"),
         ] {
             std::fs::write(&path, &corrupt).unwrap();
-            let merged = staging.merged((None, None)).and_then(|mut merged| {
+            let merged = staging.merged(KeyRange::ALL).and_then(|mut merged| {
                 while merged.next_group()?.is_some() {}
                 Ok(())
             });
@@ -609,7 +573,7 @@ mod tests {
         let mut staging = Staging::create(dir.path()).unwrap();
         staging.add_run(GameId(1), [(key(1), occurrence(5))]).unwrap();
         staging.add_run(GameId(1), [(key(1), occurrence(2)), (key(1), occurrence(5))]).unwrap();
-        let mut merged = staging.merged((None, None)).unwrap();
+        let mut merged = staging.merged(KeyRange::ALL).unwrap();
         let error = merged.next_group().expect_err("a game twice").to_string();
         assert!(error.contains("staged twice"), "{error}");
     }

@@ -5,14 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
-
 use crate::{
-    Key, Material,
-    codec::material_range,
+    Material,
+    codec::KeyRange,
     explore::QueryError,
     model::GameId,
-    store::{ScanPart, Store, layout},
+    store::{ScanFilter, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
 /// Positions with at most this many men (kings included) are endgames here: the sizes
@@ -52,17 +50,10 @@ pub fn class_of(material: &Material) -> String {
 /// The caller holds [`Store::steady`].
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let parts = store.scan_parts()?;
-    let partials: Vec<BTreeMap<String, ClassGames>> =
-        parts.par_iter().map(|part| scan(store, part)).collect::<Result<_, _>>()?;
-    let mut merged: BTreeMap<String, ClassGames> = BTreeMap::new();
-    for partial in partials {
-        for (class, part) in partial {
-            let entry = merged.entry(class).or_default();
-            entry.men = part.men;
-            entry.positions += part.positions;
-            entry.games.extend(part.games);
-        }
-    }
+    // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
+    let filter = ScanFilter { material: &|material| material.men() as usize <= MAX_MEN, ..ScanFilter::all() };
+    let scanned = store.scan(&parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
+    let mut merged = scanned.found;
     for part in merged.values_mut() {
         part.games.sort_unstable();
         part.games.dedup();
@@ -70,40 +61,43 @@ pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError
     Ok(merged)
 }
 
-fn scan(store: &Store, part: &ScanPart) -> Result<BTreeMap<String, ClassGames>, QueryError> {
-    let mut found: BTreeMap<String, ClassGames> = BTreeMap::new();
-    // Only endgames are classed: the tier's other positions are not keyed.
-    let few_men = |chess: &shakmaty::Chess| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN;
-    let mut cursor = store.part_cursor_where(part, &few_men)?;
-    // The block being read: its last key and its class.
-    let mut block: Option<(Key, String)> = None;
-    while let Some((key, value)) = cursor.entry() {
-        let key = Key::try_from(key).map_err(|_| store.corrupt("position key"))?;
-        let corrupt = || store.corrupt(format!("position {key}"));
-        if block.as_ref().is_some_and(|(last, _)| key > *last) {
-            block = None;
-        }
-        if block.is_none() {
-            let (category, material) = key.category_and_material().map_err(|_| corrupt())?;
-            let range = material_range(category, &material).map_err(|_| corrupt())?;
-            if material.men() as usize > MAX_MEN {
-                cursor.seek(&range.after_last());
-                continue;
-            }
+/// The classes one part of a scan found.
+#[derive(Default)]
+struct Classes {
+    found: BTreeMap<String, ClassGames>,
+    /// The block being read (positions come in key order): its key range and class.
+    block: Option<(KeyRange, String)>,
+}
+
+impl Classes {
+    fn add(&mut self, position: ScannedPosition) -> Result<(), StoreError> {
+        let key = position.key;
+        if !self.block.as_ref().is_some_and(|(range, _)| range.contains(&key)) {
+            let (range, material) = position.block()?;
             let class = class_of(&material);
-            found.entry(class.clone()).or_default().men = material.men() as usize;
-            block = Some((range.last, class));
+            self.found.entry(class.clone()).or_default().men = material.men() as usize;
+            self.block = Some((range, class));
         }
-        let Some(entry) = block.as_ref().and_then(|(_, class)| found.get_mut(class)) else { continue };
+        let Some(entry) = self.block.as_ref().and_then(|(_, class)| self.found.get_mut(class)) else {
+            return Ok(());
+        };
         entry.positions += 1;
-        match layout::stored_game(value) {
-            Some(game) => entry.games.push(game.ok_or_else(corrupt)?.0),
-            None => entry.games.extend(layout::postings(value).ok_or_else(corrupt)?.iter()),
+        match position.single_game() {
+            Some(game) => entry.games.push(game),
+            None => entry.games.extend(position.games()?.iter()),
         }
-        cursor.next();
+        Ok(())
     }
-    cursor.status()?;
-    Ok(found)
+
+    fn merge(mut self, other: Classes) -> Classes {
+        for (class, part) in other.found {
+            let entry = self.found.entry(class).or_default();
+            entry.men = part.men;
+            entry.positions += part.positions;
+            entry.games.extend(part.games);
+        }
+        self
+    }
 }
 
 #[cfg(test)]

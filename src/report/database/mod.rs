@@ -15,7 +15,6 @@
 
 pub mod endgames;
 mod games;
-mod render;
 
 use serde::Serialize;
 
@@ -264,7 +263,7 @@ impl DatabaseReport {
             top.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
             let mut positions = Vec::new();
             for (key, &n) in top.into_iter().take(options.positions_per_ply) {
-                let fen = key.decode().map_err(|err| store.corrupt(format!("a replayed position's key: {err}")))?;
+                let fen = store.stored_position(key)?;
                 positions.push(PositionCount { fen: fen.to_string(), games: n, share: percent(n, reached) });
             }
             positions_by_ply.push(PlyPositions { ply: ply + 1, games: reached, positions });

@@ -229,16 +229,17 @@ struct Walk {
 
 impl Walk {
     /// `None` when the game never stood on the position.
-    fn of(positions: &[Chess], moves: &[CompactMove], probe: &Probe) -> Option<Walk> {
+    fn of(positions: &[Chess], moves: &[shakmaty::Move], probe: &Probe) -> Option<Walk> {
         let arrivals = arrivals(positions, probe.target, probe.key);
         let first = *arrivals.first()?;
-        let mut next: Vec<CompactMove> = arrivals.iter().filter_map(|&ply| moves.get(ply).copied()).collect();
+        let mut next: Vec<CompactMove> =
+            arrivals.iter().filter_map(|&ply| moves.get(ply)).map(CompactMove::from_move).collect();
         next.sort_unstable();
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
             if let (Ok(key), Some(m)) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
-                orders.push((key, *m));
+                orders.push((key, CompactMove::from_move(m)));
             }
         }
         orders.sort_unstable();
@@ -295,8 +296,7 @@ pub fn tally(
     ids.par_chunks(CHUNK)
         .map(|chunk| -> Result<Vec<Tallies>, QueryError> {
             let mut tallies = empty();
-            for (&id, record) in chunk.iter().zip(store.games(chunk)?) {
-                let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
+            for (&id, record) in chunk.iter().zip(store.listed_games(chunk)?) {
                 let facts = GameFacts::of(id, record.result, &record.tags);
                 let admitted: Vec<bool> = selections.iter().map(|s| s.admits(&facts)).collect();
                 if !admitted.contains(&true) {

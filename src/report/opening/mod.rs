@@ -1,7 +1,7 @@
 //! The opening report of a position: overview, popularity by year, score by rating band, the
 //! move table, theory lines, move orders, themes, endings, game lengths, players and notable
 //! games. Every figure is exact over every game matching the filter: the games of the
-//! position's posting list are each read and replayed once ([`games`]); theory lines walk the
+//! position's posting list are each read and replayed once (`games.rs`); theory lines walk the
 //! stored statistics; a second filter (`versus`) is counted in the same pass.
 //!
 //! ```no_run
@@ -17,7 +17,6 @@
 //! ```
 
 mod games;
-mod render;
 mod subset;
 mod themes;
 mod theory;

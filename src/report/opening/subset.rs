@@ -120,7 +120,7 @@ pub(super) fn subset(
     moves.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.uci.cmp(&b.uci)));
     let mut move_orders = Vec::with_capacity(t.orders.len());
     for ((key, m), &count) in &t.orders {
-        let before = key.decode().map_err(|err| store.corrupt(format!("a replayed position's key: {err}")))?;
+        let before = store.stored_position(key)?;
         move_orders.push(MoveOrder {
             fen: before.to_string(),
             san: san(before.chess(), *m),
@@ -198,8 +198,7 @@ fn notable(
     dated.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     let list = |ids: Vec<GameId>| -> Result<Vec<NotableGame>, QueryError> {
         let mut out = Vec::new();
-        for (id, record) in ids.iter().zip(store.games(&ids)?) {
-            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of a posting list is missing")))?;
+        for (id, record) in ids.iter().zip(store.listed_games(&ids)?) {
             out.push(NotableGame { plies: record.plies() as u32, summary: summarize(*id, &record, Some(target)) });
         }
         Ok(out)

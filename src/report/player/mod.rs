@@ -14,8 +14,6 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
-mod render;
-
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
@@ -25,8 +23,8 @@ use super::results::{band_label, color_name, percent};
 use crate::{
     codec::CompactMove,
     explore::{Filter, GameSummary, QueryError, player_games, san, summarize},
-    model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally},
-    store::{Store, player_name},
+    model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally, player_name},
+    store::Store,
 };
 
 /// Games listed as best wins and as worst losses.
@@ -248,8 +246,7 @@ impl PlayerReport {
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
-        for (&id, record) in ids.iter().zip(store.games(&ids)?) {
-            let record = record.ok_or_else(|| store.corrupt(format!("game {id} of the players index is missing")))?;
+        for (&id, record) in ids.iter().zip(store.listed_games(&ids)?) {
             let facts = GameFacts::of(id, record.result, &record.tags);
             if !options.filter.matches_game(&facts) {
                 continue;
@@ -299,8 +296,7 @@ impl PlayerReport {
         let list = |games: Vec<&Seen>| -> Result<Vec<PlayerGame>, QueryError> {
             let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
             let mut out = Vec::new();
-            for (seen, record) in games.iter().zip(store.games(&ids)?) {
-                let record = record.ok_or_else(|| store.corrupt(format!("game {} is missing", seen.id)))?;
+            for (seen, record) in games.iter().zip(store.listed_games(&ids)?) {
                 out.push(PlayerGame {
                     summary: summarize(seen.id, &record, None),
                     color: color_name(seen.color),

@@ -1,0 +1,168 @@
+//! Decoding keys into boards without validation, for scans over stored keys: [`KeyBoard`],
+//! and [`KeyDecoder`], which keeps the material block of the last key decoded.
+
+use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Square};
+
+use super::{
+    Key, KeyError, KeyRange,
+    rank::{Frame, Header},
+};
+use crate::{
+    codec::{
+        material::Material,
+        tables::{SideVector, TURN_EP_STATES, U192, tables},
+    },
+    position::Category,
+};
+
+/// A key's position as bitboards, decoded without validation ([`Key::decode_board`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyBoard {
+    /// The rook/castling category.
+    pub category: Category,
+    /// The material.
+    pub material: Material,
+    /// Squares by piece kind.
+    pub by_role: ByRole<Bitboard>,
+    /// Squares by colour.
+    pub by_color: ByColor<Bitboard>,
+    /// The side to move.
+    pub turn: Color,
+    /// The en-passant square, when a legal en-passant capture exists.
+    pub ep_square: Option<Square>,
+}
+
+impl KeyBoard {
+    /// Every occupied square.
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
+    }
+
+    /// The squares of one piece.
+    pub fn by_piece(&self, piece: Piece) -> Bitboard {
+        *self.by_role.get(piece.role) & *self.by_color.get(piece.color)
+    }
+}
+
+/// Decodes a run of keys in key order, as a scan meets them: most keys lie in the same
+/// (category, material) block as the one before, so the block's bounds and radices are kept
+/// and a key inside them is split by two divisions instead of the table searches.
+///
+/// ```
+/// use tabiya::{Key, Position, codec::KeyDecoder};
+///
+/// let mut decoder = KeyDecoder::default();
+/// for fen in ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -", "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -"] {
+///     let key = Key::encode(&fen.parse::<Position>()?)?;
+///     let board = decoder.decode(&key, |_, _| true)?.expect("accepted");
+///     assert_eq!(Some(board), key.decode_board(|_, _| true)?);
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct KeyDecoder {
+    block: Option<Block>,
+    /// Pawn structures recently unranked, direct-mapped by their digits: many positions of a
+    /// collection share a pawn structure, and unranking 16 pawns is most of a decode.
+    pawn_cache: Vec<(u64, ByColor<Bitboard>)>,
+}
+
+/// Entries of the pawn-structure cache (a power of two).
+const PAWN_CACHE: usize = 1 << 16;
+
+/// The material block of the last key decoded.
+#[derive(Debug)]
+struct Block {
+    category: Category,
+    start: U192,
+    end: U192,
+    material: Material,
+    vectors: ByColor<SideVector>,
+    pawns: ByColor<u32>,
+    pawn_placements: u64,
+    white_placements: u128,
+    accepted: bool,
+}
+
+impl KeyDecoder {
+    /// Decodes like [`Key::decode_board`]; `accept` is asked once per material block.
+    pub fn decode(
+        &mut self,
+        key: &Key,
+        accept: impl FnOnce(Category, &Material) -> bool,
+    ) -> Result<Option<KeyBoard>, KeyError> {
+        let category = key.category()?;
+        let rank = U192::from_be_slice(&key.0[1..]);
+        if let Some(block) = &self.block
+            && block.category == category
+            && block.start <= rank
+            && rank < block.end
+        {
+            if !block.accepted {
+                return Ok(None);
+            }
+            // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
+            let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
+            let low = low.to::<u64>();
+            // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
+            // split in 192 bits; each side's index fits 128.
+            let (black, white) = match u128::try_from(pieces) {
+                Ok(small) => (small / block.white_placements, small % block.white_placements),
+                Err(_) => {
+                    let (black, white) = pieces.div_rem(U192::from(block.white_placements));
+                    (black.to::<u128>(), white.to::<u128>())
+                }
+            };
+            let header = Header {
+                category,
+                material: block.material,
+                vectors: block.vectors,
+                pawns: block.pawns,
+                pawn_index: low % block.pawn_placements,
+                turn_ep: low / block.pawn_placements,
+                indices: ByColor { white, black },
+            };
+            let pawns = self.cached_pawns(&header);
+            return Ok(Some(header.place_with(pawns)));
+        }
+        let header = key.header()?;
+        let frame = Frame::new(category, &header.material, tables())?;
+        let start = frame.block_start();
+        let accepted = accept(category, &header.material);
+        self.block = Some(Block {
+            category,
+            start,
+            end: start + frame.block_size(),
+            material: header.material,
+            vectors: header.vectors,
+            pawns: header.pawns,
+            pawn_placements: frame.pawn_placements,
+            white_placements: frame.white_placements,
+            accepted,
+        });
+        Ok(accepted.then(|| header.place()))
+    }
+
+    fn cached_pawns(&mut self, header: &Header) -> ByColor<Bitboard> {
+        if self.pawn_cache.is_empty() {
+            self.pawn_cache = vec![(u64::MAX, ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY }); PAWN_CACHE];
+        }
+        // The digits with the pawn counts: 48+ bits of index, then 4 + 4 bits of counts.
+        let tag = header.pawn_index << 8 | u64::from(header.pawns.white) << 4 | u64::from(header.pawns.black);
+        let slot = (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % PAWN_CACHE;
+        let entry = &mut self.pawn_cache[slot];
+        if entry.0 != tag {
+            *entry = (tag, header.pawns());
+        }
+        entry.1
+    }
+
+    /// The keys of the material block of the last key decoded.
+    pub fn block_range(&self) -> Option<KeyRange> {
+        let block = self.block.as_ref()?;
+        Some(KeyRange {
+            first: Key::from_parts(block.category, block.start),
+            last: Key::from_parts(block.category, block.end - U192::from(1u8)),
+        })
+    }
+}

@@ -1,0 +1,85 @@
+//! Games as PGN text: one stored game ([`game`]) or a page of them ([`page`]).
+
+use shakmaty::Position as _;
+
+use crate::{
+    explore::GamePage,
+    model::{GameId, GameRecord, replay_with_moves},
+};
+
+/// A stored game whose moves do not replay (corrupt data).
+#[derive(Debug, thiserror::Error)]
+#[error("game {0} does not replay")]
+pub struct Unreplayable(pub GameId);
+
+/// A stored game as PGN: its tags and mainline (SAN, wrapped at 80 columns). `None` if a stored
+/// move does not replay.
+pub fn game(record: &GameRecord) -> Option<String> {
+    use std::fmt::Write as _;
+    let tags = &record.tags;
+    let mut out = String::new();
+    let quote = |value: &str| value.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut tag = |name: &str, value: &str| {
+        let _ = writeln!(out, "[{name} \"{}\"]", quote(value));
+    };
+    let or_unknown = |value: &str| if value.is_empty() { "?".to_owned() } else { value.to_owned() };
+    tag("Event", &or_unknown(&tags.event));
+    tag("Site", &or_unknown(&tags.site));
+    tag("Date", &if tags.date.is_empty() { "????.??.??".to_owned() } else { tags.date.clone() });
+    tag("Round", &or_unknown(&tags.round));
+    tag("White", &or_unknown(&tags.white));
+    tag("Black", &or_unknown(&tags.black));
+    tag("Result", record.result.tag());
+    for (name, value) in [("WhiteElo", tags.white_elo), ("BlackElo", tags.black_elo)] {
+        if let Some(value) = value {
+            tag(name, &value.to_string());
+        }
+    }
+    for (name, value) in [("ECO", &tags.eco), ("TimeControl", &tags.time_control)] {
+        if !value.is_empty() {
+            tag(name, value);
+        }
+    }
+    if let Some(fen) = record.setup_fen() {
+        tag("SetUp", "1");
+        tag("FEN", fen);
+    }
+    out.push('\n');
+    let (positions, moves) = replay_with_moves(record)?;
+    let mut tokens = Vec::with_capacity(moves.len() * 3 / 2 + 1);
+    for (index, (position, m)) in positions.iter().zip(moves).enumerate() {
+        let number = position.fullmoves().get();
+        let san = shakmaty::san::SanPlus::from_move(position.clone(), m);
+        // A move number stays on the line of its move.
+        tokens.push(match (position.turn().is_white(), index) {
+            (true, _) => format!("{number}. {san}"),
+            (false, 0) => format!("{number}... {san}"),
+            (false, _) => san.to_string(),
+        });
+    }
+    tokens.push(record.result.tag().to_owned());
+    let mut width = 0;
+    for token in tokens {
+        if width > 0 && width + 1 + token.len() > 80 {
+            out.push('\n');
+            width = 0;
+        } else if width > 0 {
+            out.push(' ');
+            width += 1;
+        }
+        width += token.len();
+        out.push_str(&token);
+    }
+    out.push('\n');
+    Some(out)
+}
+
+/// A page of games as PGN, each game followed by a blank line.
+pub fn page(page: &GamePage) -> Result<String, Unreplayable> {
+    let mut out = String::new();
+    for (header, record) in page.games.iter().zip(&page.records) {
+        out.push_str(&game(record).ok_or(Unreplayable(header.id))?);
+        out.push('\n');
+    }
+    Ok(out)
+}

@@ -1,0 +1,93 @@
+// The URL: the view (start, moves, filters) written to the address bar and read back from it
+// on load and on the browser's back/forward.
+
+import { INITIAL, $, state, api, played, filterParams } from './state.js';
+import { show } from './line.js';
+import { render, setError } from './board.js';
+import { explore } from './explorer.js';
+import { showFilterSummary } from './search.js';
+
+// ---------------------------------------------------------------------------------------------
+// URL
+
+// The view as query parameters (start, moves, filters; empty ones left out): the page's URL
+// and the opening report's.
+export function viewQuery() {
+  const params = { fen: state.start === INITIAL ? '' : state.start, play: played(), ...filterParams() };
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) query.set(name, value);
+  return query;
+}
+
+function urlParams() {
+  const text = viewQuery().toString();
+  return text ? `?${text}` : location.pathname;
+}
+
+export function saveUrl(push) {
+  const url = urlParams();
+  if (url === `${location.search}` || (url === location.pathname && !location.search)) return;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+function readFilters(query) {
+  const list = (name) => (query.get(name) || '').split(',').filter(Boolean);
+  state.filters = {
+    since: query.get('since') || '', until: query.get('until') || '', speeds: list('speeds'),
+    ratings: list('ratings'), player: query.get('player') || '', color: query.get('color') || 'white',
+  };
+  const form = $('filter-form');
+  form.since.value = state.filters.since;
+  form.until.value = state.filters.until;
+  for (const box of form.querySelectorAll('input[type=checkbox]')) {
+    box.checked = state.filters[box.name].includes(box.value);
+  }
+  form.player.value = state.filters.player;
+  form.color.value = state.filters.color === 'black' ? 'black' : 'white';
+  showFilterSummary();
+}
+
+// Restores the view the URL describes (on load and on the browser's back/forward).
+export async function restore() {
+  const query = new URLSearchParams(location.search);
+  readFilters(query);
+  const start = query.get('fen') || INITIAL;
+  const moves = query.get('play') || '';
+  const ucis = moves.split(',').filter(Boolean);
+  const known = state.line.map((ply) => ply.uci);
+  if (start === state.start && ucis.every((uci, i) => known[i] === uci) && state.board) {
+    state.start = start;
+    await show(ucis.length, false);
+    return;
+  }
+  // The explorer needs only the start and the moves: it is asked at once, beside /move.
+  state.start = start;
+  state.line = ucis.map((uci) => ({ uci, san: uci, fen: '' }));
+  state.cursor = ucis.length;
+  const exploring = explore();
+  try {
+    // The start's canonical FEN: the answer's own when no move follows it.
+    const [answer, first] = await Promise.all([
+      api('move', { fen: query.get('fen'), play: moves }),
+      query.get('fen') && ucis.length ? api('move', { fen: query.get('fen') }) : null,
+    ]);
+    state.start = !query.get('fen') ? INITIAL : (first || answer).fen;
+    state.line = answer.line;
+    state.cursor = answer.line.length;
+    state.board = answer;
+    setError('fen-error', '');
+  } catch (err) {
+    await exploring;
+    setError('fen-error', `The link's position: ${err.message}`);
+    state.start = INITIAL;
+    state.line = [];
+    state.cursor = 0;
+    state.board = await api('move', {});
+    render();
+    await explore();
+    return;
+  }
+  render();
+  await exploring;
+}

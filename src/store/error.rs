@@ -1,0 +1,61 @@
+//! Why the database could not be used: [`StoreError`].
+
+use std::path::PathBuf;
+
+use super::tier::TierError;
+
+/// Why the database could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// RocksDB failed (I/O, a lock held by another writer, ...).
+    #[error("{path}: {source}")]
+    Rocks {
+        /// The database directory.
+        path: PathBuf,
+        /// What RocksDB said.
+        source: rocksdb::Error,
+    },
+    /// No database at the path.
+    #[error("{path}: no tabiya database here (run `tabiya ingest` first)")]
+    Missing {
+        /// The directory looked at.
+        path: PathBuf,
+    },
+    /// A database of another format version.
+    #[error(
+        "{path}: database format {found}, this tabiya reads format {expected}: ingest the games again into a new database"
+    )]
+    Format {
+        /// The database directory.
+        path: PathBuf,
+        /// Its format version.
+        found: u32,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// The staging area of an ingest could not be written or read.
+    #[error("{path}: staging area: {source}")]
+    Staging {
+        /// The database directory.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// Stored bytes that do not decode, or a reference to something missing (the data is
+    /// corrupt, not the request).
+    #[error("{path}: corrupt {what}")]
+    DataCorruption {
+        /// The database directory.
+        path: PathBuf,
+        /// What was found corrupt.
+        what: String,
+    },
+    /// The single-game tier could not file a commit's positions.
+    #[error("{path}: {source}")]
+    Tier {
+        /// The database directory.
+        path: PathBuf,
+        /// What failed.
+        source: TierError,
+    },
+}

@@ -1,0 +1,170 @@
+//! The keys of every family and record kind.
+//!
+//! The positions family holds, in key order: the commit record under the empty key, every
+//! full-key position (21 bytes, first byte its category: at most 80), then the single-game
+//! tier's records, whose first byte no position key has:
+//!
+//! ```text
+//! []                                       the commit record (Totals)
+//! [category, rank (20)]                    a position
+//! [MARKS]  game id (8)                     the game's tier plies
+//! [HASHES] segment (8) range (2)           a commit range's hash segment
+//! [BLOCKS] block (21) segment (8) range (2) the games with tier positions in a block
+//! ```
+//!
+//! Game-keyed families (games, mainlines, facts) use the id's 8 big-endian bytes
+//! ([`GameId::to_bytes`]); the players family `name 0 side id`; the meta family `format` and
+//! `run/` + run id.
+
+use shakmaty::Color;
+
+use crate::{
+    codec::{KEY_LEN, Key},
+    model::{GameId, player_name},
+};
+
+/// Bytes of a game id in keys.
+pub const GAME_ID_LEN: usize = std::mem::size_of::<u64>();
+/// Bytes of a commit range's number in tier keys.
+pub const RANGE_LEN: usize = std::mem::size_of::<u16>();
+
+/// The commit record's key: before every position.
+pub const COMMIT_KEY: &[u8] = b"";
+/// Where scans of every position start: after the commit record, before any position key.
+pub const FIRST_POSITION: &[u8] = &[0];
+
+/// First byte of a game's marks key.
+pub const MARKS: u8 = 0xf0;
+/// First byte of a hash segment's key.
+pub const HASHES: u8 = 0xf1;
+/// First byte of a block list's key.
+pub const BLOCKS: u8 = 0xf2;
+
+/// Where position keys end (exclusive): tier records start here.
+pub const POSITIONS_END: &[u8] = &[MARKS];
+
+/// Length of a block list's key.
+pub const BLOCK_KEY_LEN: usize = 1 + KEY_LEN + GAME_ID_LEN + RANGE_LEN;
+
+/// The meta family's key of the format version.
+pub const FORMAT_KEY: &[u8] = b"format";
+/// Prefix of the meta family's run record keys.
+pub const RUN_PREFIX: &[u8] = b"run/";
+
+/// The meta family's key of ingest run `id`.
+pub fn run_key(id: u64) -> Vec<u8> {
+    [RUN_PREFIX, &id.to_be_bytes()].concat()
+}
+
+/// The players family's key of game `id`'s player `name` with colour `side`.
+pub fn player_key(name: &str, side: Color, id: GameId) -> Vec<u8> {
+    let mut key = player_name(name).into_bytes();
+    key.extend_from_slice(&[0, side.fold_wb(b'w', b'b')]);
+    key.extend_from_slice(&id.to_bytes());
+    key
+}
+
+/// Where the players family's keys of the names starting with `prefix` (normalised) start.
+pub fn player_prefix(prefix: &str) -> Vec<u8> {
+    player_name(prefix).into_bytes()
+}
+
+/// The colour and game of a players key; `None` unless it ends with `0`, a side and an id.
+pub fn parse_player_key(key: &[u8]) -> Option<(Color, GameId)> {
+    let tail = &key[key.len().checked_sub(2 + GAME_ID_LEN)?..];
+    let side = match tail[..2] {
+        [0, b'w'] => Color::White,
+        [0, b'b'] => Color::Black,
+        _ => return None,
+    };
+    Some((side, GameId::from_bytes(&tail[2..])?))
+}
+
+/// The game of a players key, read from its end (what a removal of uncommitted games needs).
+pub fn player_key_game(key: &[u8]) -> Option<GameId> {
+    GameId::from_bytes(&key[key.len().checked_sub(GAME_ID_LEN)?..])
+}
+
+/// The key of a game's tier marks.
+pub fn marks_key(game: GameId) -> Vec<u8> {
+    let mut key = vec![MARKS];
+    key.extend_from_slice(&game.to_bytes());
+    key
+}
+
+/// The game of a marks key.
+pub fn parse_marks_key(key: &[u8]) -> Option<GameId> {
+    match key.split_first() {
+        Some((&MARKS, id)) => GameId::from_bytes(id),
+        _ => None,
+    }
+}
+
+/// The key of a commit range's hash segment: the commit's first game id, the range's number.
+pub fn hashes_key(segment: GameId, range: u16) -> Vec<u8> {
+    let mut key = vec![HASHES];
+    key.extend_from_slice(&segment.to_bytes());
+    key.extend_from_slice(&range.to_be_bytes());
+    key
+}
+
+/// The segment of a hash segment's key.
+pub fn parse_hashes_key(key: &[u8]) -> Option<GameId> {
+    match key.split_first() {
+        Some((&HASHES, rest)) if rest.len() == GAME_ID_LEN + RANGE_LEN => GameId::from_bytes(&rest[..GAME_ID_LEN]),
+        _ => None,
+    }
+}
+
+/// Where the block lists of `block` (a material range's first key) start.
+pub fn block_prefix(block: &Key) -> Vec<u8> {
+    let mut key = vec![BLOCKS];
+    key.extend_from_slice(block.as_bytes());
+    key
+}
+
+/// The key of a block's list of games in a commit range.
+pub fn block_key(block: &Key, segment: GameId, range: u16) -> Vec<u8> {
+    let mut key = block_prefix(block);
+    key.extend_from_slice(&segment.to_bytes());
+    key.extend_from_slice(&range.to_be_bytes());
+    key
+}
+
+/// The segment of a block list's key.
+pub fn parse_block_key(key: &[u8]) -> Option<GameId> {
+    if key.len() != BLOCK_KEY_LEN || key[0] != BLOCKS {
+        return None;
+    }
+    let at = 1 + KEY_LEN;
+    GameId::from_bytes(&key[at..at + GAME_ID_LEN])
+}
+
+/// The key ranges of the tier's three record kinds, named as `tabiya stats` shows them.
+pub fn tier_record_ranges() -> [(&'static str, &'static [u8], &'static [u8]); 3] {
+    [
+        ("tier marks", &[MARKS], &[HASHES]),
+        ("tier hashes", &[HASHES], &[BLOCKS]),
+        ("tier blocks", &[BLOCKS], &[BLOCKS + 1]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_back() {
+        let key = player_key("Carlsen,  Magnus", Color::Black, GameId(77));
+        assert_eq!(&key[..14], b"carlsen magnus");
+        assert_eq!(parse_player_key(&key), Some((Color::Black, GameId(77))));
+        assert_eq!(player_key_game(&key), Some(GameId(77)));
+        assert_eq!(parse_player_key(b"short"), None);
+        assert_eq!(parse_marks_key(&marks_key(GameId(9))), Some(GameId(9)));
+        assert_eq!(parse_hashes_key(&hashes_key(GameId(5), 3)), Some(GameId(5)));
+        let block = Key::from_bytes([7; KEY_LEN]);
+        assert_eq!(block_key(&block, GameId(5), 3).len(), BLOCK_KEY_LEN);
+        assert_eq!(parse_block_key(&block_key(&block, GameId(5), 3)), Some(GameId(5)));
+        assert!(POSITIONS_END > [80u8; KEY_LEN].as_slice());
+    }
+}

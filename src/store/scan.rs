@@ -1,0 +1,431 @@
+//! Scans over stored positions, the one loop every whole-database or per-material pass uses
+//! (pattern search, material search, the endgame table, piece-square statistics).
+//!
+//! A scan is split into [`ScanPart`]s that hold each position once and run on every core: the
+//! full-key family by key ranges, whose keys are decoded in key order (a (category, material)
+//! block the [`ScanFilter`] refuses is skipped with one seek), and the single-game tier by runs
+//! of games (or the games of some materials' blocks), each game replayed once and only the
+//! positions the filter admits keyed. Each position reaches the visitor as a
+//! [`ScannedPosition`]: its key and typed [`StoredValue`].
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, AtomicU64, Ordering},
+};
+
+use rayon::prelude::*;
+use shakmaty::{Chess, Position as _};
+
+use super::{
+    FactsTable, Store, StoreError,
+    layout::{
+        Detail, Occurrences, StoredValue,
+        keys::{FIRST_POSITION, POSITIONS_END},
+    },
+    options,
+    tier::TierHit,
+};
+use crate::{
+    codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
+    model::{GameFacts, GameId, PositionStats},
+    postings::PostingList,
+};
+
+/// Games a part of a whole-database scan replays for the single-game tier.
+const TIER_GAMES_PER_PART: u64 = 2048;
+/// Full-key positions a part passes between two progress updates.
+const PROGRESS_EVERY: u64 = 1 << 14;
+
+/// A part of a scan over stored positions ([`Store::scan_parts`], [`ScanPart::of_materials`]):
+/// the parts of a scan hold each position once, so scans run them in parallel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScanPart {
+    /// The full-key family's positions in a key range.
+    Family(KeyRange),
+    /// The single-game tier's positions in material ranges (each one material's range in a
+    /// category), found by replaying each game of their blocks once.
+    TierMaterials(Arc<Vec<KeyRange>>),
+    /// The single-game tier's positions of the games from the first id to the second
+    /// (exclusive), found by replaying them.
+    TierGames(GameId, GameId),
+}
+
+impl ScanPart {
+    /// The parts holding every position in `ranges` (each one material's range in a
+    /// category): the full-key family's range by range, the tier's in one part.
+    pub fn of_materials(ranges: Vec<KeyRange>) -> Vec<ScanPart> {
+        let mut parts: Vec<ScanPart> = ranges.iter().copied().map(ScanPart::Family).collect();
+        parts.push(ScanPart::TierMaterials(Arc::new(ranges)));
+        parts
+    }
+}
+
+/// Live counters of a running scan, for progress display and interruption.
+#[derive(Debug, Default)]
+pub struct ScanProgress {
+    /// Stored positions passed so far (visited, or skipped by material).
+    pub passed: AtomicU64,
+    /// Set to stop the scan early: the scan's caller then reports it interrupted.
+    pub stop: AtomicBool,
+}
+
+impl ScanProgress {
+    /// Whether the scan was told to stop.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Which positions a scan visits.
+pub struct ScanFilter<'f> {
+    /// Materials worth visiting: a (category, material) block of another is skipped with one
+    /// seek, and the tier's positions of another are not keyed.
+    pub material: &'f (dyn Fn(&Material) -> bool + Sync),
+    /// Tested on a tier position's board as its game's replay reaches it, after `material` and
+    /// before keying: a position it refuses is not visited (a pattern is tested there, where
+    /// the board costs nothing to get).
+    pub board: &'f (dyn Fn(&Chess) -> bool + Sync),
+}
+
+impl ScanFilter<'static> {
+    /// Every position.
+    pub fn all() -> ScanFilter<'static> {
+        ScanFilter { material: &|_| true, board: &|_| true }
+    }
+}
+
+/// A stored position as a scan visits it.
+pub struct ScannedPosition<'s> {
+    /// Its key.
+    pub key: Key,
+    /// Its stored value.
+    pub value: StoredValue<'s>,
+    /// Whether [`ScanFilter::board`] admitted it already: a tier position, tested on its
+    /// replayed board (a full-key position is not: test it on [`ScannedPosition::board`]).
+    pub board_tested: bool,
+    /// Its board, once decoded: a full-key position's is, on the way.
+    board: Option<KeyBoard>,
+    decoder: &'s mut KeyDecoder,
+    store: &'s Store,
+}
+
+impl ScannedPosition<'_> {
+    /// Its board, decoded from its key (a scan decodes a full-key position's on the way; a
+    /// tier position's is decoded when asked for).
+    pub fn board(&mut self) -> Result<&KeyBoard, StoreError> {
+        if self.board.is_none() {
+            self.board = Some(self.store.decode_board(self.decoder, &self.key)?);
+        }
+        self.board.as_ref().ok_or_else(|| self.store.corrupt(format!("position key {}", self.key)))
+    }
+
+    /// The facts of game `id`, one of its games (from `facts`, or read alone for a game the
+    /// table lacks).
+    pub fn facts(&self, facts: &FactsTable, id: GameId) -> Result<GameFacts, StoreError> {
+        self.store
+            .facts_of(Some(facts), id)
+            .ok_or_else(|| self.store.corrupt(format!("position {}: game {id} without facts", self.key)))
+    }
+
+    /// The games reaching it and their results, a one-game value's result from its game's facts
+    /// (`facts`, or read alone for a game the table lacks).
+    pub fn results(&self, facts: &FactsTable) -> Result<Occurrences, StoreError> {
+        self.value
+            .occurrences(|id| self.store.facts_of(Some(facts), id).map(|game| game.result))
+            .ok_or_else(|| self.store.corrupt(format!("position {}", self.key)))
+    }
+
+    /// Every game that reached it (its posting list).
+    pub fn games(&self) -> Result<PostingList, StoreError> {
+        self.value.postings().ok_or_else(|| self.store.corrupt(format!("position {}", self.key)))
+    }
+
+    /// The one game that reached it, when only one did and its value says so without decoding.
+    pub fn single_game(&self) -> Option<GameId> {
+        match self.value {
+            StoredValue::OneGame { game, .. } => Some(game),
+            StoredValue::General(_) => None,
+        }
+    }
+
+    /// The (category, material) block it lies in: the block's key range, and its material.
+    pub fn block(&self) -> Result<(KeyRange, Material), StoreError> {
+        let corrupt = |err: KeyError| self.store.corrupt(format!("position key {}: {err}", self.key));
+        let (category, material) = match &self.board {
+            Some(board) => (board.category, board.material),
+            None => self.key.category_and_material().map_err(corrupt)?,
+        };
+        Ok((material_range(category, &material).map_err(corrupt)?, material))
+    }
+
+    /// Its statistics (head, games by move and posting list; no slices).
+    pub fn stats(&self) -> Result<PositionStats, StoreError> {
+        self.store.decode_position(&self.key, &self.value, Detail::All, false)
+    }
+}
+
+/// The entries of one part, in key order: the full-key family's, or the tier's replayed ones.
+enum PartEntries<'a> {
+    Family(rocksdb::DBRawIteratorWithThreadMode<'a, rocksdb::DB>),
+    Tier(std::vec::IntoIter<(Key, TierHit)>),
+}
+
+impl Store {
+    /// Every stored position split into parts for parallel scans: the full-key family in key
+    /// ranges of similar size (between the first keys of its table files), and the single-game
+    /// tier by runs of games (each replayed once).
+    pub fn scan_parts(&self) -> Result<Vec<ScanPart>, StoreError> {
+        let files = self.db.live_files().map_err(|err| self.rocks(err))?;
+        let mut splits: Vec<Key> = files
+            .into_iter()
+            .filter(|file| file.column_family_name == options::POSITIONS)
+            .filter_map(|file| Key::try_from(file.start_key?.as_slice()).ok())
+            .filter(|key| *key > Key::MIN)
+            .collect();
+        splits.sort_unstable();
+        splits.dedup();
+        let mut parts = Vec::with_capacity(splits.len() + 1);
+        let mut first = Key::MIN;
+        for split in splits {
+            parts.extend(KeyRange::until(first, split).map(ScanPart::Family));
+            first = split;
+        }
+        parts.push(ScanPart::Family(KeyRange { first, last: Key::MAX }));
+        let committed = self.committed.load(Ordering::Acquire).max(1);
+        let mut first = 1;
+        while first < committed {
+            let end = (first + TIER_GAMES_PER_PART).min(committed);
+            parts.push(ScanPart::TierGames(GameId(first), GameId(end)));
+            first = end;
+        }
+        Ok(parts)
+    }
+
+    /// Visits every position of `parts` that `filter` admits, part by part on every core, each
+    /// part in key order: `visit` adds a position to its part's result, `merge` joins the parts'
+    /// results. A scan told to stop (`progress`) ends early with what it has. The caller holds
+    /// [`Store::steady`], so that a commit moving positions between the tier and the family
+    /// waits for the scan.
+    pub fn scan<P, E>(
+        &self,
+        parts: &[ScanPart],
+        filter: &ScanFilter,
+        progress: &ScanProgress,
+        visit: impl Fn(&mut P, ScannedPosition<'_>) -> Result<(), E> + Sync,
+        merge: impl Fn(P, P) -> P + Sync,
+    ) -> Result<P, E>
+    where
+        P: Default + Send,
+        E: From<StoreError> + Send,
+    {
+        parts
+            .par_iter()
+            // One decoder (and pawn-structure cache) per worker, not per part: a material
+            // search has a part per (category, material).
+            .map_init(KeyDecoder::default, |decoder, part| {
+                let mut partial = P::default();
+                self.scan_part(part, filter, progress, decoder, &mut |position| visit(&mut partial, position))?;
+                Ok(partial)
+            })
+            .try_reduce(P::default, |a, b| Ok(merge(a, b)))
+    }
+
+    /// Visits the positions of one part (see [`Store::scan`]).
+    fn scan_part<E: From<StoreError>>(
+        &self,
+        part: &ScanPart,
+        filter: &ScanFilter,
+        progress: &ScanProgress,
+        decoder: &mut KeyDecoder,
+        visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let tested = AtomicU64::new(0);
+        let admits = |chess: &Chess| {
+            // A stopped scan replays on without testing anything.
+            if progress.stopped() || !(filter.material)(&Material(chess.board().material())) {
+                return false;
+            }
+            tested.fetch_add(1, Ordering::Relaxed);
+            (filter.board)(chess)
+        };
+        match self.part_entries(part, &admits)? {
+            PartEntries::Family(mut iter) => {
+                let passed = self.scan_family(&mut iter, filter, progress, decoder, visit)?;
+                progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
+                iter.status().map_err(|err| self.rocks(err))?;
+            }
+            PartEntries::Tier(entries) => {
+                for (key, hit) in entries {
+                    let value = hit.value();
+                    visit(ScannedPosition {
+                        key,
+                        value,
+                        board_tested: true,
+                        board: None,
+                        decoder: &mut *decoder,
+                        store: self,
+                    })?;
+                }
+                progress.passed.fetch_add(tested.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Visits a full-key part's entries, skipping the blocks of refused materials; returns the
+    /// entries passed.
+    fn scan_family<E: From<StoreError>>(
+        &self,
+        iter: &mut rocksdb::DBRawIteratorWithThreadMode<'_, rocksdb::DB>,
+        filter: &ScanFilter,
+        progress: &ScanProgress,
+        decoder: &mut KeyDecoder,
+        visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
+    ) -> Result<u64, E> {
+        let mut passed = 0u64;
+        // The first key after a block whose material the filter refused.
+        let mut skip_until: Option<Key> = None;
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            passed += 1;
+            if passed.is_multiple_of(PROGRESS_EVERY) {
+                progress.passed.fetch_add(PROGRESS_EVERY, Ordering::Relaxed);
+                if progress.stopped() {
+                    break;
+                }
+            }
+            let key = Key::try_from(key).map_err(|_| self.corrupt("position key"))?;
+            // A second key in a block already refused: jump past the block.
+            if let Some(bound) = skip_until.take()
+                && key < bound
+            {
+                iter.seek(bound.as_bytes());
+                continue;
+            }
+            let decoded = decoder
+                .decode(&key, |_, material| (filter.material)(material))
+                .map_err(|err| self.corrupt(format!("position key {key}: {err}")))?;
+            let Some(board) = decoded else {
+                skip_until = decoder.block_range().map(|range| range.after_last());
+                iter.next();
+                continue;
+            };
+            let value = StoredValue::parse(value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+            visit(ScannedPosition {
+                key,
+                value,
+                board_tested: false,
+                board: Some(board),
+                decoder: &mut *decoder,
+                store: self,
+            })?;
+            iter.next();
+        }
+        Ok(passed)
+    }
+
+    /// The entries of one part: a raw iterator over the family's range, or the tier positions
+    /// the replay of its games finds (those `admits` admits).
+    fn part_entries(
+        &self,
+        part: &ScanPart,
+        admits: &(dyn Fn(&Chess) -> bool + Sync),
+    ) -> Result<PartEntries<'_>, StoreError> {
+        Ok(match part {
+            ScanPart::Family(range) => PartEntries::Family(self.family_iterator(range)),
+            ScanPart::TierMaterials(ranges) => {
+                PartEntries::Tier(self.tier_entries_of_materials(ranges, admits)?.into_iter())
+            }
+            ScanPart::TierGames(first, end) => {
+                PartEntries::Tier(self.tier_entries_of_games(*first, *end, admits)?.into_iter())
+            }
+        })
+    }
+
+    /// A raw iterator over the full-key family's positions in `range`, without filling the
+    /// block cache, positioned at its first entry.
+    pub(crate) fn family_iterator(&self, range: &KeyRange) -> rocksdb::DBRawIteratorWithThreadMode<'_, rocksdb::DB> {
+        let upper = range.after_last();
+        let upper = upper.as_bytes().as_slice().min(POSITIONS_END);
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options::scan_reads(upper));
+        iter.seek(range.first.as_bytes().as_slice().max(FIRST_POSITION));
+        iter
+    }
+
+    /// The board of a stored key, decoded through `decoder` (keys in order decode faster).
+    fn decode_board(&self, decoder: &mut KeyDecoder, key: &Key) -> Result<KeyBoard, StoreError> {
+        let corrupt = |err: KeyError| self.corrupt(format!("position key {key}: {err}"));
+        // A block the scan's filter refused stays refused in the decoder: decode such a key alone.
+        let decoded = match decoder.decode(key, |_, _| true).map_err(corrupt)? {
+            Some(board) => Some(board),
+            None => key.decode_board(|_, _| true).map_err(corrupt)?,
+        };
+        decoded.ok_or_else(|| self.corrupt(format!("position key {key}")))
+    }
+
+    /// Every stored position in `ranges` (each one material's range in a category) with its
+    /// result counts, in key order (what a material search lists: a value's moves and games
+    /// are not decoded).
+    pub fn positions_in(&self, ranges: &[KeyRange]) -> Result<Vec<(Key, Occurrences)>, StoreError> {
+        let parts = ScanPart::of_materials(ranges.to_vec());
+        // A one-game value's result is its game's.
+        let facts = self.committed_facts()?;
+        let mut found: Vec<(Key, Occurrences)> = self.scan(
+            &parts,
+            &ScanFilter::all(),
+            &ScanProgress::default(),
+            |found: &mut Vec<(Key, Occurrences)>, position| {
+                found.push((position.key, position.results(&facts)?));
+                Ok::<_, StoreError>(())
+            },
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        )?;
+        found.sort_unstable_by_key(|a| a.0);
+        Ok(found)
+    }
+
+    /// Every position and its statistics, part by part ([`Store::scan_parts`]): in key order
+    /// within each part.
+    pub fn positions(&self) -> impl Iterator<Item = Result<(Key, PositionStats), StoreError>> + '_ {
+        self.each_position(|position| position.stats())
+    }
+
+    /// Every position's posting list, part by part as [`Store::positions`].
+    pub fn posting_lists(&self) -> impl Iterator<Item = Result<(Key, PostingList), StoreError>> + '_ {
+        self.each_position(|position| position.games())
+    }
+
+    /// What `read` reads of every position, part by part (each part read whole when reached),
+    /// each in key order.
+    fn each_position<T: Send + 'static>(
+        &self,
+        read: impl Fn(&ScannedPosition) -> Result<T, StoreError> + Sync + 'static,
+    ) -> Box<dyn Iterator<Item = Result<(Key, T), StoreError>> + '_> {
+        let parts = match self.scan_parts() {
+            Ok(parts) => parts,
+            Err(err) => return Box::new(std::iter::once(Err(err))),
+        };
+        Box::new(parts.into_iter().flat_map(move |part| {
+            let found = self.scan(
+                std::slice::from_ref(&part),
+                &ScanFilter::all(),
+                &ScanProgress::default(),
+                |found: &mut Vec<(Key, T)>, position| {
+                    found.push((position.key, read(&position)?));
+                    Ok::<_, StoreError>(())
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            );
+            let items: Box<dyn Iterator<Item = _>> = match found {
+                Ok(found) => Box::new(found.into_iter().map(Ok)),
+                Err(err) => Box::new(std::iter::once(Err(err))),
+            };
+            items
+        }))
+    }
+}

@@ -1,0 +1,371 @@
+//! Reading the single-game tier: finding a key by replaying the candidate games of its hash,
+//! and listing the tier positions of some materials, or of a run of games, for scans.
+
+use std::sync::{Arc, atomic::Ordering};
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+use shakmaty::{Chess, Position as _};
+
+use super::{HashIndex, key_hash};
+use crate::{
+    codec::{CompactMove, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader},
+    model::{GameId, Mainline},
+    position::Position,
+    store::{
+        Store, StoreError,
+        layout::{
+            StoredValue,
+            keys::{HASHES, block_prefix, marks_key, parse_block_key, parse_hashes_key, parse_marks_key},
+            tier::{decode_block, decode_marks, read_segment_head},
+        },
+        options,
+    },
+};
+
+/// Games a reader replays together (one multi-get of their mainlines, one task).
+const REPLAY_CHUNK: usize = 256;
+
+/// A tier position: the game that reached it, the ply it first did, the move it played there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TierHit {
+    /// The game.
+    pub game: GameId,
+    /// The ply of the position in the game's mainline (0: its start).
+    pub ply: u32,
+    /// The move played from it, `None` at the game's end.
+    pub next: Option<CompactMove>,
+}
+
+impl TierHit {
+    /// The position's stored value: its one game and the move played there.
+    pub fn value(&self) -> StoredValue<'static> {
+        StoredValue::OneGame { game: self.game, next: self.next }
+    }
+}
+
+/// A commit's hash indexes, one per range, by the range's first key (`None`: from the first
+/// key).
+type RangeIndexes = Vec<(Option<Key>, HashIndex)>;
+
+/// The hash segments of every commit, read again once a commit has landed.
+#[derive(Default)]
+pub(crate) struct TierIndex {
+    /// Per commit, its ranges' hash indexes.
+    segments: Vec<RangeIndexes>,
+    /// The committed `next_game_id` when read.
+    through: u64,
+}
+
+/// Whether a replay wants a position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    Yes,
+    No,
+    /// Neither this position nor any later one of the game (say, too few men left).
+    NoMore,
+}
+
+impl From<bool> for Wanted {
+    fn from(wanted: bool) -> Wanted {
+        match wanted {
+            true => Wanted::Yes,
+            false => Wanted::No,
+        }
+    }
+}
+
+/// Replays `line` (game `game`) to its marked `plies` (ascending) and appends to `found` the
+/// key and tier entry of each whose position `wanted` admits; `None` when the mainline does not
+/// replay to its marks (corrupt data).
+fn walk_marked(
+    line: &Mainline,
+    game: GameId,
+    plies: &[u32],
+    wanted: impl Fn(&Chess) -> Wanted,
+    found: &mut Vec<(Key, TierHit)>,
+) -> Option<()> {
+    let mut reader = line.reader()?;
+    let mut encoder = KeyEncoder::default();
+    let mut ply = 0;
+    // A position keyed, waiting for the move played from it.
+    let mut pending: Option<(Key, u32)> = None;
+    // Plays the next move (filing the pending position with it); whether there was one.
+    let mut step = |reader: &mut MainlineReader, pending: &mut Option<(Key, u32)>| -> Option<bool> {
+        let next = match reader.next() {
+            Some(Some(m)) => Some(CompactMove::from_move(&m)),
+            Some(None) => return None,
+            None => None,
+        };
+        if let Some((key, at)) = pending.take() {
+            found.push((key, TierHit { game, ply: at, next }));
+        }
+        Some(next.is_some())
+    };
+    for &mark in plies {
+        while ply < mark {
+            if !step(&mut reader, &mut pending)? {
+                return None;
+            }
+            ply += 1;
+        }
+        match wanted(reader.position()) {
+            Wanted::Yes => {
+                let position = Position::from_chess(reader.position().clone()).ok()?;
+                pending = Some((encoder.encode(&position).ok()?, mark));
+            }
+            Wanted::No => {}
+            Wanted::NoMore => break,
+        }
+    }
+    if pending.is_some() {
+        step(&mut reader, &mut pending)?;
+    }
+    Some(())
+}
+
+impl Store {
+    /// The hash segments of every commit, read again when a commit has landed since.
+    pub(crate) fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
+        let committed = self.committed.load(Ordering::Acquire);
+        let loaded = self.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(index) = loaded.filter(|index| index.through == committed) {
+            return Ok(index);
+        }
+        let mut segments: Vec<(GameId, RangeIndexes)> = Vec::new();
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
+        iter.seek([HASHES]);
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            if key.first() != Some(&HASHES) {
+                break;
+            }
+            let segment = parse_hashes_key(key).ok_or_else(|| self.corrupt("tier key"))?;
+            // A segment of a commit whose record this store has not read yet (a secondary
+            // catching up) waits for it.
+            if segment.0 < committed {
+                let mut value = value;
+                let lower = read_segment_head(&mut value).ok_or_else(|| self.corrupt("tier hashes: no range flag"))?;
+                let index = HashIndex::read(&mut value).map_err(|err| self.corrupt(format!("tier hashes: {err}")))?;
+                match segments.last_mut() {
+                    Some((last, ranges)) if *last == segment => ranges.push((lower, index)),
+                    _ => segments.push((segment, vec![(lower, index)])),
+                }
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        let segments = segments.into_iter().map(|(_, ranges)| ranges).collect();
+        let index = Arc::new(TierIndex { segments, through: committed });
+        *self.tier.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(index.clone());
+        Ok(index)
+    }
+
+    /// The marks of each of `games` that has some.
+    pub(crate) fn marks_of(&self, games: &[GameId]) -> Result<Vec<(GameId, Vec<u32>)>, StoreError> {
+        let cf = self.cf(options::POSITIONS);
+        let mut marked = Vec::with_capacity(games.len());
+        let found = self.db.multi_get_cf(games.iter().map(|&game| (cf, marks_key(game))));
+        for (&game, found) in games.iter().zip(found) {
+            if let Some(bytes) = found.map_err(|err| self.rocks(err))? {
+                let plies = decode_marks(&bytes).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?;
+                marked.push((game, plies));
+            }
+        }
+        Ok(marked)
+    }
+
+    /// Where the tier holds `key`, if it does: each candidate game of its hash is replayed to
+    /// its marked plies, so a hash collision costs a replay, never a wrong answer.
+    pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
+        self.tier_locate_in(&*self.tier_index()?, key)
+    }
+
+    /// [`Store::tier_locate`] with the hash segments read already (a commit looks up millions
+    /// of keys).
+    pub(crate) fn tier_locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
+        let hash = key_hash(key);
+        // Of each commit, the range whose keys include `key`.
+        let ranges = index.segments.iter().filter_map(|ranges| {
+            let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
+            ranges.get(after.checked_sub(1)?).map(|(_, index)| index)
+        });
+        let mut games: Vec<GameId> = ranges.flat_map(|range| range.candidates(hash)).collect();
+        if games.is_empty() {
+            // Most keys a later commit stages end here.
+            return Ok(None);
+        }
+        games.sort_unstable();
+        games.dedup();
+        // Only a position of the key's material can be it: the others are not keyed. A key
+        // naming no material (asked for, never stored) is in no game.
+        let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
+        let same_material = |chess: &Chess| Wanted::from(Material(chess.board().material()) == material);
+        let mut hit = None;
+        self.walk_games(&self.marks_of(&games)?, same_material, |found| {
+            hit = found.iter().find(|(k, _)| k == key).map(|(_, hit)| *hit);
+            hit.is_none()
+        })?;
+        Ok(hit)
+    }
+
+    /// Replays each of `marked` (games with their marks) to its marked plies, keying the
+    /// positions of a board `wanted` admits, and hands `each` a game's positions; stops when
+    /// `each` says `false`.
+    fn walk_games(
+        &self,
+        marked: &[(GameId, Vec<u32>)],
+        wanted: impl Fn(&Chess) -> Wanted,
+        mut each: impl FnMut(&[(Key, TierHit)]) -> bool,
+    ) -> Result<(), StoreError> {
+        let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
+        let mut found = Vec::new();
+        for ((game, plies), line) in marked.iter().zip(self.mainlines(&ids)?) {
+            let line = line.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
+            found.clear();
+            walk_marked(&line, *game, plies, &wanted, &mut found)
+                .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
+            if !each(&found) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The tier positions of `games` (with their marks) of a board `wanted` admits (checked
+    /// before keying) and a key `keep` admits, in key order; the games are replayed on every
+    /// core.
+    fn tier_entries(
+        &self,
+        games: Vec<(GameId, Vec<u32>)>,
+        wanted: impl Fn(&Chess) -> Wanted + Sync,
+        keep: impl Fn(&Key) -> bool + Sync,
+    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
+        let chunks: Vec<Vec<(Key, TierHit)>> = games
+            .par_chunks(REPLAY_CHUNK)
+            .map(|chunk| {
+                let mut entries = Vec::new();
+                self.walk_games(chunk, &wanted, |found| {
+                    entries.extend(found.iter().filter(|(key, _)| keep(key)).copied());
+                    true
+                })?;
+                Ok(entries)
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let mut entries: Vec<(Key, TierHit)> = chunks.into_iter().flatten().collect();
+        entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(entries)
+    }
+
+    /// Appends to `games` those listed in `block` (a material range's first key), in every
+    /// committed segment.
+    fn block_games(&self, block: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
+        let prefix = block_prefix(block);
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
+        iter.seek(&prefix);
+        let committed = self.committed.load(Ordering::Acquire);
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            if !key.starts_with(&prefix) {
+                break;
+            }
+            let segment = parse_block_key(key).ok_or_else(|| self.corrupt("tier block key"))?;
+            if segment.0 < committed {
+                decode_block(value, games).ok_or_else(|| self.corrupt("tier block"))?;
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))
+    }
+
+    /// The tier positions in any of `ranges` (each one material's range in a category) whose
+    /// board `admits` admits, in key order: each game of their blocks is replayed once, and
+    /// only its positions of those materials are keyed.
+    pub(crate) fn tier_entries_of_materials(
+        &self,
+        ranges: &[KeyRange],
+        admits: &(dyn Fn(&Chess) -> bool + Sync),
+    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
+        let mut games = Vec::new();
+        let mut materials = FxHashSet::default();
+        for range in ranges {
+            self.block_games(&range.first, &mut games)?;
+            let (_, material) = range
+                .first
+                .category_and_material()
+                .map_err(|err| self.corrupt(format!("key range {}: {err}", range.first)))?;
+            materials.insert(material);
+        }
+        games.sort_unstable();
+        games.dedup();
+        // Thousands of point reads: on every core, in runs of neighbouring games.
+        let marked: Vec<(GameId, Vec<u32>)> = games
+            .par_chunks(REPLAY_CHUNK)
+            .map(|chunk| self.marks_of(chunk))
+            .collect::<Result<Vec<_>, StoreError>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        // Men are never added: a game with fewer than the wanted materials' least is done.
+        let mut counts = [false; 33];
+        for material in &materials {
+            counts[material.men().min(32) as usize] = true;
+        }
+        let fewest = counts.iter().position(|&wanted| wanted).unwrap_or(0) as u32;
+        let wanted = |chess: &Chess| {
+            let men = chess.board().occupied().count() as u32;
+            if men < fewest {
+                Wanted::NoMore
+            } else if counts[men.min(32) as usize]
+                && materials.contains(&Material(chess.board().material()))
+                && admits(chess)
+            {
+                Wanted::Yes
+            } else {
+                Wanted::No
+            }
+        };
+        let mut sorted = ranges.to_vec();
+        sorted.sort_unstable_by_key(|a| a.first);
+        let inside = |key: &Key| {
+            let after = sorted.partition_point(|range| range.first <= *key);
+            after > 0 && sorted[after - 1].contains(key)
+        };
+        self.tier_entries(marked, wanted, inside)
+    }
+
+    /// The tier positions of the games from `first` to `end` (exclusive) whose board `wanted`
+    /// admits (checked before keying), in key order.
+    pub(crate) fn tier_entries_of_games(
+        &self,
+        first: GameId,
+        end: GameId,
+        wanted: &(dyn Fn(&Chess) -> bool + Sync),
+    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
+        let mut marked = Vec::new();
+        self.each_marks(first, end, |game, plies| marked.push((game, plies)))?;
+        self.tier_entries(marked, |chess: &Chess| Wanted::from(wanted(chess)), |_| true)
+    }
+
+    /// Positions in the single-game tier (marked plies), counted from the marks.
+    pub fn tier_positions(&self) -> Result<u64, StoreError> {
+        let mut count = 0;
+        self.each_marks(GameId(0), GameId(u64::MAX), |_, plies| count += plies.len() as u64)?;
+        Ok(count)
+    }
+
+    /// Calls `each` with the marks of every committed game from `first` to `end` (exclusive)
+    /// that has some, in id order.
+    fn each_marks(&self, first: GameId, end: GameId, mut each: impl FnMut(GameId, Vec<u32>)) -> Result<(), StoreError> {
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options::scan_reads(&marks_key(end)));
+        iter.seek(marks_key(first));
+        let committed = self.committed.load(Ordering::Acquire);
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let game = parse_marks_key(key).ok_or_else(|| self.corrupt("tier marks key"))?;
+            if game.0 >= committed {
+                break;
+            }
+            each(game, decode_marks(value).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?);
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))
+    }
+}

@@ -1,0 +1,268 @@
+//! Writing the single-game tier: what a commit files there (each new position a single new game
+//! reaches once: a mark on the game's ply, its hash in the range's [`HashIndex`], its game in
+//! its block's list) and the SST files it writes for it, ingested with the commit's positions.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::atomic::{AtomicU64, Ordering},
+};
+
+use rustc_hash::FxHashMap;
+
+use super::{HashIndex, TierError, key_hash};
+use crate::{
+    codec::{Key, KeyRange, material_range},
+    model::GameId,
+    store::{
+        Store, StoreError,
+        layout::{
+            keys::{block_key, hashes_key, marks_key},
+            tier::{encode_block, encode_marks, write_segment_head},
+        },
+        options,
+    },
+};
+
+/// Plies a game's marks hold in the commit's bit table; later plies (rare) are listed apart.
+const TABLE_PLIES: u32 = 256;
+/// Words of the bit table per game.
+const TABLE_WORDS: usize = (TABLE_PLIES / u64::BITS) as usize;
+
+/// Records of a tier file, in key order (`None` deletes).
+type Records = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
+/// What a commit adds to the tier: its new entries' marks, each range's hash segment and block
+/// lists, and the stored tier positions it moved to the full-key family.
+pub(crate) struct TierWrites {
+    /// The commit's first game id (its segment's name).
+    segment: GameId,
+    /// [`TABLE_WORDS`] words of bits per new game, from `segment` on.
+    table: Vec<AtomicU64>,
+    /// New entries past the table's plies.
+    late: std::sync::Mutex<Vec<(GameId, u32)>>,
+}
+
+/// What one range of a commit adds to the tier.
+#[derive(Default)]
+pub(crate) struct RangeTier {
+    /// The range's first key (`None`: from the first key): a look-up probes only the range
+    /// of its key.
+    lower: Option<Key>,
+    /// Each new entry's hash and game ([`HashIndex::entry`]), until [`RangeTier::finish`]
+    /// indexes them.
+    hashes: Vec<u64>,
+    /// The hash segment's bytes (the first key, then the index), once finished.
+    segment: Vec<u8>,
+    /// (block, games ascending as delta varints) of the blocks the range's new entries are in.
+    blocks: Vec<(Key, Vec<u8>)>,
+    /// The block being filled: its range and games so far.
+    open: Option<(KeyRange, Vec<GameId>)>,
+    /// Stored entries moved to the full-key family.
+    pub promoted: Vec<(GameId, u32)>,
+}
+
+impl TierWrites {
+    /// Room for the games of a commit from `segment` to `end` (exclusive).
+    pub fn new(segment: GameId, end: u64) -> TierWrites {
+        let games = end.saturating_sub(segment.0) as usize;
+        let words = games * TABLE_WORDS;
+        TierWrites { segment, table: (0..words).map(|_| AtomicU64::new(0)).collect(), late: Default::default() }
+    }
+
+    /// Files `key`, first reached by new game `game` at `ply` and by no other game, in the tier.
+    pub fn add(&self, range: &mut RangeTier, key: &Key, game: GameId, ply: u32) -> Result<(), TierError> {
+        let index = game.0.checked_sub(self.segment.0).map(|i| i as usize);
+        match index {
+            Some(index) if index * TABLE_WORDS < self.table.len() => {
+                if ply < TABLE_PLIES {
+                    let word = &self.table[index * TABLE_WORDS + (ply / u64::BITS) as usize];
+                    word.fetch_or(1 << (ply % u64::BITS), Ordering::Relaxed);
+                } else {
+                    self.late.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((game, ply));
+                }
+            }
+            _ => {
+                return Err(TierError::Internal(format!(
+                    "staged game {game} of position {key} is not one of the commit's"
+                )));
+            }
+        }
+        range.hashes.push(HashIndex::entry(key_hash(key), game)?);
+        let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
+        if !in_open {
+            range.close_block();
+            let block = block_of(key)?;
+            range.open = Some((block, Vec::new()));
+        }
+        if let Some((_, games)) = &mut range.open {
+            games.push(game);
+        }
+        Ok(())
+    }
+
+    /// The marked plies of each new game, ascending by game.
+    fn new_marks(&self) -> Vec<(GameId, Vec<u32>)> {
+        let mut late = std::mem::take(&mut *self.late.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        late.sort_unstable();
+        let mut marks = Vec::new();
+        for (index, game_words) in self.table.chunks(TABLE_WORDS).enumerate() {
+            let game = GameId(self.segment.0 + index as u64);
+            let mut plies = Vec::new();
+            for (at, word) in game_words.iter().enumerate() {
+                let mut bits = word.load(Ordering::Relaxed);
+                while bits != 0 {
+                    plies.push(at as u32 * u64::BITS + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+            let first = late.partition_point(|(g, _)| *g < game);
+            let last = late.partition_point(|(g, _)| *g <= game);
+            plies.extend(late[first..last].iter().map(|(_, ply)| *ply));
+            if !plies.is_empty() {
+                marks.push((game, plies));
+            }
+        }
+        marks
+    }
+}
+
+impl RangeTier {
+    /// What the commit range `range` adds, with room for `entries` new entries.
+    pub fn new(range: &KeyRange, entries: usize) -> RangeTier {
+        let lower = (range.first != Key::MIN).then_some(range.first);
+        RangeTier { lower, hashes: Vec::with_capacity(entries), ..RangeTier::default() }
+    }
+
+    fn close_block(&mut self) {
+        if let Some((block, mut games)) = self.open.take() {
+            games.sort_unstable();
+            games.dedup();
+            let mut bytes = Vec::with_capacity(games.len() * 2);
+            encode_block(&games, &mut bytes);
+            self.blocks.push((block.first, bytes));
+        }
+    }
+
+    /// Closes the range: its last block, and its hash segment built (in the range's worker,
+    /// so that only the segment's bytes wait for the commit's tier files).
+    pub fn finish(&mut self) -> Result<(), TierError> {
+        self.close_block();
+        if !self.hashes.is_empty() {
+            let index = HashIndex::build(std::mem::take(&mut self.hashes));
+            write_segment_head(self.lower.as_ref(), &mut self.segment);
+            index.write(&mut self.segment)?;
+        }
+        Ok(())
+    }
+}
+
+/// The block of `key`: its (category, material) key range. A staged key is one the commit's
+/// own encoder wrote: one without a block is a bug.
+fn block_of(key: &Key) -> Result<KeyRange, TierError> {
+    let internal = |err: crate::codec::KeyError| TierError::Internal(format!("staged position {key}: {err}"));
+    let (category, material) = key.category_and_material().map_err(internal)?;
+    material_range(category, &material).map_err(internal)
+}
+
+impl Store {
+    /// Writes the tier records of a commit into SST files in `dir`, in parallel: the marks of
+    /// its new games and of the stored games it took positions from, each range's hash segment,
+    /// and the block lists. Returns the files written, in key order.
+    pub(crate) fn write_tier_files(
+        &self,
+        writes: &TierWrites,
+        ranges: &mut [RangeTier],
+        dir: &Path,
+    ) -> Result<Vec<PathBuf>, StoreError> {
+        let mut hashes = Vec::new();
+        let mut blocks = Vec::new();
+        let count = ranges.len();
+        for (index, range) in ranges.iter_mut().enumerate() {
+            let index = u16::try_from(index)
+                .map_err(|_| self.tier_error(TierError::Capacity(format!("{count} commit ranges"))))?;
+            if !range.segment.is_empty() {
+                hashes.push((hashes_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
+            }
+            for (block, games) in std::mem::take(&mut range.blocks) {
+                blocks.push((block_key(&block, writes.segment, index), Some(games)));
+            }
+        }
+        let compressed = options::positions_sst(&self.cache);
+        let raw = options::tier_hashes_sst(&self.cache);
+        let write = |name: &str, records: Records, options: &rocksdb::Options| {
+            let path = dir.join(name);
+            self.write_records(records, options, &path).map(|written| written.then_some(path))
+        };
+        let (marks, (hashes, blocks)) = rayon::join(
+            || {
+                self.tier_marks_records(writes, ranges)
+                    .and_then(|records| write("tier-marks.sst", records, &compressed))
+            },
+            || {
+                rayon::join(
+                    || write("tier-hashes.sst", hashes, &raw),
+                    || {
+                        blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                        write("tier-blocks.sst", blocks, &compressed)
+                    },
+                )
+            },
+        );
+        Ok([marks?, hashes?, blocks?].into_iter().flatten().collect())
+    }
+
+    /// The marks records of a commit, by game: the stored games that lost positions to the
+    /// full-key family (their marks without them, or deleted), then the new games.
+    fn tier_marks_records(&self, writes: &TierWrites, ranges: &[RangeTier]) -> Result<Records, StoreError> {
+        let mut records = Vec::new();
+        let mut promoted: FxHashMap<GameId, Vec<u32>> = FxHashMap::default();
+        for range in ranges {
+            for &(game, ply) in &range.promoted {
+                promoted.entry(game).or_default().push(ply);
+            }
+        }
+        let mut promoted: Vec<(GameId, Vec<u32>)> = promoted.into_iter().collect();
+        promoted.sort_unstable_by_key(|(game, _)| *game);
+        let ids: Vec<GameId> = promoted.iter().map(|(game, _)| *game).collect();
+        let stored: FxHashMap<GameId, Vec<u32>> = self.marks_of(&ids)?.into_iter().collect();
+        for (game, gone) in promoted {
+            let kept: Vec<u32> =
+                stored.get(&game).into_iter().flatten().copied().filter(|ply| !gone.contains(ply)).collect();
+            let value = (!kept.is_empty()).then(|| {
+                let mut bytes = Vec::new();
+                encode_marks(&kept, &mut bytes);
+                bytes
+            });
+            records.push((marks_key(game), value));
+        }
+        for (game, plies) in writes.new_marks() {
+            let mut bytes = Vec::new();
+            encode_marks(&plies, &mut bytes);
+            records.push((marks_key(game), Some(bytes)));
+        }
+        Ok(records)
+    }
+
+    /// Writes `records` (in key order; `None` deletes) into a new SST file at `path`; `false`
+    /// (no file) when there are none.
+    fn write_records(
+        &self,
+        records: Records,
+        options: &rocksdb::Options,
+        path: &std::path::Path,
+    ) -> Result<bool, StoreError> {
+        if records.is_empty() {
+            return Ok(false);
+        }
+        let mut writer = self.sst_writer(options, path)?;
+        for (key, value) in records {
+            match value {
+                Some(value) => writer.put(&key, &value),
+                None => writer.delete(&key),
+            }
+            .map_err(|err| self.rocks(err))?;
+        }
+        writer.finish().map_err(|err| self.rocks(err))?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,178 @@
+//! Writing the database, but for positions: a [`Batch`] gathers games, facts, fingerprints,
+//! players entries, totals and run records over every family and applies them atomically.
+//! Positions go through the staging area and [`Store::commit_positions`] instead. Also the
+//! opening table's replacement, flushes and compactions, and the removal of what a killed
+//! ingest wrote without committing it.
+
+use rocksdb::{FlushOptions, WriteBatch};
+
+use super::{
+    RunRecord, Store, StoreError, Totals,
+    layout::{
+        encode_facts, encode_game_head, encode_opening, encode_record,
+        keys::{COMMIT_KEY, player_key, player_key_game},
+    },
+    options::{self, COLUMN_FAMILIES},
+};
+use crate::{
+    codec::{KEY_LEN, Key},
+    model::{Fingerprint, GameFacts, GameId, GameRecord},
+};
+
+/// Writes gathered for one atomic commit.
+pub struct Batch<'a> {
+    store: &'a Store,
+    batch: WriteBatch,
+}
+
+impl Batch<'_> {
+    /// Stores a game's record under its id: its tags and result, and apart, its mainline.
+    pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
+        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_game_head(record));
+        self.batch.put_cf(self.store.cf(options::MAINLINES), id.to_bytes(), encode_record(record.line()));
+    }
+
+    /// Stores the facts of the games `first`, `first + 1`, … (one value under the first id),
+    /// which readers load whole; nothing for no game.
+    pub fn put_facts_run(&mut self, first: GameId, run: &[GameFacts]) {
+        debug_assert!(run.iter().enumerate().all(|(at, facts)| facts.id.0 == first.0 + at as u64));
+        if run.is_empty() {
+            return;
+        }
+        let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
+        self.batch.put_cf(self.store.cf(options::FACTS), first.to_bytes(), bytes);
+    }
+
+    /// Indexes each game (id, White, Black) under both players' names. The keys go in sorted:
+    /// a memtable inserts a key next to the one before it without a search from the top.
+    pub fn put_players<'a>(&mut self, games: impl IntoIterator<Item = (GameId, &'a str, &'a str)>) {
+        let mut keys = Vec::new();
+        for (id, white, black) in games {
+            keys.push(player_key(white, shakmaty::Color::White, id));
+            keys.push(player_key(black, shakmaty::Color::Black, id));
+        }
+        keys.sort_unstable();
+        for key in keys {
+            self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
+        }
+    }
+
+    /// Records that each game with a fingerprint is stored, under its id (sorted, as
+    /// [`Batch::put_players`]).
+    pub fn put_fingerprints(&mut self, games: impl IntoIterator<Item = (Fingerprint, GameId)>) {
+        let mut entries: Vec<_> = games.into_iter().collect();
+        entries.sort_unstable_by_key(|(fingerprint, _)| fingerprint.0);
+        for (fingerprint, id) in entries {
+            self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+        }
+    }
+
+    /// Replaces the database totals (the commit record: only for totals whose games and
+    /// positions are committed already, such as the distinct-position counts).
+    pub fn put_totals(&mut self, totals: &Totals) {
+        self.batch.put_cf(self.store.cf(options::POSITIONS), COMMIT_KEY, encode_record(totals));
+    }
+
+    /// Records an ingest run (replacing its earlier record).
+    pub fn put_run(&mut self, run: &RunRecord) {
+        self.batch.put_cf(self.store.cf(options::META), run.key(), encode_record(run));
+    }
+
+    /// Applies every write of the batch, or none.
+    pub fn commit(self) -> Result<(), StoreError> {
+        self.store.write(self.batch)
+    }
+}
+
+impl Store {
+    /// Starts a batch of writes, applied atomically by [`Batch::commit`].
+    pub fn batch(&self) -> Batch<'_> {
+        Batch { store: self, batch: WriteBatch::default() }
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        self.db.write_opt(batch, &options::write_options()).map_err(|err| self.rocks(err))
+    }
+
+    /// Writes the format version of a new database.
+    pub(super) fn write_format(&self, version: u32) -> Result<(), StoreError> {
+        let mut batch = WriteBatch::default();
+        batch.put_cf(self.cf(options::META), super::layout::keys::FORMAT_KEY, version.to_be_bytes());
+        self.write(batch)?;
+        self.flush()
+    }
+
+    /// Replaces the opening table.
+    pub fn put_openings(&self, openings: &[(Key, String, String)]) -> Result<(), StoreError> {
+        let cf = self.cf(options::OPENINGS);
+        let mut batch = WriteBatch::default();
+        batch.delete_range_cf(cf, [0u8].as_slice(), [0xffu8; KEY_LEN + 1].as_slice());
+        for (key, eco, name) in openings {
+            batch.put_cf(cf, key.as_bytes(), encode_opening(eco, name));
+        }
+        self.write(batch)?;
+        self.flush()
+    }
+
+    /// Persists every family's memtable, atomically.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let families: Vec<_> = COLUMN_FAMILIES.iter().map(|&name| self.cf(name)).collect();
+        self.db.flush_cfs_opt(&families, &FlushOptions::default()).map_err(|err| self.rocks(err))
+    }
+
+    /// Compacts every family fully (dropping the values later commits replaced).
+    pub fn compact(&self) {
+        for name in COLUMN_FAMILIES {
+            self.db.compact_range_cf(self.cf(name), None::<&[u8]>, None::<&[u8]>);
+        }
+    }
+
+    /// Removes what a killed ingest wrote before its commit: games at or above the committed
+    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how
+    /// many games it removed.
+    pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
+        let first = GameId(self.committed.load(std::sync::atomic::Ordering::Acquire).max(1));
+        let games = self.cf(options::GAMES);
+        let mut iter = self.db.raw_iterator_cf(games);
+        iter.seek(first.to_bytes());
+        let mut removed = 0;
+        let mut batch = WriteBatch::default();
+        while let Some(key) = iter.key() {
+            batch.delete_cf(games, key);
+            removed += 1;
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        if removed == 0 {
+            return Ok(0);
+        }
+        batch.delete_range_cf(self.cf(options::FACTS), first.to_bytes(), GameId(u64::MAX).to_bytes());
+        batch.delete_range_cf(self.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
+        let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
+        self.delete_where(options::PLAYERS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;
+        // A fingerprint's value is its game's id.
+        self.delete_where(options::FINGERPRINTS, &mut batch, |_, value| uncommitted(GameId::from_bytes(value)))?;
+        self.write(batch)?;
+        self.flush()?;
+        Ok(removed)
+    }
+
+    /// Adds to `batch` the deletion of every entry of `family` that `doomed` picks.
+    fn delete_where(
+        &self,
+        family: &str,
+        batch: &mut WriteBatch,
+        doomed: impl Fn(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        let cf = self.cf(family);
+        let mut iter = self.db.raw_iterator_cf(cf);
+        iter.seek_to_first();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            if doomed(key, value) {
+                batch.delete_cf(cf, key);
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))
+    }
+}

@@ -1,0 +1,29 @@
+//! The integration tests, in one binary: each module below links RocksDB's library once with the
+//! others instead of once per file (a test binary takes some 75 MB and its own link).
+//!
+//! Tests that need something beyond the checkout are `#[ignore]`d with the reason, and run with
+//! `cargo test -- --include-ignored` where it is there (the README's test command does so when
+//! it finds the shared datasets and a browser): the shared real-data sets (`../shared/datasets`
+//! beside the checkout, or `TABIYA_DATASETS`), and Chromium with chromedriver.
+
+mod common;
+#[path = "../tools/db_digest.rs"]
+mod db_digest;
+
+mod cli;
+mod crash;
+mod database_report;
+mod datasets;
+mod exhaustive;
+mod explore;
+mod format;
+mod http;
+mod ingest;
+mod layering;
+mod opening_report;
+mod page;
+mod pattern;
+mod player_report;
+mod properties;
+mod psqt;
+mod report;
