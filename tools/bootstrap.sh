@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the system packages tabiya's build needs when they are missing, then returns.
-# Needs: a Rust toolchain (rustup), a C compiler (zstd), libclang (bindgen, for the rocksdb crate),
-# and for the browser tests (reports opened as a person sees them) Chromium with chromedriver.
+# Installs what tabiya's build and tests need when it is missing, then returns.
+# Needs: a Rust toolchain (rustup) with rustfmt and clippy, a C compiler (zstd), libclang
+# (bindgen, for the rocksdb crate), and for the browser tests (reports and the explorer page
+# opened as a person sees them) Chromium with chromedriver.
 # On Debian/Ubuntu as root (or with sudo) it installs them with apt-get; elsewhere it says what to
 # install.
 set -euo pipefail
@@ -22,6 +23,16 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "tabiya: cargo not found: install the Rust toolchain first (https://rustup.rs)" >&2
   exit 1
 fi
+# The test command checks formatting and lints: rustup's rustfmt and clippy components.
+for component in rustfmt clippy; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    echo "tabiya: adding the Rust toolchain's $component component" >&2
+    rustup component add "$component" >/dev/null || {
+      echo "tabiya: cannot add $component: run 'rustup component add $component'" >&2
+      exit 1
+    }
+  fi
+done
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
