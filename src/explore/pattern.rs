@@ -20,7 +20,7 @@ use shakmaty::Color;
 use super::{PositionHit, QueryError, Signature};
 use crate::{
     Category, Key,
-    codec::material_range,
+    codec::{Material, material_range},
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
     store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
@@ -162,11 +162,14 @@ impl PatternQuery {
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
         let tested_on_replay = AtomicU64::new(0);
         let board = |chess: &shakmaty::Chess| {
+            if !need.admits(&Material(shakmaty::Position::board(chess).material())) {
+                return false;
+            }
             tested_on_replay.fetch_add(1, Ordering::Relaxed);
             self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
                 && self.pattern.matches(&mut Scene::of_chess(chess))
         };
-        let filter = ScanFilter { material: &|material| need.admits(material), board: &board };
+        let filter = ScanFilter { material: |material: &Material| need.admits(material), board };
         let partial = store.scan(
             &parts,
             &filter,

@@ -14,7 +14,7 @@ use std::sync::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Chess, Position as _};
+use shakmaty::Chess;
 
 use super::{
     FactsTable, Store, StoreError,
@@ -23,7 +23,7 @@ use super::{
         keys::{FIRST_POSITION, POSITIONS_END},
     },
     options,
-    tier::TierHit,
+    tier::read::TierEntry,
 };
 use crate::{
     codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
@@ -76,21 +76,27 @@ impl ScanProgress {
     }
 }
 
-/// Which positions a scan visits.
-pub struct ScanFilter<'f> {
-    /// Materials worth visiting: a (category, material) block of another is skipped with one
-    /// seek, and the tier's positions of another are not keyed.
-    pub material: &'f (dyn Fn(&Material) -> bool + Sync),
-    /// Tested on a tier position's board as its game's replay reaches it, after `material` and
-    /// before keying: a position it refuses is not visited (a pattern is tested there, where
-    /// the board costs nothing to get).
-    pub board: &'f (dyn Fn(&Chess) -> bool + Sync),
+/// Which positions a scan visits: two tests, compiled into the scan's loops (they run on every
+/// position of a whole-database scan).
+pub struct ScanFilter<M, B> {
+    /// Materials worth visiting among the full-key positions: a (category, material) block of
+    /// another is skipped with one seek.
+    pub material: M,
+    /// Whether a tier position is worth visiting, tested on its board as its game's replay
+    /// reaches it, before keying: a position it refuses is not visited (a pattern is tested
+    /// there, where the board costs nothing to get). It decides alone for the tier, so it also
+    /// refuses the positions whose material `material` refuses (by the cheapest test that
+    /// does, such as a count of men).
+    pub board: B,
 }
 
-impl ScanFilter<'static> {
+/// The filter of [`ScanFilter::all`].
+pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess) -> bool>;
+
+impl EveryPosition {
     /// Every position.
-    pub fn all() -> ScanFilter<'static> {
-        ScanFilter { material: &|_| true, board: &|_| true }
+    pub fn all() -> EveryPosition {
+        ScanFilter { material: |_| true, board: |_| true }
     }
 }
 
@@ -103,15 +109,15 @@ pub struct ScannedPosition<'s> {
     /// Whether [`ScanFilter::board`] admitted it already: a tier position, tested on its
     /// replayed board (a full-key position is not: test it on [`ScannedPosition::board`]).
     pub board_tested: bool,
-    /// Its board, once decoded: a full-key position's is, on the way.
+    /// Its board, once decoded ([`ScannedPosition::board`]).
     board: Option<KeyBoard>,
     decoder: &'s mut KeyDecoder,
     store: &'s Store,
 }
 
 impl ScannedPosition<'_> {
-    /// Its board, decoded from its key (a scan decodes a full-key position's on the way; a
-    /// tier position's is decoded when asked for).
+    /// Its board, decoded from its key when first asked for (a full-key position's from the
+    /// material block the scan kept, in a few divisions).
     pub fn board(&mut self) -> Result<&KeyBoard, StoreError> {
         if self.board.is_none() {
             self.board = Some(self.store.decode_board(self.decoder, &self.key)?);
@@ -164,10 +170,11 @@ impl ScannedPosition<'_> {
     }
 }
 
-/// The entries of one part, in key order: the full-key family's, or the tier's replayed ones.
+/// The entries of one part, in key order: the full-key family's, or the tier's replayed ones
+/// with the number of tier positions the replays passed.
 enum PartEntries<'a> {
     Family(rocksdb::DBRawIteratorWithThreadMode<'a, rocksdb::DB>),
-    Tier(std::vec::IntoIter<(Key, TierHit)>),
+    Tier(Vec<TierEntry>, u64),
 }
 
 impl Store {
@@ -206,10 +213,10 @@ impl Store {
     /// results. A scan told to stop (`progress`) ends early with what it has. The caller holds
     /// [`Store::steady`], so that a commit moving positions between the tier and the family
     /// waits for the scan.
-    pub fn scan<P, E>(
+    pub fn scan<P, E, M, B>(
         &self,
         parts: &[ScanPart],
-        filter: &ScanFilter,
+        filter: &ScanFilter<M, B>,
         progress: &ScanProgress,
         visit: impl Fn(&mut P, ScannedPosition<'_>) -> Result<(), E> + Sync,
         merge: impl Fn(P, P) -> P + Sync,
@@ -217,6 +224,8 @@ impl Store {
     where
         P: Default + Send,
         E: From<StoreError> + Send,
+        M: Fn(&Material) -> bool + Sync,
+        B: Fn(&Chess) -> bool + Sync,
     {
         parts
             .par_iter()
@@ -234,29 +243,22 @@ impl Store {
     fn scan_part<E: From<StoreError>>(
         &self,
         part: &ScanPart,
-        filter: &ScanFilter,
+        filter: &ScanFilter<impl Fn(&Material) -> bool + Sync, impl Fn(&Chess) -> bool + Sync>,
         progress: &ScanProgress,
         decoder: &mut KeyDecoder,
         visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let tested = AtomicU64::new(0);
-        let admits = |chess: &Chess| {
-            // A stopped scan replays on without testing anything.
-            if progress.stopped() || !(filter.material)(&Material(chess.board().material())) {
-                return false;
-            }
-            tested.fetch_add(1, Ordering::Relaxed);
-            (filter.board)(chess)
-        };
+        // A stopped scan replays on without testing anything.
+        let admits = |chess: &Chess| !progress.stopped() && (filter.board)(chess);
         match self.part_entries(part, &admits)? {
             PartEntries::Family(mut iter) => {
-                let passed = self.scan_family(&mut iter, filter, progress, decoder, visit)?;
+                let passed = self.scan_family(&mut iter, &filter.material, progress, decoder, visit)?;
                 progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
                 iter.status().map_err(|err| self.rocks(err))?;
             }
-            PartEntries::Tier(entries) => {
-                for (key, hit) in entries {
-                    let value = hit.value();
+            PartEntries::Tier(entries, passed) => {
+                for entry in entries {
+                    let (key, value) = (entry.key(), entry.hit().value());
                     visit(ScannedPosition {
                         key,
                         value,
@@ -266,7 +268,7 @@ impl Store {
                         store: self,
                     })?;
                 }
-                progress.passed.fetch_add(tested.load(Ordering::Relaxed), Ordering::Relaxed);
+                progress.passed.fetch_add(passed, Ordering::Relaxed);
             }
         }
         Ok(())
@@ -277,7 +279,7 @@ impl Store {
     fn scan_family<E: From<StoreError>>(
         &self,
         iter: &mut rocksdb::DBRawIteratorWithThreadMode<'_, rocksdb::DB>,
-        filter: &ScanFilter,
+        material: impl Fn(&Material) -> bool,
         progress: &ScanProgress,
         decoder: &mut KeyDecoder,
         visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
@@ -301,20 +303,20 @@ impl Store {
                 iter.seek(bound.as_bytes());
                 continue;
             }
-            let decoded = decoder
-                .decode(&key, |_, material| (filter.material)(material))
+            let admitted = decoder
+                .admits(&key, |_, block| material(block))
                 .map_err(|err| self.corrupt(format!("position key {key}: {err}")))?;
-            let Some(board) = decoded else {
+            if !admitted {
                 skip_until = decoder.block_range().map(|range| range.after_last());
                 iter.next();
                 continue;
-            };
+            }
             let value = StoredValue::parse(value).ok_or_else(|| self.corrupt(format!("position {key}")))?;
             visit(ScannedPosition {
                 key,
                 value,
                 board_tested: false,
-                board: Some(board),
+                board: None,
                 decoder: &mut *decoder,
                 store: self,
             })?;
@@ -328,15 +330,17 @@ impl Store {
     fn part_entries(
         &self,
         part: &ScanPart,
-        admits: &(dyn Fn(&Chess) -> bool + Sync),
+        admits: &(impl Fn(&Chess) -> bool + Sync),
     ) -> Result<PartEntries<'_>, StoreError> {
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(self.family_iterator(range)),
             ScanPart::TierMaterials(ranges) => {
-                PartEntries::Tier(self.tier_entries_of_materials(ranges, admits)?.into_iter())
+                let (entries, passed) = self.tier_entries_of_materials(ranges, admits)?;
+                PartEntries::Tier(entries, passed)
             }
             ScanPart::TierGames(first, end) => {
-                PartEntries::Tier(self.tier_entries_of_games(*first, *end, admits)?.into_iter())
+                let (entries, passed) = self.tier_entries_of_games(*first, *end, admits)?;
+                PartEntries::Tier(entries, passed)
             }
         })
     }

@@ -84,6 +84,13 @@ struct Block {
     accepted: bool,
 }
 
+impl Block {
+    /// Whether the rank of a key of `category` lies in the block.
+    fn holds(&self, category: Category, rank: U192) -> bool {
+        self.category == category && self.start <= rank && rank < self.end
+    }
+}
+
 impl KeyDecoder {
     /// Decodes like [`Key::decode_board`]; `accept` is asked once per material block.
     pub fn decode(
@@ -91,39 +98,22 @@ impl KeyDecoder {
         key: &Key,
         accept: impl FnOnce(Category, &Material) -> bool,
     ) -> Result<Option<KeyBoard>, KeyError> {
+        if !self.admits(key, accept)? {
+            return Ok(None);
+        }
+        self.place(key).map(Some)
+    }
+
+    /// Whether `accept` admits the material block of `key` (asked once per block), without
+    /// placing its pieces: a scan that needs a key's board only now and then asks this first,
+    /// then [`KeyDecoder::decode`] places the pieces from the block kept.
+    pub fn admits(&mut self, key: &Key, accept: impl FnOnce(Category, &Material) -> bool) -> Result<bool, KeyError> {
         let category = key.category()?;
         let rank = U192::from_be_slice(&key.0[1..]);
         if let Some(block) = &self.block
-            && block.category == category
-            && block.start <= rank
-            && rank < block.end
+            && block.holds(category, rank)
         {
-            if !block.accepted {
-                return Ok(None);
-            }
-            // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
-            let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
-            let low = low.to::<u64>();
-            // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
-            // split in 192 bits; each side's index fits 128.
-            let (black, white) = match u128::try_from(pieces) {
-                Ok(small) => (small / block.white_placements, small % block.white_placements),
-                Err(_) => {
-                    let (black, white) = pieces.div_rem(U192::from(block.white_placements));
-                    (black.to::<u128>(), white.to::<u128>())
-                }
-            };
-            let header = Header {
-                category,
-                material: block.material,
-                vectors: block.vectors,
-                pawns: block.pawns,
-                pawn_index: low % block.pawn_placements,
-                turn_ep: low / block.pawn_placements,
-                indices: ByColor { white, black },
-            };
-            let pawns = self.cached_pawns(&header);
-            return Ok(Some(header.place_with(pawns)));
+            return Ok(block.accepted);
         }
         let header = key.header()?;
         let frame = Frame::new(category, &header.material, tables())?;
@@ -140,7 +130,40 @@ impl KeyDecoder {
             white_placements: frame.white_placements,
             accepted,
         });
-        Ok(accepted.then(|| header.place()))
+        Ok(accepted)
+    }
+
+    /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
+    /// start split by two divisions instead of the tables' searches.
+    fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
+        let category = key.category()?;
+        let rank = U192::from_be_slice(&key.0[1..]);
+        let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
+            return key.header().map(|header| header.place());
+        };
+        // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
+        let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
+        let low = low.to::<u64>();
+        // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
+        // split in 192 bits; each side's index fits 128.
+        let (black, white) = match u128::try_from(pieces) {
+            Ok(small) => (small / block.white_placements, small % block.white_placements),
+            Err(_) => {
+                let (black, white) = pieces.div_rem(U192::from(block.white_placements));
+                (black.to::<u128>(), white.to::<u128>())
+            }
+        };
+        let header = Header {
+            category,
+            material: block.material,
+            vectors: block.vectors,
+            pawns: block.pawns,
+            pawn_index: low % block.pawn_placements,
+            turn_ep: low / block.pawn_placements,
+            indices: ByColor { white, black },
+        };
+        let pawns = self.cached_pawns(&header);
+        Ok(header.place_with(pawns))
     }
 
     fn cached_pawns(&mut self, header: &Header) -> ByColor<Bitboard> {

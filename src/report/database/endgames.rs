@@ -51,7 +51,10 @@ pub fn class_of(material: &Material) -> String {
 pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     let parts = store.scan_parts()?;
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
-    let filter = ScanFilter { material: &|material| material.men() as usize <= MAX_MEN, ..ScanFilter::all() };
+    let filter = ScanFilter {
+        material: |material: &Material| material.men() as usize <= MAX_MEN,
+        board: |chess: &shakmaty::Chess| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
+    };
     let scanned = store.scan(&parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;
     for part in merged.values_mut() {

@@ -44,6 +44,44 @@ impl TierHit {
     }
 }
 
+/// A tier position as a scan lists it (millions at a time): its key and its [`TierHit`], packed
+/// into 36 bytes instead of a tuple's 40.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TierEntry {
+    key: Key,
+    game: [u8; 8],
+    ply: [u8; 4],
+    next: u16,
+}
+
+const _: () = assert!(std::mem::size_of::<TierEntry>() == 36);
+
+impl TierEntry {
+    fn of((key, hit): (Key, TierHit)) -> TierEntry {
+        let next = hit.next.map_or(0, CompactMove::bits);
+        TierEntry { key, game: hit.game.0.to_le_bytes(), ply: hit.ply.to_le_bytes(), next }
+    }
+
+    /// The position's key.
+    pub(crate) fn key(&self) -> Key {
+        self.key
+    }
+
+    /// Where the tier holds the position.
+    pub(crate) fn hit(&self) -> TierHit {
+        TierHit {
+            game: GameId(u64::from_le_bytes(self.game)),
+            ply: u32::from_le_bytes(self.ply),
+            // Bits of a move or 0, as packed.
+            next: CompactMove::from_bits(self.next),
+        }
+    }
+}
+
+/// Tier positions found by replaying games, in key order, and how many marked plies the replays
+/// passed (what a scan counts as passed).
+pub(crate) type TierEntries = (Vec<TierEntry>, u64);
+
 /// A commit's hash indexes, one per range, by the range's first key (`None`: from the first
 /// key).
 type RangeIndexes = Vec<(Option<Key>, HashIndex)>;
@@ -239,21 +277,22 @@ impl Store {
         games: Vec<(GameId, Vec<u32>)>,
         wanted: impl Fn(&Chess) -> Wanted + Sync,
         keep: impl Fn(&Key) -> bool + Sync,
-    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
-        let chunks: Vec<Vec<(Key, TierHit)>> = games
+    ) -> Result<TierEntries, StoreError> {
+        let marked = games.iter().map(|(_, plies)| plies.len() as u64).sum();
+        let chunks: Vec<Vec<TierEntry>> = games
             .par_chunks(REPLAY_CHUNK)
             .map(|chunk| {
                 let mut entries = Vec::new();
                 self.walk_games(chunk, &wanted, |found| {
-                    entries.extend(found.iter().filter(|(key, _)| keep(key)).copied());
+                    entries.extend(found.iter().filter(|(key, _)| keep(key)).copied().map(TierEntry::of));
                     true
                 })?;
                 Ok(entries)
             })
             .collect::<Result<_, StoreError>>()?;
-        let mut entries: Vec<(Key, TierHit)> = chunks.into_iter().flatten().collect();
-        entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Ok(entries)
+        let mut entries: Vec<TierEntry> = chunks.into_iter().flatten().collect();
+        entries.par_sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        Ok((entries, marked))
     }
 
     /// Appends to `games` those listed in `block` (a material range's first key), in every
@@ -282,8 +321,8 @@ impl Store {
     pub(crate) fn tier_entries_of_materials(
         &self,
         ranges: &[KeyRange],
-        admits: &(dyn Fn(&Chess) -> bool + Sync),
-    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
+        admits: &(impl Fn(&Chess) -> bool + Sync),
+    ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
         for range in ranges {
@@ -338,8 +377,8 @@ impl Store {
         &self,
         first: GameId,
         end: GameId,
-        wanted: &(dyn Fn(&Chess) -> bool + Sync),
-    ) -> Result<Vec<(Key, TierHit)>, StoreError> {
+        wanted: &(impl Fn(&Chess) -> bool + Sync),
+    ) -> Result<TierEntries, StoreError> {
         let mut marked = Vec::new();
         self.each_marks(first, end, |game, plies| marked.push((game, plies)))?;
         self.tier_entries(marked, |chess: &Chess| Wanted::from(wanted(chess)), |_| true)
