@@ -48,3 +48,42 @@ fn the_sample_database_has_the_pinned_bytes() {
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
     assert_eq!(got, want);
 }
+
+/// A collection whose smallest staged key is the smallest key there is (category 0, nothing but
+/// the rooks and kings on their squares, White to move): the commit's first key range is then
+/// empty, and keeps its number, which the tier's records carry.
+#[test]
+fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = "[SetUp \"1\"]\n[FEN \"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\"]\n";
+    let games = [
+        format!("[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n{setup}\n1. Ra2 Ra7 2. Ra1 Ra8 3. Kf1 1-0\n\n"),
+        format!("[White \"c\"]\n[Black \"d\"]\n[Result \"0-1\"]\n{setup}\n1. O-O Kd8 0-1\n\n"),
+    ];
+    let pgn = dir.path().join("smallest.pgn");
+    std::fs::write(&pgn, games.concat()).unwrap();
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).unwrap();
+        let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+        assert_eq!(summary.run.counts.indexed, 2);
+    }
+    let got: Vec<(&str, u64, String)> =
+        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
+    let want: Vec<(&str, u64, String)> = PINNED_SMALLEST.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
+    assert_eq!(got, want);
+}
+
+/// The digests of [`a_commit_staging_the_smallest_key_has_the_pinned_bytes`]'s database, taken
+/// with the revision before the store's restructure (which wrote the same bytes).
+const PINNED_SMALLEST: [(&str, u64, &str); 9] = [
+    ("positions", 11, "1eba13f3cb4b3689467605966ad3a891"),
+    ("games", 2, "ebf0695fabf327ea308a1ab2d2ace9d8"),
+    ("mainlines", 2, "f065e89453114b31598832f221249537"),
+    ("facts", 1, "99aa6ac6bd91dd78fa76b9e94caf5139"),
+    ("fingerprints", 2, "f665925a581255612e5888b5b4229a95"),
+    ("players", 4, "94bd13f225207d208ba0191d5484e934"),
+    ("openings", 0, "99aa06d3014798d86001c324468d497f"),
+    ("meta", 1, "9cd3b834af5f53f709278c1eabb62729"),
+    ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
+];

@@ -75,12 +75,10 @@ impl PendingBatch {
         batch.put_players(
             accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
         );
-        // The accepted games' ids are consecutive from the first's: their facts are one run,
-        // which the commit reads to build the games' positions.
-        if let Some(first) = accepted.first() {
-            let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
-            batch.put_facts_run(first.facts.id, &facts);
-        }
+        // The accepted games' ids are consecutive: their facts are one run, which the commit
+        // reads to build the games' positions.
+        let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
+        batch.put_facts_run(&facts)?;
         batch.commit()?;
         if accepted.is_empty() {
             return Ok(());

@@ -48,6 +48,11 @@ pub fn game(record: &GameRecord) -> Option<String> {
     let (positions, moves) = replay_with_moves(record)?;
     let mut tokens = Vec::with_capacity(moves.len() * 3 / 2 + 1);
     for (index, (position, m)) in positions.iter().zip(moves).enumerate() {
+        // Stored moves replay as stored: a damaged mainline's illegal move is refused here,
+        // not written out.
+        if !position.is_legal(m) {
+            return None;
+        }
         let number = position.fullmoves().get();
         let san = shakmaty::san::SanPlus::from_move(position.clone(), m);
         // A move number stays on the line of its move.

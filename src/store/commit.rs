@@ -71,6 +71,7 @@ impl Store {
                 .into_par_iter()
                 .enumerate()
                 .map(|(index, range)| {
+                    let Some(range) = range else { return Ok(Default::default()) };
                     let stored = stored.as_ref().map(|(facts, index)| (&**facts, &**index));
                     self.write_range(staging, (index, ranges_count), range, &new_facts, stored, &tier)
                 })
@@ -137,7 +138,8 @@ impl Store {
         let mut writer: Option<SstFileWriter> = None;
         // Most staged positions of a first commit go to the tier: room for them at once.
         let expected = if fresh { staging.records() / ranges_count.max(1) } else { 0 };
-        let mut range_tier = RangeTier::new(&range, expected);
+        // A range's segment names its first key, but for the first range's (from the first key).
+        let mut range_tier = RangeTier::new((index > 0).then_some(range.first), expected);
         let mut value = Vec::new();
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();

@@ -50,6 +50,14 @@ pub enum StoreError {
         /// What was found corrupt.
         what: String,
     },
+    /// A broken invariant of tabiya's own code, found before it could write wrong data.
+    #[error("{path}: internal error: {what} (a bug in tabiya: please report it)")]
+    Invariant {
+        /// The database directory.
+        path: PathBuf,
+        /// What was found broken.
+        what: String,
+    },
     /// The single-game tier could not file a commit's positions.
     #[error("{path}: {source}")]
     Tier {

@@ -164,10 +164,19 @@ impl ScannedPosition<'_> {
         Ok((material_range(category, &material).map_err(corrupt)?, material))
     }
 
-    /// Its statistics (head, games by move and posting list; no slices).
+    /// Its statistics, everything stored and the slices derived from its games.
     pub fn stats(&self) -> Result<PositionStats, StoreError> {
-        self.store.decode_position(&self.key, &self.value, Detail::All, false)
+        self.store.decode_position(&self.key, &self.value, Detail::All, true)
     }
+}
+
+/// A worker's key decoders. The full-key family's admits each material block once by the
+/// scan's filter and keeps the answer; tier positions' boards are decoded by the other, which
+/// admits every block, so that neither's kept answers stand for the other's.
+#[derive(Default)]
+struct Decoders {
+    family: KeyDecoder,
+    boards: KeyDecoder,
 }
 
 /// The entries of one part, in key order: the full-key family's, or the tier's replayed ones
@@ -229,11 +238,11 @@ impl Store {
     {
         parts
             .par_iter()
-            // One decoder (and pawn-structure cache) per worker, not per part: a material
+            // Decoders (and their pawn-structure caches) per worker, not per part: a material
             // search has a part per (category, material).
-            .map_init(KeyDecoder::default, |decoder, part| {
+            .map_init(Decoders::default, |decoders, part| {
                 let mut partial = P::default();
-                self.scan_part(part, filter, progress, decoder, &mut |position| visit(&mut partial, position))?;
+                self.scan_part(part, filter, progress, decoders, &mut |position| visit(&mut partial, position))?;
                 Ok(partial)
             })
             .try_reduce(P::default, |a, b| Ok(merge(a, b)))
@@ -245,14 +254,14 @@ impl Store {
         part: &ScanPart,
         filter: &ScanFilter<impl Fn(&Material) -> bool + Sync, impl Fn(&Chess) -> bool + Sync>,
         progress: &ScanProgress,
-        decoder: &mut KeyDecoder,
+        decoders: &mut Decoders,
         visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         // A stopped scan replays on without testing anything.
         let admits = |chess: &Chess| !progress.stopped() && (filter.board)(chess);
         match self.part_entries(part, &admits)? {
             PartEntries::Family(mut iter) => {
-                let passed = self.scan_family(&mut iter, &filter.material, progress, decoder, visit)?;
+                let passed = self.scan_family(&mut iter, &filter.material, progress, &mut decoders.family, visit)?;
                 progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
                 iter.status().map_err(|err| self.rocks(err))?;
             }
@@ -264,7 +273,7 @@ impl Store {
                         value,
                         board_tested: true,
                         board: None,
-                        decoder: &mut *decoder,
+                        decoder: &mut decoders.boards,
                         store: self,
                     })?;
                 }
@@ -348,8 +357,13 @@ impl Store {
     /// A raw iterator over the full-key family's positions in `range`, without filling the
     /// block cache, positioned at its first entry.
     pub(crate) fn family_iterator(&self, range: &KeyRange) -> rocksdb::DBRawIteratorWithThreadMode<'_, rocksdb::DB> {
-        let upper = range.after_last();
-        let upper = upper.as_bytes().as_slice().min(POSITIONS_END);
+        // The last range ends where the tier's records start: a key past the last category (a
+        // damaged one) is read, and refused as corrupt, rather than passed over.
+        let after = range.after_last();
+        let upper = match range.last == Key::MAX {
+            true => POSITIONS_END,
+            false => after.as_bytes().as_slice().min(POSITIONS_END),
+        };
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options::scan_reads(upper));
         iter.seek(range.first.as_bytes().as_slice().max(FIRST_POSITION));
         iter

@@ -175,8 +175,10 @@ impl Staging {
     }
 
     /// At most `count` key ranges, in order, covering every key, holding similar numbers of
-    /// staged records (split at quantiles of the runs' sparse indexes).
-    pub fn ranges(&self, count: usize) -> Vec<KeyRange> {
+    /// staged records (split at quantiles of the runs' sparse indexes). A range is `None` when it
+    /// is empty (the first, when the smallest staged key is a split): it keeps its number, as
+    /// the single-game tier's records name a commit's ranges by number.
+    pub fn ranges(&self, count: usize) -> Vec<Option<KeyRange>> {
         let mut keys: Vec<Key> = self.runs.iter().flat_map(|run| run.samples.iter().map(|&(key, _)| key)).collect();
         keys.sort_unstable();
         let mut pivots: Vec<Key> =
@@ -185,10 +187,10 @@ impl Staging {
         let mut ranges = Vec::with_capacity(pivots.len() + 1);
         let mut first = Key::MIN;
         for pivot in pivots {
-            ranges.extend(KeyRange::until(first, pivot));
+            ranges.push(KeyRange::until(first, pivot));
             first = pivot;
         }
-        ranges.push(KeyRange { first, last: Key::MAX });
+        ranges.push(Some(KeyRange { first, last: Key::MAX }));
         ranges
     }
 
@@ -461,9 +463,20 @@ mod tests {
         for count in [1, 2, 3, 8, 64] {
             let ranges = staging.ranges(count);
             assert!(ranges.len() <= count && (count == 1 || ranges.len() > 1), "{count}: {}", ranges.len());
-            let parts: Vec<_> = ranges.into_iter().flat_map(|range| merge_all(&staging, range)).collect();
+            let parts: Vec<_> = ranges.into_iter().flatten().flat_map(|range| merge_all(&staging, range)).collect();
             assert_eq!(parts, whole, "{count} ranges");
         }
+    }
+
+    #[test]
+    fn a_split_at_the_smallest_key_leaves_an_empty_first_range_that_keeps_its_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut staging = Staging::create(dir.path()).unwrap();
+        staging.add_run(GameId(1), [(Key::MIN, occurrence(1)), (key(4), occurrence(1))]).unwrap();
+        let ranges = staging.ranges(8);
+        assert_eq!(ranges, [None, Some(KeyRange::ALL)]);
+        let merged: Vec<_> = ranges.into_iter().flatten().flat_map(|range| merge_all(&staging, range)).collect();
+        assert_eq!(merged, [(Key::MIN, vec![1]), (key(4), vec![1])]);
     }
 
     #[test]

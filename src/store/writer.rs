@@ -32,15 +32,18 @@ impl Batch<'_> {
         self.batch.put_cf(self.store.cf(options::MAINLINES), id.to_bytes(), encode_record(record.line()));
     }
 
-    /// Stores the facts of the games `first`, `first + 1`, … (one value under the first id),
-    /// which readers load whole; nothing for no game.
-    pub fn put_facts_run(&mut self, first: GameId, run: &[GameFacts]) {
-        debug_assert!(run.iter().enumerate().all(|(at, facts)| facts.id.0 == first.0 + at as u64));
-        if run.is_empty() {
-            return;
+    /// Stores the facts of games of consecutive ids (one value under the first id), which
+    /// readers load whole; nothing for no game. Ids that are not consecutive are refused: the
+    /// stored run names only its first.
+    pub fn put_facts_run(&mut self, run: &[GameFacts]) -> Result<(), StoreError> {
+        let Some(first) = run.first().map(|facts| facts.id) else { return Ok(()) };
+        if !run.iter().enumerate().all(|(at, facts)| facts.id.0 == first.0 + at as u64) {
+            let what = format!("the facts of a run from game {first} are not of consecutive games");
+            return Err(StoreError::Invariant { path: self.store.path.clone(), what });
         }
         let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
         self.batch.put_cf(self.store.cf(options::FACTS), first.to_bytes(), bytes);
+        Ok(())
     }
 
     /// Indexes each game (id, White, Black) under both players' names. The keys go in sorted:

@@ -127,9 +127,9 @@ impl TierWrites {
 }
 
 impl RangeTier {
-    /// What the commit range `range` adds, with room for `entries` new entries.
-    pub fn new(range: &KeyRange, entries: usize) -> RangeTier {
-        let lower = (range.first != Key::MIN).then_some(range.first);
+    /// What the commit range from `lower` on (`None`: from the first key) adds, with room for
+    /// `entries` new entries.
+    pub fn new(lower: Option<Key>, entries: usize) -> RangeTier {
         RangeTier { lower, hashes: Vec::with_capacity(entries), ..RangeTier::default() }
     }
 
