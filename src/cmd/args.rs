@@ -7,7 +7,7 @@ use std::{
 
 use anyhow::Context as _;
 
-use tabiya::explore::{Filter, QueryError, ResolvedTarget, Target, parse_color};
+use tabiya::explore::{Filter, FilterSpec, QueryError, ResolvedTarget, Target};
 
 /// The database directory option every database command takes.
 #[derive(clap::Args, Clone, Debug)]
@@ -77,41 +77,27 @@ pub struct GameFilterArgs {
 }
 
 impl GameFilterArgs {
+    /// The filters as the library takes them.
+    pub fn spec(&self) -> FilterSpec {
+        FilterSpec {
+            since: self.since.clone(),
+            until: self.until.clone(),
+            speed: self.speed.clone(),
+            min_rating: self.min_rating,
+            max_rating: self.max_rating,
+            player: None,
+            color: None,
+        }
+    }
+
     pub fn filter(&self) -> Result<Filter, QueryError> {
-        Filter::default()
-            .with_dates(self.since.as_deref(), self.until.as_deref())?
-            .with_speeds(self.speed.as_deref())?
-            .with_rating_range(self.min_rating, self.max_rating)
+        self.spec().filter()
     }
 
     /// The filters in words: `since 2020, rating 2600+`, or `all games`.
     pub fn describe(&self) -> String {
-        describe(self.parts())
+        self.spec().describe()
     }
-
-    fn parts(&self) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(since) = &self.since {
-            parts.push(format!("since {since}"));
-        }
-        if let Some(until) = &self.until {
-            parts.push(format!("until {until}"));
-        }
-        if let Some(speed) = &self.speed {
-            parts.push(speed.clone());
-        }
-        match (self.min_rating, self.max_rating) {
-            (Some(min), Some(max)) => parts.push(format!("rating {min}-{}", max.saturating_sub(1))),
-            (Some(min), None) => parts.push(format!("rating {min}+")),
-            (None, Some(max)) => parts.push(format!("rating below {max}")),
-            (None, None) => {}
-        }
-        parts
-    }
-}
-
-fn describe(parts: Vec<String>) -> String {
-    if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
 }
 
 /// Filters: dates, speeds, ratings, player.
@@ -145,21 +131,18 @@ impl FilterArgs {
         Ok(parsed.filter)
     }
 
+    /// The filters as the library takes them.
+    pub fn spec(&self) -> FilterSpec {
+        FilterSpec { player: self.player.clone(), color: self.color.clone(), ..self.games.spec() }
+    }
+
     /// The filters in words: `since 2020, rating 2600+, carlsen with white`, or `all games`.
     pub fn describe(&self) -> String {
-        let mut parts = self.games.parts();
-        if let Some(player) = &self.player {
-            match &self.color {
-                Some(color) => parts.push(format!("{player} with {color}")),
-                None => parts.push(player.clone()),
-            }
-        }
-        describe(parts)
+        self.spec().describe()
     }
 
     pub fn filter(&self) -> Result<Filter, QueryError> {
-        let color = self.color.as_deref().map(parse_color).transpose()?;
-        self.games.filter()?.with_player(self.player.as_deref(), color)
+        self.spec().filter()
     }
 }
 

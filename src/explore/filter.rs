@@ -10,6 +10,74 @@ use shakmaty::Color;
 use super::QueryError;
 use crate::model::{GameFacts, Month, RatingBand, SliceKey, Speed};
 
+/// A filter as a user writes it (the command line's options, the Python package's keyword
+/// arguments): parsed into a [`Filter`], and told back in words for reports.
+///
+/// ```
+/// use tabiya::explore::FilterSpec;
+///
+/// let spec = FilterSpec { since: Some("2020".into()), min_rating: Some(2600), ..FilterSpec::default() };
+/// assert_eq!(spec.describe(), "since 2020, rating 2600+");
+/// assert!(spec.filter()?.since.is_some());
+/// # Ok::<_, tabiya::explore::QueryError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilterSpec {
+    /// Games from this year or month on (`YYYY` or `YYYY-MM`).
+    pub since: Option<String>,
+    /// Games up to this year or month.
+    pub until: Option<String>,
+    /// Speeds, comma-separated (lichess names, or `unknown`).
+    pub speed: Option<String>,
+    /// Lowest average rating (a multiple of [`RatingBand::WIDTH`]).
+    pub min_rating: Option<u16>,
+    /// Average rating below this.
+    pub max_rating: Option<u16>,
+    /// Games of a player whose name starts with this.
+    pub player: Option<String>,
+    /// With `player`: the player's colour (`white` or `black`).
+    pub color: Option<String>,
+}
+
+impl FilterSpec {
+    /// The filter.
+    pub fn filter(&self) -> Result<Filter, QueryError> {
+        let color = self.color.as_deref().map(super::parse_color).transpose()?;
+        Filter::default()
+            .with_dates(self.since.as_deref(), self.until.as_deref())?
+            .with_speeds(self.speed.as_deref())?
+            .with_rating_range(self.min_rating, self.max_rating)?
+            .with_player(self.player.as_deref(), color)
+    }
+
+    /// The filters in words: `since 2020, rating 2600+, carlsen with white`, or `all games`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(since) = &self.since {
+            parts.push(format!("since {since}"));
+        }
+        if let Some(until) = &self.until {
+            parts.push(format!("until {until}"));
+        }
+        if let Some(speed) = &self.speed {
+            parts.push(speed.clone());
+        }
+        match (self.min_rating, self.max_rating) {
+            (Some(min), Some(max)) => parts.push(format!("rating {min}-{}", max.saturating_sub(1))),
+            (Some(min), None) => parts.push(format!("rating {min}+")),
+            (None, Some(max)) => parts.push(format!("rating below {max}")),
+            (None, None) => {}
+        }
+        if let Some(player) = &self.player {
+            match &self.color {
+                Some(color) => parts.push(format!("{player} with {color}")),
+                None => parts.push(player.clone()),
+            }
+        }
+        if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
+    }
+}
+
 /// A filter; the default counts every game.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {

@@ -147,36 +147,50 @@ impl GamesQuery {
     /// The page; ordering by date or rating reads every matching game, so it is refused for
     /// more than `max_sorted` games.
     pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
+        let ids = self.ordered_ids(store)?;
+        let page: Vec<GameId> = ids.iter().copied().skip(self.offset).take(self.limit).collect();
+        GamePage::of(store, ids.len() as u64, &page)
+    }
+
+    /// Every matching id in the query's order (what [`GamesQuery::run`] pages): a cursor
+    /// resolves it once and reads its pages with [`GamePage::of`].
+    pub fn ordered_ids(&self, store: &Store) -> Result<Vec<GameId>, QueryError> {
         let max_sorted = self.max_sorted;
         let mut ids = self.ids(store)?;
-        let total = ids.len() as u64;
-        if self.sort != GameSort::Id && ids.len() > max_sorted {
+        if self.sort == GameSort::Id {
+            return Ok(ids);
+        }
+        if ids.len() > max_sorted {
             return Err(QueryError::input(format!(
                 "more than {max_sorted} games match: sort by id, or narrow the list with and/not"
             )));
         }
-        if self.sort != GameSort::Id {
-            // Every matching game is read to order them: bounded by the list, not the database.
-            let records = store.games(&ids)?;
-            let mut keyed: Vec<(GameId, (u16, u16))> = ids
-                .iter()
-                .zip(&records)
-                .map(|(&id, record)| {
-                    let facts = record.as_ref().map(|r| GameFacts::of(id, r.result, &r.tags));
-                    let key = facts.map_or((0, 0), |f| match self.sort {
-                        GameSort::Date => (f.month.0, 0),
-                        _ => (f.average_rating().unwrap_or(0), 0),
-                    });
-                    (id, key)
-                })
-                .collect();
-            keyed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            ids = keyed.into_iter().map(|(id, _)| id).collect();
-        }
-        let page: Vec<GameId> = ids.into_iter().skip(self.offset).take(self.limit).collect();
-        let mut games = Vec::with_capacity(page.len());
-        let mut records = Vec::with_capacity(page.len());
-        for (id, record) in page.iter().zip(store.listed_games(&page)?) {
+        // Every matching game is read to order them: bounded by the list, not the database.
+        let records = store.games(&ids)?;
+        let mut keyed: Vec<(GameId, u16)> = ids
+            .iter()
+            .zip(&records)
+            .map(|(&id, record)| {
+                let facts = record.as_ref().map(|r| GameFacts::of(id, r.result, &r.tags));
+                let key = facts.map_or(0, |f| match self.sort {
+                    GameSort::Date => f.month.0,
+                    _ => f.average_rating().unwrap_or(0),
+                });
+                (id, key)
+            })
+            .collect();
+        keyed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ids = keyed.into_iter().map(|(id, _)| id).collect();
+        Ok(ids)
+    }
+}
+
+impl GamePage {
+    /// The page of the games `ids`, out of `total` matching.
+    pub fn of(store: &Store, total: u64, ids: &[GameId]) -> Result<GamePage, QueryError> {
+        let mut games = Vec::with_capacity(ids.len());
+        let mut records = Vec::with_capacity(ids.len());
+        for (id, record) in ids.iter().zip(store.listed_games(ids)?) {
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }

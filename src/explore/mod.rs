@@ -6,6 +6,8 @@
 //! - [`GamesQuery`]: the games reaching positions (posting lists combined), paged;
 //! - [`MaterialQuery`]: the positions with a given material;
 //! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern);
+//! - [`PositionRows`]: every position of a material or a pattern, with its counts, part by
+//!   part (for data exports);
 //! - [`play`] and [`GameView`]: legal moves and SAN for a board, a stored game ply by ply.
 //!
 //! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
@@ -31,6 +33,7 @@ mod material;
 mod openings;
 mod pattern;
 pub mod psqt;
+mod rows;
 mod target;
 
 pub use answer::{
@@ -38,7 +41,7 @@ pub use answer::{
     PositionHit,
 };
 pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
-pub use filter::Filter;
+pub use filter::{Filter, FilterSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub use lookup::{
     FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, san, summarize,
@@ -46,6 +49,7 @@ pub use lookup::{
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternQuery, PatternSearch};
+pub use rows::{PositionRow, PositionRows};
 pub use target::{ResolvedTarget, Target, key_of};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::{
     indexer::Summary,
     input::codec_check::CheckReport,
-    store::{RunCounts, RunRecord, Totals},
+    store::{RunCounts, RunRecord, Store, StoreError, Totals},
 };
 
 /// The database's bytes, in all and per item (`tabiya stats`).
@@ -92,6 +92,20 @@ impl DatabaseTotals {
             sizes: None,
             runs: None,
         }
+    }
+
+    /// Everything `tabiya stats --json` prints: the totals, the positions in the tier, the
+    /// bytes per family and per item, and the ingest runs.
+    pub fn of_store(store: &Store) -> Result<DatabaseTotals, StoreError> {
+        let totals = store.totals()?;
+        let families = store.family_bytes()?;
+        Ok(DatabaseTotals {
+            tier_positions: Some(store.tier_positions()?),
+            bytes: Some(families.iter().map(|(name, bytes)| (name.to_string(), *bytes)).collect()),
+            sizes: Some(Sizes::of(&totals, &families)),
+            runs: Some(store.runs()?.iter().map(Run::new).collect()),
+            ..DatabaseTotals::new(&totals)
+        })
     }
 }
 

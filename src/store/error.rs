@@ -67,3 +67,15 @@ pub enum StoreError {
         source: TierError,
     },
 }
+
+impl StoreError {
+    /// Whether stored data is damaged (bytes that do not decode, or RocksDB finding a table
+    /// file corrupt), rather than the database unusable for another reason.
+    pub fn is_corruption(&self) -> bool {
+        match self {
+            StoreError::DataCorruption { .. } | StoreError::Tier { .. } => true,
+            StoreError::Rocks { source, .. } => source.kind() == rocksdb::ErrorKind::Corruption,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Every stored position of a material signature and/or matching a pattern, with its counts,
+//! part by part: what a data export reads (the Python package's `Database.positions` and its
+//! Arrow tables), where a search ([`PatternQuery`](super::PatternQuery),
+//! [`MaterialQuery`](super::MaterialQuery)) keeps only the most frequent.
+//!
+//! ```no_run
+//! use tabiya::explore::PositionRows;
+//! use tabiya::store::Store;
+//!
+//! let store = Store::open_read_only("tabiya-db".as_ref())?;
+//! let rows = PositionRows { pattern: Some("check".parse()?), material: None, side: None };
+//! let mut positions = 0;
+//! for part in rows.parts(&store)? {
+//!     positions += rows.rows_in(&store, &part)?.len();
+//! }
+//! println!("{positions} positions with the side to move in check");
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+
+use shakmaty::{Chess, Color, Position as _};
+
+use super::{QueryError, Signature};
+use crate::{
+    Category, Key,
+    codec::{Material, material_range},
+    pattern::{MaterialNeed, Pattern, Scene},
+    store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
+};
+
+/// Which positions to list: all three conditions hold (an absent one holds always).
+#[derive(Clone, Debug, Default)]
+pub struct PositionRows {
+    /// Positions matching this pattern.
+    pub pattern: Option<Pattern>,
+    /// Positions with this material (only its key ranges are read).
+    pub material: Option<Signature>,
+    /// Positions with this side to move.
+    pub side: Option<Color>,
+}
+
+/// A stored position and how its games ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PositionRow {
+    /// Its key ([`Key::decode`] gives the position).
+    pub key: Key,
+    /// Games reaching it.
+    pub games: u64,
+    /// Of those, won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+}
+
+impl PositionRows {
+    /// The parts holding every listed position once ([`ScanPart`]): the signature's key
+    /// ranges, or the whole database's parts. Read each with [`PositionRows::rows_in`], in any
+    /// order or in parallel.
+    pub fn parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
+        let Some(signature) = &self.material else { return Ok(store.scan_parts()?) };
+        let need = self.need();
+        let mut ranges = Vec::new();
+        for material in signature.materials()?.iter().filter(|m| need.as_ref().is_none_or(|n| n.admits(m))) {
+            for category in Category::all() {
+                // Categories whose implied rooks the material lacks have no range.
+                if let Ok(range) = material_range(category, material) {
+                    ranges.push(range);
+                }
+            }
+        }
+        Ok(ScanPart::of_materials(ranges))
+    }
+
+    /// The listed positions of one part, in key order.
+    pub fn rows_in(&self, store: &Store, part: &ScanPart) -> Result<Vec<PositionRow>, QueryError> {
+        let _steady = store.steady();
+        let need = self.need();
+        // One-game values take their results from their games' facts.
+        let facts = store.committed_facts()?;
+        let admits_material = |material: &Material| need.as_ref().is_none_or(|n| n.admits(material));
+        let board = |chess: &Chess| {
+            admits_material(&Material(chess.board().material()))
+                && self.side.is_none_or(|side| side == chess.turn())
+                && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_chess(chess)))
+        };
+        let filter = ScanFilter { material: admits_material, board };
+        let tests_board = self.side.is_some() || self.pattern.is_some();
+        let mut rows = store.scan(
+            std::slice::from_ref(part),
+            &filter,
+            &ScanProgress::default(),
+            |rows: &mut Vec<PositionRow>, mut position: ScannedPosition<'_>| {
+                if tests_board && !position.board_tested {
+                    let board = position.board()?;
+                    let admitted = self.side.is_none_or(|side| side == board.turn)
+                        && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_key_board(board)));
+                    if !admitted {
+                        return Ok::<_, StoreError>(());
+                    }
+                }
+                let seen = position.results(&facts)?;
+                rows.push(PositionRow {
+                    key: position.key,
+                    games: seen.games,
+                    white: seen.white,
+                    draws: seen.draws,
+                    black: seen.black,
+                });
+                Ok(())
+            },
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        )?;
+        rows.sort_unstable_by_key(|row| row.key);
+        Ok(rows)
+    }
+
+    /// The material every listed position has, when the pattern says.
+    fn need(&self) -> Option<MaterialNeed> {
+        self.pattern.as_ref().map(Pattern::material_need).filter(|need| !need.is_any())
+    }
+}
