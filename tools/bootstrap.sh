@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what tabiya's build and tests need when it is missing, then returns.
 # Needs: a Rust toolchain (rustup) with rustfmt and clippy, a C compiler (zstd), libclang
-# (bindgen, for the rocksdb crate), and for the browser tests (reports and the explorer page
-# opened as a person sees them) Chromium with chromedriver.
+# (bindgen, for the rocksdb crate), for the browser tests (reports and the explorer page
+# opened as a person sees them) Chromium with chromedriver, and for the Python package's tests
+# Python 3.9+ with venv and pip.
 # On Debian/Ubuntu as root (or with sudo) it installs them with apt-get; elsewhere it says what to
 # install.
 set -euo pipefail
@@ -18,6 +19,12 @@ have_libclang() {
 }
 have_libclang || missing+=(libclang-dev clang)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium chromium-driver fonts-dejavu-core)
+# The Python package's tests: Python 3.9 or later with venv and pip (Debian splits them out).
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3 python3-venv python3-pip)
+elif ! python3 -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 9))' >/dev/null 2>&1; then
+  missing+=(python3-venv python3-pip)
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "tabiya: cargo not found: install the Rust toolchain first (https://rustup.rs)" >&2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: the build dependencies (tools/bootstrap.sh), then the
-# formatting, the lints and the documentation without a warning, then every test.
+# formatting, the lints and the documentation without a warning, then every test: Rust's, then
+# the Python package's (tools/python-test.sh: pip install in a fresh venv, pytest).
 #
 # The tests that read the shared real-data sets (../shared/datasets beside the checkout, or
 # TABIYA_DATASETS) are ignored unless the sets are there; then they run too. With CI set, a
@@ -20,6 +21,7 @@ cargo fmt --all --check
 # (RocksDB's C++ is built once per profile and feature set).
 step "lints (cargo clippy -D warnings)"
 cargo clippy --release --all-targets --quiet -- -D warnings
+cargo clippy --release --package tabiya-python --quiet -- -D warnings
 step "documentation (cargo doc, warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --quiet
 
@@ -35,3 +37,5 @@ else
   step "tests; no shared datasets at $datasets: the tests that read them are ignored"
   cargo test --release -- "$@"
 fi
+
+tools/python-test.sh

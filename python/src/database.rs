@@ -1,0 +1,577 @@
+//! `tabiya.Database`: a database opened for reading (or for ingest), answering as the CLI's
+//! `--json` does; game lists and position rows come through cursors read page by page.
+
+use std::{
+    path::PathBuf,
+    sync::{Arc, RwLock},
+};
+
+use pyo3::{prelude::*, types::PyDict};
+use rayon::prelude::*;
+use tabiya::{
+    explore::{
+        FilterSpec, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
+        PositionRow, PositionRows, Signature, Target, parse_color,
+    },
+    indexer::{self, Observer, Progress},
+    input::{self, InputError, Rejection, Wanted},
+    model::GameId,
+    render::{
+        json::{DatabaseTotals, IngestSummary},
+        pgn,
+    },
+    report::{
+        database::{DatabaseOptions, DatabaseReport},
+        opening::{OpeningOptions, OpeningReport, Theme},
+        player::{PlayerOptions, PlayerReport},
+    },
+    store::{ScanPart, Store},
+};
+
+use crate::{
+    call,
+    columns::{Column, Columns},
+    errors::Error,
+    values::to_python,
+};
+
+/// A tabiya database directory, open.
+#[pyclass(frozen, module = "tabiya._native")]
+pub struct Database {
+    /// `None` once closed.
+    store: RwLock<Option<Arc<Store>>>,
+    path: PathBuf,
+    read_only: bool,
+}
+
+impl Database {
+    fn store(&self) -> Result<Arc<Store>, Error> {
+        let open = self.store.read().ok().and_then(|store| store.clone());
+        open.ok_or_else(|| Error::Other(format!("{}: the database is closed", self.path.display())))
+    }
+}
+
+/// The position a call asks about: FEN (default the initial position), then SAN or UCI moves.
+fn target(fen: Option<String>, moves: Option<String>, uci: Option<String>) -> Result<Target, Error> {
+    Ok(match (moves, uci) {
+        (Some(_), Some(_)) => return Err(Error::input("give moves (SAN) or uci, not both")),
+        (Some(moves), None) => Target::San { from: fen, moves },
+        (None, Some(moves)) => Target::Uci { from: fen, moves },
+        (None, None) => Target::Fen(fen.unwrap_or_default()),
+    })
+}
+
+/// Filters given as keyword arguments (`since`, `until`, `speed`, `min_rating`, `max_rating`,
+/// `player`, `color`), as the CLI's options of the same names.
+pub fn filter_spec(filters: Option<&Bound<'_, PyDict>>) -> Result<FilterSpec, Error> {
+    let mut spec = FilterSpec::default();
+    let Some(filters) = filters else { return Ok(spec) };
+    for (name, value) in filters.iter() {
+        let name: String = name.extract().map_err(|_| Error::input("filter names are strings"))?;
+        if value.is_none() {
+            continue;
+        }
+        let text = || value.extract::<String>().map_err(|_| Error::input(format!("filter {name}: expected a string")));
+        let rating = || {
+            value.extract::<u16>().map_err(|_| Error::input(format!("filter {name}: expected a rating, 0 to 65535")))
+        };
+        match name.as_str() {
+            "since" => spec.since = Some(text()?),
+            "until" => spec.until = Some(text()?),
+            "speed" => spec.speed = Some(text()?),
+            "min_rating" => spec.min_rating = Some(rating()?),
+            "max_rating" => spec.max_rating = Some(rating()?),
+            "player" => spec.player = Some(text()?),
+            "color" => spec.color = Some(text()?),
+            other => {
+                return Err(Error::input(format!(
+                    "unknown filter {other:?}: expected since, until, speed, min_rating, max_rating, player or color"
+                )));
+            }
+        }
+    }
+    Ok(spec)
+}
+
+/// A document as the CLI's `--json` writes it (the benchmark's in-process reference).
+fn json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    Ok(serde_json::to_string(value)?)
+}
+
+fn signature(text: Option<String>) -> Result<Option<Signature>, Error> {
+    Ok(text.as_deref().map(str::parse::<Signature>).transpose()?)
+}
+
+fn side(text: Option<String>) -> Result<Option<shakmaty::Color>, Error> {
+    Ok(text.as_deref().map(parse_color).transpose()?)
+}
+
+fn pattern(expression: &str, flip_colours: bool) -> Result<tabiya::pattern::Pattern, Error> {
+    Ok(expression.parse::<tabiya::pattern::Pattern>()?.with_flip(flip_colours))
+}
+
+#[pymethods]
+impl Database {
+    #[new]
+    #[pyo3(signature = (path, *, read_only = true))]
+    fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Database> {
+        let store = call(py, || Ok(if read_only { Store::open_read_only(&path)? } else { Store::open(&path)? }))?;
+        Ok(Database { store: RwLock::new(Some(Arc::new(store))), path, read_only })
+    }
+
+    /// Closes the database (a call still running keeps it open until it returns).
+    fn close(&self) {
+        if let Ok(mut store) = self.store.write() {
+            store.take();
+        }
+    }
+
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    #[getter]
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let totals = call(py, || Ok(DatabaseTotals::of_store(&*self.store()?)?))?;
+        to_python(py, &totals)
+    }
+
+    #[pyo3(signature = (fen = None, moves = None, uci = None, max_moves = 12, top = 4, recent = 4, filters = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn query(
+        &self,
+        py: Python<'_>,
+        fen: Option<String>,
+        moves: Option<String>,
+        uci: Option<String>,
+        max_moves: usize,
+        top: usize,
+        recent: usize,
+        filters: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
+        let answer = call(py, || {
+            let lookup = Lookup {
+                target: target(fen, moves, uci)?.resolve()?,
+                filter: spec.filter()?,
+                limits: Limits { moves: max_moves, top, recent, history: false },
+            };
+            Ok(lookup.run(&*self.store()?)?)
+        })?;
+        crate::values::to_python(py, &answer)
+    }
+
+    /// Seconds per call of the lookup `query` runs, timed in Rust over `rounds` calls: the
+    /// lookup alone, and the lookup with its JSON document written (what the binding's
+    /// overhead is measured against; tools/python-bench.py).
+    #[pyo3(signature = (fen, rounds))]
+    fn _time_lookup(&self, py: Python<'_>, fen: String, rounds: u32) -> PyResult<(f64, f64)> {
+        call(py, || {
+            let store = self.store()?;
+            // As `query` does: the position resolved, looked up, with the default limits.
+            let lookup = || {
+                let target = target(Some(fen.clone()), None, None)?.resolve()?;
+                let limits = Limits { moves: 12, top: 4, recent: 4, history: false };
+                Ok::<_, Error>(Lookup { target, filter: Default::default(), limits }.run(&store)?)
+            };
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(lookup()?);
+            }
+            let alone = started.elapsed().as_secs_f64() / f64::from(rounds.max(1));
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(json(&lookup()?)?);
+            }
+            Ok((alone, started.elapsed().as_secs_f64() / f64::from(rounds.max(1))))
+        })
+    }
+
+    #[pyo3(signature = (signature, *, side = None, castling = None, limit = 20))]
+    fn search_material(
+        &self,
+        py: Python<'_>,
+        signature: String,
+        side: Option<String>,
+        castling: Option<String>,
+        limit: usize,
+    ) -> PyResult<Py<PyAny>> {
+        let found = call(py, || {
+            let query = MaterialQuery {
+                signature: signature.parse()?,
+                side: self::side(side)?,
+                castling: castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
+                limit,
+            };
+            Ok(query.run(&*self.store()?)?)
+        })?;
+        to_python(py, &found)
+    }
+
+    #[pyo3(signature = (expression, *, material = None, side = None, flip_colours = false, limit = 20))]
+    fn search_pattern(
+        &self,
+        py: Python<'_>,
+        expression: String,
+        material: Option<String>,
+        side: Option<String>,
+        flip_colours: bool,
+        limit: usize,
+    ) -> PyResult<Py<PyAny>> {
+        let found = call(py, || {
+            let query = PatternQuery {
+                pattern: pattern(&expression, flip_colours)?,
+                material: signature(material)?,
+                side: self::side(side)?,
+                limit,
+            };
+            Ok(query.run(&*self.store()?)?)
+        })?;
+        to_python(py, &found)
+    }
+
+    /// The games of a position or a pattern, resolved once, read page by page.
+    #[pyo3(signature = (fen = None, moves = None, uci = None, *, pattern = None, flip_colours = false, material = None, side = None, and_ = Vec::new(), not_ = Vec::new(), sort = "id".to_owned()))]
+    #[allow(clippy::too_many_arguments)]
+    fn games_cursor(
+        &self,
+        py: Python<'_>,
+        fen: Option<String>,
+        moves: Option<String>,
+        uci: Option<String>,
+        pattern: Option<String>,
+        flip_colours: bool,
+        material: Option<String>,
+        side: Option<String>,
+        and_: Vec<String>,
+        not_: Vec<String>,
+        sort: String,
+    ) -> PyResult<GameCursor> {
+        call(py, || {
+            let source = match pattern {
+                Some(expression) if fen.is_none() && moves.is_none() && uci.is_none() => {
+                    GameSource::Pattern(Box::new(PatternQuery {
+                        pattern: self::pattern(&expression, flip_colours)?,
+                        material: signature(material)?,
+                        side: self::side(side)?,
+                        limit: 0,
+                    }))
+                }
+                Some(_) => return Err(Error::input("give a position (fen, moves, uci) or a pattern, not both")),
+                None if material.is_some() || side.is_some() || flip_colours => {
+                    return Err(Error::input("material, side and flip_colours go with a pattern"));
+                }
+                None => GameSource::Position(target(fen, moves, uci)?.resolve()?),
+            };
+            let fens = |list: Vec<String>| {
+                list.into_iter().map(|fen| Target::fen(fen).resolve()).collect::<Result<Vec<_>, _>>()
+            };
+            let query = GamesQuery {
+                source,
+                and: fens(and_)?,
+                not: fens(not_)?,
+                sort: sort.parse::<GameSort>()?,
+                offset: 0,
+                limit: usize::MAX,
+                max_sorted: usize::MAX,
+            };
+            let store = self.store()?;
+            let ids = query.ordered_ids(&store)?;
+            Ok(GameCursor { store, ids: ids.into() })
+        })
+    }
+
+    /// Every position of a material signature and/or matching a pattern, part by part.
+    #[pyo3(signature = (*, material = None, pattern = None, flip_colours = false, side = None))]
+    fn position_scan(
+        &self,
+        py: Python<'_>,
+        material: Option<String>,
+        pattern: Option<String>,
+        flip_colours: bool,
+        side: Option<String>,
+    ) -> PyResult<PositionScan> {
+        call(py, || {
+            let rows = PositionRows {
+                pattern: pattern.as_deref().map(|p| self::pattern(p, flip_colours)).transpose()?,
+                material: signature(material)?,
+                side: self::side(side)?,
+            };
+            let store = self.store()?;
+            let parts = rows.parts(&store)?;
+            Ok(PositionScan { store, rows, parts })
+        })
+    }
+
+    #[pyo3(signature = (fen = None, moves = None, uci = None, *, versus = None, depth = 8, lines = 6, themes = Vec::new(), default_themes = true, theme_plies = 40, filters = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn report_opening(
+        &self,
+        py: Python<'_>,
+        fen: Option<String>,
+        moves: Option<String>,
+        uci: Option<String>,
+        versus: Option<&Bound<'_, PyDict>>,
+        depth: usize,
+        lines: usize,
+        themes: Vec<String>,
+        default_themes: bool,
+        theme_plies: usize,
+        filters: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
+        let versus = versus.map(|v| filter_spec(Some(v))).transpose().map_err(|err| err.into_py_err(py))?;
+        let report = call(py, || {
+            let mut options = OpeningOptions::new(spec.filter()?);
+            options.label = spec.describe();
+            if let Some(versus) = versus {
+                options.versus = Some((versus.filter()?, versus.describe()));
+            }
+            options.depth = depth;
+            options.lines = lines;
+            options.within = theme_plies;
+            if !default_themes {
+                options.themes.clear();
+            }
+            for expression in &themes {
+                let theme = Theme::parse(expression, expression)
+                    .map_err(|err| Error::input(format!("theme {expression:?}: {err}")))?;
+                options.themes.push(theme);
+            }
+            let target = target(fen, moves, uci)?.resolve()?;
+            Ok(OpeningReport::build(&*self.store()?, &target, &options)?)
+        })?;
+        to_python(py, &report)
+    }
+
+    #[pyo3(signature = (name, *, color = None, depth = 8, min_share = 2.0, filters = None))]
+    fn report_player(
+        &self,
+        py: Python<'_>,
+        name: String,
+        color: Option<String>,
+        depth: usize,
+        min_share: f64,
+        filters: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
+        let report = call(py, || {
+            if spec.player.is_some() || spec.color.is_some() {
+                return Err(Error::input("a player report takes the player as its name and color"));
+            }
+            if !(min_share.is_finite() && (0.0..=100.0).contains(&min_share)) {
+                return Err(Error::input("min_share is a percent, 0 to 100"));
+            }
+            let mut options = PlayerOptions::new(spec.filter()?);
+            options.color = self::side(color)?;
+            options.depth = depth;
+            options.min_share = min_share;
+            options.label = spec.describe();
+            Ok(PlayerReport::build(&*self.store()?, &name, &options)?)
+        })?;
+        to_python(py, &report)
+    }
+
+    #[pyo3(signature = (*, plies = 10, top = 30))]
+    fn report_database(&self, py: Python<'_>, plies: usize, top: usize) -> PyResult<Py<PyAny>> {
+        let report = call(py, || {
+            let options = DatabaseOptions { plies, top, ..DatabaseOptions::default() };
+            Ok(DatabaseReport::build(&*self.store()?, &options)?)
+        })?;
+        to_python(py, &report)
+    }
+
+    /// Ingests PGN files and directories; the CLI's summary, with the skipped games' messages.
+    #[pyo3(signature = (paths, *, rejects = None))]
+    fn ingest(&self, py: Python<'_>, paths: Vec<PathBuf>, rejects: Option<PathBuf>) -> PyResult<Py<PyAny>> {
+        let answer = call(py, || {
+            if self.read_only {
+                return Err(Error::Other(format!(
+                    "{}: opened read-only: open it with Database(path, read_only=False) to ingest",
+                    self.path.display()
+                )));
+            }
+            let files = input::expand(&paths, Wanted::Pgn)?;
+            let store = self.store()?;
+            let mut observer = Collect::new(rejects.as_deref())?;
+            let summary = indexer::ingest(&store, &files, &mut observer)?;
+            observer.finish()?;
+            Ok(IngestAnswer { summary: IngestSummary::new(&summary, store.path()), skipped: observer.skipped })
+        })?;
+        to_python(py, &answer)
+    }
+}
+
+/// What `ingest` returns: the CLI's summary, and the lines it prints on stderr.
+#[derive(serde::Serialize)]
+struct IngestAnswer {
+    #[serde(flatten)]
+    summary: IngestSummary,
+    skipped: Vec<String>,
+}
+
+/// Collects what the CLI prints on stderr during an ingest, and writes the rejects file.
+struct Collect {
+    skipped: Vec<String>,
+    rejects: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    write_error: Option<std::io::Error>,
+}
+
+impl Collect {
+    fn new(rejects: Option<&std::path::Path>) -> Result<Collect, Error> {
+        let rejects = rejects
+            .map(|path| {
+                let file = std::fs::File::create(path)
+                    .map_err(|err| Error::Other(format!("cannot create {}: {err}", path.display())))?;
+                Ok::<_, Error>((path.to_owned(), std::io::BufWriter::new(file)))
+            })
+            .transpose()?;
+        Ok(Collect { skipped: Vec::new(), rejects, write_error: None })
+    }
+
+    fn finish(&mut self) -> Result<(), Error> {
+        use std::io::Write as _;
+        let Some((path, mut out)) = self.rejects.take() else { return Ok(()) };
+        match self.write_error.take().map_or_else(|| out.flush(), Err) {
+            Ok(()) => Ok(()),
+            Err(err) => Err(Error::Other(format!("cannot write {}: {err}", path.display()))),
+        }
+    }
+}
+
+impl Observer for Collect {
+    fn rejected(&mut self, file: &str, rejection: &Rejection, raw: &[u8]) {
+        use std::io::Write as _;
+        self.skipped.push(format!("{file}: {rejection}"));
+        if let Some((_, out)) = &mut self.rejects
+            && let Err(err) = out.write_all(raw).and_then(|()| out.write_all(b"\n\n"))
+        {
+            self.write_error.get_or_insert(err);
+        }
+    }
+
+    fn read_error(&mut self, file: &str, error: &InputError) {
+        self.skipped.push(format!("cannot read all of {file}: {error}"));
+    }
+
+    fn progress(&mut self, _: &Progress) {}
+}
+
+/// The games of a query in its order, resolved once: pages are read on demand.
+#[pyclass(frozen, module = "tabiya._native")]
+pub struct GameCursor {
+    store: Arc<Store>,
+    ids: Arc<[GameId]>,
+}
+
+impl GameCursor {
+    fn page(&self, offset: usize, limit: usize) -> Result<GamePage, Error> {
+        let ids = self.ids.get(offset.min(self.ids.len())..).unwrap_or_default();
+        Ok(GamePage::of(&self.store, self.ids.len() as u64, &ids[..limit.min(ids.len())])?)
+    }
+}
+
+#[pymethods]
+impl GameCursor {
+    /// Games matching.
+    fn __len__(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The games from `offset`, at most `limit`, as `tabiya games --json` prints a page.
+    fn page_json(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<Py<PyAny>> {
+        let page = call(py, || self.page(offset, limit))?;
+        to_python(py, &page)
+    }
+
+    /// The page as PGN (headers and mainline), as `tabiya games --pgn` prints it.
+    fn page_pgn(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<String> {
+        call(py, || {
+            let page = self.page(offset, limit)?;
+            pgn::page(&page).map_err(|err| Error::Corrupt(format!("{}: {err}", self.store.path().display())))
+        })
+    }
+
+    /// The page as columns (id, white, black, white_elo, black_elo, date, event, site, round,
+    /// result).
+    fn page_columns(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<Columns> {
+        call(py, || {
+            let games = self.page(offset, limit)?.games;
+            let text = |field: fn(&tabiya::explore::GameHeader) -> &str| Column::text(games.iter().map(field));
+            Ok(Columns::new(
+                games.len(),
+                vec![
+                    ("id", Column::U64(games.iter().map(|g| g.id.0).collect())),
+                    ("white", text(|g| &g.white)),
+                    ("black", text(|g| &g.black)),
+                    ("white_elo", Column::OptionalU16(games.iter().map(|g| g.white_elo).collect())),
+                    ("black_elo", Column::OptionalU16(games.iter().map(|g| g.black_elo).collect())),
+                    ("date", text(|g| &g.date)),
+                    ("event", text(|g| &g.event)),
+                    ("site", text(|g| &g.site)),
+                    ("round", text(|g| &g.round)),
+                    ("result", text(|g| g.result)),
+                ],
+            ))
+        })
+    }
+}
+
+/// A position listing's parts ([`PositionRows`]): each read as one batch of columns.
+#[pyclass(frozen, module = "tabiya._native")]
+pub struct PositionScan {
+    store: Arc<Store>,
+    rows: PositionRows,
+    parts: Vec<ScanPart>,
+}
+
+#[pymethods]
+impl PositionScan {
+    /// Parts to read.
+    fn __len__(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Parts `first..first + count` (fewer at the end), read on every core, in order, as one
+    /// batch: fen (unless `fen` is false: decoding keys is most of a listing's time), key,
+    /// games, white, draws, black; each part's positions in key order.
+    #[pyo3(signature = (first, count, fen = true))]
+    fn read(&self, py: Python<'_>, first: usize, count: usize, fen: bool) -> PyResult<Columns> {
+        call(py, || {
+            let end = first.saturating_add(count).min(self.parts.len());
+            let parts = self.parts.get(first..end).unwrap_or_default();
+            let read: Vec<Vec<(PositionRow, String)>> = parts
+                .par_iter()
+                .map(|part| {
+                    let rows = self.rows.rows_in(&self.store, part)?;
+                    rows.into_iter()
+                        .map(|row| match fen {
+                            true => Ok((row, self.store.stored_position(&row.key)?.to_string())),
+                            false => Ok((row, String::new())),
+                        })
+                        .collect::<Result<Vec<_>, Error>>()
+                })
+                .collect::<Result<_, Error>>()?;
+            let (rows, fens): (Vec<PositionRow>, Vec<String>) = read.into_iter().flatten().unzip();
+            let keys: Vec<u8> = rows.iter().flat_map(|row| *row.key.as_bytes()).collect();
+            let counts = |count: fn(&PositionRow) -> u64| Column::U64(rows.iter().map(count).collect());
+            let mut columns = vec![
+                ("fen", Column::text(fens)),
+                ("key", Column::Fixed(tabiya::codec::KEY_LEN, keys)),
+                ("games", counts(|r| r.games)),
+                ("white", counts(|r| r.white)),
+                ("draws", counts(|r| r.draws)),
+                ("black", counts(|r| r.black)),
+            ];
+            if !fen {
+                columns.remove(0);
+            }
+            Ok(Columns::new(rows.len(), columns))
+        })
+    }
+}

@@ -1,0 +1,250 @@
+"""tabiya: a chess position database indexing engine, from Python.
+
+Open a database that ``tabiya ingest`` (or :meth:`Database.ingest`) built, and ask it what the
+command line and the HTTP API answer, as Python values::
+
+    import tabiya
+
+    db = tabiya.Database("tabiya-db")
+    answer = db.query(moves="1. e4 c5", since="2020")
+    for move in answer["moves"]:
+        print(move["san"], move["white"], move["draws"], move["black"])
+
+    table = db.positions_arrow(material="KRPvKR")     # pyarrow.Table, one row a position
+    games = db.games_arrow(moves="1. e4 c5 2. b4")    # pyarrow.Table, one row a game
+
+Every call that reads the database or parses PGN releases the GIL, so threads run in parallel.
+Errors are :mod:`tabiya.errors` exceptions, with the CLI's messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._native import FORMAT_VERSION, ParsedChunk, Pattern, decode_key, key, material, normalize_fen, parse_games
+from .errors import CorruptDatabase, DatabaseError, DatabaseNotFound, InvalidInput, TabiyaError
+
+__version__: str = _native.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+PositionRow = Tuple[str, bytes, int, int, int, int]
+"""A position row: (fen, key, games, white wins, draws, black wins)."""
+
+# Parts of the database read at once, on every core (a part is about a table file's positions).
+_PARTS_A_BATCH = 8
+
+_REPORT_OPTIONS = {
+    "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies"),
+    "player": ("name", "color", "depth", "min_share"),
+    "database": ("plies", "top"),
+}
+
+
+class Database:
+    """A tabiya database directory.
+
+    ``Database(path)`` opens it for reading (several processes and threads may read at once,
+    beside a running ingest or server); ``read_only=False`` opens it for :meth:`ingest`, and
+    creates it when missing. Use it as a context manager, or call :meth:`close`.
+
+    Filters, where a method takes ``**filters``, are the CLI's filter options: ``since`` and
+    ``until`` (``"YYYY"`` or ``"YYYY-MM"``), ``speed`` (comma-separated lichess speeds),
+    ``min_rating`` and ``max_rating`` (multiples of 100), ``player`` (a name prefix) and
+    ``color`` (``"white"`` or ``"black"``, with ``player``).
+    """
+
+    def __init__(self, path: PathLike, *, read_only: bool = True) -> None:
+        self._db = _native.Database(path, read_only=read_only)
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = "read_only=True" if self._db.read_only else "read_only=False"
+        return f"tabiya.Database({str(self._db.path)!r}, {mode})"
+
+    @property
+    def path(self) -> str:
+        """The database directory."""
+        return str(self._db.path)
+
+    def close(self) -> None:
+        """Closes the database; later calls raise :class:`TabiyaError`."""
+        self._db.close()
+
+    def stats(self) -> dict:
+        """What ``tabiya stats --json`` prints: totals, bytes per family, ingest runs."""
+        return self._db.stats()
+
+    def query(
+        self,
+        fen: Optional[str] = None,
+        moves: Optional[str] = None,
+        uci: Optional[str] = None,
+        *,
+        max_moves: int = 12,
+        top: int = 4,
+        recent: int = 4,
+        **filters: Any,
+    ) -> dict:
+        """The explorer answer for a position, as ``tabiya query --json`` prints it.
+
+        The position is ``fen`` (default: the initial position), then ``moves`` (SAN movetext,
+        ``"1. e4 e5 2. Nf3"``) or ``uci`` (``"e2e4,e7e5"``) played from it.
+        """
+        return self._db.query(fen, moves, uci, max_moves, top, recent, filters)
+
+    def games(
+        self,
+        fen: Optional[str] = None,
+        moves: Optional[str] = None,
+        uci: Optional[str] = None,
+        *,
+        pattern: Optional[str] = None,
+        flip_colours: bool = False,
+        material: Optional[str] = None,
+        side: Optional[str] = None,
+        also: Sequence[str] = (),
+        never: Sequence[str] = (),
+        sort: str = "id",
+        page_size: int = 1000,
+    ) -> Iterator[dict]:
+        """The games that reached a position, or any position matching ``pattern``: one dict
+        a game, as in ``tabiya games --json`` (id, white, black, whiteElo, blackElo, date,
+        event, site, round, result).
+
+        ``also`` and ``never`` are FENs every game also reached or never reached; ``sort`` is
+        ``"id"`` (ingest order), ``"date"`` (newest first) or ``"rating"``. The list is resolved
+        once (a pattern scans once); games are read ``page_size`` at a time.
+        """
+        cursor = self._games_cursor(fen, moves, uci, pattern, flip_colours, material, side, also, never, sort)
+        for offset in range(0, len(cursor), max(1, page_size)):
+            yield from cursor.page_json(offset, page_size)["games"]
+
+    def games_pgn(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
+                  pattern: Optional[str] = None, limit: Optional[int] = None, **options: Any) -> str:
+        """The games (as :meth:`games` selects them) as PGN text, headers and mainline."""
+        cursor = self._games_cursor(
+            fen, moves, uci, pattern, options.pop("flip_colours", False), options.pop("material", None),
+            options.pop("side", None), options.pop("also", ()), options.pop("never", ()), options.pop("sort", "id"),
+        )
+        if options:
+            raise TypeError(f"unexpected options: {', '.join(options)}")
+        return cursor.page_pgn(0, len(cursor) if limit is None else limit)
+
+    def games_arrow(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
+                    pattern: Optional[str] = None, page_size: int = 65536, **options: Any) -> "Any":
+        """The games (as :meth:`games` selects them) as a ``pyarrow.Table``: id, white, black,
+        white_elo, black_elo, date, event, site, round, result."""
+        from . import arrow
+
+        cursor = self._games_cursor(
+            fen, moves, uci, pattern, options.pop("flip_colours", False), options.pop("material", None),
+            options.pop("side", None), options.pop("also", ()), options.pop("never", ()), options.pop("sort", "id"),
+        )
+        if options:
+            raise TypeError(f"unexpected options: {', '.join(options)}")
+        pages = (cursor.page_columns(at, page_size) for at in range(0, len(cursor), max(1, page_size)))
+        return arrow.table(pages, arrow.GAME_COLUMNS)
+
+    def games_pandas(self, *args: Any, **kwargs: Any) -> "Any":
+        """:meth:`games_arrow` as a ``pandas.DataFrame``."""
+        return self.games_arrow(*args, **kwargs).to_pandas()
+
+    def search_material(self, signature: str, *, side: Optional[str] = None, castling: Optional[str] = None,
+                        limit: int = 20) -> dict:
+        """Positions with a material signature (``"KRPPvKR"``, ``"KRP*vKR"``), most frequent
+        first, as ``tabiya search --material --json`` prints them."""
+        return self._db.search_material(signature, side=side, castling=castling, limit=limit)
+
+    def search_pattern(self, expression: str, *, material: Optional[str] = None, side: Optional[str] = None,
+                       flip_colours: bool = False, limit: int = 20) -> dict:
+        """Positions matching a pattern (``"pin(B, n, k)"``), most frequent first, with the
+        games reaching them counted, as ``tabiya search --pattern --json`` prints them."""
+        return self._db.search_pattern(expression, material=material, side=side, flip_colours=flip_colours, limit=limit)
+
+    def positions(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
+                  side: Optional[str] = None, flip_colours: bool = False) -> Iterator[PositionRow]:
+        """Every stored position with this material and/or matching this pattern (all of
+        them without either), as ``(fen, key, games, white, draws, black)`` rows, a part of
+        the database at a time (in key order within each part)."""
+        scan = self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
+        for first in range(0, len(scan), _PARTS_A_BATCH):
+            yield from scan.read(first, _PARTS_A_BATCH).rows()
+
+    def positions_arrow(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
+                        side: Optional[str] = None, flip_colours: bool = False, fen: bool = True) -> "Any":
+        """:meth:`positions` as a ``pyarrow.Table`` (fen, key, games, white, draws, black), one
+        record batch every few parts: no Python object per row. ``fen=False`` leaves the FEN
+        column out, which makes a whole-database listing several times faster (the keys decode
+        later with :func:`decode_key`)."""
+        from . import arrow
+
+        scan = self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
+        parts = range(0, len(scan), _PARTS_A_BATCH)
+        columns = arrow.POSITION_COLUMNS if fen else arrow.POSITION_COLUMNS[1:]
+        return arrow.table((scan.read(first, _PARTS_A_BATCH, fen) for first in parts), columns)
+
+    def positions_pandas(self, *args: Any, **kwargs: Any) -> "Any":
+        """:meth:`positions_arrow` as a ``pandas.DataFrame``."""
+        return self.positions_arrow(*args, **kwargs).to_pandas()
+
+    def report(self, kind: str, **options: Any) -> dict:
+        """A report's JSON document, as ``tabiya report KIND --format json`` writes it.
+
+        - ``report("opening", fen=None, moves=None, uci=None, versus=None, depth=8, lines=6,
+          themes=[], default_themes=True, theme_plies=40, **filters)``; ``versus`` is a dict of
+          filters for the second subset, ``themes`` pattern expressions.
+        - ``report("player", name=..., color=None, depth=8, min_share=2.0, **filters)``
+        - ``report("database", plies=10, top=30)``
+        """
+        if kind not in _REPORT_OPTIONS:
+            raise InvalidInput(f"unknown report {kind!r}: expected {', '.join(_REPORT_OPTIONS)}")
+        known = {name: options.pop(name) for name in _REPORT_OPTIONS[kind] if name in options}
+        if kind == "opening":
+            return self._db.report_opening(**known, filters=options)
+        if kind == "player":
+            if "name" not in known:
+                raise InvalidInput("a player report needs the player: report('player', name=...)")
+            return self._db.report_player(**known, filters=options)
+        if options:
+            raise InvalidInput(f"the database report takes plies and top, not {', '.join(options)}")
+        return self._db.report_database(**known)
+
+    def ingest(self, paths: Union[PathLike, Sequence[PathLike]], *, rejects: Optional[PathLike] = None) -> dict:
+        """Indexes PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories into the
+        database (opened with ``read_only=False``): new games once each, duplicates counted.
+        Returns what ``tabiya ingest --json`` prints, with ``skipped``: a line for each game
+        skipped (file, game number, line, reason). ``rejects`` names a file for their text."""
+        if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+            paths = [paths]
+        return self._db.ingest(list(paths), rejects=rejects)
+
+    def _games_cursor(self, fen, moves, uci, pattern, flip_colours, material, side, also, never, sort):
+        return self._db.games_cursor(
+            fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
+            and_=list(also), not_=list(never), sort=sort,
+        )
+
+
+__all__ = [
+    "Database",
+    "Pattern",
+    "ParsedChunk",
+    "key",
+    "decode_key",
+    "material",
+    "normalize_fen",
+    "parse_games",
+    "TabiyaError",
+    "InvalidInput",
+    "DatabaseError",
+    "DatabaseNotFound",
+    "CorruptDatabase",
+    "FORMAT_VERSION",
+    "PositionRow",
+]

@@ -1,0 +1,118 @@
+"""Bad input raises the documented exception with the CLI's message; nothing kills the
+interpreter."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import tabiya
+from conftest import run_cli
+
+BAD_FENS = ["", "nonsense", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "k7/8/8/8/8/8/8/K5P1 w - - 0 1", "\x00\xff", "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w BGbg - 0 1", "K" * 10000]
+
+
+@pytest.mark.parametrize("fen", BAD_FENS, ids=range(len(BAD_FENS)))
+def test_bad_fens_raise_invalid_input_with_the_clis_message(generated, fen):
+    db = tabiya.Database(generated[2])
+    calls = [tabiya.key, tabiya.material, tabiya.normalize_fen, tabiya.Pattern("check").matches]
+    if fen:  # an empty FEN asks the database about the initial position, as the CLI's default
+        calls += [lambda f: db.query(f), lambda f: list(db.games(f)), lambda f: db.report("opening", fen=f)]
+    for call in calls:
+        with pytest.raises(tabiya.InvalidInput):
+            call(fen)
+    if fen and "\x00" not in fen:
+        refused = run_cli("query", "--db", str(generated[2]), "--fen", fen, check=False)
+        with pytest.raises(tabiya.InvalidInput) as raised:
+            db.query(fen)
+        assert refused.returncode == 1 and refused.stderr.strip() == f"tabiya: {raised.value}"
+    with pytest.raises(ValueError):  # InvalidInput is a ValueError too
+        tabiya.key(fen)
+
+
+def test_bad_moves_patterns_signatures_filters_and_keys(generated):
+    db = tabiya.Database(generated[2])
+    cases = [
+        lambda: db.query(moves="1. e4 e5 2. Ke3"),
+        lambda: db.query(uci="e2e5"),
+        lambda: db.query(moves="1. e4", uci="e2e4"),
+        lambda: db.query(since="2020-13"),
+        lambda: db.query(min_rating=2650),
+        lambda: db.query(speed="hyperbullet"),
+        lambda: db.query(color="white"),
+        lambda: db.query(colour="white"),
+        lambda: db.query(min_rating="high"),
+        lambda: db.search_pattern("pin(B, n"),
+        lambda: db.search_pattern("check or " * 2000 + "check"),
+        lambda: db.search_material("KRvR"),
+        lambda: db.search_material("KRvKR", side="x"),
+        lambda: db.search_material("KRvKR", castling="X"),
+        lambda: list(db.games(pattern="check", fen="8/8/8/8/8/8/8/K1k5 w - - 0 1")),
+        lambda: list(db.games(sort="elo")),
+        lambda: list(db.positions(pattern="nonsense(")),
+        lambda: list(db.positions(material="KXvK")),
+        lambda: db.report("nonsense"),
+        lambda: db.report("player"),
+        lambda: db.report("player", name="carlsen", min_share=101),
+        lambda: db.report("opening", themes=["pin("]),
+        lambda: db.report("database", moves="1. e4"),
+        lambda: tabiya.Pattern("count([Qq]) = "),
+        lambda: tabiya.decode_key(b"\x00" * 20),
+        lambda: tabiya.decode_key(b"\xff" * 21),
+        lambda: tabiya.decode_key("zz"),
+        lambda: tabiya.decode_key(42),
+        lambda: tabiya.Pattern("check").matches_key(b"\xff" * 21),
+    ]
+    for number, case in enumerate(cases):
+        with pytest.raises(tabiya.InvalidInput) as raised:
+            case()
+        message = str(raised.value)
+        assert message and "\n" not in message and "panic" not in message, (number, message)
+
+
+def test_the_same_message_as_the_cli_for_a_bad_pattern_and_key(generated):
+    db = tabiya.Database(generated[2])
+    for args, call in [
+        (["search", "--db", str(generated[2]), "--pattern", "pin(B, n"], lambda: db.search_pattern("pin(B, n")),
+        (["key", "--decode", "ff" * 21], lambda: tabiya.decode_key("ff" * 21)),
+        (["query", "--db", str(generated[2]), "--moves", "1. e4 e5 2. Ke3"], lambda: db.query(moves="1. e4 e5 2. Ke3")),
+    ]:
+        refused = run_cli(*args, check=False)
+        with pytest.raises(tabiya.InvalidInput) as raised:
+            call()
+        assert refused.returncode == 1 and refused.stderr.strip() == f"tabiya: {raised.value}", args
+
+
+def test_missing_closed_and_read_only_databases(tmp_path, generated):
+    with pytest.raises(tabiya.DatabaseNotFound) as raised:
+        tabiya.Database(tmp_path / "nothing")
+    assert isinstance(raised.value, FileNotFoundError) and "no tabiya database here" in str(raised.value)
+    db = tabiya.Database(generated[2])
+    db.close()
+    with pytest.raises(tabiya.TabiyaError, match="closed"):
+        db.stats()
+    with pytest.raises(tabiya.TabiyaError, match="read-only"):
+        tabiya.Database(generated[2]).ingest(generated[0])
+    with pytest.raises(tabiya.TabiyaError, match="nothing.pgn"):
+        tabiya.Database(tmp_path / "new", read_only=False).ingest(tmp_path / "nothing.pgn")
+
+
+def test_a_database_damaged_on_disk_raises_corrupt_database(generated, tmp_path):
+    copy = tmp_path / "db"
+    shutil.copytree(generated[2], copy)
+    tables = sorted(copy.glob("*.sst"), key=lambda p: p.stat().st_size)
+    assert tables
+    for table in tables:
+        data = bytearray(table.read_bytes())
+        # Every data block's bytes, not the footer: RocksDB opens the file and finds its checksums wrong.
+        for at in range(0, max(0, len(data) - 4096), 7):
+            data[at] ^= 0x5A
+        table.write_bytes(bytes(data))
+    with pytest.raises(tabiya.CorruptDatabase) as raised:
+        db = tabiya.Database(copy)
+        db.query(moves="1. e4 c5")
+        list(db.positions())
+    refused = run_cli("query", "--db", str(copy), "--moves", "1. e4 c5", check=False)
+    assert refused.returncode == 1 and str(raised.value) in refused.stderr
