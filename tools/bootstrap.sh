@@ -19,10 +19,19 @@ have_libclang() {
 }
 have_libclang || missing+=(libclang-dev clang)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium chromium-driver fonts-dejavu-core)
-# The Python package's tests: Python 3.9 or later with venv and pip (Debian splits them out).
+# The Python package's tests: Python 3.9 or later that can make a virtual environment with pip
+# (Debian ships venv's pip apart, in python3-venv).
+can_make_venv() {
+  local dir status
+  dir=$(mktemp -d)
+  python3 -m venv "$dir/venv" >/dev/null 2>&1 && "$dir/venv/bin/python" -m pip --version >/dev/null 2>&1
+  status=$?
+  rm -rf "$dir"
+  return $status
+}
 if ! command -v python3 >/dev/null 2>&1; then
   missing+=(python3 python3-venv python3-pip)
-elif ! python3 -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 9))' >/dev/null 2>&1; then
+elif ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || ! can_make_venv; then
   missing+=(python3-venv python3-pip)
 fi
 
