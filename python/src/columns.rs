@@ -20,7 +20,7 @@ pub enum Column {
     Fixed(usize, Vec<u8>),
     /// Strings (UTF-8 when `text`) or byte strings of any length: value `i` is
     /// `data[offsets[i]..offsets[i + 1]]`.
-    Variable { text: bool, offsets: Vec<i32>, data: Vec<u8> },
+    Variable { text: bool, offsets: Vec<i64>, data: Vec<u8> },
 }
 
 impl Column {
@@ -39,9 +39,8 @@ impl Column {
         let mut data = Vec::new();
         for value in values {
             data.extend_from_slice(value.as_ref());
-            // Arrow's 32-bit offsets: a batch stays far below 2 GiB of values (parts and pages
-            // are bounded).
-            offsets.push(data.len() as i32);
+            // Arrow's 64-bit offsets (large_string): a batch may pass 2 GiB of values.
+            offsets.push(data.len() as i64);
         }
         Column::Variable { text, offsets, data }
     }
@@ -53,8 +52,8 @@ impl Column {
             Column::U32(_) => "uint32".to_owned(),
             Column::OptionalU16(_) => "uint16".to_owned(),
             Column::Fixed(width, _) => format!("fixed_size_binary[{width}]"),
-            Column::Variable { text: true, .. } => "string".to_owned(),
-            Column::Variable { text: false, .. } => "binary".to_owned(),
+            Column::Variable { text: true, .. } => "large_string".to_owned(),
+            Column::Variable { text: false, .. } => "large_binary".to_owned(),
         }
     }
 
@@ -98,7 +97,7 @@ impl Column {
             }
             Column::Fixed(_, data) => vec![None, Some(PyBytes::new(py, data))],
             Column::Variable { offsets, data, .. } => {
-                vec![None, Some(little_endian(py, offsets, i32::to_le_bytes)?), Some(PyBytes::new(py, data))]
+                vec![None, Some(little_endian(py, offsets, i64::to_le_bytes)?), Some(PyBytes::new(py, data))]
             }
         })
     }

@@ -3,7 +3,7 @@
 
 use std::{
     path::PathBuf,
-    sync::{Arc, RwLock},
+    sync::{Arc, Mutex, RwLock},
 };
 
 use pyo3::{prelude::*, types::PyDict};
@@ -42,6 +42,9 @@ pub struct Database {
     store: RwLock<Option<Arc<Store>>>,
     path: PathBuf,
     read_only: bool,
+    /// Held by a running ingest: a second one on the same database would discard the first
+    /// one's uncommitted games and staging area (RocksDB's lock keeps other processes out).
+    ingesting: Mutex<()>,
 }
 
 impl Database {
@@ -116,14 +119,15 @@ impl Database {
     #[pyo3(signature = (path, *, read_only = true))]
     fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Database> {
         let store = call(py, || Ok(if read_only { Store::open_read_only(&path)? } else { Store::open(&path)? }))?;
-        Ok(Database { store: RwLock::new(Some(Arc::new(store))), path, read_only })
+        Ok(Database { store: RwLock::new(Some(Arc::new(store))), path, read_only, ingesting: Mutex::new(()) })
     }
 
-    /// Closes the database (a call still running keeps it open until it returns).
-    fn close(&self) {
-        if let Ok(mut store) = self.store.write() {
-            store.take();
-        }
+    /// Closes the database: later calls raise `TabiyaError`. A call still running, and a
+    /// game or position iterator not yet exhausted, keep it open until they end.
+    fn close(&self, py: Python<'_>) {
+        let store = self.store.write().ok().and_then(|mut store| store.take());
+        // Closing a writable database may wait for RocksDB's background work.
+        py.detach(move || drop(store));
     }
 
     #[getter]
@@ -396,6 +400,12 @@ impl Database {
                     self.path.display()
                 )));
             }
+            let Ok(_ingesting) = self.ingesting.try_lock() else {
+                return Err(Error::Database(format!(
+                    "{}: an ingest is running on this database already",
+                    self.path.display()
+                )));
+            };
             let files = input::expand(&paths, Wanted::Pgn)?;
             let store = self.store()?;
             let mut observer = Collect::new(rejects.as_deref())?;
@@ -412,6 +422,8 @@ impl Database {
 struct IngestAnswer {
     #[serde(flatten)]
     summary: IngestSummary,
+    /// What the CLI prints on stderr for each skipped game and unreadable input.
+    #[serde(rename = "skippedGames")]
     skipped: Vec<String>,
 }
 

@@ -27,8 +27,25 @@ pub enum Error {
     Database(String),
     /// Anything else that failed (`TabiyaError`), such as an input file that cannot be read.
     Other(String),
-    /// A bug in tabiya (a panic caught at the boundary; `TabiyaError`).
+    /// A bug in tabiya (a panic caught at the boundary; `TabiyaError`), in words of its own.
     Internal(String),
+}
+
+/// An error's message as the CLI prints it (`{err:#}`): the error, then each of its sources
+/// after `: `.
+pub fn message(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // Errors whose message names their source already (thiserror's `{source}`) say it once.
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 impl Error {
@@ -62,11 +79,12 @@ fn exception_class<'py>(py: Python<'py>, name: &'static str) -> PyResult<Bound<'
 
 impl From<StoreError> for Error {
     fn from(err: StoreError) -> Error {
-        let message = err.to_string();
+        let message = message(&err);
         match &err {
             StoreError::Missing { .. } => Error::NotFound(message),
             _ if err.is_corruption() => Error::Corrupt(message),
-            StoreError::Invariant { .. } => Error::Internal(message),
+            // Its message says already that it is a bug in tabiya.
+            StoreError::Invariant { .. } | StoreError::Tier { .. } => Error::Other(message),
             _ => Error::Database(message),
         }
     }
@@ -85,14 +103,14 @@ impl From<IngestError> for Error {
     fn from(err: IngestError) -> Error {
         match err {
             IngestError::Store(err) => err.into(),
-            other => Error::Other(other.to_string()),
+            other => Error::Other(message(&other)),
         }
     }
 }
 
 impl From<InputError> for Error {
     fn from(err: InputError) -> Error {
-        Error::Other(err.to_string())
+        Error::Other(message(&err))
     }
 }
 
@@ -101,7 +119,7 @@ macro_rules! input_errors {
     ($($kind:ty),*) => {$(
         impl From<$kind> for Error {
             fn from(err: $kind) -> Error {
-                Error::Input(err.to_string())
+                Error::Input(message(&err))
             }
         }
     )*};

@@ -31,7 +31,12 @@ pub fn parse_key(key: &Bound<'_, PyAny>) -> Result<Key, Error> {
 /// hexadecimal.
 #[pyfunction]
 pub fn key<'py>(py: Python<'py>, fen: &str) -> PyResult<Bound<'py, PyBytes>> {
-    let key = crate::call(py, || Ok(Key::encode(&position(fen)?)?))?;
+    let key = crate::call(py, || {
+        let position = position(fen)?;
+        // As `tabiya key` says it.
+        Key::encode(&position)
+            .map_err(|err| Error::input(format!("no key for {fen:?}: {}", crate::errors::message(&err))))
+    })?;
     Ok(PyBytes::new(py, key.as_bytes()))
 }
 

@@ -46,8 +46,9 @@ impl From<PyErr> for Error {
     }
 }
 
-/// Field and variant names as Python strings, by the address of their `'static` text.
-type Names = FxHashMap<usize, Py<PyString>>;
+/// Field and variant names as Python strings, by the address and length of their `'static`
+/// text.
+type Names = FxHashMap<(usize, usize), Py<PyString>>;
 
 thread_local! {
     /// The names made so far on this thread: each is made once.
@@ -64,7 +65,7 @@ impl<'py> Serializer<'py, '_> {
     fn name(self, name: &'static str) -> Bound<'py, PyString> {
         let mut names = self.names.borrow_mut();
         names
-            .entry(name.as_ptr() as usize)
+            .entry((name.as_ptr() as usize, name.len()))
             .or_insert_with(|| PyString::intern(self.py, name).unbind())
             .bind(self.py)
             .clone()

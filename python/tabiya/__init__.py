@@ -19,7 +19,8 @@ Errors are :mod:`tabiya.errors` exceptions, with the CLI's messages.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import FORMAT_VERSION, ParsedChunk, Pattern, decode_key, key, material, normalize_fen, parse_games
@@ -73,7 +74,8 @@ class Database:
         return str(self._db.path)
 
     def close(self) -> None:
-        """Closes the database; later calls raise :class:`TabiyaError`."""
+        """Closes the database; later calls raise :class:`TabiyaError`. An iterator of
+        :meth:`games` or :meth:`positions` not yet exhausted keeps it open until it is."""
         self._db.close()
 
     def stats(self) -> dict:
@@ -117,13 +119,13 @@ class Database:
         a game, as in ``tabiya games --json`` (id, white, black, whiteElo, blackElo, date,
         event, site, round, result).
 
-        ``also`` and ``never`` are FENs every game also reached or never reached; ``sort`` is
-        ``"id"`` (ingest order), ``"date"`` (newest first) or ``"rating"``. The list is resolved
-        once (a pattern scans once); games are read ``page_size`` at a time.
+        ``also`` and ``never`` are FENs (one, or a list) every game also reached or never
+        reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first) or ``"rating"``.
+        The list is resolved when this is called (a pattern scans once; bad input raises here);
+        games are read ``page_size`` at a time as the iterator goes.
         """
         cursor = self._games_cursor(fen, moves, uci, pattern, flip_colours, material, side, also, never, sort)
-        for offset in range(0, len(cursor), max(1, page_size)):
-            yield from cursor.page_json(offset, page_size)["games"]
+        return _pages(cursor, _page_size(page_size))
 
     def games_pgn(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
                   pattern: Optional[str] = None, limit: Optional[int] = None, **options: Any) -> str:
@@ -134,6 +136,8 @@ class Database:
         )
         if options:
             raise TypeError(f"unexpected options: {', '.join(options)}")
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise InvalidInput(f"limit is a number of games, 0 or more, not {limit!r}")
         return cursor.page_pgn(0, len(cursor) if limit is None else limit)
 
     def games_arrow(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
@@ -148,7 +152,8 @@ class Database:
         )
         if options:
             raise TypeError(f"unexpected options: {', '.join(options)}")
-        pages = (cursor.page_columns(at, page_size) for at in range(0, len(cursor), max(1, page_size)))
+        page_size = _page_size(page_size)
+        pages = (cursor.page_columns(at, page_size) for at in range(0, len(cursor), page_size))
         return arrow.table(pages, arrow.GAME_COLUMNS)
 
     def games_pandas(self, *args: Any, **kwargs: Any) -> "Any":
@@ -170,11 +175,10 @@ class Database:
     def positions(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
                   side: Optional[str] = None, flip_colours: bool = False) -> Iterator[PositionRow]:
         """Every stored position with this material and/or matching this pattern (all of
-        them without either), as ``(fen, key, games, white, draws, black)`` rows, a part of
-        the database at a time (in key order within each part)."""
+        them without either), as ``(fen, key, games, white, draws, black)`` rows, a few parts
+        of the database at a time (in key order within each part). Bad input raises here."""
         scan = self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
-        for first in range(0, len(scan), _PARTS_A_BATCH):
-            yield from scan.read(first, _PARTS_A_BATCH).rows()
+        return _rows(scan)
 
     def positions_arrow(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
                         side: Optional[str] = None, flip_colours: bool = False, fen: bool = True) -> "Any":
@@ -218,8 +222,9 @@ class Database:
     def ingest(self, paths: Union[PathLike, Sequence[PathLike]], *, rejects: Optional[PathLike] = None) -> dict:
         """Indexes PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories into the
         database (opened with ``read_only=False``): new games once each, duplicates counted.
-        Returns what ``tabiya ingest --json`` prints, with ``skipped``: a line for each game
-        skipped (file, game number, line, reason). ``rejects`` names a file for their text."""
+        Returns what ``tabiya ingest --json`` prints, with ``skippedGames``: the lines the CLI
+        prints for each skipped game (file, game number, line, reason) and each input it could
+        not read to its end. ``rejects`` names a file for the skipped games' text."""
         if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
             paths = [paths]
         return self._db.ingest(list(paths), rejects=rejects)
@@ -227,8 +232,29 @@ class Database:
     def _games_cursor(self, fen, moves, uci, pattern, flip_colours, material, side, also, never, sort):
         return self._db.games_cursor(
             fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
-            and_=list(also), not_=list(never), sort=sort,
+            and_=_fens(also), not_=_fens(never), sort=sort,
         )
+
+
+def _fens(fens: Union[str, Iterable[str]]) -> list:
+    """One FEN or several."""
+    return [fens] if isinstance(fens, str) else list(fens)
+
+
+def _page_size(size: int) -> int:
+    if not isinstance(size, int) or size < 1:
+        raise InvalidInput(f"page_size is a number of games, 1 or more, not {size!r}")
+    return size
+
+
+def _pages(cursor, page_size: int) -> Iterator[dict]:
+    for offset in range(0, len(cursor), page_size):
+        yield from cursor.page_json(offset, page_size)["games"]
+
+
+def _rows(scan) -> Iterator[PositionRow]:
+    for first in range(0, len(scan), _PARTS_A_BATCH):
+        yield from scan.read(first, _PARTS_A_BATCH).rows()
 
 
 __all__ = [

@@ -26,8 +26,8 @@ def _arrow_type(pa, name: str):
         "uint64": pa.uint64(),
         "uint32": pa.uint32(),
         "uint16": pa.uint16(),
-        "string": pa.string(),
-        "binary": pa.binary(),
+        "large_string": pa.large_string(),
+        "large_binary": pa.large_binary(),
     }[name]
 
 
@@ -44,7 +44,7 @@ def record_batch(columns: "Columns") -> "pyarrow.RecordBatch":
 
 
 POSITION_COLUMNS = [
-    ("fen", "string"),
+    ("fen", "large_string"),
     ("key", "fixed_size_binary[21]"),
     ("games", "uint64"),
     ("white", "uint64"),
@@ -53,15 +53,15 @@ POSITION_COLUMNS = [
 ]
 GAME_COLUMNS = [
     ("id", "uint64"),
-    ("white", "string"),
-    ("black", "string"),
+    ("white", "large_string"),
+    ("black", "large_string"),
     ("white_elo", "uint16"),
     ("black_elo", "uint16"),
-    ("date", "string"),
-    ("event", "string"),
-    ("site", "string"),
-    ("round", "string"),
-    ("result", "string"),
+    ("date", "large_string"),
+    ("event", "large_string"),
+    ("site", "large_string"),
+    ("round", "large_string"),
+    ("result", "large_string"),
 ]
 
 

@@ -3,6 +3,10 @@ generated collection."""
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+
 import chess
 import pytest
 
@@ -214,8 +218,17 @@ def test_ingest_summary_and_database_equal_the_cli(generated, tmp_path):
     with tabiya.Database(tmp_path / "db", read_only=False) as db:
         summary = db.ingest([pgn, broken], rejects=tmp_path / "rejects.pgn")
         again = db.ingest(pgn)
-    assert summary["indexed"] == 601 and summary["skippedTotal"] == 1 and again["duplicates"] == 600
-    assert len(summary["skipped"]) == 1 and "game 1" in summary["skipped"][0] and "Ke3" in summary["skipped"][0]
+    cli = run_cli("ingest", "--db", str(tmp_path / "cli-db"), str(pgn), str(broken), "--json")
+    theirs = json.loads(cli.stdout)
+    skipped = summary.pop("skippedGames")
+    timing = ("elapsedSeconds", "gamesPerSecond")
+    assert {k: v for k, v in summary.items() if k not in timing and k != "database"} == \
+        {k: v for k, v in theirs.items() if k not in timing and k != "database"}
+    assert {k: v for k, v in summary["database"].items() if k != "path"} == \
+        {k: v for k, v in theirs["database"].items() if k != "path"}
+    assert [f"tabiya: skipped {line}" for line in skipped] == cli.stderr.strip().splitlines()
+    assert summary["indexed"] == 601 and summary["skipped"] == {"illegal_move": 1} and again["duplicates"] == 600
+    assert "game 1" in skipped[0] and "Ke3" in skipped[0]
     assert b"Ke3" in (tmp_path / "rejects.pgn").read_bytes()
     expected = cli_json("stats", "--db", str(cli_db), "--json")
     got = tabiya.Database(tmp_path / "db").stats()
@@ -223,3 +236,19 @@ def test_ingest_summary_and_database_equal_the_cli(generated, tmp_path):
     reference = tabiya.Database(cli_db)
     for moves in ["1. e4", "1. e4 c5 2. Nf3", "1. c4 e5"]:
         assert reference.query(moves=moves)["moves"] == tabiya.Database(tmp_path / "db").query(moves=moves)["moves"]
+
+
+def test_one_ingest_at_a_time_on_a_database(generated, tmp_path):
+    many = tmp_path / "many.pgn"
+    many.write_bytes(generated[0].read_bytes() * 12)
+    db = tabiya.Database(tmp_path / "db", read_only=False)
+    results = []
+    first = threading.Thread(target=lambda: results.append(db.ingest(many)))
+    first.start()
+    time.sleep(0.05)
+    with pytest.raises(tabiya.DatabaseError, match="an ingest is running"):
+        while first.is_alive():
+            db.ingest(generated[0])
+    first.join()
+    assert results[0]["indexed"] == 600 and results[0]["duplicates"] == 600 * 11
+    assert db.stats()["games"] == 600

@@ -50,7 +50,9 @@ def test_bad_moves_patterns_signatures_filters_and_keys(generated):
         lambda: db.search_material("KRvKR", side="x"),
         lambda: db.search_material("KRvKR", castling="X"),
         lambda: list(db.games(pattern="check", fen="8/8/8/8/8/8/8/K1k5 w - - 0 1")),
-        lambda: list(db.games(sort="elo")),
+        lambda: db.games(sort="elo"),
+        lambda: db.games(page_size=0),
+        lambda: db.positions(pattern="nonsense("),
         lambda: list(db.positions(pattern="nonsense(")),
         lambda: list(db.positions(material="KXvK")),
         lambda: db.report("nonsense"),
@@ -110,9 +112,12 @@ def test_a_database_damaged_on_disk_raises_corrupt_database(generated, tmp_path)
         for at in range(0, max(0, len(data) - 4096), 7):
             data[at] ^= 0x5A
         table.write_bytes(bytes(data))
+    db = tabiya.Database(copy)
     with pytest.raises(tabiya.CorruptDatabase) as raised:
-        db = tabiya.Database(copy)
         db.query(moves="1. e4 c5")
-        list(db.positions())
     refused = run_cli("query", "--db", str(copy), "--moves", "1. e4 c5", check=False)
     assert refused.returncode == 1 and str(raised.value) in refused.stderr
+    with pytest.raises(tabiya.CorruptDatabase):
+        list(db.positions())
+    with pytest.raises(tabiya.CorruptDatabase):
+        db.search_pattern("check")

@@ -23,21 +23,40 @@ def scan(db, spans, calls=6):
         spans.append((started, time.perf_counter()))
 
 
-def test_python_runs_while_a_scan_runs(generated):
-    db = tabiya.Database(generated[2])
+def spin_while(work, calls: int):
+    """Ticks of this thread while another thread makes `calls` timed calls of `work`, and the
+    spans of those calls."""
     spans, ticks = [], []
-    worker = threading.Thread(target=scan, args=(db, spans))
+
+    def run():
+        for _ in range(calls):
+            started = time.perf_counter()
+            work()
+            spans.append((started, time.perf_counter()))
+
+    worker = threading.Thread(target=run)
     worker.start()
     while worker.is_alive():
         ticks.append(time.perf_counter())
     worker.join()
-    # With the GIL held through a call, this thread could not run inside it (beyond the
-    # interpreter's switch intervals at its edges): count the ticks in each call's middle half.
-    middles = [(a + (b - a) / 4, b - (b - a) / 4) for a, b in spans]
-    inside = [t for t in ticks if any(a < t < b for a, b in middles)]
-    assert min(b - a for a, b in spans) > 0.04, "scans too short to tell"
-    # About one tick a microsecond or two when this thread runs; none when it cannot.
-    assert len(inside) > 5000, (len(inside), spans)
+    return spans, ticks
+
+
+def test_python_runs_while_a_scan_runs(generated):
+    db = tabiya.Database(generated[2])
+    pgn = generated[0].read_bytes() * 8
+    for name, work in [("pattern search", lambda: db.search_pattern(HEAVY, limit=10)),
+                       ("parse_games", lambda: tabiya.parse_games(pgn)),
+                       ("positions", lambda: db._db.position_scan().read(0, 1000, True)),
+                       ("opening report", lambda: db.report("opening", depth=12, lines=12))]:
+        spans, ticks = spin_while(work, 6)
+        # With the GIL held through a call, this thread could not run inside it (beyond the
+        # interpreter's switch intervals at its edges): count the ticks in each call's middle half.
+        middles = [(a + (b - a) / 4, b - (b - a) / 4) for a, b in spans]
+        inside = [t for t in ticks if any(a < t < b for a, b in middles)]
+        assert min(b - a for a, b in spans) > 0.02, (name, "calls too short to tell", spans)
+        # About one tick a microsecond or two when this thread runs; none when it cannot.
+        assert len(inside) > 2000, (name, len(inside), spans)
 
 
 def test_lookups_on_one_thread_run_inside_a_scan_on_another(generated):

@@ -73,7 +73,7 @@ impl StoreError {
     /// file corrupt), rather than the database unusable for another reason.
     pub fn is_corruption(&self) -> bool {
         match self {
-            StoreError::DataCorruption { .. } | StoreError::Tier { .. } => true,
+            StoreError::DataCorruption { .. } | StoreError::Tier { source: TierError::Corrupt(_), .. } => true,
             StoreError::Rocks { source, .. } => source.kind() == rocksdb::ErrorKind::Corruption,
             _ => false,
         }
