@@ -2,7 +2,7 @@
 
 1. Database.query through Python in a loop, against the same lookup timed in Rust in the same
    process (alone, and with its JSON written): the binding's overhead per call.
-2. Positions to Arrow per second (Database.positions_arrow over the whole database), against
+2. Positions to Arrow per second (Database.positions().to_arrow() over the whole database), against
    the same scan listing keys and counts in Rust only.
 
 Usage: python tools/python-bench.py DB [ROUNDS]   (tabiya installed: pip install ./python[arrow])
@@ -63,11 +63,11 @@ def main() -> None:
     times, rows = [], 0
     for _ in range(3):
         started = time.perf_counter()
-        table = db.positions_arrow()
+        table = db.positions().to_arrow()
         times.append(time.perf_counter() - started)
         rows = table.num_rows
     started = time.perf_counter()
-    keys_only = db.positions_arrow(fen=False).num_rows
+    keys_only = db.positions().to_arrow(fen=False).num_rows
     without_fen = time.perf_counter() - started
     scan = db._db.position_scan()
     rust = []

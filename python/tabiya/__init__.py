@@ -10,8 +10,8 @@ command line and the HTTP API answer, as Python values::
     for move in answer["moves"]:
         print(move["san"], move["white"], move["draws"], move["black"])
 
-    table = db.positions_arrow(material="KRPvKR")     # pyarrow.Table, one row a position
-    games = db.games_arrow(moves="1. e4 c5 2. b4")    # pyarrow.Table, one row a game
+    table = db.positions(material="KRPvKR").to_arrow()    # pyarrow.Table, a row a position
+    games = db.games(moves="1. e4 c5 2. b4").to_pandas()  # pandas.DataFrame, a row a game
 
 Every call that reads the database or parses PGN releases the GIL, so threads run in parallel.
 Errors are :mod:`tabiya.errors` exceptions, with the CLI's messages.
@@ -110,55 +110,26 @@ class Database:
         flip_colours: bool = False,
         material: Optional[str] = None,
         side: Optional[str] = None,
-        also: Sequence[str] = (),
-        never: Sequence[str] = (),
+        also: Union[str, Sequence[str]] = (),
+        never: Union[str, Sequence[str]] = (),
         sort: str = "id",
         page_size: int = 1000,
-    ) -> Iterator[dict]:
-        """The games that reached a position, or any position matching ``pattern``: one dict
-        a game, as in ``tabiya games --json`` (id, white, black, whiteElo, blackElo, date,
-        event, site, round, result).
+    ) -> "GameList":
+        """The games that reached a position, or any position matching ``pattern``, as a
+        :class:`GameList`: iterate it for one dict a game, as in ``tabiya games --json`` (id,
+        white, black, whiteElo, blackElo, date, event, site, round, result), or take it whole
+        with ``to_arrow()``, ``to_pandas()`` or ``to_pgn()``.
 
         ``also`` and ``never`` are FENs (one, or a list) every game also reached or never
         reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first) or ``"rating"``.
-        The list is resolved when this is called (a pattern scans once; bad input raises here);
-        games are read ``page_size`` at a time as the iterator goes.
+        The list is resolved here (a pattern scans once; bad input raises here); the games'
+        headers are read as they are asked for, ``page_size`` at a time.
         """
-        cursor = self._games_cursor(fen, moves, uci, pattern, flip_colours, material, side, also, never, sort)
-        return _pages(cursor, _page_size(page_size))
-
-    def games_pgn(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
-                  pattern: Optional[str] = None, limit: Optional[int] = None, **options: Any) -> str:
-        """The games (as :meth:`games` selects them) as PGN text, headers and mainline."""
-        cursor = self._games_cursor(
-            fen, moves, uci, pattern, options.pop("flip_colours", False), options.pop("material", None),
-            options.pop("side", None), options.pop("also", ()), options.pop("never", ()), options.pop("sort", "id"),
+        cursor = self._db.games_cursor(
+            fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
+            and_=_fens(also), not_=_fens(never), sort=sort,
         )
-        if options:
-            raise TypeError(f"unexpected options: {', '.join(options)}")
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise InvalidInput(f"limit is a number of games, 0 or more, not {limit!r}")
-        return cursor.page_pgn(0, len(cursor) if limit is None else limit)
-
-    def games_arrow(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
-                    pattern: Optional[str] = None, page_size: int = 65536, **options: Any) -> "Any":
-        """The games (as :meth:`games` selects them) as a ``pyarrow.Table``: id, white, black,
-        white_elo, black_elo, date, event, site, round, result."""
-        from . import arrow
-
-        cursor = self._games_cursor(
-            fen, moves, uci, pattern, options.pop("flip_colours", False), options.pop("material", None),
-            options.pop("side", None), options.pop("also", ()), options.pop("never", ()), options.pop("sort", "id"),
-        )
-        if options:
-            raise TypeError(f"unexpected options: {', '.join(options)}")
-        page_size = _page_size(page_size)
-        pages = (cursor.page_columns(at, page_size) for at in range(0, len(cursor), page_size))
-        return arrow.table(pages, arrow.GAME_COLUMNS)
-
-    def games_pandas(self, *args: Any, **kwargs: Any) -> "Any":
-        """:meth:`games_arrow` as a ``pandas.DataFrame``."""
-        return self.games_arrow(*args, **kwargs).to_pandas()
+        return GameList(cursor, _count(page_size, "page_size", 1))
 
     def search_material(self, signature: str, *, side: Optional[str] = None, castling: Optional[str] = None,
                         limit: int = 20) -> dict:
@@ -173,29 +144,15 @@ class Database:
         return self._db.search_pattern(expression, material=material, side=side, flip_colours=flip_colours, limit=limit)
 
     def positions(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
-                  side: Optional[str] = None, flip_colours: bool = False) -> Iterator[PositionRow]:
+                  side: Optional[str] = None, flip_colours: bool = False) -> "PositionList":
         """Every stored position with this material and/or matching this pattern (all of
-        them without either), as ``(fen, key, games, white, draws, black)`` rows, a few parts
-        of the database at a time (in key order within each part). Bad input raises here."""
-        scan = self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
-        return _rows(scan)
-
-    def positions_arrow(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
-                        side: Optional[str] = None, flip_colours: bool = False, fen: bool = True) -> "Any":
-        """:meth:`positions` as a ``pyarrow.Table`` (fen, key, games, white, draws, black), one
-        record batch every few parts: no Python object per row. ``fen=False`` leaves the FEN
-        column out, which makes a whole-database listing several times faster (the keys decode
-        later with :func:`decode_key`)."""
-        from . import arrow
-
-        scan = self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
-        parts = range(0, len(scan), _PARTS_A_BATCH)
-        columns = arrow.POSITION_COLUMNS if fen else arrow.POSITION_COLUMNS[1:]
-        return arrow.table((scan.read(first, _PARTS_A_BATCH, fen) for first in parts), columns)
-
-    def positions_pandas(self, *args: Any, **kwargs: Any) -> "Any":
-        """:meth:`positions_arrow` as a ``pandas.DataFrame``."""
-        return self.positions_arrow(*args, **kwargs).to_pandas()
+        them without either), as a :class:`PositionList`: iterate it for
+        ``(fen, key, games, white, draws, black)`` rows, or take it whole with ``to_arrow()`` or
+        ``to_pandas()``. Read a few parts of the database at a time, on every core, in key order
+        within each part. Bad input raises here."""
+        return PositionList(
+            self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
+        )
 
     def report(self, kind: str, **options: Any) -> dict:
         """A report's JSON document, as ``tabiya report KIND --format json`` writes it.
@@ -229,36 +186,85 @@ class Database:
             paths = [paths]
         return self._db.ingest(list(paths), rejects=rejects)
 
-    def _games_cursor(self, fen, moves, uci, pattern, flip_colours, material, side, also, never, sort):
-        return self._db.games_cursor(
-            fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
-            and_=_fens(also), not_=_fens(never), sort=sort,
-        )
-
 
 def _fens(fens: Union[str, Iterable[str]]) -> list:
     """One FEN or several."""
     return [fens] if isinstance(fens, str) else list(fens)
 
 
-def _page_size(size: int) -> int:
-    if not isinstance(size, int) or size < 1:
-        raise InvalidInput(f"page_size is a number of games, 1 or more, not {size!r}")
-    return size
+def _count(value: Any, what: str, least: int) -> int:
+    if not isinstance(value, int) or value < least:
+        raise InvalidInput(f"{what} is a number of games, {least} or more, not {value!r}")
+    return value
 
 
-def _pages(cursor, page_size: int) -> Iterator[dict]:
-    for offset in range(0, len(cursor), page_size):
-        yield from cursor.page_json(offset, page_size)["games"]
+class GameList:
+    """The games of :meth:`Database.games`, resolved once: iterate for one dict a game (read
+    ``page_size`` at a time), or take them as a table or as PGN. ``len()`` is their number."""
+
+    def __init__(self, cursor: "_native.GameCursor", page_size: int = 1000) -> None:
+        self._cursor = cursor
+        self.page_size = page_size
+
+    def __len__(self) -> int:
+        return len(self._cursor)
+
+    def __iter__(self) -> Iterator[dict]:
+        size = _count(self.page_size, "page_size", 1)
+        for offset in range(0, len(self._cursor), size):
+            yield from self._cursor.page_json(offset, size)["games"]
+
+    def to_arrow(self, *, page_size: int = 65536) -> "Any":
+        """A ``pyarrow.Table``: id, white, black, white_elo, black_elo, date, event, site,
+        round, result (built from Arrow buffers, ``page_size`` games a record batch)."""
+        from . import arrow
+
+        size = _count(page_size, "page_size", 1)
+        pages = (self._cursor.page_columns(at, size) for at in range(0, len(self._cursor), size))
+        return arrow.table(pages, arrow.GAME_COLUMNS)
+
+    def to_pandas(self) -> "Any":
+        """:meth:`to_arrow` as a ``pandas.DataFrame``."""
+        return self.to_arrow().to_pandas()
+
+    def to_pgn(self, limit: Optional[int] = None) -> str:
+        """The games (the first ``limit``) as PGN text, headers and mainline, as
+        ``tabiya games --pgn`` prints them."""
+        count = len(self._cursor) if limit is None else _count(limit, "limit", 0)
+        return self._cursor.page_pgn(0, count)
 
 
-def _rows(scan) -> Iterator[PositionRow]:
-    for first in range(0, len(scan), _PARTS_A_BATCH):
-        yield from scan.read(first, _PARTS_A_BATCH).rows()
+class PositionList:
+    """The positions of :meth:`Database.positions`: iterate for
+    ``(fen, key, games, white, draws, black)`` rows, or take them as a table."""
+
+    def __init__(self, scan: "_native.PositionScan") -> None:
+        self._scan = scan
+
+    def __iter__(self) -> Iterator[PositionRow]:
+        for first in range(0, len(self._scan), _PARTS_A_BATCH):
+            yield from self._scan.read(first, _PARTS_A_BATCH).rows()
+
+    def to_arrow(self, *, fen: bool = True) -> "Any":
+        """A ``pyarrow.Table`` (fen, key, games, white, draws, black), a record batch every
+        few parts of the database: no Python object per row. ``fen=False`` leaves the FEN
+        column out, which makes a whole-database listing several times faster (keys decode
+        with :func:`decode_key`)."""
+        from . import arrow
+
+        parts = range(0, len(self._scan), _PARTS_A_BATCH)
+        columns = arrow.POSITION_COLUMNS if fen else arrow.POSITION_COLUMNS[1:]
+        return arrow.table((self._scan.read(first, _PARTS_A_BATCH, fen) for first in parts), columns)
+
+    def to_pandas(self, *, fen: bool = True) -> "Any":
+        """:meth:`to_arrow` as a ``pandas.DataFrame``."""
+        return self.to_arrow(fen=fen).to_pandas()
 
 
 __all__ = [
     "Database",
+    "GameList",
+    "PositionList",
     "Pattern",
     "ParsedChunk",
     "key",

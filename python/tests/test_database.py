@@ -110,7 +110,7 @@ def test_games_of_a_pattern_with_and_not(generated):
         mine = list(db.games(**options))
         theirs = cli_json("games", "--db", str(db_path), *args, "--limit", "100000", "--json")
         assert mine == theirs["games"] and len(mine) == theirs["total"] > 0, options
-    pgn = db.games_pgn(pattern="mate", limit=3)
+    pgn = db.games(pattern="mate").to_pgn(limit=3)
     assert pgn == run_cli("games", "--db", str(db_path), "--pattern", "mate", "--limit", "3",
                                                  "--pgn").stdout
 
@@ -176,21 +176,23 @@ def test_positions_are_the_searches_hits_and_python_chess_agrees(generated):
 def test_positions_to_arrow_and_pandas(generated):
     db = tabiya.Database(generated[2])
     rows = list(db.positions(material="KRP*vKRP*", side="w"))
-    table = db.positions_arrow(material="KRP*vKRP*", side="w")
+    table = db.positions(material="KRP*vKRP*", side="w").to_arrow()
     assert table.column_names == ["fen", "key", "games", "white", "draws", "black"]
     assert [tuple(r.values()) for r in table.to_pylist()] == rows and rows
-    frame = db.positions_pandas(material="KRP*vKRP*", side="w")
+    frame = db.positions(material="KRP*vKRP*", side="w").to_pandas()
     assert len(frame) == len(rows) and int(frame["games"].sum()) == sum(r[2] for r in rows)
-    assert db.positions_arrow(material="KQQQQvK").num_rows == 0
-    keys_only = db.positions_arrow(material="KRP*vKRP*", side="w", fen=False)
+    assert db.positions(material="KQQQQvK").to_arrow().num_rows == 0
+    keys_only = db.positions(material="KRP*vKRP*", side="w").to_arrow(fen=False)
     assert keys_only.column_names == table.column_names[1:] and keys_only.equals(table.drop_columns(["fen"]))
 
 
 def test_games_to_arrow(generated):
     db = tabiya.Database(generated[2])
-    games = list(db.games(moves="1. d4", sort="rating"))
-    table = db.games_arrow(moves="1. d4", sort="rating", page_size=50)
-    assert table.num_rows == len(games) > 50
+    selected = db.games(moves="1. d4", sort="rating")
+    games = list(selected)
+    table = selected.to_arrow(page_size=50)
+    assert table.num_rows == len(games) == len(selected) > 50
+    assert len(selected.to_pandas()) == len(games)
     as_json = [{"id": r["id"], "white": r["white"], "black": r["black"], "whiteElo": r["white_elo"],
                 "blackElo": r["black_elo"], "date": r["date"], "event": r["event"], "site": r["site"],
                 "round": r["round"], "result": r["result"]} for r in table.to_pylist()]
