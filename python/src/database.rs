@@ -54,16 +54,6 @@ impl Database {
     }
 }
 
-/// The position a call asks about: FEN (default the initial position), then SAN or UCI moves.
-fn target(fen: Option<String>, moves: Option<String>, uci: Option<String>) -> Result<Target, Error> {
-    Ok(match (moves, uci) {
-        (Some(_), Some(_)) => return Err(Error::input("give moves (SAN) or uci, not both")),
-        (Some(moves), None) => Target::San { from: fen, moves },
-        (None, Some(moves)) => Target::Uci { from: fen, moves },
-        (None, None) => Target::Fen(fen.unwrap_or_default()),
-    })
-}
-
 /// Filters given as keyword arguments (`since`, `until`, `speed`, `min_rating`, `max_rating`,
 /// `player`, `color`), as the CLI's options of the same names.
 pub fn filter_spec(filters: Option<&Bound<'_, PyDict>>) -> Result<FilterSpec, Error> {
@@ -161,7 +151,7 @@ impl Database {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         let answer = call(py, || {
             let lookup = Lookup {
-                target: target(fen, moves, uci)?.resolve()?,
+                target: Target::of(fen, moves, uci)?.resolve()?,
                 filter: spec.filter()?,
                 limits: Limits { moves: max_moves, top, recent, history: false },
             };
@@ -179,7 +169,7 @@ impl Database {
             let store = self.store()?;
             // As `query` does: the position resolved, looked up, with the default limits.
             let lookup = || {
-                let target = target(Some(fen.clone()), None, None)?.resolve()?;
+                let target = Target::fen(fen.clone()).resolve()?;
                 let limits = Limits { moves: 12, top: 4, recent: 4, history: false };
                 Ok::<_, Error>(Lookup { target, filter: Default::default(), limits }.run(&store)?)
             };
@@ -270,7 +260,7 @@ impl Database {
                 None if material.is_some() || side.is_some() || flip_colours => {
                     return Err(Error::input("material, side and flip_colours go with a pattern"));
                 }
-                None => GameSource::Position(target(fen, moves, uci)?.resolve()?),
+                None => GameSource::Position(Target::of(fen, moves, uci)?.resolve()?),
             };
             let fens = |list: Vec<String>| {
                 list.into_iter().map(|fen| Target::fen(fen).resolve()).collect::<Result<Vec<_>, _>>()
@@ -347,7 +337,7 @@ impl Database {
                     .map_err(|err| Error::input(format!("theme {expression:?}: {err}")))?;
                 options.themes.push(theme);
             }
-            let target = target(fen, moves, uci)?.resolve()?;
+            let target = Target::of(fen, moves, uci)?.resolve()?;
             Ok(OpeningReport::build(&*self.store()?, &target, &options)?)
         })?;
         to_python(py, &report)

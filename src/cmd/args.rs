@@ -39,19 +39,9 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// The position asked about.
-    pub fn target(&self) -> Target {
-        let from = self.fen.clone();
-        match (&self.moves, &self.uci) {
-            (Some(moves), _) => Target::San { from, moves: moves.clone() },
-            (None, Some(moves)) => Target::Uci { from, moves: moves.clone() },
-            (None, None) => Target::Fen(from.unwrap_or_default()),
-        }
-    }
-
-    /// The position asked about, found.
+    /// The position asked about, found (clap refuses --moves with --uci).
     pub fn resolve(&self) -> Result<ResolvedTarget, QueryError> {
-        self.target().resolve()
+        Target::of(self.fen.clone(), self.moves.clone(), self.uci.clone())?.resolve()
     }
 }
 

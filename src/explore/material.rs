@@ -15,8 +15,8 @@ use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 use super::{PositionHit, QueryError};
 use crate::{
     Category, Key, Material,
-    codec::material_range,
-    store::{Occurrences, Store},
+    codec::{KeyRange, material_range},
+    store::{Occurrences, ScanPart, Store},
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -67,6 +67,38 @@ impl std::str::FromStr for Signature {
             Ok(SidePattern(counts))
         };
         Ok(Signature(ByColor { white: side(white)?, black: side(black)? }))
+    }
+}
+
+/// The key ranges of `materials` in every category `keep` admits (categories whose implied
+/// rooks a material lacks have no range): what a search restricted to materials scans.
+pub(super) fn key_ranges(materials: &[Material], keep: impl Fn(Category, &Material) -> bool) -> Vec<KeyRange> {
+    let mut ranges = Vec::new();
+    for material in materials {
+        for category in Category::all() {
+            if keep(category, material)
+                && let Ok(range) = material_range(category, material)
+            {
+                ranges.push(range);
+            }
+        }
+    }
+    ranges
+}
+
+/// The parts a scan over positions reads: with a signature, the key ranges of its materials
+/// that `admits`; without, the whole database's parts.
+pub(super) fn scan_parts(
+    store: &Store,
+    signature: Option<&Signature>,
+    admits: impl Fn(&Material) -> bool,
+) -> Result<Vec<ScanPart>, QueryError> {
+    match signature {
+        Some(signature) => {
+            let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
+            Ok(ScanPart::of_materials(key_ranges(&materials, |_, _| true)))
+        }
+        None => Ok(store.scan_parts()?),
     }
 }
 
@@ -186,18 +218,9 @@ impl MaterialQuery {
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
         let _steady = store.steady();
-        let mut ranges = Vec::new();
-        for material in &materials {
-            for category in Category::all() {
-                if self.castling.is_some_and(|rights| rights != category.castling_rights()) {
-                    continue;
-                }
-                // Categories whose implied rooks the material lacks have no range.
-                if let Ok(range) = material_range(category, material) {
-                    ranges.push(range);
-                }
-            }
-        }
+        let ranges = key_ranges(&materials, |category, _| {
+            self.castling.is_none_or(|rights| rights == category.castling_rights())
+        });
         let mut found: Vec<(Key, Occurrences)> = store.positions_in(&ranges)?;
         if let Some(side) = self.side {
             found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));

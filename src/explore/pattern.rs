@@ -19,8 +19,8 @@ use shakmaty::Color;
 
 use super::{PositionHit, QueryError, Signature};
 use crate::{
-    Category, Key,
-    codec::{Material, material_range},
+    Key,
+    codec::Material,
     model::GameId,
     pattern::{MaterialNeed, Pattern, Scene},
     store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
@@ -230,18 +230,7 @@ impl PatternQuery {
 
     /// The parts to scan: the key ranges of the materials asked for, or everything.
     fn parts(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<ScanPart>, QueryError> {
-        if let Some(signature) = &self.material {
-            let mut ranges = Vec::new();
-            for material in signature.materials()?.iter().filter(|m| need.admits(m)) {
-                for category in Category::all() {
-                    if let Ok(range) = material_range(category, material) {
-                        ranges.push(range);
-                    }
-                }
-            }
-            return Ok(ScanPart::of_materials(ranges));
-        }
-        Ok(store.scan_parts()?)
+        super::material::scan_parts(store, self.material.as_ref(), |material| need.admits(material))
     }
 }
 

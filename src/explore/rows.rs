@@ -21,8 +21,8 @@ use shakmaty::{Chess, Color, Position as _};
 
 use super::{QueryError, Signature};
 use crate::{
-    Category, Key,
-    codec::{Material, material_range},
+    Key,
+    codec::Material,
     pattern::{MaterialNeed, Pattern, Scene},
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
@@ -58,18 +58,8 @@ impl PositionRows {
     /// ranges, or the whole database's parts. Read each with [`PositionRows::rows_in`], in any
     /// order or in parallel.
     pub fn parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
-        let Some(signature) = &self.material else { return Ok(store.scan_parts()?) };
         let need = self.need();
-        let mut ranges = Vec::new();
-        for material in signature.materials()?.iter().filter(|m| need.as_ref().is_none_or(|n| n.admits(m))) {
-            for category in Category::all() {
-                // Categories whose implied rooks the material lacks have no range.
-                if let Ok(range) = material_range(category, material) {
-                    ranges.push(range);
-                }
-            }
-        }
-        Ok(ScanPart::of_materials(ranges))
+        super::material::scan_parts(store, self.material.as_ref(), |m| need.as_ref().is_none_or(|n| n.admits(m)))
     }
 
     /// The listed positions of one part, in key order.

@@ -65,6 +65,18 @@ impl Target {
         Target::Uci { from: None, moves: moves.into() }
     }
 
+    /// The position named by a FEN (the initial position when absent or empty), then SAN
+    /// `moves` or `uci` moves played from it, as the command line's `--fen`, `--moves` and
+    /// `--uci` name it; both kinds of moves at once are refused.
+    pub fn of(fen: Option<String>, moves: Option<String>, uci: Option<String>) -> Result<Target, QueryError> {
+        Ok(match (moves, uci) {
+            (Some(_), Some(_)) => return Err(QueryError::input("give moves (SAN) or uci, not both")),
+            (Some(moves), None) => Target::San { from: fen, moves },
+            (None, Some(moves)) => Target::Uci { from: fen, moves },
+            (None, None) => Target::Fen(fen.unwrap_or_default()),
+        })
+    }
+
     /// Finds the position: parses the FEN, plays the moves.
     ///
     /// ```
