@@ -14,6 +14,7 @@ mod cli;
 mod crash;
 mod database_report;
 mod datasets;
+mod distributed;
 mod exhaustive;
 mod explore;
 mod format;

@@ -15,20 +15,13 @@ use crate::{
 #[derive(Default)]
 pub struct PendingBatch {
     games: Vec<PreparedGame>,
-    occurrences: usize,
     /// Kept from batch to batch: fresh buffers of this size cost a page fault per 4 KB.
     sorted: SortedOccurrences,
 }
 
 impl PendingBatch {
     pub fn push(&mut self, game: PreparedGame) {
-        self.occurrences += game.positions.len();
         self.games.push(game);
-    }
-
-    /// Position entries gathered (the batch's memory measure).
-    pub fn occurrences(&self) -> usize {
-        self.occurrences
     }
 
     /// Stages the batch: new games get ids and are written with their fingerprints, facts and
@@ -43,13 +36,7 @@ impl PendingBatch {
         run: &mut RunRecord,
     ) -> Result<(), StoreError> {
         let mut games = std::mem::take(&mut self.games);
-        self.occurrences = 0;
-        // Ids follow the batch's games in mainline order (a trie order: games sharing an opening
-        // are adjacent), so a position's posting list holds runs of close ids, which Leapfrog
-        // packs at two ids a byte. The sort is stable: of twins, the first read stays first.
-        games.sort_by(|a, b| {
-            (a.record.setup_fen(), a.record.move_bytes()).cmp(&(b.record.setup_fen(), b.record.move_bytes()))
-        });
+        mainline_order(&mut games);
         // Workers looked fingerprints up already; this catches games whose twin was committed
         // after that look-up.
         let fingerprints: Vec<_> = games.iter().map(|game| game.fingerprint).collect();
@@ -91,6 +78,15 @@ impl PendingBatch {
     }
 }
 
+/// Puts a batch's games in the order they get ids: mainline order (a trie order: games sharing
+/// an opening are adjacent), so a position's posting list holds runs of close ids, which
+/// Leapfrog packs at two ids a byte. The sort is stable: of twins, the first read stays first.
+pub fn mainline_order(games: &mut [PreparedGame]) {
+    games.sort_by(|a, b| {
+        (a.record.setup_fen(), a.record.move_bytes()).cmp(&(b.record.setup_fen(), b.record.move_bytes()))
+    });
+}
+
 /// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), then one
 /// integer of the game's index in the batch (from [`GAME_AT`]; ids follow it), the next move's
 /// bits (from [`MOVE_AT`], 0 for none) and the ply (the low [`PLY_BITS`]). Sorting them sorts
@@ -105,9 +101,8 @@ const PLY_MAX: u64 = (1 << PLY_BITS) - 1;
 const MOVE_AT: u32 = PLY_BITS;
 /// Where a packed occurrence's game index starts, after the move's 16 bits.
 const GAME_AT: u32 = MOVE_AT + u16::BITS;
-// A batch holds fewer games than occurrences (every game has one, its start), and their
-// indexes must fit above the move.
-const _: () = assert!((super::BATCH_OCCURRENCES as u64) < 1 << (u64::BITS - GAME_AT));
+// A batch's game indexes must fit above the move.
+const _: () = assert!((super::BATCH_GAMES as u64) < 1 << (u64::BITS - GAME_AT));
 
 /// A batch's occurrences in (key, game, move) order: what a sorted run holds.
 #[derive(Default)]

@@ -9,6 +9,7 @@
 //! batches are capped, so memory stays bounded whatever the input size.
 
 mod batch;
+pub mod distributed;
 mod prepare;
 
 pub use batch::SortedOccurrences;
@@ -47,12 +48,15 @@ pub enum IngestError {
 
 /// Raw games handed to rayon at a time.
 const CHUNK_GAMES: usize = 1024;
+/// Raw games of one file that make a batch (fewer at the file's end): the games that get ids
+/// together, in mainline order, and whose occurrences are sorted into one run. Batches are cut
+/// by the input alone, never by timing or the database's contents, so that the same files get
+/// the same ids on every run and however the work is spread ([`distributed`] cuts the same
+/// batches on other machines).
+pub const BATCH_GAMES: usize = 16 * CHUNK_GAMES;
 /// Prepared chunks waiting for the writer (about 2 MB each): enough to keep the workers busy
 /// while the writer sorts and spills a batch.
 const PREPARED_CHUNKS: usize = 32;
-/// Position occurrences (a game's plies and its start) gathered before a batch is sorted (32
-/// bytes each) and spilled to the staging area.
-const BATCH_OCCURRENCES: usize = 1 << 20;
 /// Staged bytes (about 70M position occurrences at some 15 bytes each) that make a commit
 /// before the end of the run: what a kill can lose, the disk the staging area takes, and what
 /// bounds the commit's memory (the tier's hashes and block lists of its new positions).
@@ -104,8 +108,16 @@ impl Summary {
 /// What flows between the stages, in input order: games of one file (raw, then prepared), or
 /// the error that stopped reading a file.
 enum ReaderEvent<G = Vec<RawGame>> {
-    Chunk { file: Arc<str>, games: G },
-    ReadError { file: Arc<str>, error: InputError },
+    /// `ends_batch`: the last chunk of a batch ([`BATCH_GAMES`]).
+    Chunk {
+        file: Arc<str>,
+        games: G,
+        ends_batch: bool,
+    },
+    ReadError {
+        file: Arc<str>,
+        error: InputError,
+    },
 }
 
 /// Ingests `files` (see [`input::expand`](crate::input::expand)) into `store`: every new standard game is indexed,
@@ -150,7 +162,12 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
             match event {
-                ReaderEvent::Chunk { file, games } => writer.take(&mut pending, &file, games, observer)?,
+                ReaderEvent::Chunk { file, games, ends_batch } => {
+                    writer.take(&mut pending, &file, games, observer);
+                    if ends_batch {
+                        writer.stage(&mut pending)?;
+                    }
+                }
                 ReaderEvent::ReadError { file, error } => {
                     read_errors += 1;
                     observer.read_error(&file, &error);
@@ -183,9 +200,11 @@ fn prepare_chunks(
     let stored = |fingerprint: &_| store.has_fingerprint(fingerprint).unwrap_or(false);
     for event in raw {
         let event = match event {
-            ReaderEvent::Chunk { file, games } => {
-                ReaderEvent::Chunk { file, games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect() }
-            }
+            ReaderEvent::Chunk { file, games, ends_batch } => ReaderEvent::Chunk {
+                file,
+                games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
+                ends_batch,
+            },
             ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
         };
         if prepared.send(event).is_err() {
@@ -203,15 +222,8 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Counts a chunk of prepared games of `file`, batches the new ones, stages each full batch
-    /// and commits once the staging area holds [`SEGMENT_BYTES`].
-    fn take(
-        &mut self,
-        pending: &mut PendingBatch,
-        file: &str,
-        games: Vec<Prepared>,
-        observer: &mut dyn Observer,
-    ) -> Result<(), IngestError> {
+    /// Counts a chunk of prepared games of `file` and adds the new ones to the batch.
+    fn take(&mut self, pending: &mut PendingBatch, file: &str, games: Vec<Prepared>, observer: &mut dyn Observer) {
         for item in games {
             self.run.counts.games_read += 1;
             match item {
@@ -222,19 +234,17 @@ impl Writer<'_> {
                     observer.rejected(file, &rejection, &raw);
                 }
             }
-            if pending.occurrences() >= BATCH_OCCURRENCES {
-                self.stage(pending)?;
-                if self.staging.bytes() >= SEGMENT_BYTES {
-                    commit(self.store, &mut self.staging, &mut self.totals, self.run)?;
-                }
-            }
         }
-        Ok(())
     }
 
-    /// Stages the pending batch (see [`PendingBatch::stage`]).
+    /// Stages the pending batch (see [`PendingBatch::stage`]) and commits once the staging area
+    /// holds [`SEGMENT_BYTES`].
     fn stage(&mut self, pending: &mut PendingBatch) -> Result<(), IngestError> {
-        Ok(pending.stage(self.store, &mut self.staging, &mut self.totals, self.run)?)
+        pending.stage(self.store, &mut self.staging, &mut self.totals, self.run)?;
+        if self.staging.bytes() >= SEGMENT_BYTES {
+            commit(self.store, &mut self.staging, &mut self.totals, self.run)?;
+        }
+        Ok(())
     }
 }
 
@@ -251,35 +261,70 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
             }
         };
         let counter = source.bytes_read.clone();
-        let mut games = Vec::with_capacity(CHUNK_GAMES);
-        let mut last_game = 0;
-        for raw in GameSplitter::new(source.reader) {
-            match raw {
-                Ok(raw) => {
-                    last_game = raw.number;
-                    games.push(raw);
-                }
-                Err(source) => {
-                    let error = InputError::Stopped { path: path.clone(), after_game: last_game, source };
-                    let _ = tx.send(ReaderEvent::Chunk { file: file.clone(), games: std::mem::take(&mut games) });
-                    let _ = tx.send(ReaderEvent::ReadError { file: file.clone(), error });
-                    break;
-                }
-            }
-            if games.len() == CHUNK_GAMES {
-                bytes_read.store(done_bytes + counter.load(Ordering::Relaxed), Ordering::Relaxed);
-                let full = std::mem::replace(&mut games, Vec::with_capacity(CHUNK_GAMES));
-                if tx.send(ReaderEvent::Chunk { file: file.clone(), games: full }).is_err() {
-                    return;
-                }
-            }
+        let read_all = read_chunks(path, source.reader, CHUNK_GAMES, |chunk| {
+            bytes_read.store(done_bytes + counter.load(Ordering::Relaxed), Ordering::Relaxed);
+            let event = match chunk {
+                FileChunk::Games { games, ends_batch } => ReaderEvent::Chunk { file: file.clone(), games, ends_batch },
+                FileChunk::Stopped(error) => ReaderEvent::ReadError { file: file.clone(), error },
+            };
+            tx.send(event).is_ok()
+        });
+        if !read_all {
+            return;
         }
         done_bytes += counter.load(Ordering::Relaxed);
         bytes_read.store(done_bytes, Ordering::Relaxed);
-        if !games.is_empty() && tx.send(ReaderEvent::Chunk { file, games }).is_err() {
-            return;
+    }
+}
+
+/// What [`read_chunks`] hands on.
+pub enum FileChunk {
+    /// Raw games in file order; `ends_batch` on the last chunk of a batch ([`BATCH_GAMES`]
+    /// games, fewer at the end of the file or where reading stopped).
+    Games {
+        /// The games.
+        games: Vec<RawGame>,
+        /// Whether the batch ends with them.
+        ends_batch: bool,
+    },
+    /// Reading the file stopped early (a broken compressed stream, an I/O error), after the
+    /// games handed on.
+    Stopped(InputError),
+}
+
+/// Splits the PGN bytes of `file` into chunks of `chunk_games` raw games (which must divide
+/// [`BATCH_GAMES`]), handing each to `send` in file order; stops when `send` says `false`, and
+/// then returns `false`. Every ingest cuts its batches here, on one machine or many.
+pub fn read_chunks(
+    file: &std::path::Path,
+    reader: impl std::io::Read,
+    chunk_games: usize,
+    mut send: impl FnMut(FileChunk) -> bool,
+) -> bool {
+    debug_assert!(chunk_games > 0 && BATCH_GAMES.is_multiple_of(chunk_games));
+    let mut games = Vec::with_capacity(chunk_games);
+    let mut last_game = 0;
+    for raw in GameSplitter::new(reader) {
+        match raw {
+            Ok(raw) => {
+                last_game = raw.number;
+                games.push(raw);
+            }
+            Err(source) => {
+                let error = InputError::Stopped { path: file.to_owned(), after_game: last_game, source };
+                let games = std::mem::take(&mut games);
+                return send(FileChunk::Games { games, ends_batch: true }) && send(FileChunk::Stopped(error));
+            }
+        }
+        if games.len() == chunk_games {
+            let ends_batch = (last_game as usize).is_multiple_of(BATCH_GAMES);
+            let full = std::mem::replace(&mut games, Vec::with_capacity(chunk_games));
+            if !send(FileChunk::Games { games: full, ends_batch }) {
+                return false;
+            }
         }
     }
+    games.is_empty() || send(FileChunk::Games { games, ends_batch: true })
 }
 
 fn now() -> u64 {

@@ -29,6 +29,10 @@ use crate::{
 
 /// Bytes of one SST file of a commit (the family's own target file size).
 const FILE_BYTES: u64 = 128 << 20;
+/// Key ranges a commit is split into: its parallel tasks, and the single-game tier's segments.
+/// A constant, not a function of the cores, so that the same games make the same database
+/// on any machine.
+const COMMIT_RANGES: usize = 16;
 /// Run files a commit keeps open at once: each range being merged opens every run, so this
 /// caps how many ranges merge together (a segment holds some 60 runs).
 const OPEN_RUNS: usize = 512;
@@ -57,7 +61,7 @@ impl Store {
             .thread_name(|index| format!("tabiya-commit-{index}"))
             .build()
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
-        let ranges = staging.ranges(4 * workers);
+        let ranges = staging.ranges(COMMIT_RANGES);
         let ranges_count = ranges.len();
         let new_facts = self.new_facts(GameId(before.next_game_id.max(1)), GameId(totals.next_game_id))?;
         // A later commit sums positions stored already, whose one-game values need their

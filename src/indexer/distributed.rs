@@ -1,0 +1,353 @@
+//! An ingest spread over machines: the parts of [`ingest`](super::ingest) that can run apart,
+//! for a cluster scheduler (the Python package's Spark job) to place, giving the database a
+//! single-machine ingest of the same files gives.
+//!
+//! 1. **Split** ([`read_batches`]): each input into batches of [`BATCH_GAMES`] raw games, the
+//!    batches one machine cuts too (only reading a compressed stream is sequential).
+//! 2. **Prepare** ([`PreparedBatch::prepare`]): parse, replay and key each batch's games (on any
+//!    machine), drop its twins and games stored already, order them as they get ids; its games
+//!    ([`PreparedBatch::games_bytes`]) and position occurrences
+//!    ([`PreparedBatch::occurrences_bytes`]) are numbered in the batch, since ids are not known
+//!    yet.
+//! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays)
+//!    and gives each batch its first id, a prefix sum of the kept counts in input order
+//!    ([`BatchIds`]): the ids a single-machine ingest gives.
+//! 4. **Ranges** ([`write_range_run`]): occurrences are shuffled to key ranges
+//!    ([`occurrence_parts`]) and each range writes one sorted run, with ids.
+//! 5. **Assemble** ([`assemble`]): one process writes the games and commits the runs, as a
+//!    single-machine ingest commits its staged runs.
+
+use std::{
+    io,
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use bincode::{Decode, Encode};
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use super::{
+    BATCH_GAMES, FileChunk, IngestError, Prepared, PreparedGame, SortedOccurrences, Summary, batch::mainline_order,
+    commit, finish_run, prepare, read_chunks, start_run,
+};
+use crate::{
+    codec::{CompactMove, KEY_LEN, Key},
+    input::{InputError, InputKind, RawGame, Rejection, Source},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags},
+    store::{Occurrence, RunCounts, Staging, Store, StoreError, write_run_file},
+    varint::{get_varint, put_varint},
+};
+
+/// Reads the PGN file `path` (plain or compressed) batch by batch, handing each batch's raw
+/// games to `send`, then the error that stopped reading early, if any. Returns `false` when
+/// `send` stopped it.
+pub fn read_batches(path: &Path, mut send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool) -> bool {
+    let source = match Source::open(path, Some(InputKind::Pgn)) {
+        Ok(source) => source,
+        Err(error) => return send(Err(error)),
+    };
+    read_chunks(path, source.reader, BATCH_GAMES, |chunk| match chunk {
+        FileChunk::Games { games, .. } => games.is_empty() || send(Ok(games)),
+        FileChunk::Stopped(error) => send(Err(error)),
+    })
+}
+
+/// Raw games as bytes, to ship between machines ([`decode_raw_games`] reads them).
+pub fn encode_raw_games(games: &[RawGame]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(games.iter().map(|game| game.text.len() + 12).sum());
+    for game in games {
+        put_varint(&mut out, game.number);
+        put_varint(&mut out, game.line);
+        put_varint(&mut out, game.text.len() as u64);
+        out.extend_from_slice(&game.text);
+    }
+    out
+}
+
+/// The raw games [`encode_raw_games`] wrote; `None` for bytes it did not write.
+pub fn decode_raw_games(mut bytes: &[u8]) -> Option<Vec<RawGame>> {
+    let mut games = Vec::new();
+    while !bytes.is_empty() {
+        let number = get_varint(&mut bytes)?;
+        let line = get_varint(&mut bytes)?;
+        let length = usize::try_from(get_varint(&mut bytes)?).ok()?;
+        let (text, rest) = bytes.split_at_checked(length)?;
+        games.push(RawGame { number, line, text: text.to_vec() });
+        bytes = rest;
+    }
+    Some(games)
+}
+
+/// One batch prepared on its own.
+pub struct PreparedBatch {
+    /// Games read, whatever became of them.
+    pub games_read: u64,
+    /// Games skipped, with their text as in the file.
+    pub rejected: Vec<(Rejection, Vec<u8>)>,
+    /// Games dropped as duplicates: stored already, or twins of a game read before in the batch.
+    pub duplicates: u64,
+    /// The batch's other games, in the order they get ids; their `facts.id` is their number
+    /// in the batch, from 1.
+    games: Vec<PreparedGame>,
+    /// Their occurrences.
+    sorted: SortedOccurrences,
+}
+
+/// What [`PreparedBatch::games_bytes`] holds of a game.
+#[derive(Encode, Decode)]
+struct GameEntry {
+    fingerprint: [u8; 16],
+    tags: Tags,
+    result: GameResult,
+    line: Mainline,
+    /// The distinct positions it reaches (the totals count them).
+    positions: u64,
+}
+
+/// Bytes of an occurrence in [`PreparedBatch::occurrences_bytes`]: its key, the game's number in
+/// its batch (from 0, big-endian), the next move's bits (big-endian, 0: none), the ply
+/// (big-endian); ordered as bytes, they are in (key, game, move) order.
+pub const OCCURRENCE_LEN: usize = KEY_LEN + 4 + 2 + 4;
+
+impl PreparedBatch {
+    /// Parses, replays and keys `raw` (one batch of a file, as [`read_batches`] cut it) on every
+    /// core; `stored` says whether a fingerprint is in the database the batch goes into.
+    pub fn prepare(raw: Vec<RawGame>, stored: impl Fn(&Fingerprint) -> bool + Sync) -> PreparedBatch {
+        let games_read = raw.len() as u64;
+        let prepared: Vec<Prepared> = raw.into_par_iter().map(|raw| prepare(raw, &stored)).collect();
+        let mut batch = PreparedBatch {
+            games_read,
+            rejected: Vec::new(),
+            duplicates: 0,
+            games: Vec::with_capacity(prepared.len()),
+            sorted: SortedOccurrences::default(),
+        };
+        for item in prepared {
+            match item {
+                Prepared::Game(game) => batch.games.push(*game),
+                Prepared::Stored => batch.duplicates += 1,
+                Prepared::Rejected { rejection, raw } => batch.rejected.push((rejection, raw)),
+            }
+        }
+        mainline_order(&mut batch.games);
+        let mut seen = FxHashSet::default();
+        let before = batch.games.len();
+        batch.games.retain(|game| seen.insert(game.fingerprint));
+        batch.duplicates += (before - batch.games.len()) as u64;
+        for (index, game) in batch.games.iter_mut().enumerate() {
+            game.facts.id = GameId(index as u64 + 1);
+        }
+        batch.sorted.sort(&batch.games);
+        batch
+    }
+
+    /// The kept games' fingerprints, in order.
+    pub fn fingerprints(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        self.games.iter().map(|game| game.fingerprint)
+    }
+
+    /// The kept games as [`assemble`] writes them.
+    pub fn games_bytes(&self) -> Vec<u8> {
+        let mut positions = vec![0u64; self.games.len()];
+        let mut previous = None;
+        for (key, occurrence) in self.sorted.iter(&self.games) {
+            if previous != Some((key, occurrence.game)) {
+                positions[(occurrence.game.0 - 1) as usize] += 1;
+            }
+            previous = Some((key, occurrence.game));
+        }
+        let entries: Vec<GameEntry> = self
+            .games
+            .iter()
+            .zip(positions)
+            .map(|(game, positions)| GameEntry {
+                fingerprint: game.fingerprint.0,
+                tags: game.record.tags.clone(),
+                result: game.record.result,
+                line: game.record.line().clone(),
+                positions,
+            })
+            .collect();
+        bincode::encode_to_vec(entries, bincode::config::standard()).unwrap_or_default()
+    }
+
+    /// The kept games' position occurrences, [`OCCURRENCE_LEN`] bytes each, in order.
+    pub fn occurrences_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.sorted.len() * OCCURRENCE_LEN);
+        for (key, occurrence) in self.sorted.iter(&self.games) {
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(&((occurrence.game.0 - 1) as u32).to_be_bytes());
+            out.extend_from_slice(&occurrence.next.map_or(0, CompactMove::bits).to_be_bytes());
+            out.extend_from_slice(&occurrence.ply.to_be_bytes());
+        }
+        out
+    }
+
+    /// The distinct keys of its occurrences that are candidate bounds of key ranges (about one
+    /// in a thousand, chosen by the key alone): a sample to cut a build's ranges from.
+    pub fn bound_keys(&self) -> Vec<Key> {
+        let mut keys: Vec<Key> =
+            self.sorted.iter(&self.games).map(|(key, _)| key).filter(crate::store::is_range_bound).collect();
+        keys.dedup();
+        keys
+    }
+}
+
+/// The parts of `occurrences` (as [`PreparedBatch::occurrences_bytes`] wrote them) in each key
+/// range that `bounds` (ascending) cut: `(range, bytes)` for each range holding some, range
+/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive). `None` for bytes that
+/// are not whole occurrences.
+pub fn occurrence_parts<'a>(occurrences: &'a [u8], bounds: &[Key]) -> Option<Vec<(usize, &'a [u8])>> {
+    if !occurrences.len().is_multiple_of(OCCURRENCE_LEN) {
+        return None;
+    }
+    let count = occurrences.len() / OCCURRENCE_LEN;
+    let key_at = |index: usize| &occurrences[index * OCCURRENCE_LEN..index * OCCURRENCE_LEN + KEY_LEN];
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for range in 0..=bounds.len() {
+        let end = match bounds.get(range) {
+            Some(bound) => start + partition_point(count - start, |i| key_at(start + i) < bound.as_bytes().as_slice()),
+            None => count,
+        };
+        if end > start {
+            parts.push((range, &occurrences[start * OCCURRENCE_LEN..end * OCCURRENCE_LEN]));
+        }
+        start = end;
+    }
+    Some(parts)
+}
+
+/// The first index in `0..len` where `below` is false (it must be true then false).
+fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = (low + high) / 2;
+        if below(middle) { low = middle + 1 } else { high = middle }
+    }
+    low
+}
+
+/// The ids of one batch's games: from `first` on, in order, but for the games `dropped` (their
+/// numbers in the batch, from 0, ascending: duplicates of games in earlier batches).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchIds {
+    /// The id of its first kept game.
+    pub first: GameId,
+    /// Numbers of dropped games, ascending.
+    pub dropped: Vec<u32>,
+}
+
+impl BatchIds {
+    /// The id of game `number` of the batch, `None` when it is dropped.
+    pub fn id(&self, number: u32) -> Option<GameId> {
+        let before = self.dropped.partition_point(|&dropped| dropped < number);
+        match self.dropped.get(before) {
+            Some(&dropped) if dropped == number => None,
+            _ => Some(GameId(self.first.0 + u64::from(number) - before as u64)),
+        }
+    }
+}
+
+/// Writes one key range's sorted run to `path` from its parts of every batch's occurrences
+/// ([`occurrence_parts`]), each with its batch's ids; returns the occurrences written.
+pub fn write_range_run(path: &Path, parts: &[(BatchIds, &[u8])]) -> io::Result<u64> {
+    let mut occurrences = Vec::with_capacity(parts.iter().map(|(_, bytes)| bytes.len() / OCCURRENCE_LEN).sum());
+    for (ids, bytes) in parts {
+        let bad = || io::Error::other("occurrences of a batch that are not whole or not valid");
+        if !bytes.len().is_multiple_of(OCCURRENCE_LEN) {
+            return Err(bad());
+        }
+        for record in bytes.chunks_exact(OCCURRENCE_LEN) {
+            let (key, rest) = record.split_at(KEY_LEN);
+            let number = u32::from_be_bytes(rest[..4].try_into().map_err(|_| bad())?);
+            let Some(game) = ids.id(number) else { continue };
+            let next = match u16::from_be_bytes(rest[4..6].try_into().map_err(|_| bad())?) {
+                0 => None,
+                bits => Some(CompactMove::from_bits(bits).ok_or_else(bad)?),
+            };
+            let ply = u32::from_be_bytes(rest[6..10].try_into().map_err(|_| bad())?);
+            let key = Key::from_bytes(key.try_into().map_err(|_| bad())?);
+            occurrences.push((key, Occurrence { game, next, ply }));
+        }
+    }
+    occurrences.par_sort_unstable_by_key(|&(key, occurrence)| (key, occurrence.game, occurrence.next));
+    let base = occurrences.iter().map(|(_, occurrence)| occurrence.game).min().unwrap_or(GameId(1));
+    write_run_file(path, base, occurrences.iter().copied())?;
+    Ok(occurrences.len() as u64)
+}
+
+/// What a distributed build read, counted over all its batches (the run record's counts;
+/// [`assemble`] counts the games it indexes).
+#[derive(Clone, Debug, Default)]
+pub struct ReadCounts {
+    /// Games read.
+    pub games_read: u64,
+    /// Duplicates dropped: within batches, across them, and of stored games.
+    pub duplicates: u64,
+    /// Games skipped, by reason ([`RejectReason::name`](crate::input::RejectReason::name)).
+    pub skipped: Vec<(String, u64)>,
+    /// Inputs that could not be read to their end.
+    pub read_errors: u64,
+}
+
+/// The last step of a distributed build, in one process: writes every batch's kept games
+/// (`batches`, in input order, each with its ids and [`PreparedBatch::games_bytes`]) into
+/// `store`, then commits the range runs `runs` ([`write_range_run`]) with the new totals in one
+/// atomic step, and records the run (`inputs`, `counts`). The batches' first ids must follow
+/// the database's games without a gap.
+pub fn assemble(
+    store: &Store,
+    inputs: &[PathBuf],
+    batches: impl IntoIterator<Item = (BatchIds, Vec<u8>)>,
+    runs: &[PathBuf],
+    counts: &ReadCounts,
+) -> Result<Summary, IngestError> {
+    let started = Instant::now();
+    let mut run = start_run(store, inputs)?;
+    let mut totals = store.totals()?;
+    let mut skipped = counts.skipped.clone();
+    skipped.sort();
+    run.counts =
+        RunCounts { games_read: counts.games_read, duplicates: counts.duplicates, skipped, ..RunCounts::default() };
+    let invariant = |what: String| StoreError::Invariant { path: store.path().to_owned(), what };
+    for (ids, bytes) in batches {
+        let (entries, read): (Vec<GameEntry>, usize) = bincode::decode_from_slice(&bytes, bincode::config::standard())
+            .map_err(|err| invariant(format!("the games of a batch do not read: {err}")))?;
+        if read != bytes.len() {
+            return Err(invariant("the games of a batch have bytes left over".to_owned()).into());
+        }
+        let next = GameId(totals.next_game_id.max(1));
+        if ids.first != next && entries.len() > ids.dropped.len() {
+            return Err(invariant(format!("a batch's games start at id {} where {next} is next", ids.first)).into());
+        }
+        let mut batch = store.batch();
+        let mut facts = Vec::new();
+        let mut fingerprints = Vec::new();
+        let mut players = Vec::new();
+        for (number, entry) in entries.into_iter().enumerate() {
+            let Some(id) = ids.id(number as u32) else { continue };
+            let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
+            totals.next_game_id = id.0 + 1;
+            totals.games += 1;
+            totals.plies += record.plies() as u64;
+            totals.position_occurrences += entry.positions;
+            run.counts.indexed += 1;
+            run.counts.positions_written += entry.positions;
+            batch.put_game(id, &record);
+            facts.push(GameFacts::of(id, record.result, &record.tags));
+            fingerprints.push((Fingerprint(entry.fingerprint), id));
+            players.push((id, record.tags.white, record.tags.black));
+        }
+        batch.put_fingerprints(fingerprints);
+        batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
+        batch.put_facts_run(&facts)?;
+        batch.commit()?;
+    }
+    let mut staging = Staging::adopt(store.path(), runs)?;
+    commit(store, &mut staging, &mut totals, &run)?;
+    staging.remove()?;
+    finish_run(store, &mut totals, &mut run)?;
+    Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
+}

@@ -1,0 +1,289 @@
+//! The staging area of an ingest run: positions' occurrences waiting for their commit.
+//!
+//! Each batch of games spills the positions its games reach as one *sorted run* file of
+//! records, one per [`Occurrence`] (a game reaching a position, the move it played
+//! from there, the ply it first got there), in (key, game, move) order: no statistics are summed
+//! before the commit, which builds each position's value once, from all its occurrences and the
+//! games' facts (the facts family holds those of the run's games before the commit). A commit
+//! merges every run at once into SST files that RocksDB ingests in one atomic step
+//! ([`Store::commit_positions`](super::Store::commit_positions)). This is the bulk path: each
+//! position is sorted and summed once per commit instead of being merged again by every
+//! compaction, and a run file is a plain sorted list of records that another program can write.
+//!
+//! The file layout is [`layout::run`](super::layout::run)'s: the run's base game id, then one
+//! record per occurrence, each sharing its key's prefix with the previous record's.
+//!
+//! Every run keeps a sparse index (one key and file offset every [`SAMPLE_EVERY`] records), so
+//! that a commit can split the key space into ranges of similar size ([`Staging::ranges`]) and
+//! merge each range on its own core, each range reading only its part of every run.
+//!
+//! The directory lives inside the database directory (so that ingestion moves files instead of
+//! copying them) and holds nothing committed: a writer that finds one left by a killed process
+//! removes it.
+
+mod merge;
+
+use std::{
+    fs::File,
+    io::{self, BufWriter, Write},
+    path::{Path, PathBuf},
+};
+
+pub use merge::MergedRuns;
+use merge::RunReader;
+
+use super::{
+    StoreError,
+    layout::run::{HEADER_LEN, RECORD_MAX, header, write_record},
+};
+use crate::{
+    codec::{CompactMove, Key, KeyRange},
+    model::GameId,
+};
+
+/// The staging directory's name inside a database directory.
+pub const DIR_NAME: &str = "staging";
+
+/// Records between two keys of a run's sparse index.
+pub const SAMPLE_EVERY: usize = 4096;
+/// One key in about this many is a candidate bound of a commit's ranges: those whose hash is a
+/// multiple of it. The bounds so depend on the set of staged keys alone, not on how the
+/// occurrences were cut into runs, so that every ingest of the same games (one machine or many,
+/// two cores or sixty) splits its commit, and files its single-game tier, the same way.
+const BOUND_EVERY: u64 = 1024;
+
+/// Whether `key` is a candidate bound of a commit's ranges (see [`BOUND_EVERY`]).
+pub fn is_range_bound(key: &Key) -> bool {
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes()).is_multiple_of(BOUND_EVERY)
+}
+
+/// One game reaching a position, as a sorted run holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Occurrence {
+    /// The game.
+    pub game: GameId,
+    /// The move it played from the position (`None`: it ended there). A game repeating the
+    /// position with several moves has one occurrence per move.
+    pub next: Option<CompactMove>,
+    /// The ply at which it first reached the position with this move (0: its start).
+    pub ply: u32,
+}
+
+/// One spilled run: its file and its sparse index.
+struct Run {
+    path: PathBuf,
+    /// Its length as written.
+    length: u64,
+    /// Every [`SAMPLE_EVERY`]th key with the offset its record starts at.
+    samples: Vec<(Key, u64)>,
+    /// Its keys that are candidate bounds of a commit's ranges ([`is_bound`]), ascending.
+    bounds: Vec<Key>,
+    /// Its records.
+    records: usize,
+}
+
+/// Sorted runs of one ingest run, not yet committed.
+pub struct Staging {
+    /// The database directory (what errors name).
+    db: PathBuf,
+    dir: PathBuf,
+    runs: Vec<Run>,
+    bytes: u64,
+    records: usize,
+    next_file: u64,
+}
+
+impl Staging {
+    /// An empty staging area in the database directory `db`, removing whatever an earlier,
+    /// killed process left there.
+    pub fn create(db: &Path) -> Result<Staging, StoreError> {
+        let error = |source| StoreError::Staging { path: db.to_owned(), source };
+        let dir = db.join(DIR_NAME);
+        match std::fs::remove_dir_all(&dir) {
+            Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(error(err)),
+            _ => {}
+        }
+        std::fs::create_dir_all(&dir).map_err(error)?;
+        Ok(Staging { db: db.to_owned(), dir, runs: Vec::new(), bytes: 0, records: 0, next_file: 0 })
+    }
+
+    /// The error of a staging area that could not be written or read.
+    fn error(&self, source: io::Error) -> StoreError {
+        StoreError::Staging { path: self.db.clone(), source }
+    }
+
+    /// The directory (where commits also write their SST files).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A new file name in the directory.
+    fn new_file(&mut self, extension: &str) -> PathBuf {
+        self.next_file += 1;
+        self.dir.join(format!("{:06}.{extension}", self.next_file))
+    }
+
+    /// Spills one sorted run: `occurrences` must be in strictly increasing (key, game, move)
+    /// order, of games from `base` on.
+    pub fn add_run(
+        &mut self,
+        base: GameId,
+        occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
+    ) -> Result<(), StoreError> {
+        self.write_run(base, occurrences).map_err(|err| self.error(err))
+    }
+
+    fn write_run(&mut self, base: GameId, occurrences: impl IntoIterator<Item = (Key, Occurrence)>) -> io::Result<()> {
+        let path = self.new_file("run");
+        let run = write_run_file_indexed(&path, base, occurrences)?;
+        self.add(run);
+        Ok(())
+    }
+
+    fn add(&mut self, run: Run) {
+        self.bytes += run.length;
+        self.records += run.records;
+        self.runs.push(run);
+    }
+
+    /// A staging area in the database directory `db` holding the sorted runs `files` (written
+    /// by [`write_run_file`], on this machine or another), which are moved into it: the last
+    /// step of a build spread over machines, whose commit then merges them.
+    pub fn adopt(db: &Path, files: &[PathBuf]) -> Result<Staging, StoreError> {
+        let mut staging = Staging::create(db)?;
+        for file in files {
+            let path = staging.new_file("run");
+            if std::fs::rename(file, &path).is_err() {
+                // Another file system: copy.
+                std::fs::copy(file, &path).map_err(|err| staging.error(named(file, err)))?;
+            }
+            let run = RunReader::index(&path).map_err(|err| staging.error(err))?;
+            staging.add(run);
+        }
+        Ok(staging)
+    }
+
+    /// Records spilled since the last [`Staging::clear`].
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// Bytes spilled since the last [`Staging::clear`].
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether no run waits.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Runs waiting.
+    pub fn run_count(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// At most `count` key ranges, in order, covering every key, holding similar numbers of
+    /// staged positions (split at quantiles of the staged keys that are candidate bounds, see
+    /// [`BOUND_EVERY`]). A range is `None` when it
+    /// is empty (the first, when the smallest staged key is a split): it keeps its number, as
+    /// the single-game tier's records name a commit's ranges by number.
+    pub fn ranges(&self, count: usize) -> Vec<Option<KeyRange>> {
+        let mut keys: Vec<Key> = self.runs.iter().flat_map(|run| run.bounds.iter().copied()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut pivots: Vec<Key> =
+            (1..count.max(1)).filter_map(|part| keys.get(part * keys.len() / count).copied()).collect();
+        pivots.dedup();
+        let mut ranges = Vec::with_capacity(pivots.len() + 1);
+        let mut first = Key::MIN;
+        for pivot in pivots {
+            ranges.push(KeyRange::until(first, pivot));
+            first = pivot;
+        }
+        ranges.push(Some(KeyRange { first, last: Key::MAX }));
+        ranges
+    }
+
+    /// The waiting runs merged over `range`: each position once, in key order, with all its
+    /// occurrences.
+    pub fn merged(&self, range: KeyRange) -> io::Result<MergedRuns> {
+        MergedRuns::new(&self.runs, range)
+    }
+
+    /// Removes every file of the directory (after a commit).
+    pub fn clear(&mut self) -> Result<(), StoreError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(|err| self.error(err))?;
+        for entry in entries {
+            std::fs::remove_file(entry.map_err(|err| self.error(err))?.path()).map_err(|err| self.error(err))?;
+        }
+        self.runs.clear();
+        self.bytes = 0;
+        self.records = 0;
+        Ok(())
+    }
+
+    /// Removes the directory.
+    pub fn remove(self) -> Result<(), StoreError> {
+        std::fs::remove_dir_all(&self.dir).map_err(|err| self.error(err))
+    }
+}
+
+/// Writes the sorted run of `occurrences` (in strictly increasing (key, game, move) order, of
+/// games from `base` on) to a new file at `path`.
+pub fn write_run_file(
+    path: &Path,
+    base: GameId,
+    occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
+) -> io::Result<()> {
+    write_run_file_indexed(path, base, occurrences).map(drop)
+}
+
+fn write_run_file_indexed(
+    path: &Path,
+    base: GameId,
+    occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
+) -> io::Result<Run> {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).map_err(|err| named(path, err))?);
+    out.write_all(&header(base))?;
+    let mut run =
+        Run { path: path.to_owned(), length: HEADER_LEN as u64, samples: Vec::new(), bounds: Vec::new(), records: 0 };
+    let mut record = Vec::with_capacity(RECORD_MAX);
+    let mut previous: Option<Key> = None;
+    let mut last: Option<(Key, GameId, Option<CompactMove>)> = None;
+    for (index, (key, occurrence)) in occurrences.into_iter().enumerate() {
+        let order = (key, occurrence.game, occurrence.next);
+        if last.is_some_and(|last| last >= order) {
+            return Err(io::Error::other(format!("staged occurrences out of order at position {key}")));
+        }
+        last = Some(order);
+        let shared = match previous {
+            _ if index % SAMPLE_EVERY == 0 => {
+                run.samples.push((key, run.length));
+                0
+            }
+            Some(previous) => previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count(),
+            None => 0,
+        };
+        if previous != Some(key) && is_range_bound(&key) {
+            run.bounds.push(key);
+        }
+        record.clear();
+        write_record(&key, &occurrence, shared, base, &mut record)
+            .ok_or_else(|| io::Error::other(format!("game {} before the run's base {}", occurrence.game.0, base.0)))?;
+        out.write_all(&record)?;
+        run.length += record.len() as u64;
+        run.records += 1;
+        previous = Some(key);
+    }
+    out.into_inner().map_err(|err| err.into_error())?;
+    Ok(run)
+}
+
+/// `err` naming the file it is about.
+fn named(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+#[cfg(test)]
+mod tests;
