@@ -277,3 +277,41 @@ fn a_stopped_scan_says_so() {
     let found = query.run_with(&store, &done).unwrap();
     assert_eq!(done.passed.load(Ordering::Relaxed), found.scanned, "every position counted once");
 }
+
+#[test]
+fn a_search_spread_over_parts_answers_as_one_search() {
+    use tabiya::{explore::PatternPartial, store::ScanProgress};
+
+    let (_dir, store) = build(&generate(300));
+    for (text, material) in
+        [("check", None), ("wtm or btm", None), ("pin(B, n, k)", None), ("wtm", Some("KQRRBBNNP*vKQRRBBNNP*"))]
+    {
+        let query = PatternQuery {
+            pattern: text.parse().unwrap(),
+            material: material.map(|m: &str| m.parse::<Signature>().unwrap()),
+            side: None,
+            limit: 7,
+        };
+        let whole = query.run(&store).unwrap();
+        let parts = query.scan_parts(&store).unwrap();
+        assert!(parts.len() > 2, "{text}: {} parts", parts.len());
+        // Three processes' worth, each part once, shipped as bytes, merged in another order.
+        let mut shipped = Vec::new();
+        for process in 0..3 {
+            let mine: Vec<_> = parts.iter().skip(process).step_by(3).cloned().collect();
+            shipped.push(query.partial(&store, &mine, &ScanProgress::default()).unwrap().to_bytes());
+        }
+        shipped.reverse();
+        let partials = shipped.iter().map(|bytes| PatternPartial::from_bytes(bytes).unwrap());
+        let spread = query.answer(&store, partials, std::time::Instant::now()).unwrap();
+        let json = |search: &tabiya::explore::PatternSearch| {
+            let mut value = serde_json::to_value(search).unwrap();
+            value.as_object_mut().unwrap().remove("elapsedMs");
+            value
+        };
+        assert_eq!(json(&spread), json(&whole), "{text}");
+        assert_eq!(spread.game_ids, whole.game_ids, "{text}");
+        assert!(whole.positions > 0, "{text}");
+    }
+    assert!(PatternPartial::from_bytes(b"not a partial").is_none());
+}

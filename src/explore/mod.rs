@@ -48,7 +48,7 @@ pub use lookup::{
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
-pub use pattern::{MAX_HITS, PatternQuery, PatternSearch};
+pub use pattern::{MAX_HITS, PatternPartial, PatternQuery, PatternSearch};
 pub use rows::{PositionRow, PositionRows};
 pub use target::{ResolvedTarget, Target, key_of};
 

@@ -102,6 +102,62 @@ impl GameSet {
     }
 }
 
+/// What a search found in some of its parts ([`PatternQuery::partial`]), as bytes to ship
+/// between processes ([`PatternPartial::to_bytes`]).
+#[derive(Debug, Default)]
+pub struct PatternPartial(Partial);
+
+/// [`Partial`] as bytes: its counts, game sets as words, and ranked hits.
+#[derive(bincode::Encode, bincode::Decode)]
+struct PartialBytes {
+    counts: [u64; 3],
+    games: Vec<u64>,
+    results: [Vec<u64>; 4],
+    top: Vec<(u64, [u8; crate::codec::KEY_LEN], [u64; 3])>,
+}
+
+impl PatternPartial {
+    /// Its bytes (zstd-compressed: game sets are mostly runs of zero or full words).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let part = &self.0;
+        let bytes = PartialBytes {
+            counts: [part.positions, part.occurrences, part.scanned],
+            games: part.games.0.clone(),
+            results: part.results.clone().map(|set| set.0),
+            top: part
+                .top
+                .iter()
+                .map(|Reverse((games, Reverse(key), counts))| (*games, *key.as_bytes(), *counts))
+                .collect(),
+        };
+        let plain = bincode::encode_to_vec(bytes, bincode::config::standard()).unwrap_or_default();
+        zstd::bulk::compress(&plain, 1).unwrap_or_default()
+    }
+
+    /// The partial answer [`PatternPartial::to_bytes`] wrote; `None` for other bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<PatternPartial> {
+        let plain = zstd::stream::decode_all(bytes).ok()?;
+        let (part, read): (PartialBytes, usize) =
+            bincode::decode_from_slice(&plain, bincode::config::standard()).ok()?;
+        if read != plain.len() {
+            return None;
+        }
+        let [positions, occurrences, scanned] = part.counts;
+        Some(PatternPartial(Partial {
+            positions,
+            occurrences,
+            scanned,
+            games: GameSet(part.games),
+            results: part.results.map(GameSet),
+            top: part
+                .top
+                .into_iter()
+                .map(|(games, key, counts)| Reverse((games, Reverse(Key::from_bytes(key)), counts)))
+                .collect(),
+        }))
+    }
+}
+
 /// A hit as ranked: games (more first), then key (smaller first), then white/draws/black.
 type Ranked = (u64, Reverse<Key>, [u64; 3]);
 
@@ -154,9 +210,27 @@ impl PatternQuery {
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
         let started = Instant::now();
         let _steady = store.steady();
+        let parts = self.scan_parts(store)?;
+        let partial = self.partial(store, &parts, progress)?;
+        self.answer(store, [partial], started)
+    }
+
+    /// The parts a search scans (see [`Store::scan`]): the same list for the same database, so
+    /// that a search can be spread over processes, each scanning some of them
+    /// ([`PatternQuery::partial`]) and one merging what they found ([`PatternQuery::answer`]).
+    pub fn scan_parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
+        self.parts(store, &self.pattern.material_need())
+    }
+
+    /// What the search finds in `parts` (some of [`PatternQuery::scan_parts`]).
+    pub fn partial(
+        &self,
+        store: &Store,
+        parts: &[ScanPart],
+        progress: &ScanProgress,
+    ) -> Result<PatternPartial, QueryError> {
         let need = self.pattern.material_need();
         let limit = self.limit.min(MAX_HITS);
-        let parts = self.parts(store, &need)?;
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
@@ -170,8 +244,8 @@ impl PatternQuery {
                 && self.pattern.matches(&mut Scene::of_chess(chess))
         };
         let filter = ScanFilter { material: |material: &Material| need.admits(material), board };
-        let partial = store.scan(
-            &parts,
+        let mut partial = store.scan(
+            parts,
             &filter,
             progress,
             |partial: &mut Partial, mut position: ScannedPosition<'_>| {
@@ -191,6 +265,20 @@ impl PatternQuery {
         if progress.stopped() {
             return Err(QueryError::input("search interrupted"));
         }
+        partial.scanned += tested_on_replay.load(Ordering::Relaxed);
+        Ok(PatternPartial(partial))
+    }
+
+    /// The answer from the partial answers of all the parts of [`PatternQuery::scan_parts`],
+    /// each part's once; `started` is when the search started.
+    pub fn answer(
+        &self,
+        store: &Store,
+        partials: impl IntoIterator<Item = PatternPartial>,
+        started: Instant,
+    ) -> Result<PatternSearch, QueryError> {
+        let limit = self.limit.min(MAX_HITS);
+        let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
         let mut tally = [0u64; 4];
         let mut unknown = Vec::new();
         let game_ids: Vec<GameId> = partial.games.ids().collect();
@@ -221,7 +309,7 @@ impl PatternQuery {
             white: tally[0],
             draws: tally[1],
             black: tally[2],
-            scanned: partial.scanned + tested_on_replay.load(Ordering::Relaxed),
+            scanned: partial.scanned,
             elapsed_ms: started.elapsed().as_millis() as u64,
             hits,
             game_ids,
