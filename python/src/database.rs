@@ -48,7 +48,7 @@ pub struct Database {
 }
 
 impl Database {
-    fn store(&self) -> Result<Arc<Store>, Error> {
+    pub(crate) fn store(&self) -> Result<Arc<Store>, Error> {
         let open = self.store.read().ok().and_then(|store| store.clone());
         open.ok_or_else(|| Error::Other(format!("{}: the database is closed", self.path.display())))
     }
@@ -97,6 +97,21 @@ fn signature(text: Option<String>) -> Result<Option<Signature>, Error> {
 
 fn side(text: Option<String>) -> Result<Option<shakmaty::Color>, Error> {
     Ok(text.as_deref().map(parse_color).transpose()?)
+}
+
+pub(crate) fn pattern_query(
+    expression: String,
+    material: Option<String>,
+    side: Option<String>,
+    flip_colours: bool,
+    limit: usize,
+) -> Result<PatternQuery, Error> {
+    Ok(PatternQuery {
+        pattern: pattern(&expression, flip_colours)?,
+        material: signature(material)?,
+        side: self::side(side)?,
+        limit,
+    })
 }
 
 fn pattern(expression: &str, flip_colours: bool) -> Result<tabiya::pattern::Pattern, Error> {
@@ -217,15 +232,8 @@ impl Database {
         flip_colours: bool,
         limit: usize,
     ) -> PyResult<Py<PyAny>> {
-        let found = call(py, || {
-            let query = PatternQuery {
-                pattern: pattern(&expression, flip_colours)?,
-                material: signature(material)?,
-                side: self::side(side)?,
-                limit,
-            };
-            Ok(query.run(&*self.store()?)?)
-        })?;
+        let found =
+            call(py, || Ok(pattern_query(expression, material, side, flip_colours, limit)?.run(&*self.store()?)?))?;
         to_python(py, &found)
     }
 

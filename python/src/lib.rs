@@ -6,6 +6,7 @@
 mod chunk;
 mod columns;
 mod database;
+mod distributed;
 mod errors;
 mod pure;
 mod values;
@@ -48,5 +49,16 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(pure::material, module)?)?;
     module.add_function(wrap_pyfunction!(pure::normalize_fen, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::parse_games, module)?)?;
+    module.add_class::<distributed::BatchReader>()?;
+    module.add_class::<distributed::Assembly>()?;
+    module.add_function(wrap_pyfunction!(distributed::read_batches, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::prepare_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::occurrence_parts_of, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::write_range_run, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::pattern_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::pattern_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::pattern_answer, module)?)?;
     Ok(())
 }

@@ -35,7 +35,7 @@ use crate::{
     codec::{CompactMove, KEY_LEN, Key},
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags},
-    store::{Occurrence, RunCounts, Staging, Store, StoreError, write_run_file},
+    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals, write_run_file},
     varint::{get_varint, put_varint},
 };
 
@@ -292,36 +292,39 @@ pub struct ReadCounts {
     pub read_errors: u64,
 }
 
-/// The last step of a distributed build, in one process: writes every batch's kept games
-/// (`batches`, in input order, each with its ids and [`PreparedBatch::games_bytes`]) into
-/// `store`, then commits the range runs `runs` ([`write_range_run`]) with the new totals in one
-/// atomic step, and records the run (`inputs`, `counts`). The batches' first ids must follow
-/// the database's games without a gap.
-pub fn assemble(
-    store: &Store,
-    inputs: &[PathBuf],
-    batches: impl IntoIterator<Item = (BatchIds, Vec<u8>)>,
-    runs: &[PathBuf],
-    counts: &ReadCounts,
-) -> Result<Summary, IngestError> {
-    let started = Instant::now();
-    let mut run = start_run(store, inputs)?;
-    let mut totals = store.totals()?;
-    let mut skipped = counts.skipped.clone();
-    skipped.sort();
-    run.counts =
-        RunCounts { games_read: counts.games_read, duplicates: counts.duplicates, skipped, ..RunCounts::default() };
-    let invariant = |what: String| StoreError::Invariant { path: store.path().to_owned(), what };
-    for (ids, bytes) in batches {
-        let (entries, read): (Vec<GameEntry>, usize) = bincode::decode_from_slice(&bytes, bincode::config::standard())
-            .map_err(|err| invariant(format!("the games of a batch do not read: {err}")))?;
+/// The last step of a distributed build, in one process ([`Assembly::begin`],
+/// [`Assembly::add_batch`] for each batch in input order, [`Assembly::finish`]): the games are
+/// written as batches, then the range runs are committed with the new totals in one atomic step
+/// and the run recorded.
+pub struct Assembly {
+    run: RunRecord,
+    totals: Totals,
+    started: Instant,
+}
+
+impl Assembly {
+    /// Starts a build of `inputs` into `store` (recording the run, as an ingest does).
+    pub fn begin(store: &Store, inputs: &[PathBuf]) -> Result<Assembly, StoreError> {
+        let started = Instant::now();
+        let run = start_run(store, inputs)?;
+        Ok(Assembly { run, totals: store.totals()?, started })
+    }
+
+    /// Writes one batch's kept games ([`PreparedBatch::games_bytes`]) under `ids`, whose first
+    /// id must follow the games written before (the database's, then the earlier batches').
+    pub fn add_batch(&mut self, store: &Store, ids: BatchIds, bytes: &[u8]) -> Result<(), StoreError> {
+        let invariant = |what: String| StoreError::Invariant { path: store.path().to_owned(), what };
+        let (entries, read): (Vec<GameEntry>, usize) =
+            bincode::decode_from_slice(bytes, bincode::config::standard())
+                .map_err(|err| invariant(format!("the games of a batch do not read: {err}")))?;
         if read != bytes.len() {
-            return Err(invariant("the games of a batch have bytes left over".to_owned()).into());
+            return Err(invariant("the games of a batch have bytes left over".to_owned()));
         }
-        let next = GameId(totals.next_game_id.max(1));
+        let next = GameId(self.totals.next_game_id.max(1));
         if ids.first != next && entries.len() > ids.dropped.len() {
-            return Err(invariant(format!("a batch's games start at id {} where {next} is next", ids.first)).into());
+            return Err(invariant(format!("a batch's games start at id {} where {next} is next", ids.first)));
         }
+        let (totals, counts) = (&mut self.totals, &mut self.run.counts);
         let mut batch = store.batch();
         let mut facts = Vec::new();
         let mut fingerprints = Vec::new();
@@ -333,8 +336,8 @@ pub fn assemble(
             totals.games += 1;
             totals.plies += record.plies() as u64;
             totals.position_occurrences += entry.positions;
-            run.counts.indexed += 1;
-            run.counts.positions_written += entry.positions;
+            counts.indexed += 1;
+            counts.positions_written += entry.positions;
             batch.put_game(id, &record);
             facts.push(GameFacts::of(id, record.result, &record.tags));
             fingerprints.push((Fingerprint(entry.fingerprint), id));
@@ -343,11 +346,37 @@ pub fn assemble(
         batch.put_fingerprints(fingerprints);
         batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
         batch.put_facts_run(&facts)?;
-        batch.commit()?;
+        batch.commit()
     }
-    let mut staging = Staging::adopt(store.path(), runs)?;
-    commit(store, &mut staging, &mut totals, &run)?;
-    staging.remove()?;
-    finish_run(store, &mut totals, &mut run)?;
-    Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
+
+    /// Commits the range runs `runs` ([`write_range_run`]), moved into the database directory,
+    /// with the new totals, then records the run with `counts`.
+    pub fn finish(mut self, store: &Store, runs: &[PathBuf], counts: &ReadCounts) -> Result<Summary, IngestError> {
+        let mut skipped = counts.skipped.clone();
+        skipped.sort();
+        self.run.counts.games_read = counts.games_read;
+        self.run.counts.duplicates = counts.duplicates;
+        self.run.counts.skipped = skipped;
+        let mut staging = Staging::adopt(store.path(), runs)?;
+        commit(store, &mut staging, &mut self.totals, &self.run)?;
+        staging.remove()?;
+        finish_run(store, &mut self.totals, &mut self.run)?;
+        let Assembly { run, totals, started } = self;
+        Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
+    }
+}
+
+/// A whole assembly in one call (see [`Assembly`]): `batches` in input order.
+pub fn assemble(
+    store: &Store,
+    inputs: &[PathBuf],
+    batches: impl IntoIterator<Item = (BatchIds, Vec<u8>)>,
+    runs: &[PathBuf],
+    counts: &ReadCounts,
+) -> Result<Summary, IngestError> {
+    let mut assembly = Assembly::begin(store, inputs)?;
+    for (ids, bytes) in batches {
+        assembly.add_batch(store, ids, &bytes)?;
+    }
+    assembly.finish(store, runs, counts)
 }

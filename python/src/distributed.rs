@@ -1,0 +1,331 @@
+//! The parts of a distributed build (`tabiya::indexer::distributed`) for a Python scheduler
+//! (`tabiya.spark`): everything crosses as bytes, a few Python objects a batch, never one per
+//! game or position.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, mpsc},
+};
+
+use pyo3::{
+    prelude::*,
+    types::{PyBytes, PyDict, PyList},
+};
+use tabiya::{
+    Key,
+    codec::KEY_LEN,
+    explore::PatternPartial,
+    indexer::distributed::{
+        self, BatchIds, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
+    },
+    model::GameId,
+    render::json::IngestSummary,
+    store::Store,
+};
+
+use crate::{
+    call,
+    database::{Database, pattern_query},
+    errors::Error,
+    values::to_python,
+};
+
+/// Read-only databases this process opened, by path: a Spark executor's tasks share them.
+static STORES: Mutex<Option<HashMap<PathBuf, Arc<Store>>>> = Mutex::new(None);
+
+/// The database at `path`, opened read-only once per process.
+fn read_only(path: &Path) -> Result<Arc<Store>, Error> {
+    let mut stores = STORES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let stores = stores.get_or_insert_with(HashMap::new);
+    if let Some(store) = stores.get(path) {
+        return Ok(store.clone());
+    }
+    let store = Arc::new(Store::open_read_only(path)?);
+    stores.insert(path.to_owned(), store.clone());
+    Ok(store)
+}
+
+/// What a batch reader hands on: a batch's raw games as bytes, or why reading stopped.
+type BatchItem = Result<Vec<u8>, String>;
+
+/// read_batches(path) -> iterator of ("games", bytes) and ("error", message): the batches of
+/// one PGN file (plain, .zst, .bz2 or .gz), as a single-machine ingest cuts them; an error,
+/// if any, comes last, after the games read before it.
+#[pyclass(module = "tabiya._native")]
+pub struct BatchReader {
+    items: Mutex<mpsc::Receiver<BatchItem>>,
+}
+
+#[pyfunction]
+pub fn read_batches(path: PathBuf) -> BatchReader {
+    // One batch ahead: reading goes on while the caller ships the last one.
+    let (tx, rx) = mpsc::sync_channel::<BatchItem>(1);
+    std::thread::spawn(move || {
+        distributed::read_batches(&path, |item| {
+            let item = item.map(|games| encode_raw_games(&games)).map_err(|err| crate::errors::message(&err));
+            tx.send(item).is_ok()
+        })
+    });
+    BatchReader { items: Mutex::new(rx) }
+}
+
+#[pymethods]
+impl BatchReader {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<(&'static str, Py<PyAny>)>> {
+        let item = py.detach(|| self.items.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv());
+        Ok(match item {
+            Ok(Ok(bytes)) => Some(("games", PyBytes::new(py, &bytes).into_any().unbind())),
+            Ok(Err(message)) => Some(("error", message.into_pyobject(py)?.into_any().unbind())),
+            Err(_) => None,
+        })
+    }
+}
+
+/// prepare_batch(raw, file, db=None) -> dict: parses, replays and keys one batch (bytes from
+/// read_batches) of `file`; with `db`, games stored there are duplicates. The dict: games_read,
+/// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
+/// fingerprints (16 bytes a kept game), games and occurrences (bytes for assemble and
+/// write_range_run), bounds (21-byte keys, candidate range bounds).
+#[pyfunction]
+#[pyo3(signature = (raw, file, db = None))]
+pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, db: Option<PathBuf>) -> PyResult<Py<PyDict>> {
+    struct Out {
+        batch: PreparedBatch,
+        fingerprints: Vec<u8>,
+        games: Vec<u8>,
+        occurrences: Vec<u8>,
+        bounds: Vec<u8>,
+    }
+    let out = call(py, || {
+        let games = decode_raw_games(raw).ok_or_else(|| Error::input("not a batch of raw games (read_batches)"))?;
+        let store = db.as_deref().map(read_only).transpose()?;
+        let stored =
+            |fingerprint: &_| store.as_ref().is_some_and(|store| store.has_fingerprint(fingerprint).unwrap_or(false));
+        let batch = PreparedBatch::prepare(games, stored);
+        Ok(Out {
+            fingerprints: batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect(),
+            games: batch.games_bytes(),
+            occurrences: batch.occurrences_bytes(),
+            bounds: batch.bound_keys().iter().flat_map(|key| *key.as_bytes()).collect(),
+            batch,
+        })
+    })?;
+    let dict = PyDict::new(py);
+    dict.set_item("games_read", out.batch.games_read)?;
+    dict.set_item("duplicates", out.batch.duplicates)?;
+    let skipped = PyDict::new(py);
+    let rejected = PyList::empty(py);
+    for (rejection, _) in &out.batch.rejected {
+        let reason = rejection.reason.name();
+        let count: u64 = skipped.get_item(reason)?.map(|n| n.extract()).transpose()?.unwrap_or(0);
+        skipped.set_item(reason, count + 1)?;
+        rejected.append((&file, rejection.game, rejection.line, reason, &rejection.detail))?;
+    }
+    dict.set_item("skipped", skipped)?;
+    dict.set_item("rejected", rejected)?;
+    for (name, bytes) in [
+        ("fingerprints", &out.fingerprints),
+        ("games", &out.games),
+        ("occurrences", &out.occurrences),
+        ("bounds", &out.bounds),
+    ] {
+        dict.set_item(name, PyBytes::new(py, bytes))?;
+    }
+    Ok(dict.unbind())
+}
+
+/// Keys from concatenated 21-byte keys.
+fn keys(bytes: &[u8]) -> Result<Vec<Key>, Error> {
+    if !bytes.len().is_multiple_of(KEY_LEN) {
+        return Err(Error::input("keys: not a multiple of 21 bytes"));
+    }
+    Ok(bytes.chunks_exact(KEY_LEN).map(|key| Key::from_bytes(key.try_into().unwrap_or([0; KEY_LEN]))).collect())
+}
+
+/// occurrence_parts(occurrences, bounds) -> [(range, bytes)]: a batch's occurrences cut at the
+/// range bounds (concatenated 21-byte keys, ascending).
+#[pyfunction(name = "occurrence_parts")]
+pub fn occurrence_parts_of(py: Python<'_>, occurrences: &[u8], bounds: &[u8]) -> PyResult<Py<PyList>> {
+    let bounds = keys(bounds).map_err(|err| err.into_py_err(py))?;
+    let parts = occurrence_parts(occurrences, &bounds)
+        .ok_or_else(|| Error::input("not a batch's occurrences (prepare_batch)").into_py_err(py))?;
+    let list = PyList::empty(py);
+    for (range, bytes) in parts {
+        list.append((range, PyBytes::new(py, bytes)))?;
+    }
+    Ok(list.unbind())
+}
+
+/// A batch's ids from Python: its first id and the numbers of its dropped games (4 bytes each,
+/// big-endian, ascending).
+fn batch_ids(first: u64, dropped: &[u8]) -> Result<BatchIds, Error> {
+    if first == 0 || !dropped.len().is_multiple_of(4) {
+        return Err(Error::input("batch ids: a first id from 1 and 4 bytes a dropped game"));
+    }
+    let dropped: Vec<u32> = dropped.chunks_exact(4).map(|n| u32::from_be_bytes([n[0], n[1], n[2], n[3]])).collect();
+    if !dropped.is_sorted() {
+        return Err(Error::input("batch ids: dropped games out of order"));
+    }
+    Ok(BatchIds { first: GameId(first), dropped })
+}
+
+/// write_range_run(path, parts) -> int: writes one key range's sorted run from its parts, each
+/// (first id, dropped, occurrences) of one batch; returns the occurrences written.
+#[pyfunction]
+pub fn write_range_run(py: Python<'_>, path: PathBuf, parts: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<u64> {
+    call(py, || {
+        let ids: Vec<BatchIds> =
+            parts.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
+        let parts: Vec<(BatchIds, &[u8])> =
+            ids.into_iter().zip(&parts).map(|(ids, (_, _, bytes))| (ids, &bytes[..])).collect();
+        distributed::write_range_run(&path, &parts).map_err(|err| Error::Other(format!("{}: {err}", path.display())))
+    })
+}
+
+/// next_game_id(db) -> int: the id the next game stored in the database at `db` gets (1 for a
+/// new database).
+#[pyfunction]
+pub fn next_game_id(py: Python<'_>, db: PathBuf) -> PyResult<u64> {
+    call(py, || match db.exists() {
+        true => Ok(Store::open_read_only(&db)?.totals()?.next_game_id.max(1)),
+        false => Ok(1),
+    })
+}
+
+/// Assembly(db, inputs): the last step of a distributed build, in one process: add_batch for
+/// every batch in input order, then finish.
+#[pyclass(module = "tabiya._native")]
+pub struct Assembly {
+    store: Arc<Store>,
+    state: Mutex<Option<distributed::Assembly>>,
+}
+
+#[pymethods]
+impl Assembly {
+    #[new]
+    fn new(py: Python<'_>, db: PathBuf, inputs: Vec<PathBuf>) -> PyResult<Assembly> {
+        call(py, || {
+            let store = Arc::new(Store::open(&db)?);
+            let state = distributed::Assembly::begin(&store, &inputs)?;
+            Ok(Assembly { store, state: Mutex::new(Some(state)) })
+        })
+    }
+
+    /// Writes one batch's kept games (prepare_batch's games) under its ids.
+    fn add_batch(&self, py: Python<'_>, first: u64, dropped: &[u8], games: &[u8]) -> PyResult<()> {
+        call(py, || {
+            let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let state = state.as_mut().ok_or_else(|| Error::input("the assembly is finished"))?;
+            Ok(state.add_batch(&self.store, batch_ids(first, dropped)?, games)?)
+        })
+    }
+
+    /// Commits the range runs with the new totals and records the run; returns the ingest
+    /// summary (as the CLI's `ingest --json`).
+    fn finish(&self, py: Python<'_>, runs: Vec<PathBuf>, counts: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        let count = |name: &str| -> PyResult<u64> {
+            counts.get_item(name)?.map(|n| n.extract()).transpose().map(Option::unwrap_or_default)
+        };
+        let mut read = ReadCounts {
+            games_read: count("games_read")?,
+            duplicates: count("duplicates")?,
+            read_errors: count("read_errors")?,
+            skipped: Vec::new(),
+        };
+        if let Some(skipped) = counts.get_item("skipped")? {
+            read.skipped = skipped.extract::<HashMap<String, u64>>()?.into_iter().collect();
+        }
+        let summary = call(py, || {
+            let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let state = state.ok_or_else(|| Error::input("the assembly is finished"))?;
+            Ok(state.finish(&self.store, &runs, &read)?)
+        })?;
+        to_python(py, &IngestSummary::new(&summary, self.store.path()))
+    }
+}
+
+// A pattern search spread over tasks: each scans some of its parts, one merges the answers.
+
+/// The number of parts a pattern search scans (`tabiya.spark` spreads them over tasks).
+#[pyfunction]
+#[pyo3(signature = (database, expression, material = None, side = None, flip_colours = false))]
+pub fn pattern_parts(
+    database: &Database,
+    py: Python<'_>,
+    expression: String,
+    material: Option<String>,
+    side: Option<String>,
+    flip_colours: bool,
+) -> PyResult<usize> {
+    call(py, || Ok(pattern_query(expression, material, side, flip_colours, 0)?.scan_parts(&*database.store()?)?.len()))
+}
+
+/// What a pattern search finds in some of its parts (by number), as bytes.
+#[pyfunction]
+#[pyo3(signature = (database, expression, parts, material = None, side = None, flip_colours = false, limit = 10))]
+#[allow(clippy::too_many_arguments)]
+pub fn pattern_partial(
+    database: &Database,
+    py: Python<'_>,
+    expression: String,
+    parts: Vec<usize>,
+    material: Option<String>,
+    side: Option<String>,
+    flip_colours: bool,
+    limit: usize,
+) -> PyResult<Py<PyBytes>> {
+    let bytes = call(py, || {
+        let store = database.store()?;
+        let query = pattern_query(expression, material, side, flip_colours, limit)?;
+        let all = query.scan_parts(&store)?;
+        let mine = parts
+            .iter()
+            .map(|&index| {
+                all.get(index).cloned().ok_or_else(|| Error::input(format!("no part {index} of {}", all.len())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(query.partial(&store, &mine, &Default::default())?.to_bytes())
+    })?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+/// A pattern search's answer from the partial answers of all its parts (as search_pattern).
+#[pyfunction]
+#[pyo3(signature = (database, expression, partials, material = None, side = None, flip_colours = false, limit = 10))]
+#[allow(clippy::too_many_arguments)]
+pub fn pattern_answer(
+    database: &Database,
+    py: Python<'_>,
+    expression: String,
+    partials: Vec<Vec<u8>>,
+    material: Option<String>,
+    side: Option<String>,
+    flip_colours: bool,
+    limit: usize,
+) -> PyResult<Py<PyAny>> {
+    let started = std::time::Instant::now();
+    let found = call(py, || {
+        let query = pattern_query(expression, material, side, flip_colours, limit)?;
+        let partials = partials
+            .iter()
+            .map(|bytes| PatternPartial::from_bytes(bytes).ok_or_else(|| Error::input("not a partial answer")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(query.answer(&*database.store()?, partials, started)?)
+    })?;
+    to_python(py, &found)
+}
+
+/// expand_inputs(paths) -> [str]: the PGN files `paths` name, in the order an ingest reads them
+/// (directories searched recursively, sorted); a path that does not exist is an error.
+#[pyfunction]
+pub fn expand_inputs(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
+    call(py, || {
+        let files = tabiya::input::expand(&paths, tabiya::input::Wanted::Pgn)?;
+        Ok(files.iter().map(|file| file.display().to_string()).collect())
+    })
+}

@@ -1,0 +1,80 @@
+"""``python -m tabiya.spark``: a build or a pattern search on a Spark cluster.
+
+    python -m tabiya.spark build [--master URL] [--work DIR] [--ranges N] DB INPUT...
+    python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] DB
+
+Without ``--master``, the master is spark-submit's when run under it, else ``$SPARK_MASTER``,
+else ``local[*]``. Both print JSON (the CLI's ``ingest --json`` and ``search --json``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _session(master, name):
+    from pyspark.sql import SparkSession
+
+    # JSON on stdout, tabiya's messages on stderr: no progress bars between them.
+    builder = SparkSession.builder.appName(name).config("spark.ui.showConsoleProgress", "false")
+    # Under spark-submit the master is set already.
+    if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
+        builder = builder.master(master or os.environ.get("SPARK_MASTER", "local[*]"))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabiya.spark", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="build (or append to) a database from PGN files and directories")
+    build.add_argument("db", help="the database directory (created, or appended to)")
+    build.add_argument("inputs", nargs="+", help="PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories")
+    build.add_argument("--work", help="a directory the driver and every executor share (default: DB.spark-work)")
+    build.add_argument("--ranges", type=int, help="key ranges of the shuffle (default: 2 x the default parallelism)")
+    build.add_argument("--partitions", type=int, help="prepare tasks (default: 4 x the default parallelism)")
+    search = commands.add_parser("search", help="a pattern search over the whole database")
+    search.add_argument("db", help="the database directory, at the same path on every executor")
+    search.add_argument("--pattern", required=True, help="the pattern (the CLI's grammar)")
+    search.add_argument("--material", help="only positions of this material signature")
+    search.add_argument("--side", choices=["white", "black"], help="only positions with this side to move")
+    search.add_argument("--flip-colours", action="store_true", help="also match the pattern with colours swapped")
+    search.add_argument("--limit", type=int, default=10, help="positions listed (default 10)")
+    search.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
+    for command in (build, search):
+        command.add_argument("--master", help="the Spark master URL (e.g. spark://host:7077)")
+    args = parser.parse_args(argv)
+
+    from ..errors import TabiyaError
+
+    spark = _session(args.master, f"tabiya {args.command}")
+    try:
+        if args.command == "build":
+            from .build import build as run_build
+
+            answer = run_build(spark, args.inputs, args.db, work=args.work, ranges=args.ranges, partitions=args.partitions)
+            for game in answer["rejected"]:
+                print(f"tabiya: skipped game {game['game']} of {game['file']} (line {game['line']}): "
+                      f"{game['reason']}: {game['detail']}", file=sys.stderr)
+            for error in answer["readErrors"]:
+                print(f"tabiya: {error}", file=sys.stderr)
+        else:
+            from .search import search as run_search
+
+            answer = run_search(spark, args.db, args.pattern, material=args.material, side=args.side,
+                                flip_colours=args.flip_colours, limit=args.limit, tasks=args.tasks)
+    except TabiyaError as err:
+        print(f"tabiya: {err}", file=sys.stderr)
+        return 1
+    finally:
+        spark.stop()
+    json.dump(answer, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,220 @@
+"""A tabiya database built on Spark: the stages of a single-machine ingest, spread over tasks.
+
+1. **split**: a task a file reads it (decompressing .zst, .bz2 or .gz: a compressed stream is
+   read from its start, so one file is one task) and cuts it into batches of 16,384 games,
+   which a shuffle spreads over the cluster;
+2. **prepare**: a task a few batches parses, replays and keys their games (tabiya's Rust code,
+   in the Python worker), dropping twins within a batch and games the database holds already;
+3. **ids**: duplicates across batches are found by fingerprint (the first in input order
+   stays), and each batch gets its first game id, a prefix sum of the kept counts in input
+   order: the ids ``tabiya ingest`` gives the same files;
+4. **ranges**: occurrences are shuffled to key ranges whose bounds are quantiles of a sample
+   of keys chosen by their hash (the same bounds on every run), and each range task writes one
+   sorted run under a path of its own attempt, which the driver takes only from the attempt
+   Spark reports successful;
+5. **assemble**: the driver writes the games and commits the runs into the database in one
+   atomic step, as an ingest commits its staged runs.
+
+The database is byte for byte the one ``tabiya ingest`` builds from the same files (in the same
+order), whatever the number of executors, tasks or ranges; building into an existing database
+appends, as ``tabiya ingest`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+from .. import _native
+
+log = logging.getLogger("tabiya.spark")
+
+_FINGERPRINT = 16
+_KEY = 21
+
+
+def build(
+    spark,
+    inputs: Sequence[str],
+    db: str,
+    *,
+    work: Optional[str] = None,
+    ranges: Optional[int] = None,
+    partitions: Optional[int] = None,
+) -> dict:
+    """Builds (or appends to) the database ``db`` from the PGN files and directories
+    ``inputs``, on the cluster of ``spark`` (a SparkSession). ``work`` is a directory every
+    executor and the driver share (default: beside the database), ``ranges`` the number of key
+    ranges (default: twice the default parallelism), ``partitions`` the number of prepare
+    tasks (default: four times the default parallelism). Returns the summary ``tabiya ingest
+    --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
+    ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
+    from pyspark import StorageLevel
+
+    sc = spark.sparkContext
+    files = _native.expand_inputs([os.fspath(path) for path in inputs])
+    db = os.path.abspath(os.fspath(db))
+    work = os.path.abspath(work or db + ".spark-work")
+    runs_dir = os.path.join(work, "runs")
+    os.makedirs(runs_dir, exist_ok=True)
+    existing = db if os.path.exists(db) else None
+    first_id = _native.next_game_id(db)
+    ranges = ranges or 2 * sc.defaultParallelism
+    partitions = partitions or 4 * sc.defaultParallelism
+    stages = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        stages[name] = round(now - clock, 3)
+        clock = now
+
+    # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
+    # disks for the later stages.
+    split = sc.parallelize(list(enumerate(files)), max(1, len(files))).flatMap(_split_file)
+    batches = split.partitionBy(partitions, _batch_partition)
+    parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing))).persist(StorageLevel.DISK_ONLY)
+    rows = parsed.map(_batch_row).collect()
+    rows.sort()
+    lap("split_prepare")
+
+    # 3. Duplicates across batches, then ids.
+    losers = (
+        parsed.flatMap(_fingerprints)
+        .groupByKey(partitions)
+        .flatMap(lambda item: sorted(item[1])[1:])
+        .collect()
+    )
+    dropped = defaultdict(list)
+    for batch, number in losers:
+        dropped[batch].append(number)
+    ids = {}
+    next_id = first_id
+    counts = {"games_read": 0, "duplicates": len(losers), "read_errors": 0, "skipped": defaultdict(int)}
+    rejected, read_errors = [], []
+    for batch, games_read, duplicates, skipped, batch_rejected, kept, error in rows:
+        if error is not None:
+            read_errors.append(error)
+            continue
+        numbers = sorted(dropped.get(batch, []))
+        ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
+        next_id += kept - len(numbers)
+        counts["games_read"] += games_read
+        counts["duplicates"] += duplicates
+        for reason, count in skipped.items():
+            counts["skipped"][reason] += count
+        rejected.extend(batch_rejected)
+    counts["read_errors"] = len(read_errors)
+    counts["skipped"] = dict(counts["skipped"])
+    lap("ids")
+
+    # 4. Range bounds from the hash-chosen sample, the occurrences' shuffle, a run per range.
+    sample = sorted(parsed.flatMap(_bound_keys).distinct().collect())
+    bounds = sorted({sample[part * len(sample) // ranges] for part in range(1, ranges)}) if sample else []
+    bounds_value = sc.broadcast(b"".join(bounds))
+    ids_value = sc.broadcast(ids)
+    written = (
+        parsed.flatMap(lambda item: _occurrence_parts(item, bounds_value))
+        .partitionBy(len(bounds) + 1, lambda range_number: range_number)
+        .mapPartitionsWithIndex(lambda number, parts: _write_range(number, parts, ids_value, runs_dir))
+        .collect()
+    )
+    by_range = {}
+    for number, path, occurrences in written:
+        if number in by_range:
+            raise RuntimeError(f"key range {number} reported twice")
+        by_range[number] = path
+    runs = [by_range[number] for number in sorted(by_range)]
+    lap("ranges")
+
+    # 5. The games, in input order, then the commit.
+    assembly = _native.Assembly(db, files)
+    games = parsed.filter(lambda item: item[0] in ids_value.value).map(lambda item: (item[0], item[1]["games"]))
+    for batch, batch_games in games.sortByKey().toLocalIterator():
+        first, numbers = ids[batch]
+        assembly.add_batch(first, numbers, batch_games)
+    summary = assembly.finish(runs, counts)
+    lap("assemble")
+
+    parsed.unpersist()
+    bounds_value.unpersist()
+    ids_value.unpersist()
+    shutil.rmtree(work, ignore_errors=True)
+    summary["rejected"] = [
+        {"file": file, "game": game, "line": line, "reason": reason, "detail": detail}
+        for file, game, line, reason, detail in rejected
+    ]
+    summary["readErrors"] = read_errors
+    summary["stages"] = stages
+    summary["ranges"] = len(runs)
+    return summary
+
+
+def _split_file(item):
+    """The batches of one input file: ((file, batch), ("games", bytes) or ("error", message))."""
+    file_number, path = item
+    for batch_number, (kind, value) in enumerate(_native.read_batches(path)):
+        yield (file_number, batch_number), (kind, value, path)
+
+
+def _batch_partition(batch) -> int:
+    """The same partition for a batch on every run (Python's hash of a tuple of ints is)."""
+    file_number, batch_number = batch
+    return file_number * 7919 + batch_number
+
+
+def _prepare(value, existing):
+    kind, payload, path = value
+    if kind == "error":
+        return {"error": payload}
+    return _native.prepare_batch(payload, path, existing)
+
+
+def _batch_row(item):
+    batch, prepared = item
+    if "error" in prepared:
+        return (batch, 0, 0, {}, [], 0, prepared["error"])
+    kept = len(prepared["fingerprints"]) // _FINGERPRINT
+    return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept, None)
+
+
+def _fingerprints(item):
+    batch, prepared = item
+    fingerprints = prepared.get("fingerprints", b"")
+    for number in range(len(fingerprints) // _FINGERPRINT):
+        yield fingerprints[number * _FINGERPRINT : (number + 1) * _FINGERPRINT], (batch, number)
+
+
+def _bound_keys(item):
+    keys = item[1].get("bounds", b"")
+    return [keys[at : at + _KEY] for at in range(0, len(keys), _KEY)]
+
+
+def _occurrence_parts(item, bounds_value):
+    batch, prepared = item
+    if "error" in prepared:
+        return []
+    return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], bounds_value.value)]
+
+
+def _write_range(number: int, parts: Iterable, ids_value, runs_dir: str):
+    """Writes key range ``number``'s run under a name of this task attempt's own."""
+    from pyspark import TaskContext
+
+    ids = ids_value.value
+    batches = []
+    for _, (batch, part) in parts:
+        first, dropped = ids[batch]
+        batches.append((first, dropped, part))
+    if not batches:
+        return
+    context = TaskContext.get()
+    attempt = f"stage{context.stageId()}-task{context.taskAttemptId()}" if context else f"pid{os.getpid()}"
+    path = os.path.join(runs_dir, f"range-{number:05d}.{attempt}.run")
+    occurrences = _native.write_range_run(path, batches)
+    yield number, path, occurrences
