@@ -2,8 +2,9 @@
 # Installs what tabiya's build and tests need when it is missing, then returns.
 # Needs: a Rust toolchain (rustup) with rustfmt and clippy, a C compiler (zstd), libclang
 # (bindgen, for the rocksdb crate), for the browser tests (reports and the explorer page
-# opened as a person sees them) Chromium with chromedriver, and for the Python package's tests
-# Python 3.9+ with venv and pip.
+# opened as a person sees them) Chromium with chromedriver, for the Python package's tests
+# Python 3.9+ with venv and pip, for the Spark tests (a standalone cluster on 127.0.0.1) Java 17
+# and, for the load-balancer test, nginx.
 # On Debian/Ubuntu as root (or with sudo) it installs them with apt-get; elsewhere it says what to
 # install.
 set -euo pipefail
@@ -33,6 +34,12 @@ if ! command -v python3 >/dev/null 2>&1; then
   missing+=(python3 python3-venv python3-pip)
 elif ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || ! can_make_venv; then
   missing+=(python3-venv python3-pip)
+fi
+
+# Spark 4 runs on Java 17 or later.
+java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
+if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then
+  missing+=(openjdk-17-jre-headless)
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

@@ -1,0 +1,240 @@
+"""tabiya.spark on a real Spark standalone cluster on 127.0.0.1: a master and two workers, each a
+separate JVM started with spark-class, and a driver in this process. A slice of the shared
+players.pgn.zst (36,000 real games in two files, one gzip-compressed, with the collection's own
+duplicates and 2,000 copied across the files, plus a broken game) is built on the cluster and by
+`tabiya ingest`, and the databases must hold the same bytes (every column family's digest, so
+every position's statistics, move table and game list); a build with other task counts, an
+append, a build during which a worker is killed, and a build on the one worker left give the
+same bytes too; pattern searches on the cluster answer as `tabiya search --pattern` does."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from conftest import ROOT, cli_json, cli_path, run_cli
+
+GAMES = 36_000
+DATASETS = Path(os.environ.get("TABIYA_DATASETS", ROOT.parent / "shared" / "datasets"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def digests(db: Path) -> str:
+    tool = cli_path().parent / "examples" / "db_digest"
+    if not tool.exists():
+        pytest.fail(f"no {tool}: run `cargo test --release --no-run`")
+    return subprocess.run([str(tool), str(db)], capture_output=True, text=True, check=True).stdout
+
+
+class Cluster:
+    """A standalone master and workers, each its own process group."""
+
+    def __init__(self, root: Path) -> None:
+        import pyspark
+
+        self.home = Path(pyspark.__file__).parent
+        self.root = root
+        self.port = free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1",
+                        SPARK_LOG_DIR=str(root / "logs"), PYSPARK_PYTHON=sys.executable)
+        self.master = self.start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                 "--port", str(self.port), "--webui-port", str(free_port()))
+        self.workers = [
+            self.start(f"worker-{n}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
+                       "--memory", "1200m", "--webui-port", str(free_port()), "--work-dir", str(root / f"work-{n}"),
+                       self.url)
+            for n in range(2)
+        ]
+
+    def start(self, name: str, main: str, *args: str) -> subprocess.Popen:
+        log = open(self.root / f"{name}.log", "w")
+        return subprocess.Popen([str(self.home / "bin" / "spark-class"), main, *args], env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def kill(self, process: subprocess.Popen) -> None:
+        """Kills a daemon and what it started (a worker's executors)."""
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def stop(self) -> None:
+        for process in [*self.workers, self.master]:
+            self.kill(process)
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory) -> list:
+    source = DATASETS / "players.pgn.zst"
+    if not source.exists():
+        pytest.fail(f"the Spark tests read {source} (set TABIYA_DATASETS)")
+    games, text = [], b""
+    with open(source, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as stream:
+        while len(games) <= GAMES:
+            chunk = stream.read(1 << 22)
+            if not chunk:
+                break
+            text += chunk
+            parts = text.split(b"\n[Event ")
+            text = b"[Event " + parts.pop()
+            games.extend(part if part.startswith(b"[Event ") else b"[Event " + part for part in parts)
+    games = [game.strip() + b"\n" for game in games[:GAMES]]
+    broken = b'[Event "broken"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 e5 2. Ke3 Nf6 1-0\n'
+    folder = tmp_path_factory.mktemp("collection")
+    first, second = folder / "a.pgn", folder / "b.pgn.gz"
+    first.write_bytes(b"\n".join(games[:20_000]))
+    with gzip.open(second, "wb") as out:
+        out.write(b"\n".join(games[20_000:30_000] + [broken] + games[30_000:] + games[500:2_500]))
+    return [first, second]
+
+
+@pytest.fixture(scope="module")
+def cli_db(collection, tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("cli") / "db"
+    summary = cli_json("ingest", "--db", str(db), "--json", *map(str, collection))
+    assert summary["duplicates"] > 2_000 and summary["skipped"].get("illegal_move", 0) >= 1, summary
+    return db, summary
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    from pyspark.sql import SparkSession
+
+    cluster = Cluster(tmp_path_factory.mktemp("cluster"))
+    os.environ.update(SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
+    session = None
+    try:
+        session = (
+            SparkSession.builder.master(cluster.url)
+            .appName("tabiya tests")
+            .config("spark.executor.memory", "1g")
+            .config("spark.executor.cores", "1")
+            .config("spark.executorEnv.RAYON_NUM_THREADS", "1")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("WARN")
+        wait_for_executors(session, 2)
+        yield session, cluster
+    finally:
+        if session is not None:
+            session.stop()
+        cluster.stop()
+
+
+def wait_for_executors(session, count: int) -> None:
+    tracker = session.sparkContext._jsc.sc()
+    deadline = time.monotonic() + 120
+    # The driver counts as one.
+    while tracker.getExecutorMemoryStatus().size() < count + 1:
+        if time.monotonic() > deadline:
+            pytest.fail(f"{count} executors did not register within 120 s")
+        time.sleep(0.5)
+
+
+def build(spark, collection, db: Path, **options) -> dict:
+    from tabiya.spark import build as spark_build
+
+    return spark_build(spark, [str(path) for path in collection], str(db), **options)
+
+
+def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli_db, tmp_path):
+    session, _ = spark
+    cli_db, cli = cli_db
+    summary = build(session, collection, tmp_path / "db")
+    assert digests(tmp_path / "db") == digests(cli_db)
+    for count in ("gamesRead", "indexed", "duplicates", "skipped", "positionsWritten"):
+        assert summary[count] == cli[count], count
+    assert summary["database"] == {**cli["database"], "path": str(tmp_path / "db")}
+    assert len(summary["rejected"]) == sum(cli["skipped"].values())
+    assert {"file": str(collection[1]), "game": 10_001, "line": summary["rejected"][-1]["line"],
+            "reason": "illegal_move", "detail": summary["rejected"][-1]["detail"]} in summary["rejected"]
+    # Another number of ranges and of prepare tasks: the same bytes.
+    build(session, collection, tmp_path / "other", ranges=3, partitions=2)
+    assert digests(tmp_path / "other") == digests(cli_db)
+
+
+@pytest.mark.parametrize("pattern, options", [
+    ("pin(B, n, k)", {}),
+    ("check and count(Q) = 0", {"side": "white"}),
+    ("wtm", {"material": "KRPvKR"}),
+])
+def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, pattern, options):
+    from tabiya.spark import search
+
+    session, _ = spark
+    cli_db, _ = cli_db
+    found = search(session, str(cli_db), pattern, limit=12, **options)
+    flags = [arg for name, value in options.items() for arg in (f"--{name}", value)]
+    cli = cli_json("search", "--db", str(cli_db), "--pattern", pattern, "--limit", "12", "--json", *flags)
+    for answer in (found, cli):
+        answer.pop("elapsedMs")
+    found.pop("tasks")
+    assert found == cli
+    assert found["positions"] > 0
+
+
+def test_a_month_appended_on_the_cluster_is_what_two_ingests_give(spark, collection, tmp_path):
+    session, _ = spark
+    cli_db = tmp_path / "cli"
+    for path in collection:
+        run_cli("ingest", "--db", str(cli_db), str(path))
+    build(session, collection[:1], tmp_path / "db")
+    summary = build(session, collection[1:], tmp_path / "db")
+    assert summary["duplicates"] >= 2_000
+    assert digests(tmp_path / "db") == digests(cli_db)
+
+
+def test_a_worker_killed_during_the_shuffle_leaves_the_same_bytes(spark, collection, cli_db, tmp_path):
+    session, cluster = spark
+    cli_db, _ = cli_db
+    db = tmp_path / "db"
+    work = tmp_path / "work"
+    outcome = {}
+
+    def run():
+        try:
+            outcome["summary"] = build(session, collection, db, work=str(work))
+        except BaseException as err:  # reported below
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    # The key-range stage writes its runs after the shuffle: kill a worker as the first appears.
+    deadline = time.monotonic() + 300
+    while not any((work / "runs").glob("*.run")) and thread.is_alive():
+        assert time.monotonic() < deadline, "no range run was written"
+        time.sleep(0.02)
+    killed_during_build = thread.is_alive()
+    cluster.kill(cluster.workers[1])
+    thread.join()
+    assert "error" not in outcome, outcome.get("error")
+    assert killed_during_build
+    # The driver and the one executor left.
+    assert session.sparkContext._jsc.sc().getExecutorMemoryStatus().size() == 2
+    assert digests(db) == digests(cli_db)
+
+
+def test_one_worker_builds_the_same_bytes(spark, collection, cli_db, tmp_path):
+    session, cluster = spark
+    cli_db, _ = cli_db
+    assert cluster.workers[1].poll() is not None, "the previous test killed the second worker"
+    build(session, collection, tmp_path / "db")
+    assert digests(tmp_path / "db") == digests(cli_db)
