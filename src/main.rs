@@ -46,6 +46,8 @@ enum Command {
     /// Serve the explorer page (open http://ADDR/ in a browser) and the HTTP API (lichess opening
     /// explorer compatible).
     Serve(cmd::serve::Args),
+    /// Copy the database consistently (for a replica), while it may be ingesting.
+    Checkpoint(cmd::checkpoint::Args),
     /// Show what the database holds: games, positions, bytes per column family and per
     /// position and game, ingest runs.
     Stats(cmd::stats::Args),
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Report(command) => cmd::report::run(command),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Stats(args) => cmd::stats::run(args),
+        Command::Checkpoint(args) => cmd::checkpoint::run(args),
         Command::Key(args) => cmd::key::run(args),
         Command::Codec(CodecCommand::Check(args)) => cmd::check::run(args),
     };

@@ -4,7 +4,7 @@
 //! ingest gives the same bytes on every run (its batches are cut by the input alone).
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::BTreeMap,
     path::{Path, PathBuf},
 };
 
@@ -12,9 +12,12 @@ use tabiya::{
     Key,
     indexer::{
         self,
-        distributed::{BatchIds, PreparedBatch, ReadCounts, assemble, occurrence_parts, read_batches, write_range_run},
+        distributed::{
+            BatchIds, PreparedBatch, ReadCounts, assemble, fingerprint_parts, later_twins, occurrence_parts,
+            read_batches, write_range_run,
+        },
     },
-    model::{Fingerprint, GameId},
+    model::GameId,
     store::Store,
 };
 
@@ -66,15 +69,26 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
     for (at, games) in raw.into_iter().rev() {
         prepared.insert(at, PreparedBatch::prepare(games, |_| false));
     }
-    // Duplicates across batches: the first in input order stays.
-    let mut first_seen: HashMap<Fingerprint, (usize, usize)> = HashMap::new();
-    let mut dropped: BTreeMap<(usize, usize), Vec<u32>> = BTreeMap::new();
+    // Duplicates across batches, shuffled by fingerprint to 3 parts: the first in input order
+    // stays.
+    let order = |(file, batch): (usize, usize)| (file as u64) << 32 | batch as u64;
+    let mut shuffled: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 3];
     for (&at, batch) in &prepared {
-        for (number, fingerprint) in batch.fingerprints().enumerate() {
-            if first_seen.entry(fingerprint).or_insert(at) != &at {
-                dropped.entry(at).or_default().push(number as u32);
-            }
+        let fingerprints: Vec<u8> = batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect();
+        for (part, bytes) in fingerprint_parts(&fingerprints, order(at), 3).unwrap() {
+            shuffled[part].push(bytes);
         }
+    }
+    let mut dropped: BTreeMap<(usize, usize), Vec<u32>> = BTreeMap::new();
+    for part in &shuffled {
+        let records: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
+        for (place, number) in later_twins(&records).unwrap() {
+            let at = ((place >> 32) as usize, (place & 0xffff_ffff) as usize);
+            dropped.entry(at).or_default().push(number);
+        }
+    }
+    for numbers in dropped.values_mut() {
+        numbers.sort_unstable();
     }
     let mut ids = BTreeMap::new();
     let mut next = 1;
@@ -93,7 +107,7 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
     samples.dedup();
     let bounds: Vec<Key> = (1..ranges).map(|part| samples[part * samples.len() / ranges]).collect();
     let occurrences: BTreeMap<_, _> = prepared.iter().map(|(&at, batch)| (at, batch.occurrences_bytes())).collect();
-    let mut parts: Vec<Vec<(BatchIds, &[u8])>> = vec![Vec::new(); ranges];
+    let mut parts: Vec<Vec<(BatchIds, Vec<u8>)>> = vec![Vec::new(); ranges];
     for (at, bytes) in &occurrences {
         for (range, part) in occurrence_parts(bytes, &bounds).unwrap() {
             parts[range].push((ids[at].clone(), part));
@@ -102,7 +116,8 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
     let mut runs = Vec::new();
     for (range, parts) in parts.iter().enumerate().rev() {
         let path = work.join(format!("range-{range}.run"));
-        write_range_run(&path, parts).unwrap();
+        let parts: Vec<(BatchIds, &[u8])> = parts.iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect();
+        write_range_run(&path, &parts).unwrap();
         runs.push(path);
     }
     let store = Store::open(db).unwrap();

@@ -27,4 +27,5 @@ mod pattern;
 mod player_report;
 mod properties;
 mod psqt;
+mod replicas;
 mod report;

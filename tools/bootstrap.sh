@@ -36,6 +36,8 @@ elif ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || ! can_mak
   missing+=(python3-venv python3-pip)
 fi
 
+# The replicas' test puts Debian's nginx in front of two servers.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 # Spark 4 runs on Java 17 or later.
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then

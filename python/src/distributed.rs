@@ -156,9 +156,33 @@ pub fn occurrence_parts_of(py: Python<'_>, occurrences: &[u8], bounds: &[u8]) ->
         .ok_or_else(|| Error::input("not a batch's occurrences (prepare_batch)").into_py_err(py))?;
     let list = PyList::empty(py);
     for (range, bytes) in parts {
-        list.append((range, PyBytes::new(py, bytes)))?;
+        list.append((range, PyBytes::new(py, &bytes)))?;
     }
     Ok(list.unbind())
+}
+
+/// fingerprint_parts(fingerprints, order, parts) -> [(part, bytes)]: a batch's fingerprints
+/// (prepare_batch's) cut by fingerprint into `parts` parts, the batch named by its place in
+/// input order, for the shuffle that finds duplicates across batches (later_twins).
+#[pyfunction]
+pub fn fingerprint_parts(py: Python<'_>, fingerprints: &[u8], order: u64, parts: usize) -> PyResult<Py<PyList>> {
+    let cut = distributed::fingerprint_parts(fingerprints, order, parts)
+        .ok_or_else(|| Error::input("not whole fingerprints, or no parts").into_py_err(py))?;
+    let list = PyList::empty(py);
+    for (part, bytes) in cut {
+        list.append((part, PyBytes::new(py, &bytes)))?;
+    }
+    Ok(list.unbind())
+}
+
+/// later_twins(records) -> [(order, number)]: of one part's fingerprint records, the games
+/// with a twin earlier in input order.
+#[pyfunction]
+pub fn later_twins(py: Python<'_>, records: Vec<Vec<u8>>) -> PyResult<Vec<(u64, u32)>> {
+    call(py, || {
+        let records: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        distributed::later_twins(&records).ok_or_else(|| Error::input("not fingerprint records (fingerprint_parts)"))
+    })
 }
 
 /// A batch's ids from Python: its first id and the numbers of its dropped games (4 bytes each,

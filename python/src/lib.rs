@@ -57,6 +57,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::write_range_run, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::fingerprint_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::later_twins, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_parts, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_partial, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_answer, module)?)?;

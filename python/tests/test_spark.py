@@ -10,13 +10,8 @@ same bytes too; pattern searches on the cluster answer as `tabiya search --patte
 from __future__ import annotations
 
 import gzip
-import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -30,54 +25,11 @@ GAMES = 36_000
 DATASETS = Path(os.environ.get("TABIYA_DATASETS", ROOT.parent / "shared" / "datasets"))
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def digests(db: Path) -> str:
     tool = cli_path().parent / "examples" / "db_digest"
     if not tool.exists():
         pytest.fail(f"no {tool}: run `cargo test --release --no-run`")
     return subprocess.run([str(tool), str(db)], capture_output=True, text=True, check=True).stdout
-
-
-class Cluster:
-    """A standalone master and workers, each its own process group."""
-
-    def __init__(self, root: Path) -> None:
-        import pyspark
-
-        self.home = Path(pyspark.__file__).parent
-        self.root = root
-        self.port = free_port()
-        self.url = f"spark://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1",
-                        SPARK_LOG_DIR=str(root / "logs"), PYSPARK_PYTHON=sys.executable)
-        self.master = self.start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                                 "--port", str(self.port), "--webui-port", str(free_port()))
-        self.workers = [
-            self.start(f"worker-{n}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
-                       "--memory", "1200m", "--webui-port", str(free_port()), "--work-dir", str(root / f"work-{n}"),
-                       self.url)
-            for n in range(2)
-        ]
-
-    def start(self, name: str, main: str, *args: str) -> subprocess.Popen:
-        log = open(self.root / f"{name}.log", "w")
-        return subprocess.Popen([str(self.home / "bin" / "spark-class"), main, *args], env=self.env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-
-    def kill(self, process: subprocess.Popen) -> None:
-        """Kills a daemon and what it started (a worker's executors)."""
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-    def stop(self) -> None:
-        for process in [*self.workers, self.master]:
-            self.kill(process)
 
 
 @pytest.fixture(scope="module")
@@ -117,36 +69,26 @@ def cli_db(collection, tmp_path_factory) -> Path:
 def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
 
-    cluster = Cluster(tmp_path_factory.mktemp("cluster"))
-    os.environ.update(SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
+    from tabiya.spark.cluster import LocalCluster, wait_for_executors
+
     session = None
-    try:
-        session = (
-            SparkSession.builder.master(cluster.url)
-            .appName("tabiya tests")
-            .config("spark.executor.memory", "1g")
-            .config("spark.executor.cores", "1")
-            .config("spark.executorEnv.RAYON_NUM_THREADS", "1")
-            .config("spark.ui.showConsoleProgress", "false")
-            .getOrCreate()
-        )
-        session.sparkContext.setLogLevel("WARN")
-        wait_for_executors(session, 2)
-        yield session, cluster
-    finally:
-        if session is not None:
-            session.stop()
-        cluster.stop()
-
-
-def wait_for_executors(session, count: int) -> None:
-    tracker = session.sparkContext._jsc.sc()
-    deadline = time.monotonic() + 120
-    # The driver counts as one.
-    while tracker.getExecutorMemoryStatus().size() < count + 1:
-        if time.monotonic() > deadline:
-            pytest.fail(f"{count} executors did not register within 120 s")
-        time.sleep(0.5)
+    with LocalCluster(workers=2, root=str(tmp_path_factory.mktemp("cluster"))) as cluster:
+        try:
+            session = (
+                SparkSession.builder.master(cluster.url)
+                .appName("tabiya tests")
+                .config("spark.executor.memory", "1g")
+                .config("spark.executor.cores", "1")
+                .config("spark.executorEnv.RAYON_NUM_THREADS", "1")
+                .config("spark.ui.showConsoleProgress", "false")
+                .getOrCreate()
+            )
+            session.sparkContext.setLogLevel("WARN")
+            wait_for_executors(session, 2)
+            yield session, cluster
+        finally:
+            if session is not None:
+                session.stop()
 
 
 def build(spark, collection, db: Path, **options) -> dict:

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod check;
+pub mod checkpoint;
 pub mod demo;
 pub mod games;
 pub mod ingest;

@@ -32,10 +32,14 @@ use super::{
     commit, finish_run, prepare, read_chunks, start_run,
 };
 use crate::{
-    codec::{CompactMove, KEY_LEN, Key},
+    codec::{KEY_LEN, Key},
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags},
-    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals, write_run_file},
+    store::{
+        Occurrence, RunRecord, Staging, Store, StoreError, Totals,
+        layout::run::{read_record, write_record},
+        write_run_file,
+    },
     varint::{get_varint, put_varint},
 };
 
@@ -105,11 +109,6 @@ struct GameEntry {
     positions: u64,
 }
 
-/// Bytes of an occurrence in [`PreparedBatch::occurrences_bytes`]: its key, the game's number in
-/// its batch (from 0, big-endian), the next move's bits (big-endian, 0: none), the ply
-/// (big-endian); ordered as bytes, they are in (key, game, move) order.
-pub const OCCURRENCE_LEN: usize = KEY_LEN + 4 + 2 + 4;
-
 impl PreparedBatch {
     /// Parses, replays and keys `raw` (one batch of a file, as [`read_batches`] cut it) on every
     /// core; `stored` says whether a fingerprint is in the database the batch goes into.
@@ -172,16 +171,11 @@ impl PreparedBatch {
         bincode::encode_to_vec(entries, bincode::config::standard()).unwrap_or_default()
     }
 
-    /// The kept games' position occurrences, [`OCCURRENCE_LEN`] bytes each, in order.
+    /// The kept games' position occurrences, in (key, game, move) order, as a sorted run's
+    /// records (`store::layout::run`; a game is its number in the batch from 1, and every
+    /// [`RESTART_EVERY`]th record shares no prefix).
     pub fn occurrences_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.sorted.len() * OCCURRENCE_LEN);
-        for (key, occurrence) in self.sorted.iter(&self.games) {
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(&((occurrence.game.0 - 1) as u32).to_be_bytes());
-            out.extend_from_slice(&occurrence.next.map_or(0, CompactMove::bits).to_be_bytes());
-            out.extend_from_slice(&occurrence.ply.to_be_bytes());
-        }
-        out
+        encode_occurrences(self.sorted.iter(&self.games))
     }
 
     /// The distinct keys of its occurrences that are candidate bounds of key ranges (about one
@@ -194,39 +188,57 @@ impl PreparedBatch {
     }
 }
 
+/// Records between two that share no key prefix in [`PreparedBatch::occurrences_bytes`].
+pub const RESTART_EVERY: usize = 64;
+
+/// Occurrences (games numbered from 1) as run records, restarting every [`RESTART_EVERY`].
+fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut previous: Option<Key> = None;
+    for (index, (key, occurrence)) in occurrences.enumerate() {
+        let shared = match previous {
+            Some(previous) if !index.is_multiple_of(RESTART_EVERY) => {
+                previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count()
+            }
+            _ => 0,
+        };
+        // Games are numbered from 1: never before the base.
+        let _ = write_record(&key, &occurrence, shared, GameId(1), &mut out);
+        previous = Some(key);
+    }
+    out
+}
+
+/// Every occurrence of bytes [`encode_occurrences`] wrote; `None` for other bytes.
+fn decode_occurrences(mut bytes: &[u8]) -> Option<Vec<(Key, Occurrence)>> {
+    let mut occurrences = Vec::new();
+    let mut key = [0u8; KEY_LEN];
+    while !bytes.is_empty() {
+        let occurrence = read_record(&mut bytes, &mut key, occurrences.is_empty(), GameId(1))?;
+        occurrences.push((Key::from_bytes(key), occurrence));
+    }
+    Some(occurrences)
+}
+
 /// The parts of `occurrences` (as [`PreparedBatch::occurrences_bytes`] wrote them) in each key
 /// range that `bounds` (ascending) cut: `(range, bytes)` for each range holding some, range
-/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive). `None` for bytes that
-/// are not whole occurrences.
-pub fn occurrence_parts<'a>(occurrences: &'a [u8], bounds: &[Key]) -> Option<Vec<(usize, &'a [u8])>> {
-    if !occurrences.len().is_multiple_of(OCCURRENCE_LEN) {
-        return None;
-    }
-    let count = occurrences.len() / OCCURRENCE_LEN;
-    let key_at = |index: usize| &occurrences[index * OCCURRENCE_LEN..index * OCCURRENCE_LEN + KEY_LEN];
+/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive), each part encoded as
+/// the whole. `None` for bytes that are not such occurrences.
+pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize, Vec<u8>)>> {
+    let all = decode_occurrences(occurrences)?;
     let mut parts = Vec::new();
     let mut start = 0;
     for range in 0..=bounds.len() {
         let end = match bounds.get(range) {
-            Some(bound) => start + partition_point(count - start, |i| key_at(start + i) < bound.as_bytes().as_slice()),
-            None => count,
+            Some(bound) => start + all[start..].partition_point(|(key, _)| key < bound),
+            None => all.len(),
         };
         if end > start {
-            parts.push((range, &occurrences[start * OCCURRENCE_LEN..end * OCCURRENCE_LEN]));
+            parts.push((range, encode_occurrences(all[start..end].iter().copied())));
         }
         start = end;
     }
     Some(parts)
-}
-
-/// The first index in `0..len` where `below` is false (it must be true then false).
-fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let middle = (low + high) / 2;
-        if below(middle) { low = middle + 1 } else { high = middle }
-    }
-    low
 }
 
 /// The ids of one batch's games: from `first` on, in order, but for the games `dropped` (their
@@ -253,29 +265,67 @@ impl BatchIds {
 /// Writes one key range's sorted run to `path` from its parts of every batch's occurrences
 /// ([`occurrence_parts`]), each with its batch's ids; returns the occurrences written.
 pub fn write_range_run(path: &Path, parts: &[(BatchIds, &[u8])]) -> io::Result<u64> {
-    let mut occurrences = Vec::with_capacity(parts.iter().map(|(_, bytes)| bytes.len() / OCCURRENCE_LEN).sum());
+    let mut occurrences = Vec::new();
     for (ids, bytes) in parts {
-        let bad = || io::Error::other("occurrences of a batch that are not whole or not valid");
-        if !bytes.len().is_multiple_of(OCCURRENCE_LEN) {
-            return Err(bad());
-        }
-        for record in bytes.chunks_exact(OCCURRENCE_LEN) {
-            let (key, rest) = record.split_at(KEY_LEN);
-            let number = u32::from_be_bytes(rest[..4].try_into().map_err(|_| bad())?);
-            let Some(game) = ids.id(number) else { continue };
-            let next = match u16::from_be_bytes(rest[4..6].try_into().map_err(|_| bad())?) {
-                0 => None,
-                bits => Some(CompactMove::from_bits(bits).ok_or_else(bad)?),
-            };
-            let ply = u32::from_be_bytes(rest[6..10].try_into().map_err(|_| bad())?);
-            let key = Key::from_bytes(key.try_into().map_err(|_| bad())?);
-            occurrences.push((key, Occurrence { game, next, ply }));
-        }
+        let part =
+            decode_occurrences(bytes).ok_or_else(|| io::Error::other("occurrences of a batch that do not read"))?;
+        // Numbers from 1 in the bytes, from 0 in the batch.
+        occurrences.extend(part.into_iter().filter_map(|(key, occurrence)| {
+            let game = ids.id(u32::try_from(occurrence.game.0 - 1).ok()?)?;
+            Some((key, Occurrence { game, ..occurrence }))
+        }));
     }
     occurrences.par_sort_unstable_by_key(|&(key, occurrence)| (key, occurrence.game, occurrence.next));
     let base = occurrences.iter().map(|(_, occurrence)| occurrence.game).min().unwrap_or(GameId(1));
     write_run_file(path, base, occurrences.iter().copied())?;
     Ok(occurrences.len() as u64)
+}
+
+/// Bytes of a fingerprint record of [`fingerprint_parts`]: the fingerprint, the batch's place
+/// in input order (big-endian), the game's number in its batch (big-endian).
+const FINGERPRINT_RECORD: usize = 16 + 8 + 4;
+
+/// A batch's fingerprints ([`PreparedBatch::fingerprints`], 16 bytes each) cut into `parts`
+/// parts by fingerprint, as records naming the batch by its place in input order (`order`):
+/// `(part, bytes)` for each part holding some, for a shuffle that finds duplicates across
+/// batches ([`later_twins`]). `None` when the bytes are not whole fingerprints.
+pub fn fingerprint_parts(fingerprints: &[u8], order: u64, parts: usize) -> Option<Vec<(usize, Vec<u8>)>> {
+    if !fingerprints.len().is_multiple_of(16) || parts == 0 {
+        return None;
+    }
+    let mut out: Vec<Vec<u8>> = vec![Vec::new(); parts];
+    for (number, fingerprint) in fingerprints.chunks_exact(16).enumerate() {
+        let part = (u64::from_be_bytes(fingerprint[..8].try_into().ok()?) % parts as u64) as usize;
+        out[part].extend_from_slice(fingerprint);
+        out[part].extend_from_slice(&order.to_be_bytes());
+        out[part].extend_from_slice(&(number as u32).to_be_bytes());
+    }
+    Some(out.into_iter().enumerate().filter(|(_, bytes)| !bytes.is_empty()).collect())
+}
+
+/// The games of one part's fingerprint records (several [`fingerprint_parts`] outputs) that
+/// have a twin earlier in input order: (the batch's place, the game's number), ascending.
+pub fn later_twins(records: &[&[u8]]) -> Option<Vec<(u64, u32)>> {
+    let mut all: Vec<&[u8]> = Vec::new();
+    for bytes in records {
+        if !bytes.len().is_multiple_of(FINGERPRINT_RECORD) {
+            return None;
+        }
+        all.extend(bytes.chunks_exact(FINGERPRINT_RECORD));
+    }
+    // By fingerprint, then input order: each fingerprint's first record stays.
+    all.sort_unstable();
+    let mut twins: Vec<(u64, u32)> = all
+        .windows(2)
+        .filter(|pair| pair[0][..16] == pair[1][..16])
+        .filter_map(|pair| {
+            let record = pair[1];
+            let order = u64::from_be_bytes(record[16..24].try_into().ok()?);
+            Some((order, u32::from_be_bytes(record[24..28].try_into().ok()?)))
+        })
+        .collect();
+    twins.sort_unstable();
+    Some(twins)
 }
 
 /// What a distributed build read, counted over all its batches (the run record's counts;

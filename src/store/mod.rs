@@ -19,6 +19,7 @@
 //! [`Store::open_secondary`], which follows a writer, and read it through [`reader`] and
 //! [`scan`]. Every RocksDB option is in `options.rs`; every stored byte in [`layout`].
 
+mod checkpoint;
 mod commit;
 mod error;
 mod facts;

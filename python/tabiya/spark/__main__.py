@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     search.add_argument("--material", help="only positions of this material signature")
     search.add_argument("--side", choices=["white", "black"], help="only positions with this side to move")
     search.add_argument("--flip-colours", action="store_true", help="also match the pattern with colours swapped")
-    search.add_argument("--limit", type=int, default=10, help="positions listed (default 10)")
+    search.add_argument("--limit", type=int, default=20, help="positions listed (default 20)")
     search.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
     for command in (build, search):
         command.add_argument("--master", help="the Spark master URL (e.g. spark://host:7077)")

@@ -75,29 +75,30 @@ def build(
         clock = now
 
     # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
-    # disks for the later stages.
+    # disks for the later stages, with what the driver and the dedup need apart (small).
     split = sc.parallelize(list(enumerate(files)), max(1, len(files))).flatMap(_split_file)
     batches = split.partitionBy(partitions, _batch_partition)
     parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing))).persist(StorageLevel.DISK_ONLY)
-    rows = parsed.map(_batch_row).collect()
+    small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
+    rows = small.map(_batch_row).collect()
     rows.sort()
     lap("split_prepare")
 
-    # 3. Duplicates across batches, then ids.
-    losers = (
-        parsed.flatMap(_fingerprints)
-        .groupByKey(partitions)
-        .flatMap(lambda item: sorted(item[1])[1:])
+    # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
+    twins = (
+        small.flatMap(lambda item: _native.fingerprint_parts(item[1].get("fingerprints", b""), _order(item[0]), partitions))
+        .partitionBy(partitions, lambda part: part)
+        .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
         .collect()
     )
     dropped = defaultdict(list)
-    for batch, number in losers:
-        dropped[batch].append(number)
+    for order, number in twins:
+        dropped[(order >> 32, order & 0xFFFFFFFF)].append(number)
     ids = {}
     next_id = first_id
-    counts = {"games_read": 0, "duplicates": len(losers), "read_errors": 0, "skipped": defaultdict(int)}
-    rejected, read_errors = [], []
-    for batch, games_read, duplicates, skipped, batch_rejected, kept, error in rows:
+    counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
+    rejected, read_errors, sample = [], [], set()
+    for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys in rows:
         if error is not None:
             read_errors.append(error)
             continue
@@ -109,12 +110,14 @@ def build(
         for reason, count in skipped.items():
             counts["skipped"][reason] += count
         rejected.extend(batch_rejected)
+        sample.update(bound_keys[at : at + _KEY] for at in range(0, len(bound_keys), _KEY))
     counts["read_errors"] = len(read_errors)
     counts["skipped"] = dict(counts["skipped"])
+    small.unpersist()
     lap("ids")
 
     # 4. Range bounds from the hash-chosen sample, the occurrences' shuffle, a run per range.
-    sample = sorted(parsed.flatMap(_bound_keys).distinct().collect())
+    sample = sorted(sample)
     bounds = sorted({sample[part * len(sample) // ranges] for part in range(1, ranges)}) if sample else []
     bounds_value = sc.broadcast(b"".join(bounds))
     ids_value = sc.broadcast(ids)
@@ -134,10 +137,11 @@ def build(
 
     # 5. The games, in input order, then the commit.
     assembly = _native.Assembly(db, files)
-    games = parsed.filter(lambda item: item[0] in ids_value.value).map(lambda item: (item[0], item[1]["games"]))
-    for batch, batch_games in games.sortByKey().toLocalIterator():
+    games = parsed.filter(lambda item: "games" in item[1]).map(lambda item: (item[0], item[1]["games"])).collect()
+    for batch, batch_games in sorted(games):
         first, numbers = ids[batch]
         assembly.add_batch(first, numbers, batch_games)
+    del games
     summary = assembly.finish(runs, counts)
     lap("assemble")
 
@@ -175,24 +179,26 @@ def _prepare(value, existing):
     return _native.prepare_batch(payload, path, existing)
 
 
+def _small(item):
+    """What the driver and the duplicates' shuffle need of a prepared batch: all but its
+    games and occurrences."""
+    batch, prepared = item
+    return batch, {name: value for name, value in prepared.items() if name not in ("games", "occurrences")}
+
+
+def _order(batch) -> int:
+    """A batch's place in input order, as one integer."""
+    file_number, batch_number = batch
+    return file_number << 32 | batch_number
+
+
 def _batch_row(item):
     batch, prepared = item
     if "error" in prepared:
-        return (batch, 0, 0, {}, [], 0, prepared["error"])
+        return (batch, 0, 0, {}, [], 0, prepared["error"], b"")
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
-    return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept, None)
-
-
-def _fingerprints(item):
-    batch, prepared = item
-    fingerprints = prepared.get("fingerprints", b"")
-    for number in range(len(fingerprints) // _FINGERPRINT):
-        yield fingerprints[number * _FINGERPRINT : (number + 1) * _FINGERPRINT], (batch, number)
-
-
-def _bound_keys(item):
-    keys = item[1].get("bounds", b"")
-    return [keys[at : at + _KEY] for at in range(0, len(keys), _KEY)]
+    return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
+            None, prepared["bounds"])
 
 
 def _occurrence_parts(item, bounds_value):

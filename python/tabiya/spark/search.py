@@ -30,7 +30,7 @@ def search(
     material: Optional[str] = None,
     side: Optional[str] = None,
     flip_colours: bool = False,
-    limit: int = 10,
+    limit: int = 20,
     tasks: Optional[int] = None,
 ) -> dict:
     """Searches the database ``db`` (a path every executor can open: a shared mount or a copy
