@@ -39,7 +39,7 @@ pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use reader::PositionCounts;
 pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
-pub use staging::{Occurrence, Staging, is_range_bound, write_run_file};
+pub use staging::{BOUND_EVERY, Occurrence, Staging, is_range_bound, write_run_file};
 pub use tier::TierHit;
 pub use writer::Batch;
 

@@ -50,7 +50,7 @@ pub const SAMPLE_EVERY: usize = 4096;
 /// multiple of it. The bounds so depend on the set of staged keys alone, not on how the
 /// occurrences were cut into runs, so that every ingest of the same games (one machine or many,
 /// two cores or sixty) splits its commit, and files its single-game tier, the same way.
-const BOUND_EVERY: u64 = 1024;
+pub const BOUND_EVERY: u64 = 1024;
 
 /// Whether `key` is a candidate bound of a commit's ranges (see [`BOUND_EVERY`]).
 pub fn is_range_bound(key: &Key) -> bool {
