@@ -32,12 +32,11 @@ use super::{
     commit, finish_run, prepare, read_chunks, start_run,
 };
 use crate::{
-    codec::{KEY_LEN, Key},
+    codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags},
     store::{
-        Occurrence, RunRecord, Staging, Store, StoreError, Totals,
-        layout::run::{read_record, write_record},
+        Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records, encode_run_records,
         write_run_file,
     },
     varint::{get_varint, put_varint},
@@ -193,31 +192,12 @@ pub const RESTART_EVERY: usize = 64;
 
 /// Occurrences (games numbered from 1) as run records, restarting every [`RESTART_EVERY`].
 fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut previous: Option<Key> = None;
-    for (index, (key, occurrence)) in occurrences.enumerate() {
-        let shared = match previous {
-            Some(previous) if !index.is_multiple_of(RESTART_EVERY) => {
-                previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count()
-            }
-            _ => 0,
-        };
-        // Games are numbered from 1: never before the base.
-        let _ = write_record(&key, &occurrence, shared, GameId(1), &mut out);
-        previous = Some(key);
-    }
-    out
+    encode_run_records(occurrences, GameId(1), RESTART_EVERY)
 }
 
 /// Every occurrence of bytes [`encode_occurrences`] wrote; `None` for other bytes.
-fn decode_occurrences(mut bytes: &[u8]) -> Option<Vec<(Key, Occurrence)>> {
-    let mut occurrences = Vec::new();
-    let mut key = [0u8; KEY_LEN];
-    while !bytes.is_empty() {
-        let occurrence = read_record(&mut bytes, &mut key, occurrences.is_empty(), GameId(1))?;
-        occurrences.push((Key::from_bytes(key), occurrence));
-    }
-    Some(occurrences)
+fn decode_occurrences(bytes: &[u8]) -> Option<Vec<(Key, Occurrence)>> {
+    decode_run_records(bytes, GameId(1))
 }
 
 /// The parts of `occurrences` (as [`PreparedBatch::occurrences_bytes`] wrote them) in each key

@@ -39,7 +39,9 @@ pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use reader::PositionCounts;
 pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
-pub use staging::{BOUND_EVERY, Occurrence, Staging, is_range_bound, write_run_file};
+pub use staging::{
+    BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, write_run_file,
+};
 pub use tier::TierHit;
 pub use writer::Batch;
 

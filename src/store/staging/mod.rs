@@ -34,7 +34,7 @@ use merge::RunReader;
 
 use super::{
     StoreError,
-    layout::run::{HEADER_LEN, RECORD_MAX, header, write_record},
+    layout::run::{HEADER_LEN, RECORD_MAX, header, read_record, write_record},
 };
 use crate::{
     codec::{CompactMove, Key, KeyRange},
@@ -278,6 +278,41 @@ fn write_run_file_indexed(
     }
     out.into_inner().map_err(|err| err.into_error())?;
     Ok(run)
+}
+
+/// Occurrences (in strictly increasing (key, game, move) order, of games from `base` on) as a
+/// run's records without its header, every `restart_every`th sharing no key prefix: a block of
+/// a run to ship between machines ([`decode_run_records`] reads it).
+pub fn encode_run_records(
+    occurrences: impl Iterator<Item = (Key, Occurrence)>,
+    base: GameId,
+    restart_every: usize,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut previous: Option<Key> = None;
+    for (index, (key, occurrence)) in occurrences.enumerate() {
+        let shared = match previous {
+            Some(previous) if !index.is_multiple_of(restart_every.max(1)) => {
+                previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count()
+            }
+            _ => 0,
+        };
+        // An occurrence before the base is not written (the caller's numbering rules it out).
+        let _ = write_record(&key, &occurrence, shared, base, &mut out);
+        previous = Some(key);
+    }
+    out
+}
+
+/// Every occurrence of records [`encode_run_records`] wrote with `base`; `None` for other bytes.
+pub fn decode_run_records(mut bytes: &[u8], base: GameId) -> Option<Vec<(Key, Occurrence)>> {
+    let mut occurrences = Vec::new();
+    let mut key = [0u8; crate::codec::KEY_LEN];
+    while !bytes.is_empty() {
+        let occurrence = read_record(&mut bytes, &mut key, occurrences.is_empty(), base)?;
+        occurrences.push((Key::from_bytes(key), occurrence));
+    }
+    Some(occurrences)
 }
 
 /// `err` naming the file it is about.
