@@ -353,3 +353,81 @@ pub fn expand_inputs(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String
         Ok(files.iter().map(|file| file.display().to_string()).collect())
     })
 }
+
+// Piece-square statistics spread over tasks, as `tabiya psqt derive` derives them.
+
+/// The options of `tabiya psqt derive` from Python's.
+fn derive_options(
+    filters: Option<&Bound<'_, PyDict>>,
+    sample: usize,
+    seed: u64,
+    epochs: Option<u32>,
+) -> Result<tabiya::explore::psqt::DeriveOptions, Error> {
+    use tabiya::psqt::fit::FitOptions;
+    let fit = FitOptions::default();
+    Ok(tabiya::explore::psqt::DeriveOptions {
+        filter: crate::database::filter_spec(filters)?.filter()?,
+        sample,
+        seed,
+        fit: FitOptions { epochs: epochs.unwrap_or(fit.epochs), ..fit },
+    })
+}
+
+/// The number of parts a derivation scans (`tabiya.spark` spreads them over tasks).
+#[pyfunction]
+pub fn psqt_parts(py: Python<'_>, database: &Database) -> PyResult<usize> {
+    call(py, || Ok(database.store()?.scan_parts()?.len()))
+}
+
+/// What `tabiya psqt derive` finds in some of its parts (by number), as bytes.
+#[pyfunction]
+#[pyo3(signature = (database, parts, filters = None, sample = 2_000_000, seed = 1, epochs = None))]
+pub fn psqt_partial(
+    py: Python<'_>,
+    database: &Database,
+    parts: Vec<usize>,
+    filters: Option<&Bound<'_, PyDict>>,
+    sample: usize,
+    seed: u64,
+    epochs: Option<u32>,
+) -> PyResult<Py<PyBytes>> {
+    let options = derive_options(filters, sample, seed, epochs).map_err(|err| err.into_py_err(py))?;
+    let bytes = call(py, || {
+        let store = database.store()?;
+        let all = store.scan_parts()?;
+        let mine = parts
+            .iter()
+            .map(|&index| {
+                all.get(index).cloned().ok_or_else(|| Error::input(format!("no part {index} of {}", all.len())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(tabiya::explore::psqt::derive_partial(&store, &options, &mine)?.to_bytes())
+    })?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+/// `tabiya psqt derive --json`'s answer from the partial answers of all its parts.
+#[pyfunction]
+#[pyo3(signature = (partials, filters = None, sample = 2_000_000, seed = 1, epochs = None))]
+pub fn psqt_answer(
+    py: Python<'_>,
+    partials: Vec<Vec<u8>>,
+    filters: Option<&Bound<'_, PyDict>>,
+    sample: usize,
+    seed: u64,
+    epochs: Option<u32>,
+) -> PyResult<Py<PyAny>> {
+    let started = std::time::Instant::now();
+    let options = derive_options(filters, sample, seed, epochs).map_err(|err| err.into_py_err(py))?;
+    let derived = call(py, || {
+        let partials = partials
+            .iter()
+            .map(|bytes| {
+                tabiya::explore::psqt::PsqtPartial::from_bytes(bytes)
+                    .ok_or_else(|| Error::input("not a partial answer"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(tabiya::explore::psqt::derive_answer(&options, partials, started)?)
+    })?;
+    to_python(py, &derived)
+}

@@ -62,5 +62,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::pattern_parts, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_partial, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_answer, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::psqt_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::psqt_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::psqt_answer, module)?)?;
     Ok(())
 }

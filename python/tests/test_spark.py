@@ -133,6 +133,21 @@ def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, patte
     assert found["positions"] > 0
 
 
+def test_piece_square_statistics_on_the_cluster_are_the_clis(spark, cli_db):
+    from tabiya.spark import psqt_derive
+
+    session, _ = spark
+    cli_db, _ = cli_db
+    for filters in ({}, {"since": "2000", "min_rating": 2400}):
+        found = psqt_derive(session, str(cli_db), sample=20_000, seed=3, **filters)
+        flags = [arg for name, value in filters.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
+        cli = cli_json("psqt", "derive", "--db", str(cli_db), "--sample", "20000", "--seed", "3", "--json", *flags)
+        for answer in (found, cli):
+            answer.pop("elapsedMs")
+        assert found == cli, filters
+        assert found["positions"] > 0
+
+
 def test_a_month_appended_on_the_cluster_is_what_two_ingests_give(spark, collection, tmp_path):
     session, _ = spark
     cli_db = tmp_path / "cli"

@@ -20,7 +20,7 @@ use crate::{
         fit::{self, Feature, Fit, FitOptions, Samples, feature, phase},
         tables::{GamePhase, TABLES, owner_square, table_index, table_of},
     },
-    store::{FactsTable, ScanFilter, ScanProgress, ScannedPosition, Store, StoreError},
+    store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
 /// Positions whose material phase is at most this count as endgame positions (a queen or two
@@ -149,25 +149,38 @@ pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryEr
     options.check()?;
     let started = Instant::now();
     let steady = store.steady();
-    let limit = if options.sample == 0 { usize::MAX } else { options.sample };
+    let partial = derive_partial(store, options, &store.scan_parts()?)?;
+    // The fit reads no store.
+    drop(steady);
+    derive_answer(options, [partial], started)
+}
+
+/// What a derivation finds in `parts` (some of [`Store::scan_parts`]): a derivation spread over
+/// processes scans each part once and merges the partial answers ([`derive_answer`]).
+pub fn derive_partial(store: &Store, options: &DeriveOptions, parts: &[ScanPart]) -> Result<PsqtPartial, QueryError> {
+    options.check()?;
+    let limit = sample_limit(options);
     // One-game values take their results from their games' facts, and so does a filter.
     let facts = store.committed_facts()?;
     let partial = store.scan(
-        &store.scan_parts()?,
+        parts,
         &ScanFilter::all(),
         &ScanProgress::default(),
         |partial: &mut Partial, mut position| partial.add(&mut position, &facts, options, limit),
-        |mut a, b| {
-            a.positions += b.positions;
-            a.occurrences += b.occurrences;
-            a.occupancy.add(&b.occupancy);
-            a.sample.extend(b.sample);
-            keep_lowest(&mut a.sample, limit);
-            a
-        },
+        |a, b| a.merge(b, limit),
     )?;
-    // The fit reads no store.
-    drop(steady);
+    Ok(PsqtPartial(partial))
+}
+
+/// The derivation from the partial answers of all the parts of [`Store::scan_parts`], each
+/// part's once; `started` is when it started.
+pub fn derive_answer(
+    options: &DeriveOptions,
+    partials: impl IntoIterator<Item = PsqtPartial>,
+    started: Instant,
+) -> Result<Derived, QueryError> {
+    let limit = sample_limit(options);
+    let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
     let mut chosen = partial.sample;
     chosen.sort_unstable_by_key(|a| (a.0, a.1));
     chosen.truncate(limit);
@@ -186,6 +199,71 @@ pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryEr
     })
 }
 
+fn sample_limit(options: &DeriveOptions) -> usize {
+    if options.sample == 0 { usize::MAX } else { options.sample }
+}
+
+/// What a derivation found in some parts ([`derive_partial`]), as bytes to ship between
+/// processes ([`PsqtPartial::to_bytes`]).
+pub struct PsqtPartial(Partial);
+
+/// [`Partial`] as bytes.
+#[derive(bincode::Encode, bincode::Decode)]
+struct PartialBytes {
+    counts: [u64; 2],
+    occurrences: Vec<u64>,
+    half_points: Vec<u64>,
+    phases: [u64; 2],
+    sample: Vec<SampledBytes>,
+}
+
+/// A [`Sampled`] position with its key as bytes.
+type SampledBytes = (u64, [u8; crate::codec::KEY_LEN], Vec<Feature>, u32, [u32; 3]);
+
+impl PsqtPartial {
+    /// Its bytes (zstd-compressed).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let part = &self.0;
+        let bytes = PartialBytes {
+            counts: [part.positions, part.occurrences],
+            occurrences: part.occupancy.occurrences.iter().flatten().copied().collect(),
+            half_points: part.occupancy.half_points.iter().flatten().copied().collect(),
+            phases: part.occupancy.positions,
+            sample: part
+                .sample
+                .iter()
+                .map(|(hash, key, pieces, phase, results)| (*hash, *key.as_bytes(), pieces.clone(), *phase, *results))
+                .collect(),
+        };
+        let plain = bincode::encode_to_vec(bytes, bincode::config::standard()).unwrap_or_default();
+        zstd::bulk::compress(&plain, 1).unwrap_or_default()
+    }
+
+    /// The partial answer [`PsqtPartial::to_bytes`] wrote; `None` for other bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<PsqtPartial> {
+        let plain = zstd::stream::decode_all(bytes).ok()?;
+        let (part, read): (PartialBytes, usize) =
+            bincode::decode_from_slice(&plain, bincode::config::standard()).ok()?;
+        if read != plain.len() || part.occurrences.len() != TABLES * 64 || part.half_points.len() != TABLES * 64 {
+            return None;
+        }
+        let mut occupancy = Occupancy { positions: part.phases, ..Occupancy::default() };
+        for (t, (occurrences, half_points)) in part.occurrences.chunks(64).zip(part.half_points.chunks(64)).enumerate()
+        {
+            occupancy.occurrences[t].copy_from_slice(occurrences);
+            occupancy.half_points[t].copy_from_slice(half_points);
+        }
+        let sample: Vec<Sampled> = part
+            .sample
+            .into_iter()
+            .map(|(hash, key, pieces, phase, results)| (hash, Key::from_bytes(key), pieces, phase, results))
+            .collect();
+        let threshold = u64::MAX;
+        let [positions, occurrences] = part.counts;
+        Some(PsqtPartial(Partial { positions, occurrences, occupancy, sample, threshold }))
+    }
+}
+
 /// Keeps the `limit` lowest hashes (ties broken by key) once the list is twice that long.
 fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {
     if limit != usize::MAX && sample.len() > 2 * limit.max(1) {
@@ -195,6 +273,15 @@ fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {
 }
 
 impl Partial {
+    fn merge(mut self, other: Partial, limit: usize) -> Partial {
+        self.positions += other.positions;
+        self.occurrences += other.occurrences;
+        self.occupancy.add(&other.occupancy);
+        self.sample.extend(other.sample);
+        keep_lowest(&mut self.sample, limit);
+        self
+    }
+
     /// Counts a position with the games `options` keeps, and samples it.
     fn add(
         &mut self,

@@ -9,6 +9,7 @@ From Python, with a SparkSession (any cluster manager: standalone, YARN, Kuberne
     spark = SparkSession.builder.master("spark://head:7077").getOrCreate()
     summary = build(spark, ["/shared/lichess/2026-10.pgn.zst"], "/shared/tabiya-db")
     found = search(spark, "/shared/tabiya-db", "pin(B, n, k)")
+    tables = psqt_derive(spark, "/shared/tabiya-db", since="2020")
 
 or from the shell: ``python -m tabiya.spark build --master spark://head:7077 DB INPUT...`` and
 ``python -m tabiya.spark search --master spark://head:7077 --pattern EXPR DB``.
@@ -20,6 +21,6 @@ database at the same path on each node.
 """
 
 from .build import build
-from .search import search
+from .scan import psqt_derive, search
 
-__all__ = ["build", "search"]
+__all__ = ["build", "psqt_derive", "search"]

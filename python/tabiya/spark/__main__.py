@@ -2,6 +2,7 @@
 
     python -m tabiya.spark build [--master URL] [--work DIR] [--ranges N] DB INPUT...
     python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] DB
+    python -m tabiya.spark psqt-derive [--master URL] [--sample N] [--seed S] DB
 
 Without ``--master``, the master is spark-submit's when run under it, else ``$SPARK_MASTER``,
 else ``local[*]``. Both print JSON (the CLI's ``ingest --json`` and ``search --json``)."""
@@ -44,7 +45,17 @@ def main(argv=None) -> int:
     search.add_argument("--flip-colours", action="store_true", help="also match the pattern with colours swapped")
     search.add_argument("--limit", type=int, default=20, help="positions listed (default 20)")
     search.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
-    for command in (build, search):
+    psqt = commands.add_parser("psqt-derive", help="piece-square statistics and tables (tabiya psqt derive)")
+    psqt.add_argument("db", help="the database directory, at the same path on every executor")
+    psqt.add_argument("--sample", type=int, default=2_000_000, help="positions the fit uses (0: all)")
+    psqt.add_argument("--seed", type=int, default=1, help="seed of the sample and the fit")
+    psqt.add_argument("--epochs", type=int, help="passes of the fit over the sample")
+    for name in ("since", "until", "speed"):
+        psqt.add_argument(f"--{name}", help=f"the CLI's --{name} filter")
+    for name in ("min-rating", "max-rating"):
+        psqt.add_argument(f"--{name}", type=int, help=f"the CLI's --{name} filter")
+    psqt.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
+    for command in (build, search, psqt):
         command.add_argument("--master", help="the Spark master URL (e.g. spark://host:7077)")
     args = parser.parse_args(argv)
 
@@ -61,8 +72,15 @@ def main(argv=None) -> int:
                       f"{game['reason']}: {game['detail']}", file=sys.stderr)
             for error in answer["readErrors"]:
                 print(f"tabiya: {error}", file=sys.stderr)
+        elif args.command == "psqt-derive":
+            from .scan import psqt_derive
+
+            filters = {name: getattr(args, name) for name in ("since", "until", "speed", "min_rating", "max_rating")
+                       if getattr(args, name) is not None}
+            answer = psqt_derive(spark, args.db, sample=args.sample, seed=args.seed, epochs=args.epochs,
+                                 tasks=args.tasks, **filters)
         else:
-            from .search import search as run_search
+            from .scan import search as run_search
 
             answer = run_search(spark, args.db, args.pattern, material=args.material, side=args.side,
                                 flip_colours=args.flip_colours, limit=args.limit, tasks=args.tasks)

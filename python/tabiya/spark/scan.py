@@ -1,7 +1,7 @@
-"""A whole-database pattern search on Spark: the search's parts (key ranges of the full-key
-family, runs of games of the single-game tier) spread over tasks, each opening the database
-read-only from a path every executor has, and the partial answers merged on the driver into
-the answer ``tabiya search --pattern`` gives."""
+"""Whole-database scans on Spark: a pattern search and the piece-square statistics of
+``tabiya psqt derive``. A scan's parts (key ranges of the full-key family, runs of games of the
+single-game tier) are dealt to tasks, each opening the database read-only from a path every
+executor has, and the partial answers are merged on the driver into the CLI's answer."""
 
 from __future__ import annotations
 
@@ -54,4 +54,37 @@ def search(
     local.close()
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     answer["tasks"] = tasks
+    return answer
+
+
+def psqt_derive(
+    spark,
+    db: str,
+    *,
+    sample: int = 2_000_000,
+    seed: int = 1,
+    epochs: Optional[int] = None,
+    tasks: Optional[int] = None,
+    **filters,
+) -> dict:
+    """Piece-square statistics and fitted tables of the database ``db`` on the cluster of
+    ``spark``: ``tabiya psqt derive --json``'s answer for the same options (``sample``,
+    ``seed``, ``epochs``, and the date, speed and rating filters as keyword arguments:
+    ``since``, ``until``, ``speed``, ``min_rating``, ``max_rating``). The scan is spread; the fit
+    on the sample runs on the driver."""
+    started = time.perf_counter()
+    db = os.path.abspath(os.fspath(db))
+    local = _native.Database(db)
+    count = _native.psqt_parts(local)
+    local.close()
+    tasks = max(1, min(count, tasks or 4 * spark.sparkContext.defaultParallelism))
+    groups = [list(range(first, count, tasks)) for first in range(tasks)]
+    options = {"filters": filters or None, "sample": sample, "seed": seed, "epochs": epochs}
+
+    def partial(parts):
+        return _native.psqt_partial(_database(db), parts, **options)
+
+    partials = spark.sparkContext.parallelize(groups, len(groups)).map(partial).collect()
+    answer = _native.psqt_answer(partials, **options)
+    answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     return answer
