@@ -4,7 +4,6 @@
 //! while a replica is killed.
 
 use std::{
-    io::{Read as _, Write as _},
     net::{TcpListener, TcpStream},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
@@ -144,16 +143,7 @@ fn nginx(prefix: &Path, upstreams: [&str; 2]) -> Nginx {
 
 /// A GET through `addr`: the status and body, or the error.
 fn get(addr: &str, path: &str) -> Result<(u16, String), String> {
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream.set_read_timeout(Some(Duration::from_secs(30))).map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").map_err(|e| e.to_string())?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).map_err(|e| e.to_string())?;
-    let (head, body) = response.split_once("\r\n\r\n").ok_or("no header")?;
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or("no status")?;
-    // nginx answers chunked: the body's JSON, between the chunk sizes, is all this test compares.
-    let body = body.lines().filter(|line| line.starts_with('{')).collect();
-    Ok((status, body))
+    server::request(addr, path).map(|(status, _, body)| (status, body)).map_err(|err| err.to_string())
 }
 
 #[test]

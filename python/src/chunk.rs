@@ -1,6 +1,6 @@
-//! PGN bytes into game records and position occurrences, with no database: the per-game work of
-//! an ingest (split, parse, replay, key every position) for a distributed build, where each
-//! worker parses its share of the input and the occurrences are then shuffled by key.
+//! PGN bytes into game records and position occurrences as Arrow columns, with no database: the
+//! per-game work of an ingest (split, parse, replay, key every position), for analysing games
+//! in data tools. (A distributed build ships its batches as bytes: `distributed.rs`.)
 
 use pyo3::{prelude::*, types::PyList};
 use rayon::prelude::*;

@@ -4,7 +4,7 @@
 
 use std::{
     collections::HashMap,
-    path::{Path, PathBuf},
+    path::PathBuf,
     sync::{Arc, Mutex, mpsc},
 };
 
@@ -21,7 +21,7 @@ use tabiya::{
     },
     model::GameId,
     render::json::IngestSummary,
-    store::Store,
+    store::{ScanPart, Store},
 };
 
 use crate::{
@@ -30,21 +30,6 @@ use crate::{
     errors::Error,
     values::to_python,
 };
-
-/// Read-only databases this process opened, by path: a Spark executor's tasks share them.
-static STORES: Mutex<Option<HashMap<PathBuf, Arc<Store>>>> = Mutex::new(None);
-
-/// The database at `path`, opened read-only once per process.
-fn read_only(path: &Path) -> Result<Arc<Store>, Error> {
-    let mut stores = STORES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let stores = stores.get_or_insert_with(HashMap::new);
-    if let Some(store) = stores.get(path) {
-        return Ok(store.clone());
-    }
-    let store = Arc::new(Store::open_read_only(path)?);
-    stores.insert(path.to_owned(), store.clone());
-    Ok(store)
-}
 
 /// What a batch reader hands on: a batch's raw games as bytes, or why reading stopped.
 type BatchItem = Result<Vec<u8>, String>;
@@ -86,14 +71,15 @@ impl BatchReader {
     }
 }
 
-/// prepare_batch(raw, file, db=None) -> dict: parses, replays and keys one batch (bytes from
-/// read_batches) of `file`; with `db`, games stored there are duplicates. The dict: games_read,
+/// prepare_batch(raw, file, database=None) -> dict: parses, replays and keys one batch (bytes
+/// from read_batches) of `file`; with `database` (a Database), games stored there are
+/// duplicates. The dict: games_read,
 /// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
 /// fingerprints (16 bytes a kept game), games and occurrences (bytes for assemble and
 /// write_range_run), bounds (21-byte keys, candidate range bounds).
 #[pyfunction]
-#[pyo3(signature = (raw, file, db = None))]
-pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, db: Option<PathBuf>) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (raw, file, database = None))]
+pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<&Database>) -> PyResult<Py<PyDict>> {
     struct Out {
         batch: PreparedBatch,
         fingerprints: Vec<u8>,
@@ -103,7 +89,7 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, db: Option<PathBu
     }
     let out = call(py, || {
         let games = decode_raw_games(raw).ok_or_else(|| Error::input("not a batch of raw games (read_batches)"))?;
-        let store = db.as_deref().map(read_only).transpose()?;
+        let store = database.map(Database::store).transpose()?;
         let stored =
             |fingerprint: &_| store.as_ref().is_some_and(|store| store.has_fingerprint(fingerprint).unwrap_or(false));
         let batch = PreparedBatch::prepare(games, stored);
@@ -154,11 +140,7 @@ pub fn occurrence_parts_of(py: Python<'_>, occurrences: &[u8], bounds: &[u8]) ->
     let bounds = keys(bounds).map_err(|err| err.into_py_err(py))?;
     let parts = occurrence_parts(occurrences, &bounds)
         .ok_or_else(|| Error::input("not a batch's occurrences (prepare_batch)").into_py_err(py))?;
-    let list = PyList::empty(py);
-    for (range, bytes) in parts {
-        list.append((range, PyBytes::new(py, &bytes)))?;
-    }
-    Ok(list.unbind())
+    parts_list(py, parts)
 }
 
 /// fingerprint_parts(fingerprints, order, parts) -> [(part, bytes)]: a batch's fingerprints
@@ -168,11 +150,7 @@ pub fn occurrence_parts_of(py: Python<'_>, occurrences: &[u8], bounds: &[u8]) ->
 pub fn fingerprint_parts(py: Python<'_>, fingerprints: &[u8], order: u64, parts: usize) -> PyResult<Py<PyList>> {
     let cut = distributed::fingerprint_parts(fingerprints, order, parts)
         .ok_or_else(|| Error::input("not whole fingerprints, or no parts").into_py_err(py))?;
-    let list = PyList::empty(py);
-    for (part, bytes) in cut {
-        list.append((part, PyBytes::new(py, &bytes)))?;
-    }
-    Ok(list.unbind())
+    parts_list(py, cut)
 }
 
 /// later_twins(records) -> [(order, number)]: of one part's fingerprint records, the games
@@ -183,6 +161,24 @@ pub fn later_twins(py: Python<'_>, records: Vec<Vec<u8>>) -> PyResult<Vec<(u64, 
         let records: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
         distributed::later_twins(&records).ok_or_else(|| Error::input("not fingerprint records (fingerprint_parts)"))
     })
+}
+
+/// The parts of `all` numbered `numbers`: a task's share of a scan.
+fn chosen_parts(all: &[ScanPart], numbers: &[usize]) -> Result<Vec<ScanPart>, Error> {
+    let part = |&number: &usize| all.get(number).cloned();
+    numbers
+        .iter()
+        .map(|number| part(number).ok_or_else(|| Error::input(format!("no part {number} of {}", all.len()))))
+        .collect()
+}
+
+/// `(part, bytes)` pairs as a Python list.
+fn parts_list(py: Python<'_>, parts: Vec<(usize, Vec<u8>)>) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    for (part, bytes) in parts {
+        list.append((part, PyBytes::new(py, &bytes)))?;
+    }
+    Ok(list.unbind())
 }
 
 /// A batch's ids from Python: its first id and the numbers of its dropped games (4 bytes each,
@@ -307,12 +303,7 @@ pub fn pattern_partial(
         let store = database.store()?;
         let query = pattern_query(expression, material, side, flip_colours, limit)?;
         let all = query.scan_parts(&store)?;
-        let mine = parts
-            .iter()
-            .map(|&index| {
-                all.get(index).cloned().ok_or_else(|| Error::input(format!("no part {index} of {}", all.len())))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mine = chosen_parts(&all, &parts)?;
         Ok(query.partial(&store, &mine, &Default::default())?.to_bytes())
     })?;
     Ok(PyBytes::new(py, &bytes).unbind())
@@ -395,12 +386,7 @@ pub fn psqt_partial(
     let bytes = call(py, || {
         let store = database.store()?;
         let all = store.scan_parts()?;
-        let mine = parts
-            .iter()
-            .map(|&index| {
-                all.get(index).cloned().ok_or_else(|| Error::input(format!("no part {index} of {}", all.len())))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mine = chosen_parts(&all, &parts)?;
         Ok(tabiya::explore::psqt::derive_partial(&store, &options, &mine)?.to_bytes())
     })?;
     Ok(PyBytes::new(py, &bytes).unbind())

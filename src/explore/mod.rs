@@ -34,6 +34,7 @@ mod openings;
 mod pattern;
 pub mod psqt;
 mod rows;
+mod shipped;
 mod target;
 
 pub use answer::{

@@ -117,7 +117,7 @@ struct PartialBytes {
 }
 
 impl PatternPartial {
-    /// Its bytes (zstd-compressed: game sets are mostly runs of zero or full words).
+    /// Its bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let part = &self.0;
         let bytes = PartialBytes {
@@ -130,18 +130,12 @@ impl PatternPartial {
                 .map(|Reverse((games, Reverse(key), counts))| (*games, *key.as_bytes(), *counts))
                 .collect(),
         };
-        let plain = bincode::encode_to_vec(bytes, bincode::config::standard()).unwrap_or_default();
-        zstd::bulk::compress(&plain, 1).unwrap_or_default()
+        super::shipped::pack(bytes)
     }
 
     /// The partial answer [`PatternPartial::to_bytes`] wrote; `None` for other bytes.
     pub fn from_bytes(bytes: &[u8]) -> Option<PatternPartial> {
-        let plain = zstd::stream::decode_all(bytes).ok()?;
-        let (part, read): (PartialBytes, usize) =
-            bincode::decode_from_slice(&plain, bincode::config::standard()).ok()?;
-        if read != plain.len() {
-            return None;
-        }
+        let part: PartialBytes = super::shipped::unpack(bytes)?;
         let [positions, occurrences, scanned] = part.counts;
         Some(PatternPartial(Partial {
             positions,

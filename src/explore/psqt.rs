@@ -221,7 +221,7 @@ struct PartialBytes {
 type SampledBytes = (u64, [u8; crate::codec::KEY_LEN], Vec<Feature>, u32, [u32; 3]);
 
 impl PsqtPartial {
-    /// Its bytes (zstd-compressed).
+    /// Its bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let part = &self.0;
         let bytes = PartialBytes {
@@ -235,16 +235,13 @@ impl PsqtPartial {
                 .map(|(hash, key, pieces, phase, results)| (*hash, *key.as_bytes(), pieces.clone(), *phase, *results))
                 .collect(),
         };
-        let plain = bincode::encode_to_vec(bytes, bincode::config::standard()).unwrap_or_default();
-        zstd::bulk::compress(&plain, 1).unwrap_or_default()
+        super::shipped::pack(bytes)
     }
 
     /// The partial answer [`PsqtPartial::to_bytes`] wrote; `None` for other bytes.
     pub fn from_bytes(bytes: &[u8]) -> Option<PsqtPartial> {
-        let plain = zstd::stream::decode_all(bytes).ok()?;
-        let (part, read): (PartialBytes, usize) =
-            bincode::decode_from_slice(&plain, bincode::config::standard()).ok()?;
-        if read != plain.len() || part.occurrences.len() != TABLES * 64 || part.half_points.len() != TABLES * 64 {
+        let part: PartialBytes = super::shipped::unpack(bytes)?;
+        if part.occurrences.len() != TABLES * 64 || part.half_points.len() != TABLES * 64 {
             return None;
         }
         let mut occupancy = Occupancy { positions: part.phases, ..Occupancy::default() };

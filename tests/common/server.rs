@@ -56,17 +56,25 @@ pub fn start_with_temp(db: &Path, temp: &Path) -> Server {
 
 /// A GET: status, content type and body.
 pub fn get(server: &Server, path: &str) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    request(&server.addr, path).unwrap_or_else(|err| panic!("GET {path}: {err}"))
+}
+
+/// A GET to `addr` (a server, or a load balancer in front of servers): status, content type and
+/// body, or what failed.
+pub fn request(addr: &str, path: &str) -> std::io::Result<(u16, String, String)> {
+    let malformed = || std::io::Error::other(format!("GET {path}: not an HTTP response"));
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")?;
     let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    stream.read_to_string(&mut response)?;
+    let (head, body) = response.split_once("\r\n\r\n").ok_or_else(malformed)?;
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or_else(malformed)?;
     let content_type = head
         .lines()
         .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type: ").map(str::to_owned))
         .unwrap_or_default();
-    (status, content_type, body.to_owned())
+    Ok((status, content_type, body.to_owned()))
 }
 
 /// A GET answered with JSON: status and value.

@@ -22,7 +22,6 @@ appends, as ``tabiya ingest`` does.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import time
@@ -30,8 +29,7 @@ from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
 from .. import _native
-
-log = logging.getLogger("tabiya.spark")
+from ._workers import database
 
 _FINGERPRINT = 16
 _KEY = 21
@@ -176,7 +174,7 @@ def _prepare(value, existing):
     kind, payload, path = value
     if kind == "error":
         return {"error": payload}
-    return _native.prepare_batch(payload, path, existing)
+    return _native.prepare_batch(payload, path, database(existing) if existing else None)
 
 
 def _small(item):

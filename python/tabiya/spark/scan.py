@@ -10,16 +10,15 @@ import time
 from typing import Optional
 
 from .. import _native
+from ._workers import database as _database
 
-# Databases each Python worker opened, by path: its tasks share them.
-_OPEN = {}
-
-
-def _database(path: str):
-    database = _OPEN.get(path)
-    if database is None:
-        database = _OPEN[path] = _native.Database(path)
-    return database
+def _spread(spark, count: int, tasks: Optional[int], partial) -> list:
+    """``partial(parts)`` over a scan's ``count`` parts, dealt round-robin to ``tasks`` tasks
+    (default: four times the default parallelism): parts are in key order, and neighbours cost
+    alike. Returns each task's partial answer."""
+    tasks = max(1, min(count, tasks or 4 * spark.sparkContext.defaultParallelism))
+    groups = [list(range(first, count, tasks)) for first in range(tasks)]
+    return spark.sparkContext.parallelize(groups, len(groups)).map(partial).collect()
 
 
 def search(
@@ -42,18 +41,15 @@ def search(
     local = _native.Database(db)
     options = {"material": material, "side": side, "flip_colours": flip_colours}
     count = _native.pattern_parts(local, pattern, **options)
-    tasks = max(1, min(count, tasks or 4 * spark.sparkContext.defaultParallelism))
-    # Parts are in key order, and neighbours cost alike: dealt round-robin.
-    groups = [list(range(first, count, tasks)) for first in range(tasks)]
 
     def partial(parts):
         return _native.pattern_partial(_database(db), pattern, parts, limit=limit, **options)
 
-    partials = spark.sparkContext.parallelize(groups, len(groups)).map(partial).collect()
+    partials = _spread(spark, count, tasks, partial)
     answer = _native.pattern_answer(local, pattern, partials, limit=limit, **options)
     local.close()
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
-    answer["tasks"] = tasks
+    answer["tasks"] = len(partials)
     return answer
 
 
@@ -77,14 +73,12 @@ def psqt_derive(
     local = _native.Database(db)
     count = _native.psqt_parts(local)
     local.close()
-    tasks = max(1, min(count, tasks or 4 * spark.sparkContext.defaultParallelism))
-    groups = [list(range(first, count, tasks)) for first in range(tasks)]
     options = {"filters": filters or None, "sample": sample, "seed": seed, "epochs": epochs}
 
     def partial(parts):
         return _native.psqt_partial(_database(db), parts, **options)
 
-    partials = spark.sparkContext.parallelize(groups, len(groups)).map(partial).collect()
+    partials = _spread(spark, count, tasks, partial)
     answer = _native.psqt_answer(partials, **options)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     return answer

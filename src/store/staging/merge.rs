@@ -9,7 +9,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::{Occurrence, Run, SAMPLE_EVERY, is_range_bound};
+use super::{Occurrence, Run};
 use crate::{
     codec::{KEY_LEN, Key, KeyRange, KeyWords},
     model::GameId,
@@ -87,19 +87,12 @@ impl RunReader {
     /// see [`Staging::adopt`](super::Staging::adopt)).
     pub(super) fn index(path: &Path) -> io::Result<Run> {
         let length = std::fs::metadata(path).map_err(|err| super::named(path, err))?.len();
-        let whole = Run { path: path.to_owned(), length, samples: Vec::new(), bounds: Vec::new(), records: 0 };
-        let Some(mut reader) = RunReader::open(&whole, KeyRange::ALL)? else { return Ok(whole) };
-        let mut run = whole;
+        let mut run = Run::new(path, length);
+        let Some(mut reader) = RunReader::open(&run, KeyRange::ALL)? else { return Ok(run) };
         let mut previous = None;
         loop {
-            if run.records.is_multiple_of(SAMPLE_EVERY) {
-                run.samples.push((reader.key, reader.record_offset));
-            }
-            if previous != Some(reader.key) && is_range_bound(&reader.key) {
-                run.bounds.push(reader.key);
-            }
+            run.note(reader.key, reader.record_offset, previous);
             previous = Some(reader.key);
-            run.records += 1;
             if !reader.advance()? {
                 return Ok(run);
             }

@@ -82,6 +82,27 @@ struct Run {
     records: usize,
 }
 
+impl Run {
+    /// A run of no record yet, `length` bytes long (its header).
+    fn new(path: &Path, length: u64) -> Run {
+        Run { path: path.to_owned(), length, samples: Vec::new(), bounds: Vec::new(), records: 0 }
+    }
+
+    /// Indexes its next record, of `key`, at `offset`, after a record of `previous`; `true`
+    /// when the record is sampled (a reader may start there: it must share no key prefix).
+    fn note(&mut self, key: Key, offset: u64, previous: Option<Key>) -> bool {
+        let sampled = self.records.is_multiple_of(SAMPLE_EVERY);
+        if sampled {
+            self.samples.push((key, offset));
+        }
+        if previous != Some(key) && is_range_bound(&key) {
+            self.bounds.push(key);
+        }
+        self.records += 1;
+        sampled
+    }
+}
+
 /// Sorted runs of one ingest run, not yet committed.
 pub struct Staging {
     /// The database directory (what errors name).
@@ -246,34 +267,25 @@ fn write_run_file_indexed(
 ) -> io::Result<Run> {
     let mut out = BufWriter::with_capacity(1 << 20, File::create(path).map_err(|err| named(path, err))?);
     out.write_all(&header(base))?;
-    let mut run =
-        Run { path: path.to_owned(), length: HEADER_LEN as u64, samples: Vec::new(), bounds: Vec::new(), records: 0 };
+    let mut run = Run::new(path, HEADER_LEN as u64);
     let mut record = Vec::with_capacity(RECORD_MAX);
     let mut previous: Option<Key> = None;
     let mut last: Option<(Key, GameId, Option<CompactMove>)> = None;
-    for (index, (key, occurrence)) in occurrences.into_iter().enumerate() {
+    for (key, occurrence) in occurrences {
         let order = (key, occurrence.game, occurrence.next);
         if last.is_some_and(|last| last >= order) {
             return Err(io::Error::other(format!("staged occurrences out of order at position {key}")));
         }
         last = Some(order);
-        let shared = match previous {
-            _ if index % SAMPLE_EVERY == 0 => {
-                run.samples.push((key, run.length));
-                0
-            }
-            Some(previous) => previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count(),
-            None => 0,
+        let shared = match run.note(key, run.length, previous) {
+            true => 0,
+            false => shared_prefix(previous, &key),
         };
-        if previous != Some(key) && is_range_bound(&key) {
-            run.bounds.push(key);
-        }
         record.clear();
         write_record(&key, &occurrence, shared, base, &mut record)
             .ok_or_else(|| io::Error::other(format!("game {} before the run's base {}", occurrence.game.0, base.0)))?;
         out.write_all(&record)?;
         run.length += record.len() as u64;
-        run.records += 1;
         previous = Some(key);
     }
     out.into_inner().map_err(|err| err.into_error())?;
@@ -291,11 +303,9 @@ pub fn encode_run_records(
     let mut out = Vec::new();
     let mut previous: Option<Key> = None;
     for (index, (key, occurrence)) in occurrences.enumerate() {
-        let shared = match previous {
-            Some(previous) if !index.is_multiple_of(restart_every.max(1)) => {
-                previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count()
-            }
-            _ => 0,
+        let shared = match index.is_multiple_of(restart_every.max(1)) {
+            true => 0,
+            false => shared_prefix(previous, &key),
         };
         // An occurrence before the base is not written (the caller's numbering rules it out).
         let _ = write_record(&key, &occurrence, shared, base, &mut out);
@@ -313,6 +323,11 @@ pub fn decode_run_records(mut bytes: &[u8], base: GameId) -> Option<Vec<(Key, Oc
         occurrences.push((Key::from_bytes(key), occurrence));
     }
     Some(occurrences)
+}
+
+/// Bytes `key` shares with the key before it (none for the first).
+fn shared_prefix(previous: Option<Key>, key: &Key) -> usize {
+    previous.map_or(0, |previous| previous.as_bytes().iter().zip(key.as_bytes()).take_while(|(a, b)| a == b).count())
 }
 
 /// `err` naming the file it is about.
