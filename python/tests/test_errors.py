@@ -121,3 +121,30 @@ def test_a_database_damaged_on_disk_raises_corrupt_database(generated, tmp_path)
         list(db.positions())
     with pytest.raises(tabiya.CorruptDatabase):
         db.search_pattern("check")
+
+
+def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
+    from tabiya import _native
+
+    refused = [
+        lambda: _native.prepare_batch(b"\xff\xff", "x.pgn"),
+        lambda: _native.occurrence_parts(b"\x05abc", b""),
+        lambda: _native.occurrence_parts(b"", b"not 21 bytes"),
+        lambda: _native.fingerprint_parts(b"short", 0, 4),
+        lambda: _native.fingerprint_parts(b"", 0, 0),
+        lambda: _native.later_twins([b"not a record"]),
+        lambda: _native.write_range_run(str(tmp_path / "a.run"), [(0, b"", b"")]),
+        lambda: _native.write_range_run(str(tmp_path / "b.run"), [(1, b"\0\0\0\2\0\0\0\1", b"")]),
+    ]
+    for number, call in enumerate(refused):
+        with pytest.raises(tabiya.InvalidInput):
+            call()
+        assert not (tmp_path / "b.run").exists(), number
+    # Occurrences that do not read: an error naming the run, nothing written.
+    with pytest.raises(tabiya.TabiyaError, match="c.run"):
+        _native.write_range_run(str(tmp_path / "c.run"), [(1, b"", b"\x05abc")])
+    assembly = _native.Assembly(str(tmp_path / "db"), [])
+    with pytest.raises(tabiya.TabiyaError, match="do not read"):
+        assembly.add_batch(1, b"", b"\xff\xff\xff")
+    with pytest.raises(tabiya.InvalidInput):
+        assembly.add_batch(1, b"\0", b"")
