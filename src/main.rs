@@ -87,7 +87,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("tabiya: {err:#}");
+            eprintln!("tabiya: {}", cmd::message(&err));
             ExitCode::FAILURE
         }
     }

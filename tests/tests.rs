@@ -12,6 +12,7 @@ mod db_digest;
 
 mod cli;
 mod crash;
+mod damage;
 mod database_report;
 mod datasets;
 mod distributed;

@@ -14,3 +14,17 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
+
+/// `err` as one line: its message, then each cause the message does not say already (most of
+/// tabiya's errors name their cause in their own message).
+pub fn message(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}

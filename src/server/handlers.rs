@@ -10,7 +10,7 @@ use axum::{
     http::{StatusCode, header},
     response::{IntoResponse, Response},
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{
     AppState,
@@ -369,9 +369,15 @@ pub async fn totals(State(state): State<Arc<AppState>>) -> Result<Json<DatabaseT
     .await
 }
 
-/// Always `{"status": "ok"}`.
-pub async fn health() -> Json<Value> {
-    Json(json!({ "status": "ok" }))
+/// `{"status": "ok"}`, or 503 with `{"status": "damaged", "error": ...}` once a read has found
+/// the database damaged (a load balancer then sends requests to another replica).
+pub async fn health(State(state): State<Arc<AppState>>) -> Response {
+    match state.store.damage() {
+        None => Json(json!({ "status": "ok" })).into_response(),
+        Some(damage) => {
+            (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "damaged", "error": damage }))).into_response()
+        }
+    }
 }
 
 /// 404 for any other path.

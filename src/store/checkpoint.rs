@@ -43,21 +43,34 @@ impl Store {
             let what = "the checkpoint's directory exists already: name a new one".to_owned();
             return Err(StoreError::Invariant { path: dest.to_owned(), what });
         }
+        let taken = Self::on_a_view(source, |source| {
+            let taken = Self::checkpoint_once(source, dest);
+            if taken.is_err() {
+                let _ = std::fs::remove_dir_all(dest);
+            }
+            taken
+        });
+        taken?;
+        Store::open_read_only(dest)?.totals()
+    }
+
+    /// `work` on a read-only view of the database at `path`, done again on a new view (up to
+    /// [`ATTEMPTS`] views) when RocksDB fails: a writer renames and deletes files as it flushes
+    /// and compacts, so a view may lose one while it is opened or used. A database that fails
+    /// every time is damaged; the last error says how.
+    pub(super) fn on_a_view<T>(
+        path: &Path,
+        mut work: impl FnMut(&Path) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match Self::checkpoint_once(source, dest) {
-                Ok(()) => return Store::open_read_only(dest)?.totals(),
-                // Files of the view went away (or went away as it was opened): a new view.
-                Err(StoreError::Rocks { source: err, .. }) if attempt < ATTEMPTS => {
-                    tracing::info!(attempt, %err, "checkpoint taken again: the database changed under it");
-                    let _ = std::fs::remove_dir_all(dest);
+            match work(path) {
+                Err(StoreError::Rocks { error: err, .. }) if attempt < ATTEMPTS => {
+                    tracing::info!(attempt, %err, "taken again on a new view: the database changed under it");
                     std::thread::sleep(PAUSE);
                 }
-                Err(err) => {
-                    let _ = std::fs::remove_dir_all(dest);
-                    return Err(err);
-                }
+                other => return other,
             }
         }
     }

@@ -1,6 +1,6 @@
 //! Why the database could not be used: [`StoreError`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::tier::TierError;
 
@@ -8,12 +8,12 @@ use super::tier::TierError;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// RocksDB failed (I/O, a lock held by another writer, ...).
-    #[error("{path}: {source}")]
+    #[error("{}", rocks_message(path, error))]
     Rocks {
         /// The database directory.
         path: PathBuf,
-        /// What RocksDB said.
-        source: rocksdb::Error,
+        /// What RocksDB said (shown in the message, so not a separate cause).
+        error: rocksdb::Error,
     },
     /// No database at the path.
     #[error("{path}: no tabiya database here (run `tabiya ingest` first)")]
@@ -74,8 +74,27 @@ impl StoreError {
     pub fn is_corruption(&self) -> bool {
         match self {
             StoreError::DataCorruption { .. } | StoreError::Tier { source: TierError::Corrupt(_), .. } => true,
-            StoreError::Rocks { source, .. } => source.kind() == rocksdb::ErrorKind::Corruption,
+            StoreError::Rocks { error, .. } => error.kind() == rocksdb::ErrorKind::Corruption,
             _ => false,
         }
     }
+}
+
+/// RocksDB's message for `path`, said once: RocksDB repeats a status's name ("Corruption:
+/// Corruption: IO error: ..."), and names a second writer's lock by its file.
+fn rocks_message(path: &Path, error: &rocksdb::Error) -> String {
+    let text = error.as_ref();
+    if error.kind() == rocksdb::ErrorKind::IOError && text.contains("lock") && text.contains("LOCK") {
+        return format!(
+            "{}: another tabiya process is writing this database (an ingest, or a build's assembly); \
+             wait for it to end ({})",
+            path.display(),
+            text.trim()
+        );
+    }
+    let mut said = text.trim();
+    while let Some(rest) = said.strip_prefix("Corruption: ").filter(|rest| rest.starts_with("Corruption: ")) {
+        said = rest;
+    }
+    format!("{}: {}", path.display(), said.split_whitespace().collect::<Vec<_>>().join(" "))
 }

@@ -71,6 +71,8 @@ pub struct Store {
     /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
     /// (a secondary's catch-up, a commit's ingestion).
     steady: std::sync::RwLock<()>,
+    /// The first damage found in the database's data (see [`Store::damage`]).
+    damage: std::sync::OnceLock<String>,
 }
 
 /// How a secondary's private directory in the temporary directory starts; the owning process's
@@ -123,6 +125,7 @@ impl Store {
             facts: Default::default(),
             tier: Default::default(),
             steady: Default::default(),
+            damage: Default::default(),
         }
     }
 
@@ -137,7 +140,7 @@ impl Store {
         }
         let cache = options::block_cache();
         let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
-            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+            .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
         let store = Store::new(db, path, None, cache);
         match store.meta(layout::keys::FORMAT_KEY)? {
             None => store.write_format(meta::FORMAT_VERSION)?,
@@ -154,14 +157,19 @@ impl Store {
         let mut db_options = options::db_options();
         db_options.create_if_missing(false);
         let db = DB::open_cf_descriptors_read_only(&db_options, path, Self::families(&cache, &present), false)
-            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+            .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
         Store::new(db, path, None, cache).with_format(&present)
     }
 
     /// Opens an existing database as a RocksDB secondary: it reads while another process
     /// ingests, and sees what that process has flushed after each [`Store::catch_up`].
+    ///
+    /// A secondary opens a database whose table files are missing or damaged as if they held
+    /// nothing, so the database is first opened read-only, which opens every table file (taken
+    /// again on a new view while a writer replaces files): a damaged database is refused.
     pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
         let present = Self::check_created(path)?;
+        Self::on_a_view(path, |path| Store::open_read_only(path).map(drop))?;
         let temp = std::env::temp_dir();
         remove_dead_secondaries(&temp);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -172,7 +180,7 @@ impl Store {
         // A secondary keeps every file it opened: let it hold them all.
         db_options.set_max_open_files(-1);
         let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, Self::families(&cache, &present))
-            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+            .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
         Store::new(db, path, Some(secondary), cache).with_format(&present)
     }
 
@@ -185,7 +193,7 @@ impl Store {
             return Err(missing());
         }
         let families = DB::list_cf(&Options::default(), path)
-            .map_err(|source| StoreError::Rocks { path: path.to_owned(), source })?;
+            .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
         let present: Vec<&'static str> =
             options::COLUMN_FAMILIES.into_iter().filter(|name| families.iter().any(|family| family == name)).collect();
         match present.contains(&options::META) {
@@ -273,8 +281,23 @@ impl Store {
         self.db.cf_handle(name).expect("column family opened with the database")
     }
 
-    fn rocks(&self, source: rocksdb::Error) -> StoreError {
-        StoreError::Rocks { path: self.path.clone(), source }
+    /// The first damage this store has found in the database's data since it was opened (a
+    /// table file RocksDB finds corrupt or missing, bytes that do not decode): a server reports
+    /// it on `/health`. Every read that meets damage fails with an error; this remembers it.
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.get().map(String::as_str)
+    }
+
+    /// `err`, remembered (and logged, the first time) when it is damage.
+    fn noted(&self, err: StoreError) -> StoreError {
+        if err.is_corruption() && self.damage.set(err.to_string()).is_ok() {
+            tracing::error!("the database is damaged: {err}");
+        }
+        err
+    }
+
+    fn rocks(&self, error: rocksdb::Error) -> StoreError {
+        self.noted(StoreError::Rocks { path: self.path.clone(), error })
     }
 
     /// The error for a staging area that could not be written or read.
@@ -284,12 +307,12 @@ impl Store {
 
     /// The error for corrupt data found in this database.
     fn corrupt(&self, what: impl Into<String>) -> StoreError {
-        StoreError::DataCorruption { path: self.path.clone(), what: what.into() }
+        self.noted(StoreError::DataCorruption { path: self.path.clone(), what: what.into() })
     }
 
     /// The error for the single-game tier's failures.
     fn tier_error(&self, source: tier::TierError) -> StoreError {
-        StoreError::Tier { path: self.path.clone(), source }
+        self.noted(StoreError::Tier { path: self.path.clone(), source })
     }
 
     fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {

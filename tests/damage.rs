@@ -1,0 +1,136 @@
+//! A damaged database gives an error, never a wrong answer: commands and the server refuse a
+//! database with a table file missing or damaged, a server reports damage found while it runs
+//! on `/health`, and RocksDB's messages are said once.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{self, server, tabiya};
+
+/// The table files of `db`, in name order.
+fn table_files(db: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(db)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "sst"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Overwrites 8 bytes of `file` at `offset` (in place, as a bad disk block would).
+fn scribble(file: &Path, offset: u64) {
+    use std::{
+        io::{Seek as _, SeekFrom, Write as _},
+        os::unix::fs::FileExt as _,
+    };
+    let mut handle = std::fs::OpenOptions::new().read(true).write(true).open(file).unwrap();
+    let mut old = [0u8; 8];
+    handle.read_exact_at(&mut old, offset).unwrap();
+    handle.seek(SeekFrom::Start(offset)).unwrap();
+    handle.write_all(&old.map(|byte| !byte)).unwrap();
+}
+
+/// The ways a table file is damaged: gone, its footer overwritten, the blocks before the footer
+/// (properties, index, meta index) overwritten.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    Deleted,
+    Footer,
+    IndexOrProperties,
+}
+
+impl Damage {
+    fn apply(self, file: &Path) {
+        let size = std::fs::metadata(file).unwrap().len();
+        match self {
+            Damage::Deleted => std::fs::remove_file(file).unwrap(),
+            // The footer is the last 53 bytes; its checksum covers them.
+            Damage::Footer => scribble(file, size - 40),
+            Damage::IndexOrProperties => scribble(file, size - 53 - 80),
+        }
+    }
+}
+
+/// A copy of `db` at `dir/name` with its `index`-th table file damaged by `damage`.
+fn damaged_copy(db: &Path, dir: &Path, name: &str, index: usize, damage: Damage) -> PathBuf {
+    let copy = dir.join(name);
+    std::fs::create_dir(&copy).unwrap();
+    for entry in std::fs::read_dir(db).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    damage.apply(&table_files(&copy)[index]);
+    copy
+}
+
+#[test]
+fn commands_and_the_server_refuse_a_database_with_a_damaged_table_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = server::sample_db(dir.path());
+    let files = table_files(&db).len();
+    assert!(files >= 8, "{files} table files");
+    for damage in [Damage::Deleted, Damage::Footer, Damage::IndexOrProperties] {
+        for index in 0..files {
+            let name = format!("{damage:?}-{index}");
+            let copy = damaged_copy(&db, dir.path(), &name, index, damage);
+            let out = tabiya(&["stats", "--db", copy.to_str().unwrap()]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{name}: stats succeeded: {}", String::from_utf8_lossy(&out.stdout));
+            // Said once, as one line: no "Corruption: Corruption:", no message repeated as its cause.
+            assert_eq!(stderr.matches("Corruption:").count(), 1, "{name}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+            // The server, which opens the database as a secondary (that would see no games),
+            // refuses it too (one file of each damage: each refusal retries for two seconds).
+            if index == files / 2 {
+                let out = common::command()
+                    .args(["serve", "--bind", "127.0.0.1:0", "--db", copy.to_str().unwrap()])
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(!out.status.success(), "{name}: serve ran: {}", String::from_utf8_lossy(&out.stdout));
+                assert!(out.stdout.is_empty(), "{name}: serve listened");
+                assert!(stderr.contains("Corruption:"), "{name}: {stderr}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_server_reports_damage_found_while_it_runs_on_health() {
+    let games = common::games::generate(600);
+    let (dir, store) = common::games::build(&games);
+    drop(store);
+    let db = dir.path().join("db");
+    let server = server::start(&db);
+    assert_eq!(server::json(&server, "/health"), (200, serde_json::json!({ "status": "ok" })));
+    let (status, before) = server::json(&server, "/report/database?format=json");
+    assert_eq!(status, 200, "{before}");
+    // The first data block of every table file goes bad under the running server.
+    for file in table_files(&db) {
+        scribble(&file, 16);
+    }
+    // Whole-database reads meet the damage: they fail (never a smaller answer), and from then
+    // on /health says so.
+    for path in ["/report/database?format=json", "/pattern?q=check", "/material?material=KRvK"] {
+        let (status, answer) = server::json(&server, path);
+        assert!(status == 500 || status == 200 && answer == before, "{path}: {status} {answer}");
+    }
+    let (status, health) = server::json(&server, "/health");
+    assert_eq!(status, 503, "{health}");
+    assert_eq!(health["status"], "damaged");
+    assert!(health["error"].as_str().unwrap().contains("Corruption: block checksum mismatch"), "{health}");
+}
+
+#[test]
+fn a_second_writer_is_told_which_process_holds_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let _writer = tabiya::store::Store::open(&db).unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, "1. e4 e5 1-0\n").unwrap();
+    let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("another tabiya process is writing this database"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
