@@ -19,6 +19,7 @@ mod distributed;
 mod exhaustive;
 mod explore;
 mod format;
+mod hostile_input;
 mod http;
 mod ingest;
 mod layering;

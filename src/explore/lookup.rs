@@ -237,8 +237,24 @@ fn summaries(
     target: &ResolvedTarget,
 ) -> Result<Vec<GameSummary>, QueryError> {
     let ids: Vec<GameId> = refs.iter().take(limit).map(|game| game.id).collect();
-    let records = store.listed_games(&ids)?;
-    Ok(ids.iter().zip(&records).map(|(&id, record)| summarize(id, record, Some(target))).collect())
+    let records: Vec<Option<GameRecord>> = match store.listed_games(&ids) {
+        Ok(records) => records.into_iter().map(Some).collect(),
+        // One damaged game must not take the position's answer down: it is left out of the
+        // list (the store remembers the damage, which a server reports on /health).
+        Err(err) if err.is_corruption() => ids
+            .iter()
+            .map(|id| match store.listed_games(&[*id]) {
+                Ok(mut record) => record.pop(),
+                Err(err) => {
+                    tracing::warn!("game {id} left out of an answer's games: {err}");
+                    None
+                }
+            })
+            .collect(),
+        Err(err) => return Err(err.into()),
+    };
+    let listed = ids.iter().zip(records).filter_map(|(&id, record)| Some((id, record?)));
+    Ok(listed.map(|(id, record)| summarize(id, &record, Some(target))).collect())
 }
 
 /// The opening of the deepest named position of the target's line.

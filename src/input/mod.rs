@@ -16,7 +16,7 @@ mod split;
 mod syntax;
 
 pub use lines::{LineError, PositionLine, read_position_lines};
-pub use pgn::{Game, RejectReason, Rejection, parse_game};
+pub use pgn::{Game, MAX_GAME_PLIES, RejectReason, Rejection, parse_game};
 pub use san::resolve as resolve_san;
 pub use source::{InputKind, Source, Wanted, expand, is_pgn_name};
 pub use split::{GameSplitter, RawGame};

@@ -96,7 +96,14 @@ pub enum RejectReason {
     Unreadable,
     /// A position the key cannot encode.
     Unencodable,
+    /// More plies than [`MAX_GAME_PLIES`], or more tag text than a stored game may hold.
+    TooLong,
 }
+
+/// The most plies a game may have: 8,848 moves and a half, the longest game the 75-move rule
+/// (a draw without a claim) lets be played. A longer game was not played by the rules, and
+/// its one record, read whole by every answer that lists it, would grow without bound.
+pub const MAX_GAME_PLIES: usize = 17_697;
 
 impl RejectReason {
     /// A stable snake_case name, for summaries and JSON.
@@ -111,6 +118,7 @@ impl RejectReason {
             RejectReason::NoGame => "no_game",
             RejectReason::Unreadable => "unreadable",
             RejectReason::Unencodable => "unencodable_position",
+            RejectReason::TooLong => "too_long",
         }
     }
 }
@@ -218,6 +226,11 @@ impl Visitor for GameVisitor {
         if state.error.is_some() || state.start.is_err() {
             return ControlFlow::Continue(());
         }
+        if state.moves.len() == MAX_GAME_PLIES {
+            let detail = format!("more than {MAX_GAME_PLIES} plies, longer than the 75-move rule lets a game be");
+            state.error = Some((RejectReason::TooLong, detail, state.moves.len()));
+            return ControlFlow::Continue(());
+        }
         match super::san::resolve(&state.current, &san_plus.san) {
             Ok(m) => {
                 mainline::encode_move(&state.current, &m, &mut state.mainline);
@@ -284,7 +297,8 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     let reject = |reason, detail: String, line| Rejection { game: raw.number, line, reason, detail };
     let text = normalise_line_ends(without_trailing_blank_lines(&raw.text));
     if let Err(err) = syntax::scan(&text, &mut |_, _| true) {
-        return Err(reject(RejectReason::Syntax, err.message, raw.line + err.line));
+        let reason = if err.too_long { RejectReason::TooLong } else { RejectReason::Syntax };
+        return Err(reject(reason, err.message, raw.line + err.line));
     }
     let state = match read_one_game(&text) {
         Ok(Some(state)) => state,

@@ -15,7 +15,13 @@ use super::split::is_blank;
 pub struct SyntaxError {
     pub line: u64,
     pub message: String,
+    /// Text too long to be read rather than malformed (a tag line beyond [`MAX_TAG_LINE`]).
+    pub too_long: bool,
 }
+
+/// The longest tag line read: pgn-reader reads a tag pair into a buffer of 16 KiB (names,
+/// events and dates take a few dozen bytes).
+pub const MAX_TAG_LINE: usize = 16_000;
 
 /// What [`scan`] calls back for each mainline or variation move: its line offset and depth
 /// (0 for the mainline).
@@ -27,7 +33,7 @@ pub fn scan(text: &[u8], on_move: OnMove<'_>) -> Result<(), SyntaxError> {
     let mut depth = 0u32;
     let mut in_movetext = false;
     let mut i = 0;
-    let error = |line, message: String| Err(SyntaxError { line, message });
+    let error = |line, message: String| Err(SyntaxError { line, message, too_long: false });
     while i < text.len() {
         let b = text[i];
         match b {
@@ -42,6 +48,10 @@ pub fn scan(text: &[u8], on_move: OnMove<'_>) -> Result<(), SyntaxError> {
             _ if is_blank(b) => i += 1,
             b'[' if !in_movetext => {
                 let end = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
+                if end - i > MAX_TAG_LINE {
+                    let message = format!("a tag line of {} bytes, more than the {MAX_TAG_LINE} read", end - i);
+                    return Err(SyntaxError { line, message, too_long: true });
+                }
                 match check_tags(&text[i..end]) {
                     Ok(length) => i += length,
                     Err(message) => return error(line, message),

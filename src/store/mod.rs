@@ -288,10 +288,10 @@ impl Store {
         self.damage.get().map(String::as_str)
     }
 
-    /// `err`, remembered (and logged, the first time) when it is damage.
+    /// `err`, remembered when it is damage (the first time: the one that says where it began).
     fn noted(&self, err: StoreError) -> StoreError {
-        if err.is_corruption() && self.damage.set(err.to_string()).is_ok() {
-            tracing::error!("the database is damaged: {err}");
+        if err.is_corruption() {
+            let _ = self.damage.set(err.to_string());
         }
         err
     }

@@ -1,0 +1,76 @@
+//! Input built to hurt: what ingest accepts must be readable, what it cannot store is skipped
+//! with its reason while the games around it are indexed, and inputs that are not files are
+//! passed over instead of hanging or looping.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{server, tabiya};
+use tabiya::input::MAX_GAME_PLIES;
+
+/// A legal game of `plies` plies: the knights go out and back.
+fn knight_shuffle(plies: usize, event: &str) -> String {
+    const MOVES: [&str; 4] = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    let mut text = format!(
+        "[Event \"{event}\"]\n[White \"Shuffler, A\"]\n[Black \"Shuffler, B\"]\n[Result \"1-0\"]\n\
+         [WhiteElo \"2850\"]\n[BlackElo \"2850\"]\n\n"
+    );
+    for ply in 0..plies {
+        if ply % 2 == 0 {
+            text.push_str(&format!("{}. ", ply / 2 + 1));
+        }
+        text.push_str(MOVES[ply % 4]);
+        text.push(if ply % 16 == 15 { '\n' } else { ' ' });
+    }
+    text.push_str("1-0\n\n");
+    text
+}
+
+fn ingest_json(db: &Path, pgn: &Path) -> (Value, String) {
+    let out = tabiya(&["ingest", "--json", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn games_too_long_to_store_are_skipped_and_the_longest_allowed_is_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("long.pgn");
+    let long_tag = format!("[Event \"tag\"]\n[Annotator \"{}\"]\n\n1. e4 e5 1-0\n\n", "x".repeat(1 << 20));
+    let text = [
+        "[Event \"before\"]\n\n1. e4 c5 1/2-1/2\n\n".to_owned(),
+        knight_shuffle(MAX_GAME_PLIES + 1, "too long"),
+        knight_shuffle(MAX_GAME_PLIES, "longest"),
+        long_tag,
+        "[Event \"after\"]\n\n1. d4 d5 0-1\n\n".to_owned(),
+    ]
+    .concat();
+    std::fs::write(&pgn, text).unwrap();
+    let db = dir.path().join("db");
+    let (summary, stderr) = ingest_json(&db, &pgn);
+    assert_eq!(summary["indexed"], 3, "{summary}");
+    assert_eq!(summary["skipped"]["too_long"], 2, "{summary}");
+    // The lines of the move past the limit (16 plies a line from line 12) and of the long tag.
+    assert!(stderr.contains("game 2 (line 1118): more than 17697 plies"), "{stderr}");
+    assert!(stderr.contains("game 4 (line 2236): a tag line of 1048590 bytes"), "{stderr}");
+    // The longest game is among the start position's top games (its ratings are the highest):
+    // every way of reading it works.
+    let server = server::start(&db);
+    for path in ["/masters", "/lichess", "/masters?play=g1f3"] {
+        let (status, answer) = server::json(&server, path);
+        assert_eq!(status, 200, "{path}: {answer}");
+        assert_eq!(answer["topGames"][0]["white"]["name"], "Shuffler, A", "{path}: {answer}");
+    }
+    let id = server::json(&server, "/masters").1["topGames"][0]["id"].as_str().unwrap().to_owned();
+    let (status, _, pgn_text) = server::get(&server, &format!("/masters/pgn/{id}"));
+    assert_eq!(status, 200);
+    assert_eq!(pgn_text.matches("Nf3").count(), MAX_GAME_PLIES.div_ceil(4), "the whole game");
+    let (status, game) = server::json(&server, &format!("/game/{id}"));
+    assert_eq!(status, 200, "{game}");
+    let out = tabiya(&["query", "--db", db.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["white"].as_u64().unwrap() + answer["draws"].as_u64().unwrap(), 2, "{answer}");
+}
