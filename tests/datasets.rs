@@ -279,7 +279,7 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
 fn robustness_corpus() {
     let dir = datasets();
     let corpus = dir.join("robustness");
-    let files = tabiya::input::expand(std::slice::from_ref(&corpus), tabiya::input::Wanted::Any).unwrap();
+    let files = tabiya::input::expand(std::slice::from_ref(&corpus), tabiya::input::Wanted::Any).unwrap().files;
     assert!(files.len() > 150, "{} files", files.len());
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("all")).unwrap();
@@ -414,7 +414,7 @@ fn attack_check_paths(paths: &[PathBuf]) -> AttackCheck {
         *total = std::mem::take(total).merge(checked);
         batch.clear();
     };
-    for file in expand(paths, Wanted::Any).unwrap() {
+    for file in expand(paths, Wanted::Any).unwrap().files {
         let source = Source::open(&file, None).unwrap();
         match source.kind {
             InputKind::Pgn => read_games(source.reader, |game| {

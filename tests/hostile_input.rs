@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{server, tabiya};
+use crate::common::{self, server, tabiya};
 use tabiya::input::MAX_GAME_PLIES;
 
 /// A legal game of `plies` plies: the knights go out and back.
@@ -73,4 +73,48 @@ fn games_too_long_to_store_are_skipped_and_the_longest_allowed_is_readable() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["white"].as_u64().unwrap() + answer["draws"].as_u64().unwrap(), 2, "{answer}");
+}
+
+#[test]
+fn fifos_loops_and_dangling_links_in_a_directory_are_passed_over_with_their_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(input.join("sub")).unwrap();
+    std::fs::write(input.join("a.pgn"), include_str!("../datasets/sample.pgn")).unwrap();
+    std::fs::write(input.join("sub/b.pgn"), "[Event \"b\"]\n\n1. c4 e5 1-0\n").unwrap();
+    let fifo = std::ffi::CString::new(input.join("pipe.pgn").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a path we own.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("..", input.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink("nowhere.pgn", input.join("broken.pgn")).unwrap();
+    let db = dir.path().join("db");
+    // No pipe writer exists: an ingest that opened the FIFO would wait forever.
+    let mut child = common::command()
+        .args(["ingest", "--json", "--strict", "--db", db.to_str().unwrap(), input.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("ingest hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Every game read once (the loop would read sub/b.pgn again and again), the rest said.
+    assert_eq!(out.status.code(), Some(2), "--strict: something was passed over; {stderr}");
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((summary["indexed"].as_u64(), summary["readErrors"].as_u64()), (Some(6), Some(0)), "{summary}");
+    let said = |name: &str, reason: &str| {
+        let line = format!("tabiya: passed over {}: {reason}", input.join(name).display());
+        assert!(stderr.lines().any(|l| l.starts_with(&line)), "{line:?} not in {stderr}");
+    };
+    said("pipe.pgn", "not a regular file");
+    said("sub/up", &format!("a symbolic link back to {}, a loop", input.display()));
+    said("broken.pgn", "a symbolic link to nothing");
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
 }

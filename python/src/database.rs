@@ -404,9 +404,13 @@ impl Database {
                     self.path.display()
                 )));
             };
-            let files = input::expand(&paths, Wanted::Pgn)?;
+            let expansion = input::expand(&paths, Wanted::Pgn)?;
             let store = self.store()?;
             let mut observer = Collect::new(rejects.as_deref())?;
+            for (path, reason) in &expansion.passed_over {
+                observer.skipped.push(format!("passed over {}: {reason}", path.display()));
+            }
+            let files = expansion.files;
             let summary = indexer::ingest(&store, &files, &mut observer)?;
             observer.finish()?;
             Ok(IngestAnswer { summary: IngestSummary::new(&summary, store.path()), skipped: observer.skipped })

@@ -340,8 +340,11 @@ pub fn pattern_answer(
 #[pyfunction]
 pub fn expand_inputs(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
     call(py, || {
-        let files = tabiya::input::expand(&paths, tabiya::input::Wanted::Pgn)?;
-        Ok(files.iter().map(|file| file.display().to_string()).collect())
+        let expansion = tabiya::input::expand(&paths, tabiya::input::Wanted::Pgn)?;
+        for (path, reason) in &expansion.passed_over {
+            eprintln!("tabiya: passed over {}: {reason}", path.display());
+        }
+        Ok(expansion.files.iter().map(|file| file.display().to_string()).collect())
     })
 }
 

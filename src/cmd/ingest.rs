@@ -40,7 +40,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let files = input::expand(&args.paths, Wanted::Pgn)?;
+    let expansion = input::expand(&args.paths, Wanted::Pgn)?;
+    for (path, reason) in &expansion.passed_over {
+        eprintln!("tabiya: passed over {}: {reason}", path.display());
+    }
+    let files = expansion.files;
     let store = Store::open(&args.db.db)?;
     let rejects = match &args.rejects {
         Some(path) => {
@@ -57,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         rejects.flush().context("cannot write the rejects file")?;
     }
     print_summary(&summary, &store, args.json)?;
-    let clean = summary.run.counts.skipped_total() == 0 && summary.read_errors == 0;
+    let clean = summary.run.counts.skipped_total() == 0 && summary.read_errors == 0 && expansion.passed_over.is_empty();
     Ok(if args.strict && !clean { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 

@@ -116,7 +116,11 @@ const BATCH: usize = 1 << 16;
 pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> Result<CheckReport, InputError> {
     let mut report = CheckReport::default();
     let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
-    for file in input::expand(paths, Wanted::Any)? {
+    let expansion = input::expand(paths, Wanted::Any)?;
+    for (path, reason) in &expansion.passed_over {
+        skipped(&format!("passed over {}: {reason}", path.display()));
+    }
+    for file in expansion.files {
         let source = Source::open(&file, None)?;
         let read = match source.kind {
             InputKind::Pgn => read_games(source.reader, |game| match game {

@@ -18,7 +18,7 @@ mod syntax;
 pub use lines::{LineError, PositionLine, read_position_lines};
 pub use pgn::{Game, MAX_GAME_PLIES, RejectReason, Rejection, parse_game};
 pub use san::resolve as resolve_san;
-pub use source::{InputKind, Source, Wanted, expand, is_pgn_name};
+pub use source::{Expansion, InputKind, Source, Wanted, expand, is_pgn_name};
 pub use split::{GameSplitter, RawGame};
 
 use std::path::PathBuf;

@@ -77,34 +77,70 @@ pub enum Wanted {
 
 /// The files `paths` name, in order: `-` (standard input) and files as given, whatever their
 /// names (pipes and devices too, such as a shell's `<(zstdcat …)`); directories searched
-/// recursively, in sorted order, for the `wanted` files. A path that does not exist is an error,
-/// before anything is read.
-pub fn expand(paths: &[PathBuf], wanted: Wanted) -> Result<Vec<PathBuf>, InputError> {
-    let mut files = Vec::new();
+/// recursively (following symbolic links), in sorted order, for the `wanted` files. A path that
+/// does not exist is an error, before anything is read.
+///
+/// What a directory holds that cannot be read as a file is passed over with the reason
+/// ([`Expansion::passed_over`]), not followed: a FIFO or device (reading one could wait
+/// forever), a symbolic link back to a directory above it (a loop), an entry that cannot be
+/// listed or a link to nothing.
+pub fn expand(paths: &[PathBuf], wanted: Wanted) -> Result<Expansion, InputError> {
+    let mut expansion = Expansion::default();
     for path in paths {
         if path.is_dir() {
             let mut found = Vec::new();
-            let mut stack = vec![path.to_owned()];
-            while let Some(dir) = stack.pop() {
-                let list = |source| InputError::List { path: dir.clone(), source };
-                for entry in std::fs::read_dir(&dir).map_err(list)? {
-                    let entry = entry.map_err(list)?.path();
-                    if entry.is_dir() {
-                        stack.push(entry);
-                    } else if wanted == Wanted::Any || is_pgn_name(&entry.to_string_lossy()) {
-                        found.push(entry);
+            for entry in walkdir::WalkDir::new(path).follow_links(true) {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(err) if err.depth() == 0 => {
+                        return Err(InputError::List { path: path.clone(), source: err.into() });
                     }
+                    Err(err) => {
+                        let at = err.path().unwrap_or(path).to_owned();
+                        let reason = match (err.loop_ancestor(), err.io_error()) {
+                            (Some(ancestor), _) => {
+                                format!("a symbolic link back to {}, a loop: not followed", ancestor.display())
+                            }
+                            (None, Some(io)) if io.kind() == io::ErrorKind::NotFound => {
+                                "a symbolic link to nothing".to_owned()
+                            }
+                            _ => format!("cannot be listed: {err}"),
+                        };
+                        expansion.passed_over.push((at, reason));
+                        continue;
+                    }
+                };
+                let kind = entry.file_type();
+                if kind.is_dir() || !(wanted == Wanted::Any || is_pgn_name(&entry.path().to_string_lossy())) {
+                    continue;
+                }
+                match kind.is_file() {
+                    true => found.push(entry.into_path()),
+                    false => expansion.passed_over.push((
+                        entry.into_path(),
+                        "not a regular file (a FIFO, socket or device, which could be read forever)".to_owned(),
+                    )),
                 }
             }
             found.sort();
-            files.extend(found);
+            expansion.files.extend(found);
         } else if path.as_os_str() == "-" || path.exists() {
-            files.push(path.clone());
+            expansion.files.push(path.clone());
         } else {
             return Err(InputError::Missing { path: path.clone() });
         }
     }
-    Ok(files)
+    expansion.passed_over.sort();
+    Ok(expansion)
+}
+
+/// What [`expand`] found.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// The files to read, in order.
+    pub files: Vec<PathBuf>,
+    /// Entries of the directories searched that are not read, each with why.
+    pub passed_over: Vec<(PathBuf, String)>,
 }
 
 /// Whether a file name is a PGN collection: `.pgn`, optionally `.zst`, `.bz2` or `.gz`.
@@ -152,11 +188,11 @@ mod tests {
             std::fs::write(dir.path().join(name), "")?;
         }
         let root = dir.path().to_owned();
-        let pgn = expand(std::slice::from_ref(&root), Wanted::Pgn)?;
+        let pgn = expand(std::slice::from_ref(&root), Wanted::Pgn)?.files;
         assert_eq!(pgn, [root.join("b.pgn"), root.join("sub/c.pgn.zst")]);
-        assert_eq!(expand(std::slice::from_ref(&root), Wanted::Any)?.len(), 4);
+        assert_eq!(expand(std::slice::from_ref(&root), Wanted::Any)?.files.len(), 4);
         let named = [root.join("notes.txt"), PathBuf::from("-"), PathBuf::from("/dev/null")];
-        assert_eq!(expand(&named, Wanted::Pgn)?, named);
+        assert_eq!(expand(&named, Wanted::Pgn)?.files, named);
         assert!(matches!(expand(&[root.join("missing.pgn")], Wanted::Any), Err(InputError::Missing { .. })));
         Ok(())
     }
