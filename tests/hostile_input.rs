@@ -118,3 +118,44 @@ fn fifos_loops_and_dangling_links_in_a_directory_are_passed_over_with_their_reas
     said("broken.pgn", "a symbolic link to nothing");
     assert_eq!(stderr.lines().count(), 3, "{stderr}");
 }
+
+#[test]
+fn tags_that_a_spreadsheet_would_run_are_defused_in_report_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("formulas.pgn");
+    let game = |white: &str, black: &str, moves: &str| {
+        format!("[Event \"=1+1\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[WhiteElo \"2500\"]\n\n{moves} 1-0\n\n")
+    };
+    let text = [
+        game("Formula, Eve", "=HYPERLINK(\\\"http://evil.example\\\")", "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7#"),
+        game("Formula, Eve", "@SUM(A1:A9)", "1. d4 d5"),
+        game("Formula, Eve", "+cmd|' /C calc'!A0", "1. c4 e5"),
+    ]
+    .concat();
+    std::fs::write(&pgn, text).unwrap();
+    let db = dir.path().join("db");
+    let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = dir.path().join("csv");
+    let out = tabiya(&[
+        "report",
+        "player",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "csv",
+        "-o",
+        csv.to_str().unwrap(),
+        "formula",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cells = 0;
+    for file in std::fs::read_dir(&csv).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        for cell in text.split([',', '\r', '\n']).map(|cell| cell.trim_start_matches('"')) {
+            assert!(!cell.starts_with(['=', '@', '+']), "a formula reaches the spreadsheet: {cell:?}");
+            cells += usize::from(cell.starts_with("'=") || cell.starts_with("'@") || cell.starts_with("'+"));
+        }
+    }
+    assert!(cells >= 3, "the opponents' names are in the report, defused: {cells}");
+}

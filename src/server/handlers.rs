@@ -6,7 +6,10 @@ use std::{collections::HashMap, sync::Arc};
 
 use axum::{
     Json,
-    extract::{Path, Query, State, rejection::QueryRejection},
+    extract::{
+        Path, Query, State,
+        rejection::{PathRejection, QueryRejection},
+    },
     http::{StatusCode, header},
     response::{IntoResponse, Response},
 };
@@ -37,6 +40,13 @@ use crate::{
 };
 
 pub(super) type Parameters = Result<Query<HashMap<String, String>>, QueryRejection>;
+
+/// A path segment (`/game/{id}`): a segment that is not UTF-8 is a 400 in the JSON shape.
+pub(super) type Segment = Result<Path<String>, PathRejection>;
+
+pub(super) fn segment(segment: Segment) -> Result<String, ApiError> {
+    segment.map(|Path(value)| value).map_err(|err| ApiError::bad_request(err.body_text()))
+}
 
 pub(super) fn params(query: Parameters) -> Result<Params, ApiError> {
     let Query(map) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
@@ -109,7 +119,8 @@ pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Re
 }
 
 /// One game as PGN.
-pub async fn game_pgn(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn game_pgn(State(state): State<Arc<AppState>>, id: Segment) -> Result<Response, ApiError> {
+    let id = segment(id)?;
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
         let record = state.store.game(GameId(id)).map_err(QueryError::from)?;

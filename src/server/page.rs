@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use axum::{
     Json,
-    extract::{Path, State},
+    extract::State,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
 };
 
 use super::{
     AppState,
-    handlers::{Parameters, blocking, params},
+    handlers::{Parameters, Segment, blocking, params, segment},
     params::ApiError,
 };
 use crate::{
@@ -44,7 +44,8 @@ pub async fn index() -> Response {
 }
 
 /// One of its script's modules, by file name; 404 (the API's JSON error) for any other name.
-pub async fn module(Path(name): Path<String>) -> Result<Response, ApiError> {
+pub async fn module(name: Segment) -> Result<Response, ApiError> {
+    let name = segment(name)?;
     match MODULES.iter().find(|&&(file, _)| file == name) {
         Some(&(_, body)) => Ok(asset("text/javascript; charset=utf-8", body)),
         None => Err(ApiError(StatusCode::NOT_FOUND, format!("no page file {name:?}"))),
@@ -72,7 +73,8 @@ pub async fn board(query: Parameters) -> Result<Json<BoardAnswer>, ApiError> {
 }
 
 /// Game `id` ply by ply ([`GameView`]).
-pub async fn game(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<GameView>, ApiError> {
+pub async fn game(State(state): State<Arc<AppState>>, id: Segment) -> Result<Json<GameView>, ApiError> {
+    let id = segment(id)?;
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
         let view = GameView::read(&state.store, GameId(id))?;

@@ -34,13 +34,13 @@ impl Csv {
     }
 }
 
-/// One field, quoted when it must be.
+/// One field, quoted when it must be. Text a spreadsheet would take as a formula (it begins
+/// with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number: a tag of a PGN
+/// file, say) is defused with a leading `'`, as OWASP's guidance on CSV injection says.
 pub fn field(text: &str) -> Cow<'_, str> {
-    if text.contains([',', '"', '\n', '\r']) {
-        Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
-    } else {
-        Cow::Borrowed(text)
-    }
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
+    let text: Cow<'_, str> = if formula { Cow::Owned(format!("'{text}")) } else { Cow::Borrowed(text) };
+    if text.contains([',', '"', '\n', '\r']) { Cow::Owned(format!("\"{}\"", text.replace('"', "\"\""))) } else { text }
 }
 
 /// The columns of [`game_fields`].
@@ -71,6 +71,24 @@ pub fn opt<T: ToString>(value: Option<T>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formulas_are_defused_and_numbers_kept() {
+        for (cell, written) in [
+            ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""),
+            ("+1+cmd|' /C calc'!A0", "'+1+cmd|' /C calc'!A0"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tTab", "'\tTab"),
+            ("\r=1", "\"'\r=1\""),
+            ("-0.25", "-0.25"),
+            ("+3", "+3"),
+            ("Carlsen, Magnus", "\"Carlsen, Magnus\""),
+            ("1/2-1/2", "1/2-1/2"),
+        ] {
+            assert_eq!(field(cell), written, "{cell:?}");
+        }
+    }
 
     #[test]
     fn quoting_follows_rfc_4180() {
