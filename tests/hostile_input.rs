@@ -159,3 +159,34 @@ fn tags_that_a_spreadsheet_would_run_are_defused_in_report_csv() {
     }
     assert!(cells >= 3, "the opponents' names are in the report, defused: {cells}");
 }
+
+#[test]
+fn compressed_standard_input_is_told_by_its_first_bytes() {
+    use std::io::Write as _;
+    let text = include_bytes!("../datasets/sample.pgn");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(text).unwrap();
+    let mut bzip = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bzip.write_all(text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("zstd", zstd::encode_all(&text[..], 3).unwrap()),
+        ("gzip", gzip.finish().unwrap()),
+        ("bzip2", bzip.finish().unwrap()),
+        ("plain", text.to_vec()),
+    ] {
+        let db = dir.path().join(name);
+        let mut child = common::command()
+            .args(["ingest", "--json", "--strict", "--db", db.to_str().unwrap(), "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["indexed"], 5, "{name}: {summary}");
+    }
+}

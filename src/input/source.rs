@@ -4,7 +4,7 @@
 
 use std::{
     fs::File,
-    io::{self, BufReader, Read},
+    io::{self, BufRead as _, BufReader, Read},
     path::{Path, PathBuf},
     sync::{
         Arc,
@@ -50,19 +50,37 @@ impl Source {
             Box::new(File::open(path).map_err(|source| InputError::Open { path: path.to_owned(), source })?)
         };
         let bytes_read = Arc::new(AtomicU64::new(0));
-        let raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
-        let reader: Box<dyn Read + Send> = if name.ends_with(".zst") {
+        let mut raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
+        let read_error = |source| InputError::Read { path: path.to_owned(), source };
+        // Standard input and files named without a compression suffix (a pipe, `<(cat x.zst)`)
+        // are told by their first bytes.
+        let compression = match COMPRESSIONS.iter().find(|suffix| name.ends_with(**suffix)) {
+            Some(suffix) => Some(*suffix),
+            None => sniffed_compression(raw.fill_buf().map_err(read_error)?),
+        };
+        let reader: Box<dyn Read + Send> = if compression == Some(".zst") {
             Box::new(
                 zstd::Decoder::with_buffer(raw).map_err(|source| InputError::Read { path: path.to_owned(), source })?,
             )
-        } else if name.ends_with(".bz2") {
+        } else if compression == Some(".bz2") {
             Box::new(bzip2::bufread::MultiBzDecoder::new(raw))
-        } else if name.ends_with(".gz") {
+        } else if compression == Some(".gz") {
             Box::new(flate2::bufread::MultiGzDecoder::new(raw))
         } else {
             Box::new(raw)
         };
         Ok(Source { name, kind, reader, bytes_read })
+    }
+}
+
+/// The suffix of the compressed format `start` (a stream's first bytes) is in, if any: zstd
+/// frames, gzip members and bzip2 streams begin with magic numbers no PGN text begins with.
+fn sniffed_compression(start: &[u8]) -> Option<&'static str> {
+    match start {
+        [0x28, 0xB5, 0x2F, 0xFD, ..] => Some(".zst"),
+        [0x1F, 0x8B, ..] => Some(".gz"),
+        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some(".bz2"),
+        _ => None,
     }
 }
 
