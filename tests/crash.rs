@@ -149,3 +149,65 @@ fn sigkill_at_random_moments_then_rerun_equals_a_clean_run() {
     }
     assert!(kills >= 3, "only {kills} runs were still going when killed");
 }
+
+/// A run stopped by an error (here: a file size limit, as a full disk stops one) removes its
+/// staging area and its uncommitted games, and is recorded as failed; the database keeps its
+/// earlier commits, and the next ingest completes.
+#[test]
+fn a_run_that_fails_on_a_write_error_cleans_up_and_is_recorded_as_failed() {
+    // Files may grow to 256 KiB: RocksDB's files of the second collection fit, its staging
+    // runs do not (with a smaller limit RocksDB fails too, and nothing can be recorded: the
+    // next writer then marks the run interrupted).
+    const LIMIT: u64 = 256 << 10;
+    use std::os::unix::process::CommandExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.pgn");
+    std::fs::write(&first, collection(50, 1)).unwrap();
+    let second = dir.path().join("second.pgn");
+    std::fs::write(&second, collection(3000, 2)).unwrap();
+    let db = dir.path().join("db");
+    let ingest = |file: &Path, limit: Option<u64>| {
+        let mut command = common::command();
+        command.args(["ingest", "--json", "--db", db.to_str().unwrap(), file.to_str().unwrap()]);
+        if let Some(limit) = limit {
+            // SAFETY: async-signal-safe calls between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    let rlimit = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                    match libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) {
+                        0 => Ok(()),
+                        _ => Err(std::io::Error::last_os_error()),
+                    }
+                });
+            }
+        }
+        command.output().unwrap()
+    };
+    let out = ingest(&first, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let before = Store::open_read_only(&db).unwrap().totals().unwrap();
+    let out = ingest(&second, Some(LIMIT));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(!db.join("staging").exists(), "the staging area is left behind");
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(store.totals().unwrap(), before);
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!((runs[1].status.name(), runs[1].counts.indexed), ("failed", 0), "counts of what was committed");
+    drop(store);
+    let out = ingest(&second, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open_read_only(&db).unwrap();
+    let statuses: Vec<&str> = store.runs().unwrap().iter().map(|run| run.status.name()).collect();
+    assert_eq!(statuses, ["completed", "failed", "completed"]);
+    // Nothing of the failed run is left: the database is that of the two files ingested cleanly.
+    let clean = dir.path().join("clean");
+    let out = common::tabiya(&["ingest", "--db", clean.to_str().unwrap(), first.to_str().unwrap()]);
+    assert!(out.status.success());
+    let out = common::tabiya(&["ingest", "--db", clean.to_str().unwrap(), second.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(store.totals().unwrap(), Store::open_read_only(&clean).unwrap().totals().unwrap());
+}

@@ -149,7 +149,7 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
 
     let (raw_tx, raw_rx) = mpsc::sync_channel::<ReaderEvent>(4);
     let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(PREPARED_CHUNKS);
-    thread::scope(|scope| -> Result<(), IngestError> {
+    let piped = thread::scope(|scope| -> Result<(), IngestError> {
         let reader_bytes = bytes_read.clone();
         thread::Builder::new()
             .name("tabiya-read".to_owned())
@@ -181,9 +181,12 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
             });
         }
         writer.stage(&mut pending)
-    })?;
+    });
     let Writer { mut totals, mut staging, .. } = writer;
-    commit(store, &mut staging, &mut totals, &run)?;
+    if let Err(err) = piped.and_then(|()| Ok(commit(store, &mut staging, &mut totals, &run)?)) {
+        fail_run(store, staging, &mut run, &err);
+        return Err(err);
+    }
     staging.remove()?;
     finish_run(store, &mut totals, &mut run)?;
     Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
@@ -346,6 +349,26 @@ fn commit(store: &Store, staging: &mut Staging, totals: &mut Totals, run: &RunRe
     batch.commit()?;
     // Without it a kill before the run's end would lose the counts of what was committed.
     store.flush()
+}
+
+/// Cleans up after a run that an error stopped (a full disk, say), as far as it can: removes
+/// its staging area and the games it wrote without committing them, and records it as failed.
+/// What cannot be done now (the disk may still be full) the next writer does: it removes the
+/// games and the staging area, and marks a run left `Running` interrupted.
+fn fail_run(store: &Store, staging: Staging, run: &mut RunRecord, err: &IngestError) {
+    tracing::info!("the run failed ({err}): removing what it did not commit");
+    let _ = staging.remove();
+    let _ = store.discard_uncommitted();
+    // The counts of what was committed (recorded at each commit), not of what was removed.
+    let recorded = store.runs().ok().and_then(|runs| runs.into_iter().find(|recorded| recorded.id == run.id));
+    run.counts = recorded.map(|recorded| recorded.counts).unwrap_or_default();
+    run.status = RunStatus::Failed;
+    run.finished = Some(now());
+    let mut batch = store.batch();
+    batch.put_run(run);
+    if batch.commit().and_then(|()| store.flush()).is_err() {
+        tracing::warn!("the failed run could not be recorded: the next ingest marks it interrupted");
+    }
 }
 
 /// Removes what a killed run wrote without committing it, marks runs left `Running` by a dead

@@ -39,6 +39,8 @@ pub enum RunStatus {
     Completed,
     /// The process stopped before the end (found so by the next writer to open the database).
     Interrupted,
+    /// An error stopped it (a full disk, say): what it had not committed was removed.
+    Failed,
 }
 
 impl RunStatus {
@@ -48,6 +50,7 @@ impl RunStatus {
             RunStatus::Running => "running",
             RunStatus::Completed => "completed",
             RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
         }
     }
 }
