@@ -31,3 +31,4 @@ mod properties;
 mod psqt;
 mod replicas;
 mod report;
+mod slow_clients;

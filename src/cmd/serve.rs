@@ -19,14 +19,29 @@ pub struct Args {
     /// Seconds between catching up with a process ingesting into the database.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     refresh: f64,
+    /// Seconds a client may take to send a request's headers, and a kept-alive connection may
+    /// stay idle, before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    header_timeout: f64,
+    /// Let pages of this web origin call the API from a browser (CORS), e.g. https://example.org;
+    /// `*` for any origin. Repeat for more origins.
+    #[arg(long, value_name = "ORIGIN")]
+    cors: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !(args.refresh.is_finite() && args.refresh > 0.0) {
-        anyhow::bail!("--refresh must be a positive number of seconds");
+    for (name, seconds) in [("--refresh", args.refresh), ("--header-timeout", args.header_timeout)] {
+        if !(seconds.is_finite() && seconds > 0.0 && seconds < 1e9) {
+            anyhow::bail!("{name} must be a positive number of seconds");
+        }
     }
     let store = Store::open_secondary(&args.db.db)?;
-    let options = ServeOptions { bind: args.bind, refresh: Duration::from_secs_f64(args.refresh) };
+    let options = ServeOptions {
+        bind: args.bind,
+        refresh: Duration::from_secs_f64(args.refresh),
+        header_timeout: Duration::from_secs_f64(args.header_timeout),
+        cors: args.cors,
+    };
     serve(store, options, |addr| {
         // Scripts read this line for the port.
         println!("listening on http://{addr}");

@@ -29,6 +29,12 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     /// How often to catch up with a writer.
     pub refresh: Duration,
+    /// How long a client may take to send a request's headers, and a kept-alive connection
+    /// may stay idle, before it is closed (a slow client would otherwise hold it for ever).
+    pub header_timeout: Duration,
+    /// Web origins whose pages may call the API from the browser (CORS; `*` for any), as
+    /// lichess's explorer allows behind a flag; none by default.
+    pub cors: Vec<String>,
 }
 
 /// Shared by all requests.
@@ -135,9 +141,73 @@ pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)
             }
         });
         let stop = stop_signal().map_err(ServeError::Io)?;
+        let app = cors(router(state), &options.cors)?;
         ready(addr);
-        axum::serve(listener, router(state)).with_graceful_shutdown(stop).await.map_err(ServeError::Io)
+        accept(listener, app, options.header_timeout, stop).await;
+        Ok(())
     })
+}
+
+/// The API answering the pages of `origins` (CORS: preflight `OPTIONS` requests answered,
+/// `Access-Control-Allow-Origin` on every answer to them); unchanged when there are none.
+fn cors(app: Router, origins: &[String]) -> Result<Router, ServeError> {
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    if origins.is_empty() {
+        return Ok(app);
+    }
+    let allowed = match origins.iter().any(|origin| origin == "*") {
+        true => AllowOrigin::any(),
+        false => AllowOrigin::list(
+            origins
+                .iter()
+                .map(|origin| origin.parse().map_err(|_| ServeError::Origin(origin.clone())))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let layer = CorsLayer::new().allow_origin(allowed).allow_methods([axum::http::Method::GET]);
+    Ok(app.layer(layer))
+}
+
+/// Serves connections until `stop`, then lets the requests under way end. Each connection is
+/// HTTP/1.1 with `header_timeout` for a request's headers, counted from the connection's start
+/// and from the end of each answer (so it is also the idle timeout of a kept-alive connection).
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_timeout: Duration,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::{
+        rt::{TokioIo, TokioTimer},
+        server::graceful::GracefulShutdown,
+        service::TowerToHyperService,
+    };
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(header_timeout);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(stop);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of file descriptors, say: the connections under way go on.
+                Err(err) => {
+                    tracing::warn!("accepting a connection: {err}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!("connection closed: {err}");
+            }
+        });
+    }
+    graceful.shutdown().await;
 }
 
 /// A future resolving on Ctrl-C or, on Unix, SIGTERM (what service managers send to stop a
@@ -179,4 +249,7 @@ pub enum ServeError {
     /// The runtime or the listener failed.
     #[error(transparent)]
     Io(std::io::Error),
+    /// A `--cors` origin that is not a header value.
+    #[error("--cors {0:?} is not an origin (e.g. https://example.org, or *)")]
+    Origin(String),
 }

@@ -42,8 +42,14 @@ pub fn start(db: &Path) -> Server {
 
 /// Serves `db` on a free loopback port, with `temp` as its temporary directory.
 pub fn start_with_temp(db: &Path, temp: &Path) -> Server {
+    start_with(db, temp, &[])
+}
+
+/// Serves `db` on a free loopback port, with `temp` as its temporary directory and `options`.
+pub fn start_with(db: &Path, temp: &Path, options: &[&str]) -> Server {
     let mut child = command()
         .args(["serve", "--bind", "127.0.0.1:0", "--refresh", "0.2", "--db", db.to_str().unwrap()])
+        .args(options)
         .env("TMPDIR", temp)
         .stdout(Stdio::piped())
         .spawn()
