@@ -31,4 +31,5 @@ mod properties;
 mod psqt;
 mod replicas;
 mod report;
+mod scan_budget;
 mod slow_clients;

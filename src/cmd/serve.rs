@@ -3,7 +3,7 @@
 use std::{net::SocketAddr, process::ExitCode, time::Duration};
 
 use tabiya::{
-    server::{ServeOptions, serve},
+    server::{ScanLimits, ServeOptions, serve},
     store::Store,
 };
 
@@ -27,10 +27,22 @@ pub struct Args {
     /// `*` for any origin. Repeat for more origins.
     #[arg(long, value_name = "ORIGIN")]
     cors: Vec<String>,
+    /// Whole-database scans (pattern searches, their game lists, the database report) run at
+    /// once; more wait in a queue.
+    #[arg(long, value_name = "N", default_value_t = ScanLimits::default().concurrent)]
+    max_scans: usize,
+    /// Scans waiting for a place; a scan beyond them is refused at once (503, Retry-After).
+    #[arg(long, value_name = "N", default_value_t = ScanLimits::default().queued)]
+    scan_queue: usize,
+    /// Seconds a scan may take, its wait in the queue included; then it is stopped (503).
+    #[arg(long, value_name = "SECONDS", default_value_t = ScanLimits::default().timeout.as_secs_f64())]
+    scan_timeout: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    for (name, seconds) in [("--refresh", args.refresh), ("--header-timeout", args.header_timeout)] {
+    let timeouts =
+        [("--refresh", args.refresh), ("--header-timeout", args.header_timeout), ("--scan-timeout", args.scan_timeout)];
+    for (name, seconds) in timeouts {
         if !(seconds.is_finite() && seconds > 0.0 && seconds < 1e9) {
             anyhow::bail!("{name} must be a positive number of seconds");
         }
@@ -41,6 +53,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         refresh: Duration::from_secs_f64(args.refresh),
         header_timeout: Duration::from_secs_f64(args.header_timeout),
         cors: args.cors,
+        scans: ScanLimits {
+            concurrent: args.max_scans.max(1),
+            queued: args.scan_queue,
+            timeout: Duration::from_secs_f64(args.scan_timeout),
+        },
     };
     serve(store, options, |addr| {
         // Scripts read this line for the port.

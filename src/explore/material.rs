@@ -217,7 +217,8 @@ impl MaterialQuery {
     /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
-        let _steady = store.steady();
+        // Short (the key ranges of one material): it does not give way to a waiting catch-up.
+        let _steady = store.steady_brief();
         let ranges = key_ranges(&materials, |category, _| {
             self.castling.is_none_or(|rights| rights == category.castling_rights())
         });

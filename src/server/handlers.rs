@@ -181,25 +181,34 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
 /// blackElo, date, event, site, round, result}]}`.
 pub async fn games(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<GamePage>, ApiError> {
     let params = params(query)?;
-    let (progress, _stop_when_dropped) = StopOnDrop::progress();
-    blocking(move || {
-        let query = games_query(&state, &params, &progress)?;
-        Ok(Json(query.run(&state.store)?))
-    })
-    .await
+    games_work(state, params, |state, query| Ok(Json(query.run(&state.store)?))).await
 }
 
 /// The same page of games as PGN.
 pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    let (progress, _stop_when_dropped) = StopOnDrop::progress();
-    blocking(move || {
-        let query = games_query(&state, &params, &progress)?;
+    games_work(state, params, |state, query| {
         let page = query.run(&state.store)?;
         let pgn = pgn::page(&page).map_err(ApiError::internal)?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await
+}
+
+/// `answer` to a games query: within the scan budget when it is a pattern's (its list may have
+/// to be found by a scan), on the blocking pool otherwise.
+async fn games_work<T: Send + 'static>(
+    state: Arc<AppState>,
+    params: Params,
+    answer: impl FnOnce(&AppState, GamesQuery) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    match params.get("pattern").is_some() {
+        true => {
+            let scans = Arc::clone(&state.scans);
+            scans.run(move |progress| answer(&state, games_query(&state, &params, progress)?)).await
+        }
+        false => blocking(move || answer(&state, games_query(&state, &params, &ScanProgress::default())?)).await,
+    }
 }
 
 /// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000).
@@ -240,30 +249,13 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// `/games?pattern=` scans).
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
-    let (progress, _stop_when_dropped) = StopOnDrop::progress();
-    blocking(move || {
-        let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
-        Ok(Json(query.run_with(&state.store, &progress)?))
-    })
-    .await
-}
-
-/// Asks a scan to stop when dropped: held by a request's future, so a client that goes away
-/// stops the scan its request started.
-struct StopOnDrop(Arc<ScanProgress>);
-
-impl StopOnDrop {
-    /// Fresh progress for a request's scan, and the guard that stops it with the request.
-    fn progress() -> (Arc<ScanProgress>, StopOnDrop) {
-        let progress = Arc::new(ScanProgress::default());
-        (Arc::clone(&progress), StopOnDrop(progress))
-    }
-}
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
+    let scans = Arc::clone(&state.scans);
+    scans
+        .run(move |progress| {
+            let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
+            Ok(Json(query.run_with(&state.store, progress)?))
+        })
+        .await
 }
 
 /// The opening report of a position (`fen`, `play`) under the explorer's filters plus `player`
@@ -325,21 +317,24 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
     .await
 }
 
-/// The database report (`plies`, `top`; `format` as `/report/opening`). It reads every game.
+/// The database report (`plies`, `top`; `format` as `/report/opening`). It reads every game:
+/// a scan of the budget.
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    blocking(move || {
-        let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
-        let defaults = DatabaseOptions::default();
-        let options = DatabaseOptions {
-            plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
-            top: params.count("top", defaults.top, 1000)?,
-            ..defaults
-        };
-        let report = DatabaseReport::build(&state.store, &options)?;
-        respond(format, &params, &report)
-    })
-    .await
+    let scans = Arc::clone(&state.scans);
+    scans
+        .run(move |_| {
+            let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
+            let defaults = DatabaseOptions::default();
+            let options = DatabaseOptions {
+                plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
+                top: params.count("top", defaults.top, 1000)?,
+                ..defaults
+            };
+            let report = DatabaseReport::build(&state.store, &options)?;
+            respond(format, &params, &report)
+        })
+        .await
 }
 
 /// Refuses a bad `format`, or `format=csv` without `table=` one of `tables`, before any work.
@@ -373,7 +368,7 @@ pub async fn totals(State(state): State<Arc<AppState>>) -> Result<Json<DatabaseT
         // Read between catch-ups, never during one: a catch-up shows the new commit record
         // before the store has taken in its commit, and a client that saw the new totals would
         // then look up positions in the view before it.
-        let _steady = state.store.steady();
+        let _steady = state.store.steady_brief();
         let totals = state.store.totals().map_err(QueryError::from)?;
         Ok(Json(DatabaseTotals::new(&totals)))
     })

@@ -7,9 +7,12 @@
 //! process ingests; every [`ServeOptions::refresh`] it catches up with what that process has
 //! committed (a commit's games and positions become visible together, never half of one).
 
+mod budget;
 mod handlers;
 mod page;
 mod params;
+
+pub use budget::ScanLimits;
 
 use std::{
     collections::VecDeque,
@@ -35,6 +38,8 @@ pub struct ServeOptions {
     /// Web origins whose pages may call the API from the browser (CORS; `*` for any), as
     /// lichess's explorer allows behind a flag; none by default.
     pub cors: Vec<String>,
+    /// The budget of whole-database scans.
+    pub scans: ScanLimits,
 }
 
 /// Shared by all requests.
@@ -43,6 +48,8 @@ pub struct AppState {
     pub store: Store,
     /// The game lists of recent pattern searches.
     pub pattern_games: PatternGames,
+    /// Whole-database scans: how many, how long.
+    pub scans: Arc<budget::ScanBudget>,
 }
 
 /// The game lists of the last few `/games?pattern=` searches, so that paging through them scans
@@ -128,7 +135,8 @@ pub fn serve(store: Store, options: ServeOptions, ready: impl FnOnce(SocketAddr)
             .await
             .map_err(|source| ServeError::Bind { addr: options.bind, source })?;
         let addr = listener.local_addr().map_err(ServeError::Io)?;
-        let state = Arc::new(AppState { store, pattern_games: PatternGames::default() });
+        let scans = Arc::new(budget::ScanBudget::new(options.scans.clone()).map_err(ServeError::Io)?);
+        let state = Arc::new(AppState { store, pattern_games: PatternGames::default(), scans });
         let refresher = Arc::clone(&state);
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(options.refresh);

@@ -48,6 +48,7 @@ pub use writer::Batch;
 use std::{
     path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
+    time::Duration,
 };
 
 use rocksdb::{ColumnFamily, DB, Options};
@@ -73,6 +74,8 @@ pub struct Store {
     steady: std::sync::RwLock<()>,
     /// The first damage found in the database's data (see [`Store::damage`]).
     damage: std::sync::OnceLock<String>,
+    /// Set while a catch-up waits for the scans under way to end.
+    catching_up: std::sync::atomic::AtomicBool,
 }
 
 /// How a secondary's private directory in the temporary directory starts; the owning process's
@@ -126,6 +129,7 @@ impl Store {
             tier: Default::default(),
             steady: Default::default(),
             damage: Default::default(),
+            catching_up: Default::default(),
         }
     }
 
@@ -244,10 +248,23 @@ impl Store {
     }
 
     /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
+    ///
+    /// It waits for the scans under way to end without queueing on the lock: a waiting writer
+    /// would make every new reader wait behind it, and a server's short reads (`/stats`) would
+    /// stall for as long as the longest scan. New scans wait for it instead ([`Store::steady`]).
     pub fn catch_up(&self) -> Result<(), StoreError> {
         if self.secondary.is_some() {
-            let _changing = self.steady.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-            self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err))?;
+            self.catching_up.store(true, Ordering::Release);
+            let _changing = loop {
+                match self.steady.try_write() {
+                    Ok(guard) => break guard,
+                    Err(std::sync::TryLockError::Poisoned(poisoned)) => break poisoned.into_inner(),
+                    Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            };
+            let caught_up = self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err));
+            self.catching_up.store(false, Ordering::Release);
+            caught_up?;
             self.load_committed()?;
         }
         Ok(())
@@ -259,7 +276,19 @@ impl Store {
     /// the tier to the family: holding the guard, the scan sees it in one place. Take it once
     /// per query (a second guard taken by the same thread while a catch-up waits would wait
     /// too).
+    ///
+    /// A scan waits first for a catch-up waiting to start, so that scans one after another
+    /// cannot hold it off for ever; a short read takes [`Store::steady_brief`].
     pub fn steady(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        while self.catching_up.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.steady_brief()
+    }
+
+    /// [`Store::steady`] for a short read, which does not give way to a catch-up waiting for
+    /// scans to end: it waits only while a catch-up runs.
+    pub fn steady_brief(&self) -> std::sync::RwLockReadGuard<'_, ()> {
         self.steady.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
