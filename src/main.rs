@@ -18,6 +18,10 @@ struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Bound the memory of RocksDB's block cache and memtables and of the games an ingest keeps
+    /// in flight (e.g. 512M, 2G; at least 160M); without it they take about 1G at most.
+    #[arg(long, global = true, value_name = "SIZE", env = "TABIYA_MEMORY", value_parser = cmd::args::parse_size)]
+    memory: Option<u64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -65,8 +69,15 @@ enum CodecCommand {
 }
 
 fn main() -> ExitCode {
+    limit_malloc_arenas();
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    if let Some(bytes) = cli.memory
+        && let Err(err) = tabiya::store::set_memory_budget(bytes)
+    {
+        eprintln!("tabiya: --memory: {err}");
+        return ExitCode::FAILURE;
+    }
     // Named threads, for top and profilers; only fails if a pool was built already.
     let _ = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("tabiya-work-{i}")).build_global();
     let result = match cli.command {
@@ -90,6 +101,17 @@ fn main() -> ExitCode {
             eprintln!("tabiya: {}", cmd::message(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an arena
+/// of its own, reserving 64 MiB of address space apiece: under an address-space limit (a
+/// container's, `ulimit -v`) of a gigabyte or two every command aborted. Two arenas suffice.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt is called before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 

@@ -23,6 +23,7 @@ mod hostile_input;
 mod http;
 mod ingest;
 mod layering;
+mod memory_limit;
 mod opening_report;
 mod page;
 mod pattern;

@@ -147,3 +147,26 @@ pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
         },
     }
 }
+
+/// A size in bytes: a number with an optional K, M, G or T suffix (powers of 1,024), e.g. 512M.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("{text:?} is not a size (e.g. 512M, 2G)")),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| format!("{text:?} is not a size (e.g. 512M, 2G)"))?;
+    let bytes = value * (1u64 << shift) as f64;
+    match bytes.is_finite() && bytes >= 0.0 && bytes < 1e19 {
+        true => Ok(bytes as u64),
+        false => Err(format!("{text:?} is out of range")),
+    }
+}

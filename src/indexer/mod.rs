@@ -148,7 +148,9 @@ pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> 
     let mut read_errors = 0;
 
     let (raw_tx, raw_rx) = mpsc::sync_channel::<ReaderEvent>(4);
-    let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(PREPARED_CHUNKS);
+    // Fewer chunks in flight under a memory budget (a chunk is some 2.5 MB of keyed games).
+    let in_flight = ((PREPARED_CHUNKS as f64 * crate::store::memory_share()) as usize).max(2);
+    let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(in_flight);
     let piped = thread::scope(|scope| -> Result<(), IngestError> {
         let reader_bytes = bytes_read.clone();
         thread::Builder::new()
@@ -244,7 +246,9 @@ impl Writer<'_> {
     /// holds [`SEGMENT_BYTES`].
     fn stage(&mut self, pending: &mut PendingBatch) -> Result<(), IngestError> {
         pending.stage(self.store, &mut self.staging, &mut self.totals, self.run)?;
-        if self.staging.bytes() >= SEGMENT_BYTES {
+        // A memory budget commits sooner: the commit's memory follows what it commits. (The
+        // answers are the same; the bytes of the tier, cut into more commits, are not.)
+        if self.staging.bytes() as f64 >= SEGMENT_BYTES as f64 * crate::store::memory_share() {
             commit(self.store, &mut self.staging, &mut self.totals, self.run)?;
         }
         Ok(())

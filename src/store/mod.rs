@@ -37,6 +37,7 @@ pub use facts::FactsTable;
 pub use layout::{Detail, Occurrences, StoredValue};
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
+pub use options::{DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
 pub use reader::PositionCounts;
 pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
 pub use staging::{

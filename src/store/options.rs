@@ -80,7 +80,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     match name {
         POSITIONS => {
             // Ingest commits positions as SST files; only small records go through memtables.
-            options.set_write_buffer_size(16 << 20);
+            options.set_write_buffer_size(scaled(16 << 20));
             options.set_target_file_size_base(128 << 20);
             options.set_max_bytes_for_level_base(1 << 30);
             // Ingest ends with a full compaction: merge level 0 files rarely before that.
@@ -91,7 +91,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         }
         GAMES => {
             // Tags: read a game at a time, by game lists and reports.
-            options.set_write_buffer_size(32 << 20);
+            options.set_write_buffer_size(scaled(32 << 20));
             options.set_compression_type(DBCompressionType::Zstd);
             options.set_block_based_table_factory(&table(cache, 32 << 10, None));
         }
@@ -99,7 +99,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             // About a byte a ply, read by every replay of a stored game (tier look-ups, scans of
             // thousands of games), apart from the tags. Small LZ4 blocks decompress faster than
             // zstd's for the few hundred bytes a replay wants (docs/DECISIONS.md).
-            options.set_write_buffer_size(16 << 20);
+            options.set_write_buffer_size(scaled(16 << 20));
             options.set_compression_type(DBCompressionType::Lz4);
             options.set_bottommost_compression_type(DBCompressionType::Lz4);
             options.set_block_based_table_factory(&table(cache, 4 << 10, None));
@@ -107,7 +107,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         FINGERPRINTS => {
             // Random hashes do not compress; every ingested game looks one up, most miss: a
             // whole-key Bloom filter on the memtable answers most misses without searching it.
-            options.set_write_buffer_size(16 << 20);
+            options.set_write_buffer_size(scaled(16 << 20));
             options.set_memtable_whole_key_filtering(true);
             options.set_memtable_prefix_bloom_ratio(0.1);
             options.set_compression_type(DBCompressionType::None);
@@ -116,16 +116,16 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         }
         FACTS => {
             // Eight bytes a game under sequential ids, read whole by a scan: large blocks.
-            options.set_write_buffer_size(8 << 20);
+            options.set_write_buffer_size(scaled(8 << 20));
             options.set_block_based_table_factory(&table(cache, 64 << 10, None));
         }
         PLAYERS => {
             // Keys only, sorted by name: prefix scans for player filters.
-            options.set_write_buffer_size(16 << 20);
+            options.set_write_buffer_size(scaled(16 << 20));
             options.set_block_based_table_factory(&table(cache, 16 << 10, None));
         }
         _ => {
-            options.set_write_buffer_size(1 << 20);
+            options.set_write_buffer_size(scaled(1 << 20));
             options.set_block_based_table_factory(&table(cache, 4 << 10, None));
         }
     }
@@ -166,5 +166,38 @@ pub fn sequential_reads(upper: &[u8]) -> ReadOptions {
 
 /// The block cache shared by all families.
 pub fn block_cache() -> Cache {
-    Cache::new_lru_cache(256 << 20)
+    Cache::new_lru_cache(scaled(256 << 20))
+}
+
+/// The memory budget in bytes ([`set_memory_budget`]); unset, the defaults.
+static MEMORY_BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+/// The budget the defaults are sized for: a budget under it scales the block cache, the
+/// memtables and the ingest's games in flight down in proportion.
+pub const DEFAULT_MEMORY: u64 = 1 << 30;
+/// The smallest budget accepted: below it, what tabiya cannot shrink (threads' stacks, the
+/// decoders' tables, a batch of games being sorted) no longer fits.
+pub const MIN_MEMORY: u64 = 160 << 20;
+
+/// Bounds the memory of the block cache, the memtables and the ingest's games in flight for
+/// the stores opened afterwards (`--memory`). Set once, before a store is opened; a budget
+/// below [`MIN_MEMORY`] is refused with the reason.
+pub fn set_memory_budget(bytes: u64) -> Result<(), String> {
+    if bytes < MIN_MEMORY {
+        return Err(format!(
+            "a memory budget of {} MiB cannot be met: tabiya needs {} MiB at the least",
+            bytes >> 20,
+            MIN_MEMORY >> 20
+        ));
+    }
+    MEMORY_BUDGET.set(bytes).map_err(|_| "the memory budget is set already".to_owned())
+}
+
+/// The share of the defaults the budget allows (1 without a budget, or with one above them).
+pub fn memory_share() -> f64 {
+    MEMORY_BUDGET.get().map_or(1.0, |bytes| (*bytes as f64 / DEFAULT_MEMORY as f64).min(1.0))
+}
+
+/// `bytes` of a default size, scaled to the budget (at least 1 MiB).
+fn scaled(bytes: usize) -> usize {
+    ((bytes as f64 * memory_share()) as usize).max(1 << 20)
 }
