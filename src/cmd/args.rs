@@ -165,7 +165,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     };
     let value: f64 = number.trim().parse().map_err(|_| format!("{text:?} is not a size (e.g. 512M, 2G)"))?;
     let bytes = value * (1u64 << shift) as f64;
-    match bytes.is_finite() && bytes >= 0.0 && bytes < 1e19 {
+    match (0.0..1e19).contains(&bytes) {
         true => Ok(bytes as u64),
         false => Err(format!("{text:?} is out of range")),
     }
