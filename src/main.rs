@@ -52,6 +52,9 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Copy the database consistently (for a replica), while it may be ingesting.
     Checkpoint(cmd::checkpoint::Args),
+    /// Check every table file's checksums and the database's invariants against its games;
+    /// exits 1 when anything is wrong.
+    Verify(cmd::verify::Args),
     /// Show what the database holds: games, positions, bytes per column family and per
     /// position and game, ingest runs.
     Stats(cmd::stats::Args),
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Checkpoint(args) => cmd::checkpoint::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
         Command::Key(args) => cmd::key::run(args),
         Command::Codec(CodecCommand::Check(args)) => cmd::check::run(args),
     };

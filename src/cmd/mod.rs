@@ -14,6 +14,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
+pub mod verify;
 
 /// `err` as one line: its message, then each cause the message does not say already (most of
 /// tabiya's errors name their cause in their own message).

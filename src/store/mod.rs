@@ -30,6 +30,7 @@ pub mod reader;
 pub mod scan;
 mod staging;
 pub mod tier;
+mod verify;
 pub mod writer;
 
 pub use error::StoreError;
@@ -44,6 +45,7 @@ pub use staging::{
     BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, write_run_file,
 };
 pub use tier::TierHit;
+pub use verify::{Problem, Verification};
 pub use writer::Batch;
 
 use std::{

@@ -1,0 +1,249 @@
+//! `tabiya verify`: every table file's checksums, then the database's own invariants, each
+//! problem reported with where it is.
+//!
+//! The invariants, checked against the games (the one source every other record derives from):
+//! every committed game decodes and replays, its facts are those its record gives, and the
+//! commit record's game and ply counts are theirs; every position each game reaches is stored
+//! with that game: in the single-game tier at the plies its marks name (the tier's hashes find
+//! that game and ply, with the move played), in the full-key family at the others (the posting
+//! list holds the game); and the full-key family holds no game beyond these (its posting lists
+//! add up to the games' distinct positions there), and its distinct and single-game counts are
+//! the commit record's.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+use rocksdb::ReadOptions;
+
+use super::{COLUMN_FAMILIES, Store, StoreError};
+use crate::{
+    codec::{CompactMove, Key},
+    model::{GameFacts, GameId, GameRecord, replay_with_moves},
+    position::Position,
+};
+
+/// Games read at a time.
+const CHUNK: u64 = 4096;
+/// Problems reported, at most: a badly damaged database has millions.
+const MAX_PROBLEMS: usize = 1000;
+
+/// What [`Store::verify`] found.
+#[derive(Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    /// Entries read with their checksums verified, per column family.
+    pub entries: Vec<(&'static str, u64)>,
+    /// Games checked (none with `quick`).
+    pub games: u64,
+    /// Positions of those games checked against the positions family and the tier.
+    pub positions: u64,
+    /// Each problem: where, and what.
+    pub problems: Vec<Problem>,
+    /// Problems found beyond the ones listed.
+    pub more_problems: u64,
+}
+
+/// What the checks of some games found.
+#[derive(Default)]
+struct GameChecks {
+    games: u64,
+    plies: u64,
+    positions: u64,
+    /// Distinct (game, position) pairs the stored positions must list.
+    pairs: u64,
+    problems: Vec<(String, String)>,
+}
+
+impl GameChecks {
+    fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push((place.into(), what.into()));
+        }
+    }
+}
+
+/// One problem found.
+#[derive(Debug, serde::Serialize)]
+pub struct Problem {
+    /// Where: a column family and its file, a game, a position.
+    pub place: String,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl Verification {
+    fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
+        match self.problems.len() < MAX_PROBLEMS {
+            true => self.problems.push(Problem { place: place.into(), what: what.into() }),
+            false => self.more_problems += 1,
+        }
+    }
+
+    /// Whether nothing was found wrong.
+    pub fn is_sound(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+impl Store {
+    /// Reads every entry of every column family with its checksums verified; then, unless
+    /// `quick`, checks the invariants (the module's documentation) game by game.
+    pub fn verify(&self, quick: bool) -> Verification {
+        let mut found = Verification::default();
+        for family in COLUMN_FAMILIES {
+            let mut reads = ReadOptions::default();
+            reads.fill_cache(false);
+            reads.set_verify_checksums(true);
+            let mut iter = self.db.raw_iterator_cf_opt(self.cf(family), reads);
+            iter.seek_to_first();
+            let mut entries = 0;
+            while iter.valid() {
+                entries += 1;
+                iter.next();
+            }
+            if let Err(err) = iter.status() {
+                found.problem(format!("column family {family}"), self.rocks(err).to_string());
+            }
+            found.entries.push((family, entries));
+        }
+        if quick || !found.is_sound() {
+            return found;
+        }
+        if let Err(err) = self.verify_games(&mut found) {
+            found.problem("database", err.to_string());
+        }
+        found
+    }
+
+    /// The invariants, game by game (see the module's documentation), on every core.
+    fn verify_games(&self, found: &mut Verification) -> Result<(), StoreError> {
+        let _steady = self.steady();
+        let totals = self.totals()?;
+        let facts = self.committed_facts()?;
+        let mut sum = GameChecks::default();
+        let end = totals.next_game_id.max(1);
+        let mut first = 1;
+        while first < end {
+            let ids: Vec<GameId> = (first..end.min(first + CHUNK)).map(GameId).collect();
+            first += CHUNK;
+            let records = self.games(&ids)?;
+            let marks: HashMap<GameId, Vec<u32>> = self.marks_of(&ids)?.into_iter().collect();
+            let checked: Vec<GameChecks> = ids
+                .par_iter()
+                .zip(records)
+                .filter_map(|(id, record)| Some((*id, record?)))
+                .map(|(id, record)| {
+                    let tier_plies = marks.get(&id).map_or(&[][..], Vec::as_slice);
+                    self.verify_game(id, &record, facts.get(id), tier_plies)
+                })
+                .collect::<Result<_, _>>()?;
+            for game in checked {
+                sum.games += game.games;
+                sum.plies += game.plies;
+                sum.positions += game.positions;
+                sum.pairs += game.pairs;
+                for (place, what) in game.problems {
+                    found.problem(place, what);
+                }
+            }
+        }
+        (found.games, found.positions) = (sum.games, sum.positions);
+        if (sum.games, sum.plies) != (totals.games, totals.plies) {
+            found.problem(
+                "commit record",
+                format!(
+                    "{} games and {} plies, where the games add up to {} and {}",
+                    totals.games, totals.plies, sum.games, sum.plies
+                ),
+            );
+        }
+        self.verify_positions(found, sum.pairs, &totals)
+    }
+
+    /// One game's checks: its facts (`stored`), its replay, and each position it reaches,
+    /// in the tier at `tier_plies`, in the full-key family at the others.
+    fn verify_game(
+        &self,
+        id: GameId,
+        record: &GameRecord,
+        stored: Option<GameFacts>,
+        tier_plies: &[u32],
+    ) -> Result<GameChecks, StoreError> {
+        let game = format!("game {id}");
+        let mut checks = GameChecks { games: 1, plies: record.plies() as u64, ..GameChecks::default() };
+        match stored {
+            Some(stored) if stored == GameFacts::of(id, record.result, &record.tags) => {}
+            Some(_) => checks.problem(&game, "its stored facts (result, ratings, month, speed) differ from its tags"),
+            None => checks.problem(&game, "it has no facts"),
+        }
+        let Some((positions, moves)) = replay_with_moves(record) else {
+            checks.problem(&game, "its moves do not replay");
+            return Ok(checks);
+        };
+        // A game reaching a position again is listed once (the tier keeps the first ply).
+        let mut reached = HashSet::new();
+        for (ply, chess) in positions.into_iter().enumerate() {
+            checks.positions += 1;
+            let at = |key: &Key| format!("{game}, ply {ply} (position {key})");
+            let key = match Position::from_chess(chess).map(|position| Key::encode(&position)) {
+                Ok(Ok(key)) => key,
+                _ => {
+                    checks.problem(&game, format!("the position at ply {ply} has no key"));
+                    continue;
+                }
+            };
+            let next = moves.get(ply).map(CompactMove::from_move);
+            let first_time = reached.insert(key);
+            if tier_plies.contains(&(ply as u32)) {
+                match self.tier_locate(&key)? {
+                    Some(hit) if hit.game == id && hit.ply == ply as u32 && hit.next == next => {}
+                    Some(hit) => {
+                        checks.problem(at(&key), format!("the tier finds game {} ply {} for it", hit.game, hit.ply))
+                    }
+                    None => checks.problem(at(&key), "marked, not in the tier"),
+                }
+            } else if first_time && !self.postings(&key)?.iter().any(|listed| listed == id) {
+                checks.problem(at(&key), "its game is not listed there");
+            }
+        }
+        checks.pairs = reached.len() as u64;
+        Ok(checks)
+    }
+
+    /// Every stored position against the games' positions: no game listed beyond them, and
+    /// the commit record's counts.
+    fn verify_positions(&self, found: &mut Verification, pairs: u64, totals: &super::Totals) -> Result<(), StoreError> {
+        let mut listed = 0u64;
+        for entry in self.posting_lists() {
+            let (key, postings) = entry?;
+            let mut count = 0u64;
+            for id in postings.iter() {
+                count += 1;
+                if id.0 >= totals.next_game_id {
+                    found.problem(format!("position {key}"), format!("it lists game {id}, which is not committed"));
+                }
+            }
+            listed += count;
+        }
+        if listed != pairs {
+            found.problem(
+                "positions",
+                format!("they list {listed} (position, game) pairs, where the games reach {pairs}"),
+            );
+        }
+        let counts = self.count_positions()?;
+        let recorded = (totals.distinct_positions, totals.single_game_positions);
+        if recorded.0.is_some_and(|distinct| distinct != counts.distinct)
+            || recorded.1.is_some_and(|single| single != counts.single_game)
+        {
+            found.problem(
+                "commit record",
+                format!(
+                    "{recorded:?} distinct and single-game positions, where {} and {} are stored",
+                    counts.distinct, counts.single_game
+                ),
+            );
+        }
+        Ok(())
+    }
+}
