@@ -211,3 +211,35 @@ fn a_run_that_fails_on_a_write_error_cleans_up_and_is_recorded_as_failed() {
     assert!(out.status.success());
     assert_eq!(store.totals().unwrap(), Store::open_read_only(&clean).unwrap().totals().unwrap());
 }
+
+/// A kill during the final compaction leaves the distinct-position counts known (they were
+/// null until the next ingest): they are recorded before the compaction starts.
+#[test]
+fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, collection(3000, 5)).unwrap();
+    let db = dir.path().join("db");
+    let mut child = common::command()
+        .args(["ingest", "-v", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    for line in stderr.lines() {
+        // Killed as soon as the compaction is said done: before, the counts came after it.
+        if line.unwrap().contains("compacted") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let totals = Store::open_read_only(&db).unwrap().totals().unwrap();
+    assert!(totals.distinct_positions.is_some() && totals.single_game_positions.is_some(), "{totals:?}");
+    let counts = Store::open_read_only(&db).unwrap().count_positions().unwrap();
+    assert_eq!(totals.distinct_positions, Some(counts.distinct));
+}

@@ -407,14 +407,20 @@ fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result
     let clock = Instant::now();
     store.flush()?;
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
-    store.compact();
-    tracing::info!(elapsed = ?clock.elapsed(), "compacted");
+    // Counted and recorded before the compaction, which changes no count: a kill during it
+    // leaves the counts known (they stayed unknown until the next ingest).
     if totals.distinct_positions.is_none() || totals.single_game_positions.is_none() {
         let counts = store.count_positions()?;
         totals.distinct_positions = Some(counts.distinct);
         totals.single_game_positions = Some(counts.single_game);
         tracing::info!(elapsed = ?clock.elapsed(), ?counts, "counted positions");
+        let mut batch = store.batch();
+        batch.put_totals(totals);
+        batch.commit()?;
+        store.flush()?;
     }
+    store.compact();
+    tracing::info!(elapsed = ?clock.elapsed(), "compacted");
     run.status = RunStatus::Completed;
     run.finished = Some(now());
     let mut batch = store.batch();
