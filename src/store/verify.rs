@@ -4,8 +4,8 @@
 //! The invariants, checked against the games (the one source every other record derives from):
 //! every committed game decodes and replays, its facts are those its record gives, and the
 //! commit record's game and ply counts are theirs; every position each game reaches is stored
-//! with that game: in the single-game tier at the plies its marks name (the tier's hashes find
-//! that game and ply, with the move played), in the full-key family at the others (the posting
+//! with that game: in the single-game tier at the plies its marks name (the tier's hashes name
+//! that game for the key of that ply), in the full-key family at the others (the posting
 //! list holds the game); and the full-key family holds no game beyond these (its posting lists
 //! add up to the games' distinct positions there), and its distinct and single-game counts are
 //! the commit record's.
@@ -15,9 +15,12 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 use rocksdb::ReadOptions;
 
-use super::{COLUMN_FAMILIES, Store, StoreError};
+use super::{
+    COLUMN_FAMILIES, Store, StoreError,
+    tier::{TierIndex, tier_candidates},
+};
 use crate::{
-    codec::{CompactMove, Key},
+    codec::Key,
     model::{GameFacts, GameId, GameRecord, replay_with_moves},
     position::Position,
 };
@@ -51,6 +54,9 @@ struct GameChecks {
     positions: u64,
     /// Distinct (game, position) pairs the stored positions must list.
     pairs: u64,
+    /// The full-key positions the games reach: key, game, first ply; checked a key at a time
+    /// (a popular position's list is read once, not once a game).
+    listed: Vec<(Key, GameId, u32)>,
     problems: Vec<(String, String)>,
 }
 
@@ -120,6 +126,7 @@ impl Store {
         let _steady = self.steady();
         let totals = self.totals()?;
         let facts = self.committed_facts()?;
+        let tier = self.tier_index()?;
         let mut sum = GameChecks::default();
         let end = totals.next_game_id.max(1);
         let mut first = 1;
@@ -134,9 +141,15 @@ impl Store {
                 .filter_map(|(id, record)| Some((*id, record?)))
                 .map(|(id, record)| {
                     let tier_plies = marks.get(&id).map_or(&[][..], Vec::as_slice);
-                    self.verify_game(id, &record, facts.get(id), tier_plies)
+                    self.verify_game(id, &record, facts.get(id), (&tier, tier_plies))
                 })
                 .collect::<Result<_, _>>()?;
+            let mut listed: Vec<(Key, GameId, u32)> =
+                checked.iter().flat_map(|game| game.listed.iter().copied()).collect();
+            listed.sort_unstable();
+            for (place, what) in self.verify_listed(&listed)? {
+                found.problem(place, what);
+            }
             for game in checked {
                 sum.games += game.games;
                 sum.plies += game.plies;
@@ -167,7 +180,7 @@ impl Store {
         id: GameId,
         record: &GameRecord,
         stored: Option<GameFacts>,
-        tier_plies: &[u32],
+        (tier, tier_plies): (&TierIndex, &[u32]),
     ) -> Result<GameChecks, StoreError> {
         let game = format!("game {id}");
         let mut checks = GameChecks { games: 1, plies: record.plies() as u64, ..GameChecks::default() };
@@ -176,7 +189,7 @@ impl Store {
             Some(_) => checks.problem(&game, "its stored facts (result, ratings, month, speed) differ from its tags"),
             None => checks.problem(&game, "it has no facts"),
         }
-        let Some((positions, moves)) = replay_with_moves(record) else {
+        let Some((positions, _)) = replay_with_moves(record) else {
             checks.problem(&game, "its moves do not replay");
             return Ok(checks);
         };
@@ -192,22 +205,43 @@ impl Store {
                     continue;
                 }
             };
-            let next = moves.get(ply).map(CompactMove::from_move);
             let first_time = reached.insert(key);
             if tier_plies.contains(&(ply as u32)) {
-                match self.tier_locate(&key)? {
-                    Some(hit) if hit.game == id && hit.ply == ply as u32 && hit.next == next => {}
-                    Some(hit) => {
-                        checks.problem(at(&key), format!("the tier finds game {} ply {} for it", hit.game, hit.ply))
-                    }
-                    None => checks.problem(at(&key), "marked, not in the tier"),
+                // The game's own replay gives the key at its mark: the hashes must name the game
+                // (a lookup replays the candidates they name to the same marks).
+                if !tier_candidates(tier, &key).contains(&id) {
+                    checks.problem(at(&key), "marked in the tier, whose hashes do not name its game");
                 }
-            } else if first_time && !self.postings(&key)?.iter().any(|listed| listed == id) {
-                checks.problem(at(&key), "its game is not listed there");
+            } else if first_time {
+                checks.listed.push((key, id, ply as u32));
             }
         }
         checks.pairs = reached.len() as u64;
         Ok(checks)
+    }
+
+    /// Whether each full-key position of `listed` (sorted by key, then game) lists its games:
+    /// each key's posting list read once, on every core.
+    fn verify_listed(&self, listed: &[(Key, GameId, u32)]) -> Result<Vec<(String, String)>, StoreError> {
+        let groups: Vec<&[(Key, GameId, u32)]> = listed.chunk_by(|a, b| a.0 == b.0).collect();
+        let problems: Vec<Vec<(String, String)>> = groups
+            .par_iter()
+            .map(|group| {
+                let key = group[0].0;
+                let postings = self.postings(&key)?;
+                let mut stored = postings.iter().peekable();
+                let mut problems = Vec::new();
+                for (_, id, ply) in group.iter() {
+                    while stored.next_if(|listed| listed < id).is_some() {}
+                    if stored.peek() != Some(id) {
+                        let what = "its game is not listed there".to_owned();
+                        problems.push((format!("game {id}, ply {ply} (position {key})"), what));
+                    }
+                }
+                Ok(problems)
+            })
+            .collect::<Result<_, StoreError>>()?;
+        Ok(problems.into_iter().flatten().collect())
     }
 
     /// Every stored position against the games' positions: no game listed beyond them, and

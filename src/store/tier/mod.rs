@@ -21,7 +21,7 @@ pub(crate) mod write;
 
 pub use hash_index::HashIndex;
 pub use read::TierHit;
-pub(crate) use read::TierIndex;
+pub(crate) use read::{TierIndex, tier_candidates};
 pub(crate) use write::{RangeTier, TierWrites};
 
 use crate::codec::Key;

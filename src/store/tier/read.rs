@@ -162,6 +162,17 @@ fn walk_marked(
     Some(())
 }
 
+/// The games whose tier positions hash as `key` does, in the range of each commit's segment
+/// that holds `key`: the games that may hold it (a hash collision adds others).
+pub(crate) fn tier_candidates(index: &TierIndex, key: &Key) -> Vec<GameId> {
+    let hash = key_hash(key);
+    let ranges = index.segments.iter().filter_map(|ranges| {
+        let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
+        ranges.get(after.checked_sub(1)?).map(|(_, index)| index)
+    });
+    ranges.flat_map(|range| range.candidates(hash)).collect()
+}
+
 impl Store {
     /// The hash segments of every commit, read again when a commit has landed since.
     pub(crate) fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
@@ -221,13 +232,7 @@ impl Store {
     /// [`Store::tier_locate`] with the hash segments read already (a commit looks up millions
     /// of keys).
     pub(crate) fn tier_locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
-        let hash = key_hash(key);
-        // Of each commit, the range whose keys include `key`.
-        let ranges = index.segments.iter().filter_map(|ranges| {
-            let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
-            ranges.get(after.checked_sub(1)?).map(|(_, index)| index)
-        });
-        let mut games: Vec<GameId> = ranges.flat_map(|range| range.candidates(hash)).collect();
+        let mut games = tier_candidates(index, key);
         if games.is_empty() {
             // Most keys a later commit stages end here.
             return Ok(None);
