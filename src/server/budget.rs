@@ -1,5 +1,5 @@
 //! The server's budget for whole-database scans (`/pattern`, `/games?pattern=`,
-//! `/report/database`): a few at once, on a thread pool of their own, each within a time limit,
+//! `/report/database`): a few at once, each on a thread pool of its own, within a time limit,
 //! and a bounded queue; beyond it a request is answered 503 with `Retry-After` at once.
 //!
 //! Explorer lookups and the other requests never wait behind scans: they run on the runtime's
@@ -8,7 +8,7 @@
 
 use std::{
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
     },
     time::Duration,
@@ -40,24 +40,32 @@ impl Default for ScanLimits {
 /// Seconds a client refused for a full queue is told to wait (`Retry-After`).
 pub const RETRY_AFTER_SECONDS: u64 = 5;
 
-/// The places and the thread pool of the scans.
+/// The places of the scans, each with its thread pool.
 pub struct ScanBudget {
     limits: ScanLimits,
     places: Arc<Semaphore>,
     /// Scans running or waiting.
     admitted: AtomicUsize,
-    pool: rayon::ThreadPool,
+    /// A thread pool a place, taken by the scan that holds the place. Not one pool for all: a
+    /// worker waiting inside its scan's parallel work would start another scan queued on its
+    /// pool, on top of the first, which could then wait for a lock the first holds.
+    pools: Arc<Mutex<Vec<rayon::ThreadPool>>>,
 }
 
 impl ScanBudget {
-    /// A budget of `limits`, with a scan pool of a thread per core.
+    /// A budget of `limits`, with a pool of a thread per core for each place.
     pub fn new(limits: ScanLimits) -> std::io::Result<ScanBudget> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .thread_name(|index| format!("tabiya-scan-{index}"))
-            .build()
-            .map_err(std::io::Error::other)?;
-        let places = Arc::new(Semaphore::new(limits.concurrent.max(1)));
-        Ok(ScanBudget { limits, places, admitted: AtomicUsize::new(0), pool })
+        let places = limits.concurrent.max(1);
+        let pools = (0..places)
+            .map(|place| {
+                rayon::ThreadPoolBuilder::new()
+                    .thread_name(move |index| format!("tabiya-scan-{place}-{index}"))
+                    .build()
+                    .map_err(std::io::Error::other)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let places = Arc::new(Semaphore::new(places));
+        Ok(ScanBudget { limits, places, admitted: AtomicUsize::new(0), pools: Arc::new(Mutex::new(pools)) })
     }
 
     /// Runs the scan `work` within the budget: refused at once when the queue is full, stopped
@@ -84,10 +92,15 @@ impl ScanBudget {
         };
         let progress = Arc::new(ScanProgress::default());
         let stop = StopOnDrop(Arc::clone(&progress));
-        let budget = Arc::clone(self);
+        let pools = Arc::clone(&self.pools);
         let task = tokio::task::spawn_blocking(move || {
             let _place = place;
-            budget.pool.install(|| work(&progress))
+            let lock = || pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            // A place held means a pool free: there are as many pools as places.
+            let pool = lock().pop().ok_or_else(|| ApiError::internal("no scan pool for a place"))?;
+            let answer = pool.install(|| work(&progress));
+            lock().push(pool);
+            answer
         });
         let answer = match tokio::time::timeout_at(deadline, task).await {
             Ok(Ok(answer)) => answer,

@@ -66,7 +66,11 @@ impl Store {
         loop {
             attempt += 1;
             match work(path) {
-                Err(StoreError::Rocks { error: err, .. }) if attempt < ATTEMPTS => {
+                // A file gone (or going) under the view; a damaged block is not taken again.
+                Err(StoreError::Rocks { error: err, .. })
+                    if attempt < ATTEMPTS
+                        && (err.kind() == rocksdb::ErrorKind::IOError || err.as_ref().contains("No such file")) =>
+                {
                     tracing::info!(attempt, %err, "taken again on a new view: the database changed under it");
                     std::thread::sleep(PAUSE);
                 }

@@ -265,7 +265,12 @@ impl Store {
                     Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(5)),
                 }
             };
-            let caught_up = self.db.try_catch_up_with_primary().map_err(|err| self.rocks(err));
+            // Not remembered as damage: a secondary may read a MANIFEST the writer is still
+            // writing, and the next catch-up succeeds.
+            let caught_up = self
+                .db
+                .try_catch_up_with_primary()
+                .map_err(|error| StoreError::Rocks { path: self.path.clone(), error });
             self.catching_up.store(false, Ordering::Release);
             caught_up?;
             self.load_committed()?;

@@ -58,12 +58,15 @@ struct GameChecks {
     /// (a popular position's list is read once, not once a game).
     listed: Vec<(Key, GameId, u32)>,
     problems: Vec<(String, String)>,
+    /// Problems beyond those kept.
+    dropped: u64,
 }
 
 impl GameChecks {
     fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push((place.into(), what.into()));
+        match self.problems.len() < MAX_PROBLEMS {
+            true => self.problems.push((place.into(), what.into())),
+            false => self.dropped += 1,
         }
     }
 }
@@ -158,6 +161,7 @@ impl Store {
                 for (place, what) in game.problems {
                     found.problem(place, what);
                 }
+                found.more_problems += game.dropped;
             }
         }
         (found.games, found.positions) = (sum.games, sum.positions);

@@ -35,10 +35,11 @@ impl Csv {
 }
 
 /// One field, quoted when it must be. Text a spreadsheet would take as a formula (it begins
-/// with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number: a tag of a PGN
+/// with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number or a lone sign: a tag of a PGN
 /// file, say) is defused with a leading `'`, as OWASP's guidance on CSV injection says.
 pub fn field(text: &str) -> Cow<'_, str> {
-    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
+    // A lone "-" (PGN's "unknown") is no formula.
+    let formula = text.len() > 1 && text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
     let text: Cow<'_, str> = if formula { Cow::Owned(format!("'{text}")) } else { Cow::Borrowed(text) };
     if text.contains([',', '"', '\n', '\r']) { Cow::Owned(format!("\"{}\"", text.replace('"', "\"\""))) } else { text }
 }
@@ -85,6 +86,7 @@ mod tests {
             ("+3", "+3"),
             ("Carlsen, Magnus", "\"Carlsen, Magnus\""),
             ("1/2-1/2", "1/2-1/2"),
+            ("-", "-"),
         ] {
             assert_eq!(field(cell), written, "{cell:?}");
         }
