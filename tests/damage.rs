@@ -51,16 +51,30 @@ impl Damage {
     }
 }
 
-/// A copy of `db` at `dir/name` with its `index`-th table file damaged by `damage`.
-fn damaged_copy(db: &Path, dir: &Path, name: &str, index: usize, damage: Damage) -> PathBuf {
+/// A copy of `db` at `dir/name`.
+fn copy_of(db: &Path, dir: &Path, name: &str) -> PathBuf {
     let copy = dir.join(name);
     std::fs::create_dir(&copy).unwrap();
     for entry in std::fs::read_dir(db).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
     }
+    copy
+}
+
+/// A copy of `db` at `dir/name` with its `index`-th table file damaged by `damage`.
+fn damaged_copy(db: &Path, dir: &Path, name: &str, index: usize, damage: Damage) -> PathBuf {
+    let copy = copy_of(db, dir, name);
     damage.apply(&table_files(&copy)[index]);
     copy
+}
+
+/// A database of `count` generated games, in a directory kept while it lives.
+fn generated_db(count: usize) -> (tempfile::TempDir, PathBuf) {
+    let (dir, store) = common::games::build(&common::games::generate(count));
+    drop(store);
+    let db = dir.path().join("db");
+    (dir, db)
 }
 
 #[test]
@@ -97,10 +111,7 @@ fn commands_and_the_server_refuse_a_database_with_a_damaged_table_file() {
 
 #[test]
 fn a_server_reports_damage_found_while_it_runs_on_health() {
-    let games = common::games::generate(600);
-    let (dir, store) = common::games::build(&games);
-    drop(store);
-    let db = dir.path().join("db");
+    let (_dir, db) = generated_db(600);
     let server = server::start(&db);
     assert_eq!(server::json(&server, "/health"), (200, serde_json::json!({ "status": "ok" })));
     let (status, before) = server::json(&server, "/report/database?format=json");
@@ -148,10 +159,7 @@ fn verify(db: &Path, quick: bool) -> (bool, String) {
 
 #[test]
 fn verify_finds_each_damage_and_no_false_alarm() {
-    let games = common::games::generate(400);
-    let (dir, store) = common::games::build(&games);
-    drop(store);
-    let db = dir.path().join("db");
+    let (dir, db) = generated_db(400);
     for quick in [false, true] {
         let (sound, text) = verify(&db, quick);
         assert!(sound, "a healthy database: {text}");
@@ -167,12 +175,7 @@ fn verify_finds_each_damage_and_no_false_alarm() {
         }
     }
     // A data block: found by the checksums, with its file.
-    let copy = dir.path().join("data-block");
-    std::fs::create_dir(&copy).unwrap();
-    for entry in std::fs::read_dir(&db).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
-    }
+    let copy = copy_of(&db, dir.path(), "data-block");
     let largest = table_files(&copy).into_iter().max_by_key(|file| std::fs::metadata(file).unwrap().len()).unwrap();
     scribble(&largest, 16);
     for quick in [true, false] {
@@ -182,12 +185,7 @@ fn verify_finds_each_damage_and_no_false_alarm() {
     }
     // Sound bytes, a wrong database: a position deleted from the positions family (as a lost
     // write would), found by the games that reach it, with the game, ply and key.
-    let copy = dir.path().join("lost-position");
-    std::fs::create_dir(&copy).unwrap();
-    for entry in std::fs::read_dir(&db).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
-    }
+    let copy = copy_of(&db, dir.path(), "lost-position");
     let families =
         ["positions", "games", "mainlines", "facts", "fingerprints", "players", "openings", "meta", "default"];
     let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &copy, families).unwrap();

@@ -407,9 +407,7 @@ impl Database {
             let expansion = input::expand(&paths, Wanted::Pgn)?;
             let store = self.store()?;
             let mut observer = Collect::new(rejects.as_deref())?;
-            for (path, reason) in &expansion.passed_over {
-                observer.skipped.push(format!("passed over {}: {reason}", path.display()));
-            }
+            observer.skipped.extend(expansion.passed_over_lines());
             let files = expansion.files;
             let summary = indexer::ingest(&store, &files, &mut observer)?;
             observer.finish()?;

@@ -341,8 +341,8 @@ pub fn pattern_answer(
 pub fn expand_inputs(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
     call(py, || {
         let expansion = tabiya::input::expand(&paths, tabiya::input::Wanted::Pgn)?;
-        for (path, reason) in &expansion.passed_over {
-            eprintln!("tabiya: passed over {}: {reason}", path.display());
+        for line in expansion.passed_over_lines() {
+            eprintln!("tabiya: {line}");
         }
         Ok(expansion.files.iter().map(|file| file.display().to_string()).collect())
     })

@@ -41,8 +41,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let expansion = input::expand(&args.paths, Wanted::Pgn)?;
-    for (path, reason) in &expansion.passed_over {
-        eprintln!("tabiya: passed over {}: {reason}", path.display());
+    for line in expansion.passed_over_lines() {
+        eprintln!("tabiya: {line}");
     }
     let files = expansion.files;
     let store = Store::open(&args.db.db)?;

@@ -117,8 +117,8 @@ pub fn check_paths(paths: &[PathBuf], mut skipped: impl FnMut(&str)) -> Result<C
     let mut report = CheckReport::default();
     let mut batch: Vec<Position> = Vec::with_capacity(BATCH);
     let expansion = input::expand(paths, Wanted::Any)?;
-    for (path, reason) in &expansion.passed_over {
-        skipped(&format!("passed over {}: {reason}", path.display()));
+    for line in expansion.passed_over_lines() {
+        skipped(&line);
     }
     for file in expansion.files {
         let source = Source::open(&file, None)?;

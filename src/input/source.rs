@@ -161,6 +161,13 @@ pub struct Expansion {
     pub passed_over: Vec<(PathBuf, String)>,
 }
 
+impl Expansion {
+    /// A line for each entry passed over: `passed over PATH: REASON`.
+    pub fn passed_over_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.passed_over.iter().map(|(path, reason)| format!("passed over {}: {reason}", path.display()))
+    }
+}
+
 /// Whether a file name is a PGN collection: `.pgn`, optionally `.zst`, `.bz2` or `.gz`.
 pub fn is_pgn_name(name: &str) -> bool {
     let base = COMPRESSIONS.iter().find_map(|suffix| name.strip_suffix(suffix)).unwrap_or(name);

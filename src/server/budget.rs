@@ -73,7 +73,7 @@ impl ScanBudget {
     /// request is dropped (the client went away). Work that cannot stop early keeps its place
     /// until it ends, so the places bound the work under way, answered or not.
     pub async fn run<T: Send + 'static>(
-        self: &Arc<Self>,
+        &self,
         work: impl FnOnce(&ScanProgress) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
         let limit = self.limits.concurrent.max(1) + self.limits.queued;

@@ -1,6 +1,6 @@
 //! One function per endpoint. Explorer lookups run inline on the runtime's threads (they are
 //! bounded and short); game lists, PGN and material searches, which can read many games or key
-//! ranges, run on the blocking pool.
+//! ranges, run on the blocking pool; whole-database scans run within the scan budget ([`scan`]).
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -51,6 +51,15 @@ pub(super) fn segment(segment: Segment) -> Result<String, ApiError> {
 pub(super) fn params(query: Parameters) -> Result<Params, ApiError> {
     let Query(map) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
     Params::new(map)
+}
+
+/// Runs the whole-database scan `work` within the server's scan budget (`budget.rs`).
+pub(super) async fn scan<T: Send + 'static>(
+    state: Arc<AppState>,
+    work: impl FnOnce(&AppState, &ScanProgress) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let scans = Arc::clone(&state.scans);
+    scans.run(move |progress| work(&state, progress)).await
 }
 
 /// Runs `work` on the blocking pool.
@@ -203,10 +212,7 @@ async fn games_work<T: Send + 'static>(
     answer: impl FnOnce(&AppState, GamesQuery) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     match params.get("pattern").is_some() {
-        true => {
-            let scans = Arc::clone(&state.scans);
-            scans.run(move |progress| answer(&state, games_query(&state, &params, progress)?)).await
-        }
+        true => scan(state, move |state, progress| answer(state, games_query(state, &params, progress)?)).await,
         false => blocking(move || answer(&state, games_query(&state, &params, &ScanProgress::default())?)).await,
     }
 }
@@ -249,13 +255,11 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// `/games?pattern=` scans).
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
-    let scans = Arc::clone(&state.scans);
-    scans
-        .run(move |progress| {
-            let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
-            Ok(Json(query.run_with(&state.store, progress)?))
-        })
-        .await
+    scan(state, move |state, progress| {
+        let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
+        Ok(Json(query.run_with(&state.store, progress)?))
+    })
+    .await
 }
 
 /// The opening report of a position (`fen`, `play`) under the explorer's filters plus `player`
@@ -321,20 +325,18 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
 /// a scan of the budget.
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    let scans = Arc::clone(&state.scans);
-    scans
-        .run(move |_| {
-            let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
-            let defaults = DatabaseOptions::default();
-            let options = DatabaseOptions {
-                plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
-                top: params.count("top", defaults.top, 1000)?,
-                ..defaults
-            };
-            let report = DatabaseReport::build(&state.store, &options)?;
-            respond(format, &params, &report)
-        })
-        .await
+    scan(state, move |state, _| {
+        let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
+        let defaults = DatabaseOptions::default();
+        let options = DatabaseOptions {
+            plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
+            top: params.count("top", defaults.top, 1000)?,
+            ..defaults
+        };
+        let report = DatabaseReport::build(&state.store, &options)?;
+        respond(format, &params, &report)
+    })
+    .await
 }
 
 /// Refuses a bad `format`, or `format=csv` without `table=` one of `tables`, before any work.
