@@ -1,4 +1,4 @@
-"""The Spark build and pattern scan against the CLI's, side by side in one run, on a standalone
+"""The Spark build and scans against the CLI's, side by side in one run, on a standalone
 cluster on this machine (tabiya.spark.cluster): for 1 and for 2 workers of one core each, the
 build's wall time (the SparkSession's start included) and each stage's, the shuffle's bytes a
 game, each executor's peak memory (JVM and Python), a check that the database holds the CLI's
@@ -6,7 +6,7 @@ bytes; then a pattern scan on the 2-worker cluster against `tabiya search`.
 
 Usage (from the repository root, in a venv with tabiya and pyspark installed; see
 tools/python-test.sh):
-    python tools/spark-bench.py [PGN] [--pattern EXPR] [--work DIR]
+    python tools/spark-bench.py [PGN] [--pattern EXPR] [--work DIR] [--scans-only]
 PGN defaults to ../shared/datasets/players.pgn.zst."""
 
 from __future__ import annotations
@@ -77,21 +77,22 @@ def main() -> None:
     parser.add_argument("pgn", nargs="?", default=str(ROOT.parent / "shared" / "datasets" / "players.pgn.zst"))
     parser.add_argument("--pattern", default="pin(B, n, k)")
     parser.add_argument("--work", default=str(ROOT / "target" / "spark-bench"))
+    parser.add_argument("--scans-only", action="store_true", help="only the scans, on WORK/cli of an earlier run")
     args = parser.parse_args()
-    from tabiya.spark import build, search
+    from tabiya.spark import build, report, search
 
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
     results = {}
-
-    started = time.perf_counter()
-    ingest = json.loads(subprocess.run([str(CLI), "ingest", "--db", str(work / "cli"), "--json", args.pgn],
-                                       capture_output=True, text=True, check=True).stdout)
-    results["cli_ingest_s"] = round(time.perf_counter() - started, 2)
-    games = ingest["gamesRead"]
-    want = digest(work / "cli")
-    for workers in (1, 2):
+    if not args.scans_only:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        started = time.perf_counter()
+        ingest = json.loads(subprocess.run([str(CLI), "ingest", "--db", str(work / "cli"), "--json", args.pgn],
+                                           capture_output=True, text=True, check=True).stdout)
+        results["cli_ingest_s"] = round(time.perf_counter() - started, 2)
+        results["games"] = ingest["gamesRead"]
+    for workers in () if args.scans_only else (1, 2):
+        games, want = results["games"], digest(work / "cli")
         db = work / f"spark-{workers}"
         summary, measured = cluster_run(workers, work, lambda spark: build(spark, [args.pgn], str(db)))
         measured["stages_s"] = summary["stages"]
@@ -112,7 +113,15 @@ def main() -> None:
     measured["same_answer_as_cli"] = found == cli
     measured["ratio_to_cli"] = round(measured["wall_s"] / results["cli_search_s"], 2)
     results["search_2_workers"] = measured
-    results["games"] = games
+
+    started = time.perf_counter()
+    cli = json.loads(subprocess.run([str(CLI), "report", "database", "--db", str(work / "cli"), "--format", "json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    results["cli_report_s"] = round(time.perf_counter() - started, 2)
+    found, measured = cluster_run(2, work, lambda spark: report(spark, str(work / "cli")))
+    measured["same_answer_as_cli"] = found == cli
+    measured["ratio_to_cli"] = round(measured["wall_s"] / results["cli_report_s"], 2)
+    results["report_2_workers"] = measured
     print(json.dumps(results, indent=2))
 
 

@@ -1,6 +1,7 @@
-//! The parts of a distributed build (`tabiya::indexer::distributed`) for a Python scheduler
-//! (`tabiya.spark`): everything crosses as bytes, a few Python objects a batch, never one per
-//! game or position.
+//! The parts of a distributed build (`tabiya::indexer::distributed`) and of the whole-database
+//! scans (pattern search, `psqt derive`, the database report) for a Python scheduler
+//! (`tabiya.spark`): everything crosses as bytes, a few Python objects a batch or a task, never
+//! one per game or position.
 
 use std::{
     collections::HashMap,
@@ -21,6 +22,7 @@ use tabiya::{
     },
     model::GameId,
     render::json::IngestSummary,
+    report::database::{DatabaseOptions, DatabasePartial, DatabaseReport},
     store::{ScanPart, Store},
 };
 
@@ -419,4 +421,52 @@ pub fn psqt_answer(
         Ok(tabiya::explore::psqt::derive_answer(&options, partials, started)?)
     })?;
     to_python(py, &derived)
+}
+
+// The database report spread over tasks, as `tabiya report database` builds it.
+
+/// The options of `tabiya report database` from Python's.
+fn report_options(plies: usize, top: usize) -> DatabaseOptions {
+    DatabaseOptions { plies, top, ..DatabaseOptions::default() }
+}
+
+/// The number of parts of the database report (runs of games, then key ranges).
+#[pyfunction]
+pub fn report_parts(py: Python<'_>, database: &Database) -> PyResult<usize> {
+    call(py, || Ok(DatabaseReport::part_count(&*database.store()?)?))
+}
+
+/// What the database report finds in some of its parts (by number), as bytes.
+#[pyfunction]
+#[pyo3(signature = (database, parts, plies = 10, top = 30))]
+pub fn report_partial(
+    py: Python<'_>,
+    database: &Database,
+    parts: Vec<usize>,
+    plies: usize,
+    top: usize,
+) -> PyResult<Py<PyBytes>> {
+    let bytes =
+        call(py, || Ok(DatabaseReport::partial(&*database.store()?, &report_options(plies, top), &parts)?.to_bytes()))?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+/// The database report (as `report_database`) from the partial answers of all its parts.
+#[pyfunction]
+#[pyo3(signature = (database, partials, plies = 10, top = 30))]
+pub fn report_answer(
+    py: Python<'_>,
+    database: &Database,
+    partials: Vec<Vec<u8>>,
+    plies: usize,
+    top: usize,
+) -> PyResult<Py<PyAny>> {
+    let report = call(py, || {
+        let partials = partials
+            .iter()
+            .map(|bytes| DatabasePartial::from_bytes(bytes).ok_or_else(|| Error::input("not a partial answer")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(DatabaseReport::answer(&*database.store()?, &report_options(plies, top), partials)?)
+    })?;
+    to_python(py, &report)
 }

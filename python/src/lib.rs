@@ -65,5 +65,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::psqt_parts, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::psqt_partial, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::psqt_answer, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::report_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::report_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::report_answer, module)?)?;
     Ok(())
 }

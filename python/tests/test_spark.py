@@ -148,6 +148,26 @@ def test_piece_square_statistics_on_the_cluster_are_the_clis(spark, cli_db):
         assert found["positions"] > 0
 
 
+def test_the_database_report_on_the_cluster_is_the_clis(spark, cli_db, tmp_path):
+    from tabiya.spark import report
+
+    session, _ = spark
+    cli_db, _ = cli_db
+    # A copy with the lichess opening table, so that openings are named and counted too.
+    db = tmp_path / "named"
+    run_cli("checkpoint", "--db", str(cli_db), str(db))
+    tables = DATASETS / "openings" / "lichess-org+chess-openings"
+    run_cli("openings", "import", "--db", str(db), *(str(tables / f"{name}.tsv") for name in "abcde"))
+    for plies, top in ((10, 30), (14, 200)):
+        found = report(session, str(db), plies=plies, top=top)
+        cli = cli_json("report", "database", "--db", str(db), "--format", "json",
+                       "--plies", str(plies), "--top", str(top))
+        assert found == cli, (plies, top)
+        assert found["openingTable"] and len(found["openings"]) > 20
+        assert found["endgames"] and found["positionsByPly"][plies - 1]["positions"]
+    assert found["totals"]["games"] > 30_000
+
+
 def test_a_month_appended_on_the_cluster_is_what_two_ingests_give(spark, collection, tmp_path):
     session, _ = spark
     cli_db = tmp_path / "cli"

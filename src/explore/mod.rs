@@ -34,7 +34,7 @@ mod openings;
 mod pattern;
 pub mod psqt;
 mod rows;
-mod shipped;
+pub(crate) mod shipped;
 mod target;
 
 pub use answer::{

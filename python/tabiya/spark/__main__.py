@@ -3,9 +3,11 @@
     python -m tabiya.spark build [--master URL] [--work DIR] [--ranges N] DB INPUT...
     python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] DB
     python -m tabiya.spark psqt-derive [--master URL] [--sample N] [--seed S] DB
+    python -m tabiya.spark report [--master URL] [--plies N] [--top N] DB
 
 Without ``--master``, the master is spark-submit's when run under it, else ``$SPARK_MASTER``,
-else ``local[*]``. Both print JSON (the CLI's ``ingest --json`` and ``search --json``)."""
+else ``local[*]``. Each prints the JSON of its CLI command (``ingest --json``, ``search --json``,
+``psqt derive --json``, ``report database --format json``)."""
 
 from __future__ import annotations
 
@@ -55,7 +57,12 @@ def main(argv=None) -> int:
     for name in ("min-rating", "max-rating"):
         psqt.add_argument(f"--{name}", type=int, help=f"the CLI's --{name} filter")
     psqt.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
-    for command in (build, search, psqt):
+    overview = commands.add_parser("report", help="the database report (tabiya report database)")
+    overview.add_argument("db", help="the database directory, at the same path on every executor")
+    overview.add_argument("--plies", type=int, default=10, help="most common positions for plies 1 to N (default 10)")
+    overview.add_argument("--top", type=int, default=30, help="openings and players listed (default 30)")
+    overview.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
+    for command in (build, search, psqt, overview):
         command.add_argument("--master", help="the Spark master URL (e.g. spark://host:7077)")
     args = parser.parse_args(argv)
 
@@ -79,6 +86,10 @@ def main(argv=None) -> int:
                        if getattr(args, name) is not None}
             answer = psqt_derive(spark, args.db, sample=args.sample, seed=args.seed, epochs=args.epochs,
                                  tasks=args.tasks, **filters)
+        elif args.command == "report":
+            from .scan import report
+
+            answer = report(spark, args.db, plies=args.plies, top=args.top, tasks=args.tasks)
         else:
             from .scan import search as run_search
 

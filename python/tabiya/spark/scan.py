@@ -1,6 +1,7 @@
-"""Whole-database scans on Spark: a pattern search and the piece-square statistics of
-``tabiya psqt derive``. A scan's parts (key ranges of the full-key family, runs of games of the
-single-game tier) are dealt to tasks, each opening the database read-only from a path every
+"""Whole-database scans on Spark: a pattern search, the piece-square statistics of
+``tabiya psqt derive`` and the database report. A scan's parts (key ranges of the full-key
+family, runs of games of the single-game tier; for the report also runs of game ids) are dealt
+to tasks, each opening the database read-only from a path every
 executor has, and the partial answers are merged on the driver into the CLI's answer."""
 
 from __future__ import annotations
@@ -81,4 +82,23 @@ def psqt_derive(
     partials = _spread(spark, count, tasks, partial)
     answer = _native.psqt_answer(partials, **options)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
+    return answer
+
+
+def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[int] = None) -> dict:
+    """The database report of ``db`` on the cluster of ``spark``: totals, years, ratings,
+    results, openings, players, positions by ply and endgame classes, equal to
+    :meth:`tabiya.Database.report_database` (``tabiya report database --format json``) for the
+    same ``plies`` and ``top``. Runs of games and key ranges are dealt to tasks; the driver
+    merges their counts and names the listed positions."""
+    db = os.path.abspath(os.fspath(db))
+    local = _native.Database(db)
+    count = _native.report_parts(local)
+
+    def partial(parts):
+        return _native.report_partial(_database(db), parts, plies=plies, top=top)
+
+    partials = _spread(spark, count, tasks, partial)
+    answer = _native.report_answer(local, partials, plies=plies, top=top)
+    local.close()
     return answer

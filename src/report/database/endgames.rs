@@ -10,7 +10,7 @@ use crate::{
     codec::KeyRange,
     explore::QueryError,
     model::GameId,
-    store::{ScanFilter, ScanProgress, ScannedPosition, Store, StoreError},
+    store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
 /// Positions with at most this many men (kings included) are endgames here: the sizes
@@ -46,16 +46,15 @@ pub fn class_of(material: &Material) -> String {
     if white > black || (white == black && a >= b) { a } else { b }
 }
 
-/// Every endgame class in the database with its positions and games (ids ascending, once).
-/// The caller holds [`Store::steady`].
-pub fn classes(store: &Store) -> Result<BTreeMap<String, ClassGames>, QueryError> {
-    let parts = store.scan_parts()?;
+/// The endgame classes of the scan's `parts` (some of [`Store::scan_parts`]) with their positions
+/// and games (ids ascending, once). The caller holds [`Store::steady`].
+pub fn classes(store: &Store, parts: &[ScanPart]) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
         board: |chess: &shakmaty::Chess| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
     };
-    let scanned = store.scan(&parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
+    let scanned = store.scan(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;
     for part in merged.values_mut() {
         part.games.sort_unstable();

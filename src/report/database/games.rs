@@ -1,7 +1,7 @@
 //! The database report's pass over every game: read once (in parallel), replayed only for its
 //! opening plies (positions by ply, the deepest named position).
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, ops::Range};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -36,7 +36,6 @@ pub struct Counts {
     pub years: BTreeMap<u16, Tally>,
     pub bands: BTreeMap<u8, Tally>,
     pub speeds: [u64; 7],
-    pub opening_table: bool,
     pub openings: HashMap<(String, String), Tally>,
     pub unnamed: u64,
     pub players: HashMap<String, PlayerSums>,
@@ -46,7 +45,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn merge(mut self, other: Counts) -> Counts {
+    pub fn merge(mut self, other: Counts) -> Counts {
         self.total.add(&other.total);
         self.plies += other.plies;
         for (year, tally) in other.years {
@@ -150,24 +149,28 @@ impl Counts {
     }
 }
 
-/// Reads every game (ids below `next_id`) once.
-pub fn count(store: &Store, next_id: u64, plies: usize) -> Result<Counts, QueryError> {
-    let openings: HashMap<Key, (String, String)> =
-        store.openings()?.into_iter().map(|(key, eco, name)| (key, (eco, name))).collect();
-    let starts: Vec<u64> = (0..next_id.div_ceil(CHUNK)).map(|i| i * CHUNK).collect();
-    let mut counts = starts
+/// Reads the games of `runs` (ranges of ids) once each, with the opening table `openings`.
+pub fn count(
+    store: &Store,
+    runs: &[Range<u64>],
+    openings: &HashMap<Key, (String, String)>,
+    plies: usize,
+) -> Result<Counts, QueryError> {
+    let starts: Vec<(u64, u64)> = runs
+        .iter()
+        .flat_map(|run| run.clone().step_by(CHUNK as usize).map(move |first| (first, (first + CHUNK).min(run.end))))
+        .collect();
+    starts
         .par_iter()
-        .map(|&first| -> Result<Counts, QueryError> {
-            let ids: Vec<GameId> = (first..(first + CHUNK).min(next_id)).map(GameId).collect();
+        .map(|&(first, end)| -> Result<Counts, QueryError> {
+            let ids: Vec<GameId> = (first..end).map(GameId).collect();
             let mut counts = Counts::default();
             for (&id, record) in ids.iter().zip(store.games(&ids)?) {
                 let Some(record) = record else { continue };
                 let facts = GameFacts::of(id, record.result, &record.tags);
-                counts.add(&facts, &record, &openings, plies);
+                counts.add(&facts, &record, openings, plies);
             }
             Ok(counts)
         })
-        .try_reduce(Counts::default, |a, b| Ok(a.merge(b)))?;
-    counts.opening_table = !openings.is_empty();
-    Ok(counts)
+        .try_reduce(Counts::default, |a, b| Ok(a.merge(b)))
 }

@@ -15,6 +15,7 @@
 
 pub mod endgames;
 mod games;
+mod spread;
 
 use serde::Serialize;
 
@@ -25,6 +26,7 @@ use crate::{
     model::{RatingBand, Speed},
     store::Store,
 };
+pub use spread::DatabasePartial;
 
 /// How much the report lists.
 #[derive(Clone, Debug)]
@@ -211,17 +213,29 @@ pub struct PositionCount {
 impl DatabaseReport {
     /// The report of the whole database.
     pub fn build(store: &Store, options: &DatabaseOptions) -> Result<DatabaseReport, QueryError> {
-        if options.plies > MAX_PLIES {
-            return Err(QueryError::input(format!("positions by ply go at most {MAX_PLIES} plies deep")));
-        }
-        // The totals, the games and the endgame classes are read in one view of a database
-        // that another process may be ingesting into. A server's catch-up waits for the whole
-        // report (seconds on a large database), and scans asked for meanwhile wait behind it.
+        options.check()?;
+        // The parts are read in one view of a database that another process may be ingesting
+        // into. A server's catch-up waits for the whole report (seconds on a large database),
+        // and scans asked for meanwhile wait behind it.
         let _steady = store.steady();
+        let all: Vec<usize> = (0..DatabaseReport::part_count(store)?).collect();
+        let partial = DatabaseReport::partial(store, options, &all)?;
+        DatabaseReport::answer(store, options, [partial])
+    }
+
+    /// The report from the partial answers of all the parts of [`DatabaseReport::part_count`],
+    /// each part's once.
+    pub fn answer(
+        store: &Store,
+        options: &DatabaseOptions,
+        partials: impl IntoIterator<Item = DatabasePartial>,
+    ) -> Result<DatabaseReport, QueryError> {
+        options.check()?;
+        let DatabasePartial { counts, classes } =
+            partials.into_iter().fold(DatabasePartial::default(), DatabasePartial::merge);
         let totals = store.totals()?;
-        let counts = games::count(store, totals.next_game_id, options.plies)?;
         let games = counts.total.games;
-        let mut endgames: Vec<EndgameClass> = endgames::classes(store)?
+        let mut endgames: Vec<EndgameClass> = classes
             .into_iter()
             .map(|(class, part)| EndgameClass {
                 class,
@@ -242,7 +256,9 @@ impl DatabaseReport {
                 share: percent(tally.games, games),
             })
             .collect();
-        openings.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.eco.cmp(&b.eco)));
+        openings.sort_by(|a, b| {
+            b.results.games.cmp(&a.results.games).then_with(|| a.eco.cmp(&b.eco)).then_with(|| a.name.cmp(&b.name))
+        });
         openings.truncate(options.top);
         let mut players: Vec<PlayerCount> = counts
             .players
@@ -277,7 +293,7 @@ impl DatabaseReport {
                 single_game_positions: totals.single_game_positions,
             },
             results: Results::of(&counts.total),
-            unfinished: games - counts.total.white - counts.total.draws - counts.total.black,
+            unfinished: games.saturating_sub(counts.total.white + counts.total.draws + counts.total.black),
             average_plies: (games > 0).then(|| counts.plies as f64 / games as f64),
             years: counts
                 .years
@@ -300,7 +316,7 @@ impl DatabaseReport {
                 .filter(|(_, n)| *n > 0)
                 .map(|(s, n)| SpeedCount { speed: s.name(), games: n, share: percent(n, games) })
                 .collect(),
-            opening_table: counts.opening_table,
+            opening_table: !spread::opening_names(store)?.is_empty(),
             unnamed: counts.unnamed,
             openings,
             players,
