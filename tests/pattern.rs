@@ -224,6 +224,15 @@ fn patterns_match_a_naive_replay() {
             (result("1-0"), result("1/2-1/2"), result("0-1")),
             "{text}"
         );
+        // With few hits listed, the tier's matches (one game each) are counted without keys
+        // when the full-key positions fill the list: the same counts, games and leading hits.
+        let few = PatternQuery { limit: 3, ..query.clone() }.run(&store).unwrap();
+        let counts = |s: &tabiya::explore::PatternSearch| {
+            (s.positions, s.occurrences, s.games, s.white, s.draws, s.black, s.scanned, s.game_ids.clone())
+        };
+        assert_eq!(counts(&few), counts(&found), "{text}: limit 3");
+        let fens = |s: &tabiya::explore::PatternSearch| s.hits.iter().map(|h| h.fen.clone()).collect::<Vec<_>>();
+        assert_eq!(fens(&few), fens(&found)[..found.hits.len().min(3)], "{text}: limit 3");
         // Every position is evaluated once, however many games reach it.
         if material.is_none() && query.pattern.material_need().is_any() {
             assert_eq!(found.scanned, all.len() as u64, "{text}");

@@ -223,19 +223,64 @@ impl PatternQuery {
         parts: &[ScanPart],
         progress: &ScanProgress,
     ) -> Result<PatternPartial, QueryError> {
-        let need = self.pattern.material_need();
         let limit = self.limit.min(MAX_HITS);
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
+        // Full-key parts first: when their hits are positions of two games or more, as many as
+        // are listed, no tier position (one game each) can be listed, and the tier's matches
+        // are counted as the replays find them, without a key (keying and ordering them is
+        // most of the cost of a pattern that matches nearly every position).
+        let (family, tier): (Vec<ScanPart>, Vec<ScanPart>) =
+            parts.iter().cloned().partition(|part| matches!(part, ScanPart::Family(_)));
+        let mut partial = self.scan(store, &family, progress, &facts, None)?;
+        let whole_games = tier.iter().all(|part| matches!(part, ScanPart::TierGames(..)));
+        let unkeyed = (whole_games && !tier.is_empty() && !partial.may_rank_one_game(limit))
+            .then(|| store.totals().map(|totals| Unkeyed::new(totals.next_game_id)))
+            .transpose()?;
+        let rest = self.scan(store, &tier, progress, &facts, unkeyed.as_ref())?;
+        partial = partial.merge(rest, limit);
+        if let Some(unkeyed) = unkeyed {
+            partial = partial.merge(
+                unkeyed
+                    .into_partial()
+                    .map_err(|game| store.corrupt(format!("tier position of game {game}: a game without facts")))?,
+                limit,
+            );
+        }
+        if progress.stopped() {
+            return Err(QueryError::input("search interrupted"));
+        }
+        Ok(PatternPartial(partial))
+    }
+
+    /// Scans `parts`; a tier position that matches is handed to `unkeyed` instead of being
+    /// keyed and visited, when there is one.
+    fn scan(
+        &self,
+        store: &Store,
+        parts: &[ScanPart],
+        progress: &ScanProgress,
+        facts: &FactsTable,
+        unkeyed: Option<&Unkeyed>,
+    ) -> Result<Partial, QueryError> {
+        let need = self.pattern.material_need();
+        let limit = self.limit.min(MAX_HITS);
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
         let tested_on_replay = AtomicU64::new(0);
-        let board = |chess: &shakmaty::Chess| {
+        let board = |chess: &shakmaty::Chess, game: GameId| {
             if !need.admits(&Material(shakmaty::Position::board(chess).material())) {
                 return false;
             }
             tested_on_replay.fetch_add(1, Ordering::Relaxed);
-            self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
-                && self.pattern.matches(&mut Scene::of_chess(chess))
+            let matches = self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
+                && self.pattern.matches(&mut Scene::of_chess(chess));
+            match unkeyed {
+                Some(unkeyed) if matches => {
+                    unkeyed.record(game, store, facts);
+                    false
+                }
+                _ => matches,
+            }
         };
         let filter = ScanFilter { material: |material: &Material| need.admits(material), board };
         let mut partial = store.scan(
@@ -252,15 +297,12 @@ impl PatternQuery {
                         return Ok::<_, StoreError>(());
                     }
                 }
-                partial.record(&position, &facts, limit)
+                partial.record(&position, facts, limit)
             },
             |a, b| a.merge(b, limit),
         )?;
-        if progress.stopped() {
-            return Err(QueryError::input("search interrupted"));
-        }
         partial.scanned += tested_on_replay.load(Ordering::Relaxed);
-        Ok(PatternPartial(partial))
+        Ok(partial)
     }
 
     /// The answer from the partial answers of all the parts of [`PatternQuery::scan_parts`],
@@ -317,6 +359,11 @@ impl PatternQuery {
 }
 
 impl Partial {
+    /// Whether a position of one game could still be listed among `limit` hits.
+    fn may_rank_one_game(&self, limit: usize) -> bool {
+        limit > 0 && (self.top.len() < limit || self.top.peek().is_none_or(|Reverse((games, ..))| *games < 2))
+    }
+
     /// Counts a matching position: its games, and its rank among the hits.
     fn record(&mut self, position: &ScannedPosition, facts: &FactsTable, limit: usize) -> Result<(), StoreError> {
         let seen = position.results(facts)?;
@@ -340,5 +387,60 @@ impl Partial {
             limit,
         );
         Ok(())
+    }
+}
+
+/// Matching tier positions (one game each) counted as the replays find them, from every core,
+/// without a key: their games and, by their games' results, the games of each result.
+struct Unkeyed {
+    positions: AtomicU64,
+    games: Vec<AtomicU64>,
+    results: [Vec<AtomicU64>; 4],
+    /// A game without facts (corrupt data), if any.
+    lacking: std::sync::Mutex<Option<GameId>>,
+}
+
+impl Unkeyed {
+    /// Room for games below `next_game_id`.
+    fn new(next_game_id: u64) -> Unkeyed {
+        let words = || (0..next_game_id.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        Unkeyed {
+            positions: AtomicU64::new(0),
+            games: words(),
+            results: [words(), words(), words(), words()],
+            lacking: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn record(&self, game: GameId, store: &Store, facts: &FactsTable) {
+        let (word, bit) = ((game.0 / 64) as usize, 1 << (game.0 % 64));
+        let result = store.facts_of(Some(facts), game).map(|facts| facts.result.index());
+        match (self.games.get(word), result) {
+            (Some(games), Some(result)) => {
+                self.positions.fetch_add(1, Ordering::Relaxed);
+                games.fetch_or(bit, Ordering::Relaxed);
+                self.results[result][word].fetch_or(bit, Ordering::Relaxed);
+            }
+            _ => {
+                self.lacking.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(game);
+            }
+        }
+    }
+
+    /// What was counted, as a partial answer; the game lacking facts, if any.
+    fn into_partial(self) -> Result<Partial, GameId> {
+        if let Some(game) = self.lacking.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+            return Err(game);
+        }
+        let set = |words: Vec<AtomicU64>| GameSet(words.into_iter().map(AtomicU64::into_inner).collect());
+        let positions = self.positions.into_inner();
+        Ok(Partial {
+            positions,
+            // One game each.
+            occurrences: positions,
+            games: set(self.games),
+            results: self.results.map(set),
+            ..Partial::default()
+        })
     }
 }

@@ -69,7 +69,7 @@ impl PositionRows {
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
         let admits_material = |material: &Material| need.as_ref().is_none_or(|n| n.admits(material));
-        let board = |chess: &Chess| {
+        let board = |chess: &Chess, _| {
             admits_material(&Material(chess.board().material()))
                 && self.side.is_none_or(|side| side == chess.turn())
                 && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_chess(chess)))

@@ -37,6 +37,7 @@
 //! ```
 
 pub mod attacks;
+mod moves;
 mod need;
 mod parse;
 mod scene;

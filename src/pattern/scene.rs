@@ -1,10 +1,13 @@
 //! [`Scene`]: one position as the pattern evaluator sees it: bitboards for placement questions,
-//! a [`VectorBoard`] (built on first need) for attack questions, and shakmaty's legal moves only
-//! for `mate` and `stalemate`.
+//! a [`VectorBoard`] (built on first need) for attack questions, attack tables for checks and
+//! for the evident moves that rule out `mate` and `stalemate` ([`super::moves`]).
 
-use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, Position as _, Setup, Square};
+use shakmaty::{
+    Bitboard, ByColor, ByRole, Chess, Color, Position as _, Square,
+    attacks::{between, bishop_attacks, rook_attacks},
+};
 
-use super::{Designator, Expr, Test};
+use super::{Designator, Expr, Test, moves::Placement};
 use crate::{codec::KeyBoard, pattern::attacks::VectorBoard};
 
 /// One position under evaluation.
@@ -66,34 +69,20 @@ impl Scene {
         self.board.get_or_insert_with(|| VectorBoard::from_bitboards(by_role, by_color))
     }
 
-    fn checkers(&mut self) -> u32 {
-        let turn = self.turn;
-        self.board().checkers(turn).count() as u32
+    fn placement(&self) -> Placement<'_> {
+        Placement { by_role: &self.by_role, by_color: &self.by_color, turn: self.turn }
     }
 
-    /// Whether the side to move has no legal move (shakmaty's move generator; only `mate` and
-    /// `stalemate` ask).
+    fn checkers(&self) -> u32 {
+        self.placement().checkers().count() as u32
+    }
+
+    /// Whether the side to move has no legal move.
     fn stuck(&mut self) -> bool {
-        if let Some(stuck) = self.stuck {
-            return stuck;
+        if self.stuck.is_none() {
+            self.stuck = Some(self.placement().stuck(self.castling, self.ep_square));
         }
-        let stuck = Board::try_from_bitboards(self.by_role, self.by_color)
-            .ok()
-            .and_then(|board| {
-                let setup = Setup {
-                    board,
-                    turn: self.turn,
-                    castling_rights: self.castling,
-                    ep_square: self.ep_square,
-                    ..Setup::empty()
-                };
-                <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard)
-                    .or_else(shakmaty::PositionError::ignore_impossible_check)
-                    .ok()
-            })
-            .is_some_and(|chess| chess.legal_moves().is_empty());
-        self.stuck = Some(stuck);
-        stuck
+        self.stuck == Some(true)
     }
 
     pub(super) fn eval(&mut self, expr: &Expr) -> bool {
@@ -109,7 +98,7 @@ impl Scene {
             }
             Expr::Pin(x, y, z) => {
                 let (xs, ys, zs) = (self.squares(*x), self.squares(*y), self.squares(*z));
-                if xs.is_empty() || ys.is_empty() || zs.is_empty() {
+                if xs.is_empty() || ys.is_empty() || zs.is_empty() || !self.may_pin(xs, ys, zs) {
                     return false;
                 }
                 let board = self.board();
@@ -138,6 +127,23 @@ impl Scene {
             Expr::Or(a, b) => self.eval(a) || self.eval(b),
             Expr::Not(a) => !self.eval(a),
         }
+    }
+
+    /// Whether a slider on `xs` stands on a line with a piece on `zs` and one piece between them,
+    /// on `ys`: what a pin needs, in a few table lookups, before the vector board (which also
+    /// checks the colours) is built.
+    fn may_pin(&self, xs: Bitboard, ys: Bitboard, zs: Bitboard) -> bool {
+        let (r, occupied) = (&self.by_role, self.occupied());
+        xs.into_iter().any(|x| {
+            let mut lines = Bitboard::EMPTY;
+            if (r.rook | r.queen).contains(x) {
+                lines |= rook_attacks(x, Bitboard::EMPTY);
+            }
+            if (r.bishop | r.queen).contains(x) {
+                lines |= bishop_attacks(x, Bitboard::EMPTY);
+            }
+            (lines & zs).into_iter().any(|z| (between(x, z) & occupied).single_square().is_some_and(|y| ys.contains(y)))
+        })
     }
 
     fn occupied(&self) -> Bitboard {

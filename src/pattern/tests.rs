@@ -120,3 +120,71 @@ fn malformed_patterns_name_the_column() {
         let _ = full[..end].parse::<Pattern>();
     }
 }
+
+/// `check`, `doublecheck`, `mate` and `stalemate` against shakmaty's own checkers and legal
+/// moves, on every position of random games and on random sparse boards (where kings are
+/// boxed in, pieces pinned, and mates and stalemates are common).
+#[test]
+fn checks_and_stuck_positions_agree_with_shakmaty() {
+    use shakmaty::{Bitboard, Board, Color, Piece, Position as _, Role, Setup, Square};
+
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let patterns: Vec<Pattern> =
+        ["check", "doublecheck", "mate", "stalemate"].iter().map(|p| p.parse().expect(p)).collect();
+    let (mut positions, mut mates, mut stalemates) = (0, 0, 0);
+    let mut compare = |chess: &Chess| {
+        let stuck = chess.legal_moves().is_empty();
+        let checkers = chess.checkers().count();
+        let want = [checkers >= 1, checkers >= 2, checkers >= 1 && stuck, checkers == 0 && stuck];
+        for (pattern, want) in patterns.iter().zip(want) {
+            let fen = Fen::from_position(chess, shakmaty::EnPassantMode::Legal);
+            assert_eq!(pattern.matches(&mut Scene::of_chess(chess)), want, "{pattern:?} on {fen}");
+        }
+        positions += 1;
+        mates += usize::from(want[2]);
+        stalemates += usize::from(want[3]);
+    };
+    // Random games: en passant, castling, promotions, every phase.
+    for _ in 0..300 {
+        let mut chess = Chess::default();
+        for _ in 0..300 {
+            compare(&chess);
+            let moves = chess.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            chess.play_unchecked(moves[next(moves.len() as u64) as usize]);
+        }
+    }
+    // Random sparse boards: two kings and up to five other pieces, pawns off the back ranks.
+    let roles = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+    for _ in 0..200_000 {
+        let mut board = Board::empty();
+        let mut taken = Bitboard::EMPTY;
+        let mut place = |board: &mut Board, piece: Piece, next: &mut dyn FnMut(u64) -> u64| loop {
+            let sq = Square::new(next(64) as u32);
+            let pawn_on_back_rank = piece.role == Role::Pawn && matches!(u32::from(sq.rank()), 0 | 7);
+            if !taken.contains(sq) && !pawn_on_back_rank {
+                taken.add(sq);
+                board.set_piece_at(sq, piece);
+                break;
+            }
+        };
+        place(&mut board, Color::White.king(), &mut next);
+        place(&mut board, Color::Black.king(), &mut next);
+        for _ in 0..next(6) {
+            let color = if next(2) == 0 { Color::White } else { Color::Black };
+            place(&mut board, Piece { color, role: roles[next(5) as usize] }, &mut next);
+        }
+        let turn = if next(2) == 0 { Color::White } else { Color::Black };
+        let setup = Setup { board, turn, ..Setup::empty() };
+        if let Ok(chess) = <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard) {
+            compare(&chess);
+        }
+    }
+    assert!(positions > 100_000 && mates > 100 && stalemates > 100, "{positions} {mates} {stalemates}");
+}

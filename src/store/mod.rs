@@ -343,7 +343,7 @@ impl Store {
     }
 
     /// The error for corrupt data found in this database.
-    fn corrupt(&self, what: impl Into<String>) -> StoreError {
+    pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
         self.noted(StoreError::DataCorruption { path: self.path.clone(), what: what.into() })
     }
 

@@ -82,21 +82,21 @@ pub struct ScanFilter<M, B> {
     /// Materials worth visiting among the full-key positions: a (category, material) block of
     /// another is skipped with one seek.
     pub material: M,
-    /// Whether a tier position is worth visiting, tested on its board as its game's replay
-    /// reaches it, before keying: a position it refuses is not visited (a pattern is tested
-    /// there, where the board costs nothing to get). It decides alone for the tier, so it also
-    /// refuses the positions whose material `material` refuses (by the cheapest test that
-    /// does, such as a count of men).
+    /// Whether a tier position is worth visiting, tested on its board (and told its one game)
+    /// as its game's replay reaches it, before keying: a position it refuses is not visited (a
+    /// pattern is tested there, where the board costs nothing to get). It decides alone for
+    /// the tier, so it also refuses the positions whose material `material` refuses (by the
+    /// cheapest test that does, such as a count of men).
     pub board: B,
 }
 
 /// The filter of [`ScanFilter::all`].
-pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess) -> bool>;
+pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess, GameId) -> bool>;
 
 impl EveryPosition {
     /// Every position.
     pub fn all() -> EveryPosition {
-        ScanFilter { material: |_| true, board: |_| true }
+        ScanFilter { material: |_| true, board: |_, _| true }
     }
 }
 
@@ -234,7 +234,7 @@ impl Store {
         P: Default + Send,
         E: From<StoreError> + Send,
         M: Fn(&Material) -> bool + Sync,
-        B: Fn(&Chess) -> bool + Sync,
+        B: Fn(&Chess, GameId) -> bool + Sync,
     {
         parts
             .par_iter()
@@ -252,13 +252,13 @@ impl Store {
     fn scan_part<E: From<StoreError>>(
         &self,
         part: &ScanPart,
-        filter: &ScanFilter<impl Fn(&Material) -> bool + Sync, impl Fn(&Chess) -> bool + Sync>,
+        filter: &ScanFilter<impl Fn(&Material) -> bool + Sync, impl Fn(&Chess, GameId) -> bool + Sync>,
         progress: &ScanProgress,
         decoders: &mut Decoders,
         visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         // A stopped scan replays on without testing anything.
-        let admits = |chess: &Chess| !progress.stopped() && (filter.board)(chess);
+        let admits = |chess: &Chess, game: GameId| !progress.stopped() && (filter.board)(chess, game);
         match self.part_entries(part, &admits)? {
             PartEntries::Family(mut iter) => {
                 let passed = self.scan_family(&mut iter, &filter.material, progress, &mut decoders.family, visit)?;
@@ -339,7 +339,7 @@ impl Store {
     fn part_entries(
         &self,
         part: &ScanPart,
-        admits: &(impl Fn(&Chess) -> bool + Sync),
+        admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<PartEntries<'_>, StoreError> {
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(self.family_iterator(range)),

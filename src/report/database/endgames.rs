@@ -52,7 +52,7 @@ pub fn classes(store: &Store, parts: &[ScanPart]) -> Result<BTreeMap<String, Cla
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
-        board: |chess: &shakmaty::Chess| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
+        board: |chess: &shakmaty::Chess, _| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
     };
     let scanned = store.scan(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;

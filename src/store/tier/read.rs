@@ -120,7 +120,7 @@ fn walk_marked(
     line: &Mainline,
     game: GameId,
     plies: &[u32],
-    wanted: impl Fn(&Chess) -> Wanted,
+    wanted: impl Fn(&Chess, GameId) -> Wanted,
     found: &mut Vec<(Key, TierHit)>,
 ) -> Option<()> {
     let mut reader = line.reader()?;
@@ -147,7 +147,7 @@ fn walk_marked(
             }
             ply += 1;
         }
-        match wanted(reader.position()) {
+        match wanted(reader.position(), game) {
             Wanted::Yes => {
                 let position = Position::from_chess(reader.position().clone()).ok()?;
                 pending = Some((encoder.encode(&position).ok()?, mark));
@@ -242,7 +242,7 @@ impl Store {
         // Only a position of the key's material can be it: the others are not keyed. A key
         // naming no material (asked for, never stored) is in no game.
         let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
-        let same_material = |chess: &Chess| Wanted::from(Material(chess.board().material()) == material);
+        let same_material = |chess: &Chess, _: GameId| Wanted::from(Material(chess.board().material()) == material);
         let mut hit = None;
         self.walk_games(&self.marks_of(&games)?, same_material, |found| {
             hit = found.iter().find(|(k, _)| k == key).map(|(_, hit)| *hit);
@@ -257,7 +257,7 @@ impl Store {
     fn walk_games(
         &self,
         marked: &[(GameId, Vec<u32>)],
-        wanted: impl Fn(&Chess) -> Wanted,
+        wanted: impl Fn(&Chess, GameId) -> Wanted,
         mut each: impl FnMut(&[(Key, TierHit)]) -> bool,
     ) -> Result<(), StoreError> {
         let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
@@ -280,7 +280,7 @@ impl Store {
     fn tier_entries(
         &self,
         games: Vec<(GameId, Vec<u32>)>,
-        wanted: impl Fn(&Chess) -> Wanted + Sync,
+        wanted: impl Fn(&Chess, GameId) -> Wanted + Sync,
         keep: impl Fn(&Key) -> bool + Sync,
     ) -> Result<TierEntries, StoreError> {
         let marked = games.iter().map(|(_, plies)| plies.len() as u64).sum();
@@ -326,7 +326,7 @@ impl Store {
     pub(crate) fn tier_entries_of_materials(
         &self,
         ranges: &[KeyRange],
-        admits: &(impl Fn(&Chess) -> bool + Sync),
+        admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
@@ -354,13 +354,13 @@ impl Store {
             counts[material.men().min(32) as usize] = true;
         }
         let fewest = counts.iter().position(|&wanted| wanted).unwrap_or(0) as u32;
-        let wanted = |chess: &Chess| {
+        let wanted = |chess: &Chess, game: GameId| {
             let men = chess.board().occupied().count() as u32;
             if men < fewest {
                 Wanted::NoMore
             } else if counts[men.min(32) as usize]
                 && materials.contains(&Material(chess.board().material()))
-                && admits(chess)
+                && admits(chess, game)
             {
                 Wanted::Yes
             } else {
@@ -382,11 +382,11 @@ impl Store {
         &self,
         first: GameId,
         end: GameId,
-        wanted: &(impl Fn(&Chess) -> bool + Sync),
+        wanted: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<TierEntries, StoreError> {
         let mut marked = Vec::new();
         self.each_marks(first, end, |game, plies| marked.push((game, plies)))?;
-        self.tier_entries(marked, |chess: &Chess| Wanted::from(wanted(chess)), |_| true)
+        self.tier_entries(marked, |chess: &Chess, game| Wanted::from(wanted(chess, game)), |_| true)
     }
 
     /// Positions in the single-game tier (marked plies), counted from the marks.
