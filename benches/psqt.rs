@@ -26,13 +26,21 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     for (name, directed) in [("seed mutations", false), ("with directed mutations", true)] {
         // Deterministic work: the same generations on every run (at most 4,000 an iteration).
-        let options = FactoriseOptions { components: 4, generations: 4_000, directed, ..FactoriseOptions::default() };
+        let options = FactoriseOptions {
+            components: 4,
+            generations: 4_000,
+            directed,
+            polished_children: 0,
+            ..FactoriseOptions::default()
+        };
         group.bench_function(format!("factorise PeSTO, 4 components, {name}"), |b| {
             b.iter(|| factorise(&tables, &options))
         });
     }
-    let found =
-        factorise(&tables, &FactoriseOptions { components: 12, generations: 2_000, ..FactoriseOptions::default() });
+    let found = factorise(
+        &tables,
+        &FactoriseOptions { components: 12, generations: 2_000, polished_children: 0, ..FactoriseOptions::default() },
+    );
     group.bench_function("unpack 12 components", |b| b.iter(|| found.packed.unpack()));
     group.finish();
 }

@@ -2,7 +2,9 @@
 # End-to-end position-search benchmark on a database of a PGN collection:
 #   (a) HTTP throughput: `tabiya serve` on loopback under wrk (bounded: fixed connections and
 #       duration) over a realistic mix of /masters lookups — positions after 4-8 plies, 20-40
-#       plies and 60 plies of games spread over the collection;
+#       plies and 60 plies of games spread over the collection; then the opening mix (8
+#       requests in turn: the initial position, 1 to 10 plies deep, one with a date filter;
+#       target ≥ 10,000 requests/s) and one position alone;
 #   (b) finding one position: `tabiya query` (whole process) against `pgn-extract` scanning the
 #       same PGN for the same position (a FEN tag criterion), ROUNDS alternating rounds, and the
 #       ratio of the medians.
@@ -75,6 +77,26 @@ PY
 )
 echo "sanity: $ok of 50 requests answered 200"
 wrk -t1 -c32 -d15s --latency -s "$work/mix.lua" "$addr" | sed 's/^/  /'
+# The opening mix: the requests an explorer's users send most, 8 in turn: the initial position,
+# positions 1 to 10 plies deep, and one with a date filter (every game of the position read).
+cat >"$work/opening.lua" <<'EOF2'
+local paths = {
+  "/masters?topGames=4",
+  "/masters?play=e2e4&topGames=4",
+  "/masters?play=e2e4,c7c5&topGames=4",
+  "/masters?play=d2d4,g8f6,c2c4&topGames=4",
+  "/masters?play=e2e4,e7e5,g1f3,b8c6&topGames=4",
+  "/masters?play=e2e4,c7c5,g1f3,d7d6,d2d4,c5d4&topGames=4",
+  "/masters?play=e2e4,c7c5,g1f3,d7d6,d2d4,c5d4,f3d4,g8f6,b1c3,a7a6&topGames=4",
+  "/masters?play=d2d4,d7d5,c2c4&since=2010&topGames=4",
+}
+local i = 0
+request = function() i = i % #paths + 1; return wrk.format("GET", paths[i]) end
+EOF2
+echo "opening mix (8 requests in turn):"
+wrk -t1 -c32 -d15s --latency -s "$work/opening.lua" "$addr" | sed 's/^/  /'
+echo "one position (after 1. e4 c5):"
+wrk -t1 -c32 -d15s --latency "$addr/masters?play=e2e4,c7c5&topGames=4" | sed 's/^/  /'
 kill "$server"; server=
 
 # One middlegame position: after 1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 (Najdorf).

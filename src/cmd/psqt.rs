@@ -113,6 +113,10 @@ pub struct FactoriseOptionArgs {
     /// Specimens per generation.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(2..), value_name = "K")]
     pub population: u16,
+    /// Children of the final phase, each mutated from a parent and taken to its nearest optimum
+    /// (exact weights and exact rows, alternated); 0: none.
+    #[arg(long, default_value_t = FactoriseOptions::default().polished_children, value_name = "C")]
+    pub polished_children: u32,
     /// Do not fold each table's mean into its piece value.
     #[arg(long)]
     pub no_mean_adjust: bool,
@@ -134,6 +138,7 @@ impl FactoriseOptionArgs {
             seed,
             mean_adjust: !self.no_mean_adjust,
             directed: !self.random_only,
+            polished_children: self.polished_children,
         }
     }
 }

@@ -18,7 +18,9 @@
 //! rows in Gray-code order, or the `2^8` rows of 8 components drawn at random when `n > 8`); a
 //! refit, which redraws one component at random and then alternates its best weights and best
 //! bits; and, rarely, a restart of all components from random bits, taken to its nearest optimum
-//! by alternating best weights and best rows. docs/DECISIONS.md records what each design measured.
+//! by alternating best weights and best rows. At the last iteration a final phase breeds children
+//! taken to their nearest optimum ([`super::polish`]: exact weights and exact rows, alternated).
+//! docs/DECISIONS.md records what each design measured.
 
 use std::time::Instant;
 
@@ -55,6 +57,10 @@ pub struct FactoriseOptions {
     /// Also use the directed mutations (best weight, best square row); without, only the original method's
     /// random bit flips and weight nudges.
     pub directed: bool,
+    /// Children of the final phase at `components` (with `directed`): each a mutation of a
+    /// polished parent, polished in turn ([`super::polish`]), replacing the worst specimen when
+    /// better. 0: no final phase.
+    pub polished_children: u32,
 }
 
 impl Default for FactoriseOptions {
@@ -67,6 +73,7 @@ impl Default for FactoriseOptions {
             seed: 1,
             mean_adjust: true,
             directed: true,
+            polished_children: 1_000,
         }
     }
 }
@@ -86,6 +93,8 @@ pub struct Iteration {
     pub rank_bound_rms: f64,
     /// Generations run.
     pub generations: u32,
+    /// Polished children bred after the generations (the last iteration only).
+    pub polished_children: u32,
     /// Time since the factorisation started.
     pub elapsed_ms: u64,
 }
@@ -121,22 +130,22 @@ impl Factorisation {
 /// One candidate: components, weights, and the residual `target − CW` it leaves (zero on masked
 /// cells), with its squared sum.
 #[derive(Clone)]
-struct Specimen {
-    components: [u64; MAX_COMPONENTS],
-    weights: [[i8; TABLES]; MAX_COMPONENTS],
-    residual: [i32; CELLS],
-    error: i64,
+pub(super) struct Specimen {
+    pub(super) components: [u64; MAX_COMPONENTS],
+    pub(super) weights: [[i8; TABLES]; MAX_COMPONENTS],
+    pub(super) residual: [i32; CELLS],
+    pub(super) error: i64,
 }
 
 impl Specimen {
-    fn new(target: &[i32; CELLS]) -> Specimen {
+    pub(super) fn new(target: &[i32; CELLS]) -> Specimen {
         let residual = *target;
         let error = residual.iter().map(|&r| i64::from(r) * i64::from(r)).sum();
         Specimen { components: [0; MAX_COMPONENTS], weights: [[0; TABLES]; MAX_COMPONENTS], residual, error }
     }
 
     /// Flips bit `square` of component `j`.
-    fn flip(&mut self, j: usize, square: usize) {
+    pub(super) fn flip(&mut self, j: usize, square: usize) {
         let adding = self.components[j] >> square & 1 == 0;
         self.components[j] ^= 1 << square;
         for t in 0..TABLES {
@@ -175,7 +184,7 @@ impl Specimen {
     }
 
     /// Sets weight (j, t) to the best integer given everything else.
-    fn best_weight(&mut self, j: usize, t: usize) {
+    pub(super) fn best_weight(&mut self, j: usize, t: usize) {
         let (mut sum, mut count) = (0i64, 0i64);
         let mut bits = self.components[j];
         while bits != 0 {
@@ -195,7 +204,7 @@ impl Specimen {
 
     /// Gives `square` the best choice of the components in `searched` (the others as they are),
     /// given the weights: all `2^|searched|` rows, walked in Gray-code order.
-    fn best_row(&mut self, n: usize, square: usize, searched: &[usize]) {
+    pub(super) fn best_row(&mut self, n: usize, square: usize, searched: &[usize]) {
         // The target at this square, and the current row's approximation.
         let mut approx = [0i32; TABLES];
         let mut target = [0i32; TABLES];
@@ -387,6 +396,10 @@ pub fn factorise(tables: &PieceTables, options: &FactoriseOptions) -> Factorisat
                 break;
             }
         }
+        let mut polished_children = 0;
+        if n == n_max && options.directed && options.polished_children > 0 {
+            polished_children = breed_polished(&mut current, n, &target, options.polished_children, &mut rng);
+        }
         let best = &current[0];
         iterations.push(Iteration {
             components: n,
@@ -394,6 +407,7 @@ pub fn factorise(tables: &PieceTables, options: &FactoriseOptions) -> Factorisat
             max_error: best.residual.iter().map(|r| r.abs()).max().unwrap_or(0),
             rank_bound_rms: rank_bound(tables, options.mean_adjust, n),
             generations,
+            polished_children,
             elapsed_ms: started.elapsed().as_millis() as u64,
         });
     }
@@ -406,4 +420,33 @@ pub fn factorise(tables: &PieceTables, options: &FactoriseOptions) -> Factorisat
         iterations,
         options: options.clone(),
     }
+}
+
+/// The final phase: every specimen polished, then `children` polished children bred from
+/// rank-biased parents, each replacing the worst specimen when it is better and its error is
+/// not one the population has (which keeps it diverse). Returns the children bred.
+fn breed_polished(
+    population: &mut [Specimen],
+    n: usize,
+    target: &[i32; CELLS],
+    children: u32,
+    rng: &mut ChaCha8Rng,
+) -> u32 {
+    for specimen in population.iter_mut() {
+        specimen.polish(n, target, rng);
+    }
+    population.sort_by_key(|s| s.error);
+    for _ in 0..children {
+        let u: f64 = rng.random();
+        let parent = (((u * u) * population.len() as f64) as usize).min(population.len() - 1);
+        let mut child = population[parent].clone();
+        child.jump(n, rng);
+        child.polish(n, target, rng);
+        let worst = population.len() - 1;
+        if child.error < population[worst].error && population.iter().all(|s| s.error != child.error) {
+            population[worst] = child;
+            population.sort_by_key(|s| s.error);
+        }
+    }
+    children
 }

@@ -27,6 +27,7 @@ pub mod bound;
 pub mod factorise;
 pub mod fit;
 pub mod pack;
+mod polish;
 pub mod tables;
 
 pub use factorise::{Factorisation, FactoriseOptions, Iteration, factorise};
