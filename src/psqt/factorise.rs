@@ -19,7 +19,7 @@
 //! refit, which redraws one component at random and then alternates its best weights and best
 //! bits; and, rarely, a restart of all components from random bits, taken to its nearest optimum
 //! by alternating best weights and best rows. At the last iteration a final phase breeds children
-//! taken to their nearest optimum ([`super::polish`]: exact weights and exact rows, alternated).
+//! taken to their nearest optimum (the `polish` module: exact weights and exact rows, alternated).
 //! docs/DECISIONS.md records what each design measured.
 
 use std::time::Instant;
@@ -58,7 +58,7 @@ pub struct FactoriseOptions {
     /// random bit flips and weight nudges.
     pub directed: bool,
     /// Children of the final phase at `components` (with `directed`): each a mutation of a
-    /// polished parent, polished in turn ([`super::polish`]), replacing the worst specimen when
+    /// polished parent, polished in turn (exact weights and exact rows, alternated), replacing the worst specimen when
     /// better. 0: no final phase.
     pub polished_children: u32,
 }
