@@ -187,7 +187,8 @@ impl PositionStats {
         mut keep: impl FnMut(&GameFacts) -> bool,
     ) -> Option<PositionStats> {
         let mut kept = PositionStats::default();
-        let mut refs = Vec::with_capacity(stats.total.games.min(1 << 20) as usize);
+        let (mut top, mut recent) =
+            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
         let mut seen = SeenGames::new(&stats.games_by_move);
         for (next, ids) in &stats.games_by_move {
             let mut tally = Tally::default();
@@ -205,7 +206,9 @@ impl PositionStats {
                     kept.total.add(&one);
                     let year = game.month.year().unwrap_or(0);
                     kept.add_years(year, year);
-                    refs.push(GameRef::of(&game));
+                    let game = GameRef::of(&game);
+                    top.offer(game);
+                    recent.offer(game);
                 }
             }
             if kept_ids.is_empty() {
@@ -216,8 +219,8 @@ impl PositionStats {
             }
             kept.games_by_move.push((*next, kept_ids));
         }
-        kept.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
-        kept.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        kept.top = top.into_sorted();
+        kept.recent = recent.into_sorted();
         Some(kept)
     }
 
@@ -381,6 +384,57 @@ fn first_games<K: Ord>(games: &mut [GameRef], limit: usize, order: fn(&GameRef) 
     let mut first = games[..limit.min(games.len())].to_vec();
     first.sort_unstable_by_key(order);
     first
+}
+
+/// The first `limit` games in an order, kept while games are offered one by one: a max-heap of
+/// the kept ones by order, so that most offers cost one comparison with its last.
+struct Leading<K: Ord> {
+    limit: usize,
+    order: fn(&GameRef) -> K,
+    kept: std::collections::BinaryHeap<Ranked<K>>,
+}
+
+/// A game with its place in an order (keys are unique: they end with the id).
+struct Ranked<K>(K, GameRef);
+
+impl<K: Ord> PartialEq for Ranked<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<K: Ord> Eq for Ranked<K> {}
+
+impl<K: Ord> PartialOrd for Ranked<K> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<K: Ord> Ord for Ranked<K> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+impl<K: Ord> Leading<K> {
+    fn new(limit: usize, order: fn(&GameRef) -> K) -> Leading<K> {
+        Leading { limit, order, kept: std::collections::BinaryHeap::with_capacity(limit + 1) }
+    }
+
+    fn offer(&mut self, game: GameRef) {
+        let key = (self.order)(&game);
+        if self.kept.len() < self.limit {
+            self.kept.push(Ranked(key, game));
+        } else if self.kept.peek().is_some_and(|last| key < last.0) {
+            self.kept.pop();
+            self.kept.push(Ranked(key, game));
+        }
+    }
+
+    fn into_sorted(self) -> Vec<GameRef> {
+        self.kept.into_sorted_vec().into_iter().map(|Ranked(_, game)| game).collect()
+    }
 }
 
 /// The highest id among games by move (each list ascending).
