@@ -22,6 +22,10 @@ struct Cli {
     /// in flight (e.g. 512M, 2G; at least 160M); without it they take about 1G at most.
     #[arg(long, global = true, value_name = "SIZE", env = "TABIYA_MEMORY", value_parser = cmd::args::parse_size)]
     memory: Option<u64>,
+    /// Worker threads for ingest, scans and reports (default: one a core); RocksDB's flushes and
+    /// compactions take half as many, at least 2.
+    #[arg(long, global = true, value_name = "N", env = "TABIYA_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -82,7 +86,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     // Named threads, for top and profilers; only fails if a pool was built already.
-    let _ = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("tabiya-work-{i}")).build_global();
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(cli.threads.map_or(0, usize::from))
+        .thread_name(|i| format!("tabiya-work-{i}"))
+        .build_global();
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),
         Command::Ingest(args) => cmd::ingest::run(args),

@@ -147,3 +147,31 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
     }
     assert_eq!(again.totals, single.totals);
 }
+
+/// `--threads` sets the workers of an ingest, not what it writes: one thread and three give
+/// the same bytes; a count of 0 is refused before anything is opened.
+#[test]
+fn ingest_writes_the_same_bytes_whatever_its_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let games = crate::common::games::generate(3_000);
+    std::fs::write(&pgn, games.iter().map(|game| game.pgn()).collect::<String>()).unwrap();
+    let mut digests = Vec::new();
+    for threads in ["1", "3"] {
+        let db = dir.path().join(format!("db-{threads}"));
+        let out = crate::common::tabiya(&[
+            "--threads",
+            threads,
+            "ingest",
+            "--db",
+            db.to_str().unwrap(),
+            pgn.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        digests.push(db_digest::digests(&db).unwrap());
+    }
+    assert_eq!(digests[0], digests[1]);
+    let out = crate::common::tabiya(&["--threads", "0", "stats", "--db", dir.path().join("none").to_str().unwrap()]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--threads"));
+    assert!(!dir.path().join("none").exists());
+}

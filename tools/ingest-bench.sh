@@ -8,7 +8,9 @@
 # compressed with `zstd -19`.
 #
 # Usage: tools/ingest-bench.sh [FILE.pgn[.zst|.bz2|.gz]] [ROUNDS]
-# Default file: ../shared/datasets/players.pgn.zst (403k master games).
+# Default file: ../shared/datasets/players.pgn.zst (403k master games). TABIYA_THREADS=N sets
+# ingest's worker threads (for how it scales); SIZE=0 skips the size comparison (zstd -19 of a
+# large file takes minutes), e.g. for the comment-heavy file tools/commented-pgn.py writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 input=${1:-../shared/datasets/players.pgn.zst}
@@ -36,6 +38,16 @@ print(f"round {r}: ingest {a['gamesPerSecond']:,.0f} games/s ({a['elapsedSeconds
 PY
 done
 
+if [ "${SIZE:-1}" = 0 ]; then
+  python3 - "$work" "$rounds" <<'PY'
+import json, statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+ratios = [json.load(open(f"{work}/ingest.{r}.json"))["gamesPerSecond"] / json.load(open(f"{work}/replay.{r}.json"))["gamesPerSecond"]
+          for r in range(1, rounds + 1)]
+print(f"speed ratio ingest/replay: min {min(ratios):.3f}, median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
+PY
+  exit 0
+fi
 db_bytes=$(du -sb "$work/db" | cut -f1)
 # zstd -19 of the decompressed PGN: slow, so kept beside the build, keyed by the input's name and size.
 cache="target/zstd19-$(basename "$input")-$(stat -c %s "$input").size"

@@ -29,9 +29,11 @@ pub fn db_options() -> Options {
     // No WAL (see the module documentation): what a commit makes visible was flushed, atomically
     // across families, before it.
     options.set_atomic_flush(true);
-    options.set_max_background_jobs(2);
-    // The final full compaction splits its key range over both cores.
-    options.set_max_subcompactions(2);
+    // Flushes and compactions: half the worker threads (`--threads`, else the cores), at least 2.
+    let background = (rayon::current_num_threads() / 2).clamp(2, 16) as i32;
+    options.set_max_background_jobs(background);
+    // The final full compaction splits its key range over as many.
+    options.set_max_subcompactions(background as u32);
     options.set_bytes_per_sync(1 << 20);
     options.set_keep_log_file_num(4);
     options
