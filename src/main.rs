@@ -22,8 +22,8 @@ struct Cli {
     /// in flight (e.g. 512M, 2G; at least 160M); without it they take about 1G at most.
     #[arg(long, global = true, value_name = "SIZE", env = "TABIYA_MEMORY", value_parser = cmd::args::parse_size)]
     memory: Option<u64>,
-    /// Worker threads for ingest, scans and reports (default: one a core); RocksDB's flushes and
-    /// compactions take half as many, at least 2.
+    /// Worker threads for ingest, scans and reports, a server's scans included (default: one a
+    /// core); RocksDB's flushes and compactions take half as many, at least 2 and at most 16.
     #[arg(long, global = true, value_name = "N", env = "TABIYA_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
     #[command(subcommand)]

@@ -6,8 +6,9 @@ Usage:
     zstd -dc ../shared/datasets/players.pgn.zst | python3 tools/commented-pgn.py [--games N] \
         | zstd -T0 -3 -q -o target/players-commented.pgn.zst
 
-Reads PGN on standard input, writes it on standard output: tag lines as they are; on movetext
-lines without comments or variations already, a comment after each move (move numbers and
+Reads PGN on standard input, writes it on standard output: tag lines as they are, and lines
+with (or inside) comments or variations already; on the other movetext lines, a comment after
+each move (move numbers and
 results are left bare). The comments (65,536 distinct ones, dealt in turn) come from a
 fixed-seed generator, so the output is the same on every run.
 """
@@ -45,13 +46,23 @@ def main() -> None:
     dealt = 0
     out = sys.stdout
     games = 0
+    # Inside a comment, and variations open, at the end of the lines passed through so far.
+    in_comment, depth = False, 0
     for line in sys.stdin:
-        if line.startswith("[Event "):
+        if not in_comment and depth == 0 and line.startswith("[Event "):
             games += 1
             if args.games is not None and games > args.games:
                 break
-        if line.startswith("[") or not line.strip() or any(c in line for c in "{};()%"):
+        if in_comment or depth > 0 or line.startswith("[") or not line.strip() or any(c in line for c in "{};()%"):
             out.write(line)
+            if not line.startswith("[") and not line.startswith("%"):
+                for ch in line.split(";", 1)[0] if not in_comment else line:
+                    if in_comment:
+                        in_comment = ch != "}"
+                    elif ch == "{":
+                        in_comment = True
+                    elif ch in "()":
+                        depth = max(0, depth + (1 if ch == "(" else -1))
             continue
         words = []
         for token in line.split():

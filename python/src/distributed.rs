@@ -430,10 +430,15 @@ fn report_options(plies: usize, top: usize) -> DatabaseOptions {
     DatabaseOptions { plies, top, ..DatabaseOptions::default() }
 }
 
-/// The number of parts of the database report (runs of games, then key ranges).
+/// The number of parts of the database report (runs of games, then key ranges), once its
+/// options are checked (before any task starts).
 #[pyfunction]
-pub fn report_parts(py: Python<'_>, database: &Database) -> PyResult<usize> {
-    call(py, || Ok(DatabaseReport::part_count(&*database.store()?)?))
+#[pyo3(signature = (database, plies = 10, top = 30))]
+pub fn report_parts(py: Python<'_>, database: &Database, plies: usize, top: usize) -> PyResult<usize> {
+    call(py, || {
+        report_options(plies, top).check()?;
+        Ok(DatabaseReport::part_count(&*database.store()?)?)
+    })
 }
 
 /// What the database report finds in some of its parts (by number), as bytes.

@@ -166,6 +166,11 @@ def test_the_database_report_on_the_cluster_is_the_clis(spark, cli_db, tmp_path)
         assert found["openingTable"] and len(found["openings"]) > 20
         assert found["endgames"] and found["positionsByPly"][plies - 1]["positions"]
     assert found["totals"]["games"] > 30_000
+    # Options the report cannot answer are refused before any task runs.
+    from tabiya.errors import TabiyaError
+
+    with pytest.raises(TabiyaError, match="20 plies"):
+        report(session, str(db), plies=21)
 
 
 def test_a_month_appended_on_the_cluster_is_what_two_ingests_give(spark, collection, tmp_path):

@@ -241,9 +241,9 @@ impl PatternQuery {
         partial = partial.merge(rest, limit);
         if let Some(unkeyed) = unkeyed {
             partial = partial.merge(
-                unkeyed
-                    .into_partial()
-                    .map_err(|game| store.corrupt(format!("tier position of game {game}: a game without facts")))?,
+                unkeyed.into_partial().map_err(|game| {
+                    store.corrupt(format!("game {game}, reached by a tier position: no facts for it"))
+                })?,
                 limit,
             );
         }

@@ -43,7 +43,7 @@ impl Specimen {
 
     /// Each table's weights by least squares over its kept squares for the current components,
     /// rounded into the i8 range, then each the best integer given the others (two sweeps);
-    /// kept only if they lower the error.
+    /// kept unless they raise the error.
     fn solve_weights(&mut self, n: usize, target: &[i32; CELLS]) {
         let before = (self.weights, self.residual, self.error);
         for t in 0..TABLES {

@@ -53,12 +53,14 @@ pub struct ScanBudget {
 }
 
 impl ScanBudget {
-    /// A budget of `limits`, with a pool of a thread per core for each place.
+    /// A budget of `limits`, with a pool for each place of as many threads as the global pool
+    /// (one a core, or `--threads`).
     pub fn new(limits: ScanLimits) -> std::io::Result<ScanBudget> {
         let places = limits.concurrent.max(1);
         let pools = (0..places)
             .map(|place| {
                 rayon::ThreadPoolBuilder::new()
+                    .num_threads(rayon::current_num_threads())
                     .thread_name(move |index| format!("tabiya-scan-{place}-{index}"))
                     .build()
                     .map_err(std::io::Error::other)

@@ -93,7 +93,7 @@ def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[in
     merges their counts and names the listed positions."""
     db = os.path.abspath(os.fspath(db))
     local = _native.Database(db)
-    count = _native.report_parts(local)
+    count = _native.report_parts(local, plies=plies, top=top)
 
     def partial(parts):
         return _native.report_partial(_database(db), parts, plies=plies, top=top)

@@ -50,7 +50,8 @@ impl Parts {
 }
 
 impl DatabaseOptions {
-    pub(super) fn check(&self) -> Result<(), QueryError> {
+    /// Whether the options can be answered (positions by ply go at most [`MAX_PLIES`] deep).
+    pub fn check(&self) -> Result<(), QueryError> {
         if self.plies > MAX_PLIES {
             return Err(QueryError::input(format!("positions by ply go at most {MAX_PLIES} plies deep")));
         }
@@ -71,7 +72,11 @@ impl DatabaseReport {
         options.check()?;
         let parts = Parts::of(store)?;
         let (mut runs, mut scan) = (Vec::new(), Vec::new());
-        for &number in numbers {
+        // A part named twice is counted once.
+        let mut numbers = numbers.to_vec();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for number in numbers {
             match number.checked_sub(parts.games.len()) {
                 None => runs.push(parts.games[number].clone()),
                 Some(i) => scan.push(
