@@ -320,6 +320,9 @@ fn answers_list_moves_games_and_transpositions() {
         if let Some(uci) = &game.uci {
             assert!(moves[uci].contains(&id), "game {id} played {uci}");
         }
+        // A game that went on from the position says its move; one that ended there, none.
+        let went_on = moves.values().any(|games| games.contains(&id));
+        assert_eq!(game.uci.is_some(), went_on, "game {id}: {:?}", game.uci);
         let source = &games[id as usize - 1];
         assert_eq!(game.white.name, source.white);
         assert_eq!(game.white.rating, source.white_elo);

@@ -10,10 +10,7 @@ use super::{
 use crate::{
     Key,
     codec::CompactMove,
-    model::{
-        GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally,
-        replay_with_moves,
-    },
+    model::{GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally},
     store::Store,
 };
 
@@ -267,13 +264,22 @@ pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Openi
     Ok(None)
 }
 
-/// The moves a game played from the position `key` (empty when it ended there); `None` when it
-/// never reached it.
-fn moves_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<Vec<CompactMove>> {
-    let (positions, moves) = replay_with_moves(record)?;
-    let arrivals = arrivals(&positions, target, key);
-    let next = arrivals.iter().filter_map(|&ply| moves.get(ply)).map(CompactMove::from_move).collect();
-    (!arrivals.is_empty()).then_some(next)
+/// The move a game played from the position `key` (which is `target`) when it first stood on
+/// it; `None` when it never did, or ended there. The game is replayed only as far as that.
+fn move_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<CompactMove> {
+    let mut line = record.mainline()?;
+    loop {
+        let here = line.position();
+        // Cheap board and turn comparison first; the key decides (castling and en passant
+        // rights as canonicalised).
+        let arrived = here.board() == target.board()
+            && here.turn() == target.turn()
+            && super::key_of(here).ok().as_ref() == Some(key);
+        let played = line.next()??;
+        if arrived {
+            return Some(CompactMove::from_move(&played));
+        }
+    }
 }
 
 /// The plies of a replayed game (`positions[0]` its start) at which it stood on the position
@@ -297,8 +303,7 @@ pub fn arrivals(positions: &[shakmaty::Chess], target: &shakmaty::Chess, key: &K
 pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget>) -> GameSummary {
     let tags = &record.tags;
     let facts = GameFacts::of(id, record.result, tags);
-    let uci = target
-        .and_then(|target| moves_from(record, target.position.chess(), &target.key)?.first().map(|m| m.to_string()));
+    let uci = target.and_then(|target| move_from(record, target.position.chess(), &target.key).map(|m| m.to_string()));
     GameSummary {
         id: id.to_string(),
         uci,
