@@ -269,12 +269,7 @@ pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Openi
 fn move_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<CompactMove> {
     let mut line = record.mainline()?;
     loop {
-        let here = line.position();
-        // Cheap board and turn comparison first; the key decides (castling and en passant
-        // rights as canonicalised).
-        let arrived = here.board() == target.board()
-            && here.turn() == target.turn()
-            && super::key_of(here).ok().as_ref() == Some(key);
+        let arrived = stands_on(line.position(), target, key);
         let played = line.next()??;
         if arrived {
             return Some(CompactMove::from_move(&played));
@@ -285,18 +280,15 @@ fn move_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option
 /// The plies of a replayed game (`positions[0]` its start) at which it stood on the position
 /// `key`, which is `target`.
 pub fn arrivals(positions: &[shakmaty::Chess], target: &shakmaty::Chess, key: &Key) -> Vec<usize> {
-    positions
-        .iter()
-        .enumerate()
-        .filter(|(_, position)| {
-            // Cheap board and turn comparison first; the key decides (castling and en passant
-            // rights as canonicalised).
-            position.board() == target.board()
-                && position.turn() == target.turn()
-                && super::key_of(position).ok().as_ref() == Some(key)
-        })
-        .map(|(ply, _)| ply)
-        .collect()
+    positions.iter().enumerate().filter(|(_, position)| stands_on(position, target, key)).map(|(ply, _)| ply).collect()
+}
+
+/// Whether `position` is the position `key`, which is `target`: a cheap board and turn
+/// comparison first; the key decides (castling and en passant rights as canonicalised).
+fn stands_on(position: &shakmaty::Chess, target: &shakmaty::Chess, key: &Key) -> bool {
+    position.board() == target.board()
+        && position.turn() == target.turn()
+        && super::key_of(position).ok().as_ref() == Some(key)
 }
 
 /// A game's headers, and the move it played from the target position.

@@ -8,6 +8,7 @@
 
 mod facets;
 mod game;
+mod leading;
 mod position_stats;
 mod tally;
 

@@ -11,7 +11,7 @@
 
 use crate::codec::CompactMove;
 
-use super::{GameFacts, GameId, GameRef, Month, RatingBand, Speed, Tally};
+use super::{GameFacts, GameId, GameRef, Month, RatingBand, Speed, Tally, leading::Leading};
 
 /// Best-rated games kept per position (the lichess masters explorer's maximum).
 pub const TOP_GAMES: usize = 15;
@@ -135,7 +135,8 @@ impl PositionStats {
     ) -> Option<PositionStats> {
         let mut stats = PositionStats::default();
         let mut lines: Vec<(Option<CompactMove>, GameId)> = Vec::new();
-        let mut refs = Vec::new();
+        let (mut top, mut recent) =
+            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
         let mut previous: Option<(GameId, Option<CompactMove>)> = None;
         let mut tally = Tally::default();
         for (id, next) in plays {
@@ -148,7 +149,8 @@ impl PositionStats {
                 stats.total.add(&tally);
                 let year = game.month.year().unwrap_or(0);
                 stats.add_years(year, year);
-                refs.push(GameRef::of(&game));
+                top.offer(GameRef::of(&game));
+                recent.offer(GameRef::of(&game));
                 stats.game_ids.push(id);
             }
             previous = Some((id, next));
@@ -172,8 +174,8 @@ impl PositionStats {
         for group in lines.chunk_by(|a, b| a.0 == b.0) {
             stats.games_by_move.push((group[0].0, group.iter().map(|(_, id)| *id).collect()));
         }
-        stats.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
-        stats.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        stats.top = top.into_sorted();
+        stats.recent = recent.into_sorted();
         Some(stats)
     }
 
@@ -227,17 +229,20 @@ impl PositionStats {
     /// Fills `top` and `recent` from `games_by_move` and each game's facts (`None` from `facts`,
     /// a game it does not know, fails): what the merges of every game's own value would keep.
     pub fn derive_top_games(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
-        let mut refs = Vec::with_capacity(self.total.games.min(1 << 20) as usize);
+        let (mut top, mut recent) =
+            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
         let mut seen = SeenGames::new(&self.games_by_move);
         for (_, ids) in &self.games_by_move {
             for &id in ids {
                 if seen.first_time(id) {
-                    refs.push(GameRef::of(&facts(id)?));
+                    let game = GameRef::of(&facts(id)?);
+                    top.offer(game);
+                    recent.offer(game);
                 }
             }
         }
-        self.top = first_games(&mut refs, TOP_GAMES, GameRef::by_rating);
-        self.recent = first_games(&mut refs, RECENT_GAMES, GameRef::by_recency);
+        self.top = top.into_sorted();
+        self.recent = recent.into_sorted();
         Some(())
     }
 
@@ -246,6 +251,8 @@ impl PositionStats {
     /// were merged in on its own.
     pub fn derive_slices(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
         let mut slices: Vec<Slice> = Vec::new();
+        // Each slice's best-rated games, as its games are met.
+        let mut best = Vec::new();
         let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
         let mut seen = SeenGames::new(&self.games_by_move);
         for (next, ids) in &self.games_by_move {
@@ -255,15 +262,13 @@ impl PositionStats {
                 let key = SliceKey::of(&game);
                 let at = *index.entry(key).or_insert_with(|| {
                     slices.push(Slice { key, total: Tally::default(), moves: Vec::new(), games: Vec::new() });
+                    best.push(Leading::new(SLICE_GAMES, GameRef::by_rating));
                     slices.len() - 1
                 });
                 let slice = &mut slices[at];
                 if seen.first_time(id) {
                     slice.total.add(&tally);
-                    slice.games.push(GameRef::of(&game));
-                    if slice.games.len() >= 4 * SLICE_GAMES {
-                        slice.games = first_games(&mut slice.games, SLICE_GAMES, GameRef::by_rating);
-                    }
+                    best[at].offer(GameRef::of(&game));
                 }
                 if let Some(m) = next {
                     match slice.moves.binary_search_by_key(m, |(n, _)| *n) {
@@ -273,8 +278,8 @@ impl PositionStats {
                 }
             }
         }
-        for slice in &mut slices {
-            slice.games = first_games(&mut slice.games, SLICE_GAMES, GameRef::by_rating);
+        for (slice, best) in slices.iter_mut().zip(best) {
+            slice.games = best.into_sorted();
         }
         slices.sort_unstable_by_key(|slice| slice.key);
         self.slices = slices;
@@ -374,67 +379,6 @@ fn merge_moves(moves: &mut Vec<(CompactMove, Tally)>, other: &[(CompactMove, Tal
     merged.extend_from_slice(&moves[i..]);
     merged.extend_from_slice(&other[j..]);
     *moves = merged;
-}
-
-/// The first `limit` of `games` in `order` (`games` is left reordered).
-fn first_games<K: Ord>(games: &mut [GameRef], limit: usize, order: fn(&GameRef) -> K) -> Vec<GameRef> {
-    if games.len() > limit {
-        games.select_nth_unstable_by_key(limit, order);
-    }
-    let mut first = games[..limit.min(games.len())].to_vec();
-    first.sort_unstable_by_key(order);
-    first
-}
-
-/// The first `limit` games in an order, kept while games are offered one by one: a max-heap of
-/// the kept ones by order, so that most offers cost one comparison with its last.
-struct Leading<K: Ord> {
-    limit: usize,
-    order: fn(&GameRef) -> K,
-    kept: std::collections::BinaryHeap<Ranked<K>>,
-}
-
-/// A game with its place in an order (keys are unique: they end with the id).
-struct Ranked<K>(K, GameRef);
-
-impl<K: Ord> PartialEq for Ranked<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl<K: Ord> Eq for Ranked<K> {}
-
-impl<K: Ord> PartialOrd for Ranked<K> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<K: Ord> Ord for Ranked<K> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.cmp(&other.0)
-    }
-}
-
-impl<K: Ord> Leading<K> {
-    fn new(limit: usize, order: fn(&GameRef) -> K) -> Leading<K> {
-        Leading { limit, order, kept: std::collections::BinaryHeap::with_capacity(limit + 1) }
-    }
-
-    fn offer(&mut self, game: GameRef) {
-        let key = (self.order)(&game);
-        if self.kept.len() < self.limit {
-            self.kept.push(Ranked(key, game));
-        } else if self.kept.peek().is_some_and(|last| key < last.0) {
-            self.kept.pop();
-            self.kept.push(Ranked(key, game));
-        }
-    }
-
-    fn into_sorted(self) -> Vec<GameRef> {
-        self.kept.into_sorted_vec().into_iter().map(|Ranked(_, game)| game).collect()
-    }
 }
 
 /// The highest id among games by move (each list ascending).

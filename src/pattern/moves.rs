@@ -104,12 +104,13 @@ impl Placement<'_> {
         (pushed & !occupied).any() || pawns.into_iter().any(|sq| (pawn_attacks(self.turn, sq) & theirs).any())
     }
 
-    /// Whether the side to move has no legal move. `castling` (rook squares) and `ep_square`
+    /// Whether the side to move, checked by `checkers` ([`Placement::checkers`]), has no legal
+    /// move. `castling` (rook squares) and `ep_square`
     /// complete the position for shakmaty's move generator, asked only when no move is evident.
     /// A board shakmaty refuses (no king of a side, say) is not stuck: it is neither mate nor
     /// stalemate.
-    pub fn stuck(&self, castling: Bitboard, ep_square: Option<Square>) -> bool {
-        if self.evident_move(self.checkers()) {
+    pub fn stuck(&self, checkers: Bitboard, castling: Bitboard, ep_square: Option<Square>) -> bool {
+        if self.evident_move(checkers) {
             return false;
         }
         Board::try_from_bitboards(*self.by_role, *self.by_color)

@@ -19,6 +19,8 @@ pub struct Scene {
     castling: Bitboard,
     ep_square: Option<Square>,
     board: Option<VectorBoard>,
+    /// The pieces checking the side to move, once asked.
+    checkers: Option<Bitboard>,
     stuck: Option<bool>,
 }
 
@@ -32,7 +34,7 @@ impl Scene {
         castling: Bitboard,
         ep_square: Option<Square>,
     ) -> Scene {
-        Scene { by_role, by_color, turn, castling, ep_square, board: None, stuck: None }
+        Scene { by_role, by_color, turn, castling, ep_square, board: None, checkers: None, stuck: None }
     }
 
     /// The scene of a key decoded without validation.
@@ -73,14 +75,18 @@ impl Scene {
         Placement { by_role: &self.by_role, by_color: &self.by_color, turn: self.turn }
     }
 
-    fn checkers(&self) -> u32 {
-        self.placement().checkers().count() as u32
+    fn checkers(&mut self) -> Bitboard {
+        match self.checkers {
+            Some(checkers) => checkers,
+            None => *self.checkers.insert(self.placement().checkers()),
+        }
     }
 
     /// Whether the side to move has no legal move.
     fn stuck(&mut self) -> bool {
         if self.stuck.is_none() {
-            self.stuck = Some(self.placement().stuck(self.castling, self.ep_square));
+            let checkers = self.checkers();
+            self.stuck = Some(self.placement().stuck(checkers, self.castling, self.ep_square));
         }
         self.stuck == Some(true)
     }
@@ -109,10 +115,10 @@ impl Scene {
                 any
             }
             Expr::Test(Test::ToMove(color)) => self.turn == *color,
-            Expr::Test(Test::Check) => self.checkers() >= 1,
-            Expr::Test(Test::DoubleCheck) => self.checkers() >= 2,
-            Expr::Test(Test::Mate) => self.checkers() >= 1 && self.stuck(),
-            Expr::Test(Test::Stalemate) => self.checkers() == 0 && self.stuck(),
+            Expr::Test(Test::Check) => self.checkers().any(),
+            Expr::Test(Test::DoubleCheck) => self.checkers().more_than_one(),
+            Expr::Test(Test::Mate) => self.checkers().any() && self.stuck(),
+            Expr::Test(Test::Stalemate) => self.checkers().is_empty() && self.stuck(),
             Expr::Count(d, cmp, n) => cmp.holds(self.squares(*d).count() as u32, u32::from(*n)),
             Expr::Passed(d) => self.pawns(*d).any(|(sq, color)| {
                 (self.enemy_pawns(color) & front_span(sq, color) & adjacent_files(sq, true)).is_empty()

@@ -46,14 +46,17 @@ impl Specimen {
     /// kept unless they raise the error.
     fn solve_weights(&mut self, n: usize, target: &[i32; CELLS]) {
         let before = (self.weights, self.residual, self.error);
+        // Each square's components, read once for the twelve tables.
+        let rows: Vec<Vec<usize>> =
+            (0..64).map(|square| (0..n).filter(|&j| self.components[j] >> square & 1 == 1).collect()).collect();
         for t in 0..TABLES {
             let mut gram = [[0f64; 16]; 16];
             let mut rhs = [0f64; 16];
             for square in (0..64).filter(|&s| !is_masked(t, s)) {
-                let row: Vec<usize> = (0..n).filter(|&j| self.components[j] >> square & 1 == 1).collect();
-                for &j in &row {
+                let row = &rows[square];
+                for &j in row {
                     rhs[j] += f64::from(target[t * 64 + square]);
-                    for &k in &row {
+                    for &k in row {
                         gram[j][k] += 1.0;
                     }
                 }

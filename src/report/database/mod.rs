@@ -231,8 +231,7 @@ impl DatabaseReport {
         partials: impl IntoIterator<Item = DatabasePartial>,
     ) -> Result<DatabaseReport, QueryError> {
         options.check()?;
-        let DatabasePartial { counts, classes } =
-            partials.into_iter().fold(DatabasePartial::default(), DatabasePartial::merge);
+        let DatabasePartial { counts, classes } = DatabasePartial::merged(partials);
         let totals = store.totals()?;
         let games = counts.total.games;
         let mut endgames: Vec<EndgameClass> = classes

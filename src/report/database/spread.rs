@@ -101,18 +101,27 @@ pub(super) fn opening_names(store: &Store) -> Result<HashMap<Key, (String, Strin
 }
 
 impl DatabasePartial {
-    /// Both partial answers in one.
-    pub(super) fn merge(mut self, other: DatabasePartial) -> DatabasePartial {
+    /// Both partial answers in one (a class's games are then ascending once sorted: see
+    /// [`DatabasePartial::merged`]).
+    fn merge(mut self, other: DatabasePartial) -> DatabasePartial {
         self.counts = std::mem::take(&mut self.counts).merge(other.counts);
         for (class, part) in other.classes {
             let entry = self.classes.entry(class).or_default();
             entry.men = part.men;
             entry.positions += part.positions;
             entry.games.extend(part.games);
-            entry.games.sort_unstable();
-            entry.games.dedup();
         }
         self
+    }
+
+    /// The partial answers merged, each class's games ascending and once.
+    pub(super) fn merged(partials: impl IntoIterator<Item = DatabasePartial>) -> DatabasePartial {
+        let mut all = partials.into_iter().reduce(DatabasePartial::merge).unwrap_or_default();
+        for part in all.classes.values_mut() {
+            part.games.sort_unstable();
+            part.games.dedup();
+        }
+        all
     }
 
     /// Its bytes.
