@@ -26,6 +26,7 @@
 //! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
 //! - [`explore`]: queries: explorer lookups with filters, game lists, material and pattern
 //!   search, piece-square statistics.
+//! - [`export`]: Polyglot opening books and position exports (EPD, CSV).
 //! - [`report`]: the statistics reports, as data.
 //! - [`render`]: tables, JSON documents, PGN and the reports as HTML and CSV.
 //! - [`server`]: the HTTP API (lichess-explorer compatible) and the explorer page.
@@ -42,6 +43,7 @@
 
 pub mod codec;
 pub mod explore;
+pub mod export;
 pub mod indexer;
 pub mod input;
 pub mod model;

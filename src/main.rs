@@ -42,6 +42,9 @@ enum Command {
     Games(cmd::games::Args),
     /// Positions with a given material or matching a pattern, most frequent first, with their games.
     Search(cmd::search::Args),
+    /// Exports: a Polyglot opening book, positions with their statistics as EPD or CSV.
+    #[command(subcommand)]
+    Export(cmd::export::Command),
     /// Opening names: import a table.
     #[command(subcommand)]
     Openings(cmd::openings::Command),
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Query(args) => cmd::query::run(args),
         Command::Games(args) => cmd::games::run(args),
         Command::Search(args) => cmd::search::run(args),
+        Command::Export(command) => cmd::export::run(command),
         Command::Openings(command) => cmd::openings::run(command),
         Command::Psqt(command) => cmd::psqt::run(command),
         Command::Report(command) => cmd::report::run(command),

@@ -18,6 +18,7 @@ mod datasets;
 mod distributed;
 mod exhaustive;
 mod explore;
+mod export;
 mod format;
 mod hostile_input;
 mod http;

@@ -1,14 +1,9 @@
 //! `tabiya search`: the positions with a given material (`--material`) or matching a pattern
 //! (`--pattern`, optionally restricted to a material).
 
-use std::{
-    io::IsTerminal as _,
-    process::ExitCode,
-    sync::atomic::{AtomicBool, Ordering},
-    time::Duration,
-};
+use std::{io::IsTerminal as _, process::ExitCode};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use tabiya::{
     explore::{MaterialQuery, PatternQuery, PatternSearch, Signature, parse_color},
     pattern::Pattern,
@@ -88,28 +83,7 @@ pub fn run_with_progress(query: &PatternQuery, store: &Store) -> anyhow::Result<
         return Ok(query.run_with(store, &progress)?);
     }
     let bar = ProgressBar::with_draw_target(Some(store.estimated_positions()), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{elapsed_precise} [{bar:25}] {human_pos}/~{human_len} positions")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    /// Ends the progress thread however the scan ends (a panic included, or the scope would
-    /// wait for the thread forever).
-    struct Done<'a>(&'a AtomicBool);
-    impl Drop for Done<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::Relaxed);
-        }
-    }
-    let done = AtomicBool::new(false);
-    let found = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                bar.set_position(progress.passed.load(Ordering::Relaxed));
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
-        let _done = Done(&done);
-        query.run_with(store, &progress)
-    });
-    bar.finish_and_clear();
+    let template = "{elapsed_precise} [{bar:25}] {human_pos}/~{human_len} positions";
+    let found = super::progress::while_counting(bar, template, &progress.passed, || query.run_with(store, &progress));
     Ok(found?)
 }

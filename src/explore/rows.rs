@@ -51,6 +51,8 @@ pub struct PositionRow {
     pub draws: u64,
     /// Won by Black.
     pub black: u64,
+    /// Average rating of the rated players of those games.
+    pub average_rating: Option<u64>,
 }
 
 impl PositionRows {
@@ -96,6 +98,7 @@ impl PositionRows {
                     white: seen.white,
                     draws: seen.draws,
                     black: seen.black,
+                    average_rating: seen.average_rating,
                 });
                 Ok(())
             },

@@ -137,7 +137,7 @@ impl ScannedPosition<'_> {
     /// (`facts`, or read alone for a game the table lacks).
     pub fn results(&self, facts: &FactsTable) -> Result<Occurrences, StoreError> {
         self.value
-            .occurrences(|id| self.store.facts_of(Some(facts), id).map(|game| game.result))
+            .occurrences(|id| self.store.facts_of(Some(facts), id))
             .ok_or_else(|| self.store.corrupt(format!("position {}", self.key)))
     }
 

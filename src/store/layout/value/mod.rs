@@ -73,6 +73,8 @@ pub struct Occurrences {
     pub draws: u64,
     /// Won by Black.
     pub black: u64,
+    /// Average rating of the rated players of those games.
+    pub average_rating: Option<u64>,
     /// The game and its result, when one game reaches the position (no posting list to read).
     pub single: Option<(GameId, GameResult)>,
 }
@@ -161,30 +163,23 @@ impl<'a> StoredValue<'a> {
         Some(stats)
     }
 
-    /// Only the result counts (and the game of a one-game value, its result from `result_of`):
-    /// the fast path of scans.
-    pub fn occurrences(&self, result_of: impl FnOnce(GameId) -> Option<GameResult>) -> Option<Occurrences> {
-        let bytes = match self {
+    /// Only the result counts and ratings (and the game of a one-game value, its result and
+    /// ratings from `facts_of`): the fast path of scans.
+    pub fn occurrences(&self, facts_of: impl FnOnce(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
+        let (tally, single) = match self {
             StoredValue::OneGame { game, .. } => {
-                let result = result_of(*game)?;
-                let count = |wanted: GameResult| u64::from(result == wanted);
-                return Some(Occurrences {
-                    games: 1,
-                    white: count(GameResult::WhiteWins),
-                    draws: count(GameResult::Draw),
-                    black: count(GameResult::BlackWins),
-                    single: Some((*game, result)),
-                });
+                let facts = facts_of(*game)?;
+                (Tally::game(facts.result, facts.ratings), Some((*game, facts.result)))
             }
-            StoredValue::General(bytes) => bytes,
+            StoredValue::General(bytes) => (read_tally(&mut bytes.get(1..)?)?, None),
         };
-        let tally = read_tally(&mut bytes.get(1..)?)?;
         Some(Occurrences {
             games: tally.games,
             white: tally.white,
             draws: tally.draws,
             black: tally.black,
-            single: None,
+            average_rating: tally.average_rating(),
+            single,
         })
     }
 

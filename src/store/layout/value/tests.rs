@@ -37,8 +37,8 @@ fn decode_stored(
 fn facts_needed(bytes: &[u8]) -> FactsNeeded {
     StoredValue::parse(bytes).map_or(FactsNeeded::None, |value| value.facts_needed())
 }
-fn occurrences(bytes: &[u8], result_of: impl FnOnce(GameId) -> Option<GameResult>) -> Option<Occurrences> {
-    StoredValue::parse(bytes)?.occurrences(result_of)
+fn occurrences(bytes: &[u8], facts_of: impl FnOnce(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
+    StoredValue::parse(bytes)?.occurrences(facts_of)
 }
 fn postings(bytes: &[u8]) -> Option<PostingList> {
     StoredValue::parse(bytes)?.postings()
@@ -125,7 +125,7 @@ proptest! {
             prop_assert_eq!(&canonical, &bytes);
         }
         let _ = decode_stored(&bytes, Detail::All, |id| Some(facts(id.0, GameResult::Draw, [None, None], "2001.01.01")));
-        let _ = occurrences(&bytes, |_| Some(GameResult::Draw));
+        let _ = occurrences(&bytes, |id| Some(facts(id.0, GameResult::Draw, [None, None], "2001.01.01")));
     }
 }
 
@@ -210,14 +210,15 @@ proptest! {
         junk.push(0);
         prop_assert_eq!(stored_game(&junk), Some(None));
         let built = PositionStats::game(&facts, next.as_slice());
-        prop_assert_eq!(decode_stored(&stored, Detail::All, |id| (id == facts.id).then_some(facts)), Some(built));
+        prop_assert_eq!(decode_stored(&stored, Detail::All, |id| (id == facts.id).then_some(facts)), Some(built.clone()));
         for detail in [Detail::Head, Detail::ByMove, Detail::All] {
             prop_assert_eq!(decode_stored(&stored, detail, |id| (id == facts.id).then_some(facts)), Some(one_game_stats(&facts, next, detail)));
         }
         prop_assert_eq!(decode_stored(&stored, Detail::All, |_| None), None);
         prop_assert_eq!(postings(&stored).map(|p| p.to_vec()), Some(vec![facts.id]));
-        let seen = occurrences(&stored, |id| (id == facts.id).then_some(facts.result)).expect("occurrences");
+        let seen = occurrences(&stored, |id| (id == facts.id).then_some(facts)).expect("occurrences");
         prop_assert_eq!((seen.games, seen.single), (1, Some((facts.id, facts.result))));
+        prop_assert_eq!(seen.average_rating, built.total.average_rating());
     }
 }
 
