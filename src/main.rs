@@ -45,6 +45,9 @@ enum Command {
     /// Exports: a Polyglot opening book, positions with their statistics as EPD or CSV.
     #[command(subcommand)]
     Export(cmd::export::Command),
+    /// Players by any spelling: the names a player filter matches.
+    #[command(subcommand)]
+    Players(cmd::players::Command),
     /// Opening names: import a table.
     #[command(subcommand)]
     Openings(cmd::openings::Command),
@@ -57,6 +60,9 @@ enum Command {
     /// Serve the explorer page (open http://ADDR/ in a browser) and the HTTP API (lichess opening
     /// explorer compatible).
     Serve(cmd::serve::Args),
+    /// The games stored more than once (players spelled otherwise, another round, a copy cut
+    /// short), in groups with the reason for each pair.
+    Twins(cmd::twins::Args),
     /// Copy the database consistently (for a replica), while it may be ingesting.
     Checkpoint(cmd::checkpoint::Args),
     /// Check every table file's checksums and the database's invariants against its games;
@@ -101,10 +107,12 @@ fn main() -> ExitCode {
         Command::Search(args) => cmd::search::run(args),
         Command::Export(command) => cmd::export::run(command),
         Command::Openings(command) => cmd::openings::run(command),
+        Command::Players(command) => cmd::players::run(command),
         Command::Psqt(command) => cmd::psqt::run(command),
         Command::Report(command) => cmd::report::run(command),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Stats(args) => cmd::stats::run(args),
+        Command::Twins(args) => cmd::twins::run(args),
         Command::Checkpoint(args) => cmd::checkpoint::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Key(args) => cmd::key::run(args),

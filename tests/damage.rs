@@ -186,8 +186,7 @@ fn verify_finds_each_damage_and_no_false_alarm() {
     // Sound bytes, a wrong database: a position deleted from the positions family (as a lost
     // write would), found by the games that reach it, with the game, ply and key.
     let copy = copy_of(&db, dir.path(), "lost-position");
-    let families =
-        ["positions", "games", "mainlines", "facts", "fingerprints", "players", "openings", "meta", "default"];
+    let families = tabiya::store::COLUMN_FAMILIES.iter().copied().chain(["default"]);
     let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &copy, families).unwrap();
     let positions = rocks.cf_handle("positions").unwrap();
     let lost = rocks

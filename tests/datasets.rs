@@ -8,7 +8,7 @@
 use crate::common;
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::{BTreeSet, HashMap, HashSet},
     io::Read as _,
     ops::ControlFlow,
     path::{Path, PathBuf},
@@ -24,6 +24,7 @@ use tabiya::{
     indexer,
     input::codec_check::check_paths,
     input::read_position_lines,
+    model::GameId,
     store::Store,
 };
 
@@ -269,6 +270,38 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
     assert_eq!(Some(positions.distinct), summary.totals.distinct_positions);
     // Most positions occur in one game: the case the value layout makes cheap.
     assert!(positions.single_game * 100 > positions.distinct * 95, "{positions:?}");
+
+    // One player spelled three ways in the collection's files; every game with those tags.
+    let garry = tabiya::explore::find_players(&store, "Kasparov, Garry").unwrap();
+    let chosen = garry.chosen().unwrap_or_else(|| panic!("{garry:?}"));
+    let names: BTreeSet<&str> = chosen.spellings.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Kasparov, Gary", "Kasparov,G", "Kasparov, G."].into_iter().collect());
+    let ids: Vec<GameId> = (1..summary.totals.next_game_id).map(GameId).collect();
+    let mut tagged = 0;
+    for chunk in ids.chunks(10_000) {
+        for game in store.games(chunk).unwrap().into_iter().flatten() {
+            let spelled = |tag: &str| {
+                names.iter().any(|n| {
+                    n.to_lowercase()
+                        .replace(',', " ")
+                        .split_whitespace()
+                        .eq(tag.to_lowercase().replace(',', " ").split_whitespace())
+                })
+            };
+            tagged += usize::from(spelled(&game.tags.white) || spelled(&game.tags.black));
+        }
+    }
+    assert_eq!(tabiya::explore::player_games(&store, "garry kasparov", None).unwrap().len(), tagged);
+    assert!(tagged > 2000, "{tagged}");
+    // The surname alone is three players'; Judit Polgar's abbreviation is hers.
+    let err = tabiya::explore::player_games(&store, "Kasparov", None).unwrap_err().to_string();
+    assert!(err.contains("matches 3 players"), "{err}");
+    let judit = tabiya::explore::find_players(&store, "Polgar, Judit").unwrap();
+    let names: BTreeSet<&str> = judit.chosen().unwrap().spellings.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        names.contains("Polgar,Ju") && names.contains("Polgar, Judit") && !names.contains("Polgar,Zsu"),
+        "{names:?}"
+    );
 }
 
 /// Every file of the robustness corpus (PGN or not) goes through ingest without a panic, every

@@ -53,7 +53,8 @@ struct NaiveFilter {
     until: Option<(u16, Option<u8>)>,
     speeds: Option<Vec<&'static str>>,
     ratings: Option<(u32, u32)>,
-    player: Option<(&'static str, Option<bool>)>,
+    /// The name asked for, the surname it names, the colour (White when true).
+    player: Option<(&'static str, &'static str, Option<bool>)>,
 }
 
 impl NaiveFilter {
@@ -79,8 +80,9 @@ impl NaiveFilter {
                 _ => return false,
             }
         }
-        if let Some((prefix, white)) = self.player {
-            let matches = |name: &str| name.to_lowercase().starts_with(prefix);
+        if let Some((_, surname, white)) = self.player {
+            // The generated names are "Surname, Given" with distinct surnames.
+            let matches = |name: &str| name.split(',').next().is_some_and(|s| s.trim().eq_ignore_ascii_case(surname));
             let ok = match white {
                 Some(true) => matches(&game.white),
                 Some(false) => matches(&game.black),
@@ -110,7 +112,7 @@ impl NaiveFilter {
             .unwrap()
             .with_player(
                 self.player.map(|p| p.0),
-                self.player.and_then(|p| p.1).map(|w| if w { shakmaty::Color::White } else { shakmaty::Color::Black }),
+                self.player.and_then(|p| p.2).map(|w| if w { shakmaty::Color::White } else { shakmaty::Color::Black }),
             )
             .unwrap()
     }
@@ -201,8 +203,9 @@ fn filters() -> Vec<NaiveFilter> {
         NaiveFilter { speeds: Some(vec!["correspondence"]), ..none.clone() },
         NaiveFilter { ratings: Some((2000, 2500)), ..none.clone() },
         NaiveFilter { ratings: Some((2600, 3000)), speeds: Some(vec!["classical", "rapid"]), ..none.clone() },
-        NaiveFilter { player: Some(("car", None)), ..none.clone() },
-        NaiveFilter { player: Some(("polgar", Some(false))), since: Some((2000, None)), ..none.clone() },
+        NaiveFilter { player: Some(("carlsen", "carlsen", None)), ..none.clone() },
+        NaiveFilter { player: Some(("Magnus Carlsen", "carlsen", Some(true))), ..none.clone() },
+        NaiveFilter { player: Some(("POLGAR, J.", "polgar", Some(false))), since: Some((2000, None)), ..none.clone() },
     ]
 }
 

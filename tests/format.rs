@@ -19,7 +19,8 @@
 //! (each a segment of the tier) are cut at keys chosen by their hash, not at every 4096th staged
 //! record, so that the same games give the same bytes however they were staged (on one machine
 //! or spread over many); the layout is the same and readers read both, but the positions
-//! family's tier records are cut differently. A change to any stored layout (a
+//! family's tier records are cut differently. Format 10 adds the names and twins families and
+//! counts a run's twins in its record; the other families are unchanged. A change to any stored layout (a
 //! vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION and
 //! these digests change together.
 
@@ -45,8 +46,10 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("facts", 1, "123bfe8ead40124ed074570fcfeace4f"),
         ("fingerprints", 5, "bc8164cc52e88071628f2557c36b57e0"),
         ("players", 10, "62ecab8a2c9001e9bc5c0f5b5a0cf22b"),
+        ("names", 16, "9b8300d959ed3f8c51ab3224d5badb87"),
+        ("twins", 5, "ec15790fe86ea7818b2487f9a32b79eb"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "9cd3b834af5f53f709278c1eabb62729"),
+        ("meta", 1, "eaf9e4fe4634c174ec5407787eb51a8a"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
@@ -79,16 +82,18 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
 }
 
 /// The digests of [`a_commit_staging_the_smallest_key_has_the_pinned_bytes`]'s database: but for
-/// the positions family (hashed range bounds), those the revision before the store's
-/// restructure gave.
-const PINNED_SMALLEST: [(&str, u64, &str); 9] = [
+/// the positions family (hashed range bounds), the names and twins families and the run record
+/// (format 10), those the revision before the store's restructure gave.
+const PINNED_SMALLEST: [(&str, u64, &str); 11] = [
     ("positions", 11, "d57cb0e32598d9617ab522ac2238a81c"),
     ("games", 2, "ebf0695fabf327ea308a1ab2d2ace9d8"),
     ("mainlines", 2, "f065e89453114b31598832f221249537"),
     ("facts", 1, "99aa6ac6bd91dd78fa76b9e94caf5139"),
     ("fingerprints", 2, "f665925a581255612e5888b5b4229a95"),
     ("players", 4, "94bd13f225207d208ba0191d5484e934"),
+    ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
+    ("twins", 2, "af351df87cbd0a064bfd594bd46165c9"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "9cd3b834af5f53f709278c1eabb62729"),
+    ("meta", 1, "eaf9e4fe4634c174ec5407787eb51a8a"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

@@ -281,9 +281,44 @@ async fn the_explorer_page_works_in_a_browser() {
     let player_games: u64 = ["white", "draws", "black"].iter().map(|k| player[k].as_u64().unwrap()).sum();
     assert_eq!(total(&browser).await, player_games);
     assert!(player_games > 0);
+    // The player box suggests players as a name is typed: /players's, most played first.
+    browser
+        .eval("const box = document.querySelector('#filter-form [name=player]'); box.value = 'Roe, Pl'; box.dispatchEvent(new Event('input'))")
+        .await;
+    wait_until(&browser, "document.querySelectorAll('#player-names option').length === 5", "player suggestions").await;
+    let suggested =
+        browser.eval("return [...document.querySelectorAll('#player-names option')].map(o => o.value)").await;
+    let (_, expected) = json(&server, "/players?prefix=Roe,%20Pl&limit=8");
+    let names: Vec<Value> = expected.as_array().unwrap().iter().map(|p| p["name"].clone()).collect();
+    assert_eq!(suggested.as_array().unwrap(), &names);
     click(&browser, "#filter-reset").await;
     settled(&browser, &server, "", "", NO_FILTERS).await;
     assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
+
+    // The book link downloads the Polyglot book of the view and its filters: the bytes of
+    // `tabiya export book` from the same position.
+    let href = browser.eval("return document.querySelector('#book-link').getAttribute('href')").await;
+    assert_eq!(href.as_str(), Some("book.bin?minGames=2"));
+    let script = "return fetch(document.querySelector('#book-link').href).then(r => r.arrayBuffer())
+        .then(b => [...new Uint8Array(b)].map(x => x.toString(16).padStart(2, '0')).join(''))";
+    let downloaded = browser.eval(script).await;
+    let book = dir.path().join("book.bin");
+    let db = dir.path().join("db");
+    let out = common::tabiya(&[
+        "export",
+        "book",
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        book.to_str().unwrap(),
+        "--min-games",
+        "2",
+    ]);
+    assert!(out.status.success());
+    let bytes = std::fs::read(&book).unwrap();
+    assert!(bytes.len() >= 16 * 10);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(downloaded.as_str(), Some(hex.as_str()));
 
     // A game opens in the viewer, steps, jumps to a ply, and its PGN downloads.
     click(&browser, "#top-games button").await;

@@ -95,8 +95,8 @@ impl GameFilterArgs {
 pub struct FilterArgs {
     #[command(flatten)]
     pub games: GameFilterArgs,
-    /// Games of a player whose name starts with NAME (case-insensitive; "carlsen" matches
-    /// "Carlsen, Magnus").
+    /// Games of the player NAME, by any common spelling ("Carlsen", "Carlsen, M", "Magnus
+    /// Carlsen"); a name several players share is refused with the list (tabiya players search).
     #[arg(long, value_name = "NAME")]
     pub player: Option<String>,
     /// With --player: only the player's games with this colour (white or black).
@@ -126,7 +126,7 @@ impl FilterArgs {
         FilterSpec { player: self.player.clone(), color: self.color.clone(), ..self.games.spec() }
     }
 
-    /// The filters in words: `since 2020, rating 2600+, carlsen with white`, or `all games`.
+    /// The filters in words: `since 2020, rating 2600+, Carlsen, Magnus with white`, or `all games`.
     pub fn describe(&self) -> String {
         self.spec().describe()
     }

@@ -16,7 +16,7 @@ use tabiya::{
     explore::{PositionRows, Signature, parse_color},
     export::{BookOptions, BookWeight, PositionExport, PositionFormat},
     pattern::Pattern,
-    store::Store,
+    store::{ScanProgress, Store},
 };
 
 use super::args::{DbArgs, FilterArgs, TargetArgs};
@@ -107,8 +107,8 @@ fn book(args: BookArgs) -> anyhow::Result<ExitCode> {
     };
     let store = Store::open_read_only(&args.db.db)?;
     let started = Instant::now();
-    let visited = AtomicU64::new(0);
-    let book = with_spinner("positions", &visited, || options.make(&store, &visited))?;
+    let progress = ScanProgress::default();
+    let book = with_spinner("positions", &progress.passed, || options.make(&store, &progress))?;
     std::fs::write(&args.output, book.to_bytes()).with_context(|| format!("writing {}", args.output.display()))?;
     eprintln!(
         "tabiya: wrote {}: {} entries for {} positions ({} visited) in {:.1} s",

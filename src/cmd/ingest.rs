@@ -37,6 +37,14 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// Skip the twins of stored games (and of games read before them): the same players,
+    /// however spelled, and date, with the same moves, or one's moves the start of the other's
+    /// (at least --min-prefix plies). The stored game stays; the summary counts the twins.
+    #[arg(long)]
+    skip_twins: bool,
+    /// With --skip-twins: fewest plies of a game whose moves start its twin's.
+    #[arg(long, default_value_t = tabiya::model::twins::MIN_PREFIX_PLIES, requires = "skip_twins")]
+    min_prefix: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -53,7 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let mut observer = CliObserver { bar: None, rejects };
-    let summary = indexer::ingest(&store, &files, &mut observer)?;
+    let options = indexer::IngestOptions { skip_twins: args.skip_twins.then_some(args.min_prefix) };
+    let summary = indexer::ingest_with(&store, &files, &options, &mut observer)?;
     if let Some(bar) = &observer.bar {
         bar.finish_and_clear();
     }

@@ -9,6 +9,7 @@ pub mod games;
 pub mod ingest;
 pub mod key;
 pub mod openings;
+pub mod players;
 pub mod progress;
 pub mod psqt;
 pub mod query;
@@ -16,6 +17,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
+pub mod twins;
 pub mod verify;
 
 /// `err` as one line: its message, then each cause the message does not say already (most of

@@ -127,7 +127,7 @@ impl OpeningArgs {
 pub struct PlayerArgs {
     #[command(flatten)]
     db: DbArgs,
-    /// The player: a name prefix, case-insensitive ("carlsen" matches "Carlsen, Magnus").
+    /// The player: any common spelling ("Carlsen, Magnus", "Carlsen,M", "Magnus Carlsen").
     name: String,
     /// Only the player's games with this colour (white or black).
     #[arg(long, value_name = "COLOR")]

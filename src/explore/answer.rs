@@ -55,6 +55,9 @@ pub struct Answer {
     /// The games month by month, when asked for ([`Limits::history`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
+    /// With a player filter: the spellings the name matched (tabiya's own field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<super::PlayerMatch>,
 }
 
 /// The games of a position over time (`history=true`): `history`, the lichess explorer's entries,
@@ -106,6 +109,9 @@ pub struct PlayerAnswer {
     pub history: Option<History>,
     /// Always 0: the games are indexed already (lichess queues its indexing).
     pub queue_position: u32,
+    /// The spellings the player name matched (tabiya's own field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<super::PlayerMatch>,
 }
 
 /// One next move of a [`PlayerAnswer`].

@@ -33,7 +33,7 @@ pub struct FilterSpec {
     pub min_rating: Option<u16>,
     /// Average rating below this.
     pub max_rating: Option<u16>,
-    /// Games of a player whose name starts with this.
+    /// Games of the player this names, by any common spelling.
     pub player: Option<String>,
     /// With `player`: the player's colour (`white` or `black`).
     pub color: Option<String>,
@@ -50,7 +50,7 @@ impl FilterSpec {
             .with_player(self.player.as_deref(), color)
     }
 
-    /// The filters in words: `since 2020, rating 2600+, carlsen with white`, or `all games`.
+    /// The filters in words: `since 2020, rating 2600+, Carlsen, Magnus with white`, or `all games`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(since) = &self.since {
@@ -89,7 +89,7 @@ pub struct Filter {
     pub speeds: Option<u8>,
     /// Rating bands counted, as a bit set (bit = band index); `None` for all.
     pub bands: Option<u32>,
-    /// Games of a player whose name starts with this (case-insensitive).
+    /// Games of the player this names, by any common spelling ([`find_players`](super::find_players)).
     pub player: Option<String>,
     /// The player's colour, when a player is given.
     pub color: Option<Color>,

@@ -4,8 +4,8 @@
 use shakmaty::{Color, Position as _, san::San};
 
 use super::{
-    Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow,
-    PlayerSummary, QueryError, ResolvedTarget,
+    Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
+    PlayerMoveRow, PlayerSummary, QueryError, ResolvedTarget, find_players,
 };
 use crate::{
     Key,
@@ -43,7 +43,9 @@ impl Lookup {
     /// The answer.
     pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
         let (target, limits) = (&self.target, &self.limits);
-        let stats = filtered_stats(store, &target.key, &self.filter, limits.history)?;
+        let player = resolve_player(store, &self.filter)?;
+        let ids = player.as_ref().map(|(_, ids)| &ids[..]);
+        let stats = stats_of_games(store, &target.key, &self.filter, ids, limits.history)?;
         let chess = target.position.chess();
         let mover = chess.turn();
         let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
@@ -77,6 +79,7 @@ impl Lookup {
             recent_games: Some(recent),
             opening: opening_of(store, target)?,
             history: history_fields(limits.history, &stats.slices),
+            player: player.map(|(found, _)| found),
         })
     }
 
@@ -89,7 +92,9 @@ impl Lookup {
             (Some(_), Some(color)) => color,
             _ => return Err(QueryError::input("a player explorer lookup needs a player and a colour")),
         };
-        let stats = filtered_stats(store, &target.key, &self.filter, limits.history)?;
+        let player = resolve_player(store, &self.filter)?;
+        let ids = player.as_ref().map(|(_, ids)| &ids[..]);
+        let stats = stats_of_games(store, &target.key, &self.filter, ids, limits.history)?;
         let chess = target.position.chess();
         let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let moves = self
@@ -114,6 +119,7 @@ impl Lookup {
             opening: opening_of(store, target)?,
             history: history_fields(limits.history, &stats.slices),
             queue_position: 0,
+            player: player.map(|(found, _)| found),
         })
     }
 
@@ -190,41 +196,54 @@ impl FilteredStats {
 /// slices of the games counted only when `with_slices`: counted from the facts of the games the
 /// filter keeps (exact, top and recent games included).
 fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) -> Result<PositionStats, QueryError> {
-    if filter.is_unfiltered() {
-        // Neither read includes the posting list.
-        let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
-        return Ok(stats.unwrap_or_default());
-    }
-    // A player filter keeps the games of the players index (ascending ids).
-    let player = match filter.player.as_deref() {
-        Some(name) => Some(player_games(store, name, filter.color)?),
-        None => None,
-    };
-    let stats = store.position_games(key)?.unwrap_or_default();
-    let Some(highest) = stats.highest_game() else {
-        return Ok(PositionStats::default());
-    };
-    let keep = |game: &GameFacts| {
-        player.as_ref().is_none_or(|ids| ids.binary_search(&game.id).is_ok()) && filter.matches_game(game)
-    };
-    Ok(store.kept_games_stats(key, &stats, highest, keep, with_slices)?)
+    let player = resolve_player(store, filter)?;
+    stats_of_games(store, key, filter, player.as_ref().map(|(_, ids)| &ids[..]), with_slices)
 }
 
-/// The games of the player whose name starts with `name` (see [`Store::player_games`]): refused
-/// for a name with nothing to match once spaces and commas are dropped, or more than
-/// [`MAX_PLAYER_GAMES`] games.
-pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
-    if crate::model::player_name(name).is_empty() {
-        return Err(QueryError::input(format!("empty player name {name:?}")));
-    }
-    let ids = store.player_games(name, color)?;
+/// The player filter's match and the player's games (ascending): `None` without a player.
+pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMatch, Vec<GameId>)>, QueryError> {
+    let Some(name) = filter.player.as_deref() else {
+        return Ok(None);
+    };
+    let found = find_players(store, name)?;
+    let ids = found.games(store, filter.color)?;
     if ids.len() > MAX_PLAYER_GAMES {
         return Err(QueryError::input(format!(
             "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
             ids.len()
         )));
     }
-    Ok(ids)
+    Ok(Some((found, ids)))
+}
+
+/// [`filtered_stats`] with the player's games resolved already ([`resolve_player`]).
+pub(crate) fn stats_of_games(
+    store: &Store,
+    key: &Key,
+    filter: &Filter,
+    player: Option<&[GameId]>,
+    with_slices: bool,
+) -> Result<PositionStats, QueryError> {
+    if filter.is_unfiltered() {
+        // Neither read includes the posting list.
+        let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
+        return Ok(stats.unwrap_or_default());
+    }
+    let stats = store.position_games(key)?.unwrap_or_default();
+    let Some(highest) = stats.highest_game() else {
+        return Ok(PositionStats::default());
+    };
+    let keep =
+        |game: &GameFacts| player.is_none_or(|ids| ids.binary_search(&game.id).is_ok()) && filter.matches_game(game);
+    Ok(store.kept_games_stats(key, &stats, highest, keep, with_slices)?)
+}
+
+/// The games of the one player `name` matches (any common spelling, see [`find_players`]),
+/// ascending: refused for a name with nothing to match, one that matches several players (they
+/// are listed), or more than [`MAX_PLAYER_GAMES`] games.
+pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
+    let filter = Filter { player: Some(name.to_owned()), color, ..Filter::default() };
+    Ok(resolve_player(store, &filter)?.map(|(_, ids)| ids).unwrap_or_default())
 }
 
 fn summaries(

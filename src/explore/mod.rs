@@ -8,6 +8,10 @@
 //! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern);
 //! - [`PositionRows`]: every position of a material or a pattern, with its counts, part by
 //!   part (for data exports);
+//! - [`find_players`]: the players a name may be, by any common spelling (every player filter
+//!   resolves its name there);
+//! - [`TwinSearch`]: the games stored twice (other spellings, another round, a copy cut
+//!   short);
 //! - [`play`] and [`GameView`]: legal moves and SAN for a board, a stored game ply by ply.
 //!
 //! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
@@ -32,10 +36,12 @@ mod lookup;
 mod material;
 mod openings;
 mod pattern;
+mod players;
 pub mod psqt;
 mod rows;
 pub(crate) mod shipped;
 mod target;
+mod twins;
 
 pub use answer::{
     Answer, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
@@ -44,14 +50,18 @@ pub use answer::{
 pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
 pub use filter::{Filter, FilterSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
+pub(crate) use lookup::stats_of_games;
 pub use lookup::{
-    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, san, summarize,
+    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, resolve_player, san,
+    summarize,
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternPartial, PatternQuery, PatternSearch};
+pub use players::{MAX_SPELLINGS, PlayerFound, PlayerMatch, Spelling, find_players, suggest_players};
 pub use rows::{PositionRow, PositionRows};
 pub use target::{ResolvedTarget, Target, key_of};
+pub use twins::{TwinGame, TwinGroup, TwinPair, TwinReport, TwinSearch};
 
 /// Why a query cannot be answered: bad input (the user's to fix) or the store failing.
 #[derive(Debug, thiserror::Error)]

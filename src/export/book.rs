@@ -20,7 +20,7 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -28,8 +28,9 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, Role, Square, z
 
 use crate::{
     Key, Position,
-    explore::{Filter, FilteredStats, QueryError},
-    model::Tally,
+    explore::{Filter, QueryError, stats_of_games},
+    model::{GameId, Tally},
+    store::ScanProgress,
 };
 
 /// Bytes of a Polyglot book entry.
@@ -182,8 +183,9 @@ type Visited = (Vec<BookEntry>, Vec<Visit>);
 
 impl BookOptions {
     /// The book, walked from the root ply by ply, each ply's positions read on every core;
-    /// `visited` counts the positions as they are read (for progress).
-    pub fn make(&self, store: &crate::store::Store, visited: &AtomicU64) -> Result<Book, QueryError> {
+    /// `progress` counts the positions as they are read, and stops the walk when told to (an
+    /// error).
+    pub fn make(&self, store: &crate::store::Store, progress: &ScanProgress) -> Result<Book, QueryError> {
         if self.min_games == 0 {
             return Err(QueryError::input("the fewest games a book move needs is at least 1"));
         }
@@ -192,6 +194,8 @@ impl BookOptions {
         {
             return Err(QueryError::input(format!("a score floor is a percentage from 0 to 100, not {score}")));
         }
+        // The player's games are found once, not once a position.
+        let player = crate::explore::resolve_player(store, &self.filter)?.map(|(_, ids)| ids);
         let root = Visit { key: key_of(&self.root)?, chess: self.root.clone() };
         let mut seen = FxHashSet::default();
         seen.insert(root.key);
@@ -199,11 +203,14 @@ impl BookOptions {
         let mut book = Book::default();
         let mut ply = 0;
         while !frontier.is_empty() && self.max_ply.is_none_or(|max| ply <= max) {
+            if progress.stopped() {
+                return Err(QueryError::input(format!("the book was stopped at ply {ply}, before it was complete")));
+            }
             let found: Vec<Visited> = frontier
                 .par_iter()
                 .map(|visit| {
-                    let found = self.visit(store, visit);
-                    visited.fetch_add(1, Ordering::Relaxed);
+                    let found = self.visit(store, visit, player.as_deref());
+                    progress.passed.fetch_add(1, Ordering::Relaxed);
                     found
                 })
                 .collect::<Result<_, _>>()?;
@@ -227,8 +234,13 @@ impl BookOptions {
     }
 
     /// One position's entries and the positions its kept moves lead to.
-    fn visit(&self, store: &crate::store::Store, visit: &Visit) -> Result<Visited, QueryError> {
-        let stats = FilteredStats { key: visit.key, filter: self.filter.clone() }.run(store)?;
+    fn visit(
+        &self,
+        store: &crate::store::Store,
+        visit: &Visit,
+        player: Option<&[GameId]>,
+    ) -> Result<Visited, QueryError> {
+        let stats = stats_of_games(store, &visit.key, &self.filter, player, false)?;
         let mover = visit.chess.turn();
         let mut kept = Vec::new();
         for &(compact, tally) in stats.moves.iter().filter(|(_, tally)| tally.games >= self.min_games) {

@@ -2,12 +2,15 @@
 //! batch's position occurrences and spill them to the staging area, where they wait for the
 //! run's commit (which sums each position once, from all its occurrences).
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
-    model::GameId,
+    model::{
+        GameId, GameRecord,
+        twins::{TwinKey, same_players, twin_relation},
+    },
     store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
 };
 
@@ -28,12 +31,17 @@ impl PendingBatch {
     /// players entries (invisible to readers until the commit), their positions' occurrences are
     /// sorted and spilled to `staging` as one sorted run, and `totals` and `run` count them. Duplicates (already
     /// stored, staged earlier in this run, or earlier in the batch) are counted in `run`.
+    ///
+    /// With `skip_twins` (the fewest plies of a prefix twin), a game that is a twin of a stored
+    /// game, one staged earlier in the run or one accepted earlier in the batch
+    /// ([`twin_relation`], either way) is not indexed, and counted in `run`.
     pub fn stage(
         &mut self,
         store: &Store,
         staging: &mut Staging,
         totals: &mut Totals,
         run: &mut RunRecord,
+        skip_twins: Option<usize>,
     ) -> Result<(), StoreError> {
         let mut games = std::mem::take(&mut self.games);
         mainline_order(&mut games);
@@ -43,11 +51,21 @@ impl PendingBatch {
         let known = store.known_fingerprints(&fingerprints)?;
         let mut seen = FxHashSet::default();
         let mut batch = store.batch();
-        let mut accepted = Vec::with_capacity(games.len());
+        let mut accepted: Vec<PreparedGame> = Vec::with_capacity(games.len());
+        let mut batch_twins: FxHashMap<TwinKey, Vec<usize>> = FxHashMap::default();
         for (mut game, known) in games.into_iter().zip(known) {
             if known || !seen.insert(game.fingerprint) {
                 run.counts.duplicates += 1;
                 continue;
+            }
+            if let Some(min_prefix) = skip_twins {
+                let twin = TwinKey::of(&game.record.tags);
+                let earlier = batch_twins.get(&twin).into_iter().flatten().map(|&at| &accepted[at].record);
+                if is_twin(store, &game.record, twin, earlier, min_prefix)? {
+                    run.counts.twins += 1;
+                    continue;
+                }
+                batch_twins.entry(twin).or_default().push(accepted.len());
             }
             let id = GameId(totals.next_game_id.max(1));
             totals.next_game_id = id.0 + 1;
@@ -62,6 +80,7 @@ impl PendingBatch {
         batch.put_players(
             accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
         );
+        batch.put_twins(accepted.iter().map(|game| (TwinKey::of(&game.record.tags), game.facts.id)));
         // The accepted games' ids are consecutive: their facts are one run, which the commit
         // reads to build the games' positions.
         let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
@@ -76,6 +95,26 @@ impl PendingBatch {
         tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
         staging.add_run(accepted[0].facts.id, self.sorted.iter(&accepted))
     }
+}
+
+/// Whether `record` is a twin of a game stored under `twin` or of one of `earlier`.
+fn is_twin<'a>(
+    store: &Store,
+    record: &GameRecord,
+    twin: TwinKey,
+    earlier: impl Iterator<Item = &'a GameRecord>,
+    min_prefix: usize,
+) -> Result<bool, StoreError> {
+    let twins = |other: &GameRecord| {
+        same_players(&record.tags, &other.tags)
+            && (twin_relation(record, other, min_prefix).is_some()
+                || twin_relation(other, record, min_prefix).is_some())
+    };
+    if earlier.into_iter().any(twins) {
+        return Ok(true);
+    }
+    let ids = store.twin_ids(twin)?;
+    Ok(!ids.is_empty() && store.staged_games(&ids)?.iter().flatten().any(twins))
 }
 
 /// Puts a batch's games in the order they get ids: mainline order (a trie order: games sharing

@@ -34,7 +34,7 @@ use super::{
 use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
-    model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags, twins::TwinKey},
     store::{
         Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records, encode_run_records,
         write_run_file,
@@ -359,6 +359,7 @@ impl Assembly {
         let mut facts = Vec::new();
         let mut fingerprints = Vec::new();
         let mut players = Vec::new();
+        let mut twins = Vec::new();
         for (number, entry) in entries.into_iter().enumerate() {
             let Some(id) = ids.id(number as u32) else { continue };
             let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
@@ -371,10 +372,12 @@ impl Assembly {
             batch.put_game(id, &record);
             facts.push(GameFacts::of(id, record.result, &record.tags));
             fingerprints.push((Fingerprint(entry.fingerprint), id));
+            twins.push((TwinKey::of(&record.tags), id));
             players.push((id, record.tags.white, record.tags.black));
         }
         batch.put_fingerprints(fingerprints);
         batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
+        batch.put_twins(twins);
         batch.put_facts_run(&facts)?;
         batch.commit()
     }

@@ -140,9 +140,35 @@ enum ReaderEvent<G = Vec<RawGame>> {
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 pub fn ingest(store: &Store, files: &[PathBuf], observer: &mut dyn Observer) -> Result<Summary, IngestError> {
+    ingest_with(store, files, &IngestOptions::default(), observer)
+}
+
+/// How an ingest treats what it reads beyond the defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IngestOptions {
+    /// Skip a game that is a twin of a stored game or of one read before it
+    /// ([`twin_relation`](crate::model::twins::twin_relation): the same players, however
+    /// spelled, and date, with the same moves, or one's moves the start of the other's of at
+    /// least this many plies); the stored game stays. `None`: twins are indexed as games.
+    pub skip_twins: Option<usize>,
+}
+
+/// [`ingest`] with options.
+pub fn ingest_with(
+    store: &Store,
+    files: &[PathBuf],
+    options: &IngestOptions,
+    observer: &mut dyn Observer,
+) -> Result<Summary, IngestError> {
     let started = Instant::now();
     let mut run = start_run(store, files)?;
-    let mut writer = Writer { store, totals: store.totals()?, staging: Staging::create(store.path())?, run: &mut run };
+    let mut writer = Writer {
+        store,
+        totals: store.totals()?,
+        staging: Staging::create(store.path())?,
+        run: &mut run,
+        skip_twins: options.skip_twins,
+    };
     let bytes_total = files.iter().map(|f| std::fs::metadata(f).ok().filter(|m| m.is_file()).map(|m| m.len())).sum();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let mut read_errors = 0;
@@ -224,6 +250,7 @@ struct Writer<'a> {
     totals: Totals,
     staging: Staging,
     run: &'a mut RunRecord,
+    skip_twins: Option<usize>,
 }
 
 impl Writer<'_> {
@@ -245,7 +272,7 @@ impl Writer<'_> {
     /// Stages the pending batch (see [`PendingBatch::stage`]) and commits once the staging area
     /// holds [`SEGMENT_BYTES`].
     fn stage(&mut self, pending: &mut PendingBatch) -> Result<(), IngestError> {
-        pending.stage(self.store, &mut self.staging, &mut self.totals, self.run)?;
+        pending.stage(self.store, &mut self.staging, &mut self.totals, self.run, self.skip_twins)?;
         // A memory budget commits sooner: the commit's memory follows what it commits. (The
         // answers are the same; the bytes of the tier, cut into more commits, are not.)
         if self.staging.bytes() as f64 >= SEGMENT_BYTES as f64 * crate::store::memory_share() {

@@ -9,10 +9,13 @@
 mod facets;
 mod game;
 mod leading;
+pub mod names;
 mod position_stats;
 mod tally;
+pub mod twins;
 
 pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, player_name, replay, replay_with_moves};
+pub use names::NameQuery;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
 pub use tally::{GameRef, Tally};

@@ -156,6 +156,8 @@ pub struct Counts {
     pub skipped: BTreeMap<String, u64>,
     /// Position entries written.
     pub positions_written: u64,
+    /// Games not indexed as twins of stored games (`--skip-twins`).
+    pub twins: u64,
 }
 
 impl Counts {
@@ -167,6 +169,7 @@ impl Counts {
             duplicates: counts.duplicates,
             skipped: counts.skipped.iter().cloned().collect(),
             positions_written: counts.positions_written,
+            twins: counts.twins,
         }
     }
 }

@@ -199,6 +199,9 @@ pub fn ingest(summary: &Summary, path: &std::path::Path, bytes: u64) -> String {
     let _ = writeln!(out, "games read          {:>12}", counts.games_read);
     let _ = writeln!(out, "indexed             {:>12}", counts.indexed);
     let _ = writeln!(out, "duplicates          {:>12}", counts.duplicates);
+    if counts.twins > 0 {
+        let _ = writeln!(out, "twins skipped       {:>12}", counts.twins);
+    }
     let _ = writeln!(out, "skipped             {:>12}", counts.skipped_total());
     for (reason, n) in &counts.skipped {
         let _ = writeln!(out, "  {reason:<17} {n:>12}");

@@ -22,8 +22,9 @@ use super::{
 use crate::{
     explore::{
         Answer, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
-        PatternQuery, PatternSearch, QueryError, Signature, Target, parse_color,
+        PatternQuery, PatternSearch, QueryError, Signature, Target, find_players, parse_color, suggest_players,
     },
+    export::{BookOptions, BookWeight},
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     pattern::Pattern,
     render::{
@@ -362,6 +363,66 @@ fn respond(format: Format, params: &Params, report: &impl Report) -> Result<Resp
             ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
         }
     })
+}
+
+/// Players by any spelling: `name=` gives what a player filter matches (`tabiya players
+/// search`'s JSON); `prefix=` gives the players whose spellings have a word starting with it,
+/// most played first (`limit`, default 10, at most 50), for a player box's suggestions.
+pub async fn players(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    blocking(move || match (params.get("name"), params.get("prefix")) {
+        (Some(name), None) => Ok(Json(find_players(&state.store, name)?).into_response()),
+        (None, Some(prefix)) => {
+            let limit = params.count("limit", 10, 50)?;
+            Ok(Json(suggest_players(&state.store, prefix, limit)?).into_response())
+        }
+        _ => Err(ApiError::bad_request("give name= (a player's matches) or prefix= (suggestions)")),
+    })
+    .await
+}
+
+/// A Polyglot opening book of the explorer's filters (`tabiya export book`): from the position
+/// (`fen`, `play`), with `since`, `until`, `speeds`, `ratings`, `player` and `color`, and the
+/// book's `minGames` (default 3), `maxPly`, `only` (white, black), `minScore`, `weight` (score,
+/// games, uniform). Walked within the scan budget.
+pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
+    let params = params(query)?;
+    let number = |name: &str| -> Result<Option<u64>, ApiError> {
+        params
+            .get(name)
+            .map(|text| {
+                text.parse().map_err(|_| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
+            })
+            .transpose()
+    };
+    let player = params.get("player");
+    let color = player.and(params.get("color")).map(parse_color).transpose()?;
+    let options = BookOptions {
+        root: params.target()?.position.into_chess(),
+        filter: params.filter()?.with_player(player, color)?,
+        min_games: number("minGames")?.unwrap_or(3),
+        max_ply: number("maxPly")?.map(|ply| u32::try_from(ply).unwrap_or(u32::MAX)),
+        only: params.get("only").map(parse_color).transpose()?,
+        min_score: params
+            .get("minScore")
+            .map(|text| text.parse().map_err(|_| ApiError::bad_request(format!("bad minScore {text:?}"))))
+            .transpose()?,
+        weight: match params.get("weight") {
+            None | Some("score") => BookWeight::Score,
+            Some("games") => BookWeight::Games,
+            Some("uniform") => BookWeight::Uniform,
+            Some(other) => return Err(ApiError::bad_request(format!("bad weight {other:?}: score, games or uniform"))),
+        },
+    };
+    scan(state, move |state, progress| {
+        let book = options.make(&state.store, progress)?;
+        let headers = [
+            (header::CONTENT_TYPE, "application/octet-stream"),
+            (header::CONTENT_DISPOSITION, "attachment; filename=\"tabiya-book.bin\""),
+        ];
+        Ok((headers, book.to_bytes()).into_response())
+    })
+    .await
 }
 
 /// The database totals.

@@ -121,6 +121,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/report/player", get(handlers::player_report))
         .route("/report/database", get(handlers::database_report))
         .route("/stats", get(handlers::totals))
+        .route("/players", get(handlers::players))
+        .route("/book.bin", get(handlers::book))
         .route("/health", get(handlers::health))
         .fallback(handlers::not_found)
         .with_state(state)

@@ -11,7 +11,7 @@
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// Database totals, committed in the same atomic step as the positions of the games they count.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
@@ -68,6 +68,8 @@ pub struct RunCounts {
     pub skipped: Vec<(String, u64)>,
     /// Position entries written.
     pub positions_written: u64,
+    /// Games not indexed as twins of stored games (an ingest that skips twins).
+    pub twins: u64,
 }
 
 impl RunCounts {

@@ -15,11 +15,14 @@ pub const GAMES: &str = "games";
 pub const MAINLINES: &str = "mainlines";
 pub const FINGERPRINTS: &str = "fingerprints";
 pub const PLAYERS: &str = "players";
+pub const NAMES: &str = "names";
+pub const TWINS: &str = "twins";
 pub const OPENINGS: &str = "openings";
 pub const META: &str = "meta";
 pub const FACTS: &str = "facts";
 /// Every column family, in the order the database lists them.
-pub const COLUMN_FAMILIES: [&str; 8] = [POSITIONS, GAMES, MAINLINES, FACTS, FINGERPRINTS, PLAYERS, OPENINGS, META];
+pub const COLUMN_FAMILIES: [&str; 10] =
+    [POSITIONS, GAMES, MAINLINES, FACTS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -125,6 +128,18 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             // Keys only, sorted by name: prefix scans for player filters.
             options.set_write_buffer_size(scaled(16 << 20));
             options.set_block_based_table_factory(&table(cache, 16 << 10, None));
+        }
+        TWINS => {
+            // Keys only, a hash then an id: random order, read by one scan (`tabiya twins`) or
+            // one prefix look-up per game (an ingest that skips twins).
+            options.set_write_buffer_size(scaled(8 << 20));
+            options.set_block_based_table_factory(&table(cache, 4 << 10, Some(10.0)));
+        }
+        NAMES => {
+            // Keys only, a few per distinct spelling, rewritten by every game that spells it:
+            // small, and read by a prefix scan per name lookup.
+            options.set_write_buffer_size(scaled(4 << 20));
+            options.set_block_based_table_factory(&table(cache, 4 << 10, None));
         }
         _ => {
             options.set_write_buffer_size(scaled(1 << 20));

@@ -9,7 +9,9 @@ use super::{
     RunRecord, Store, StoreError, Totals,
     layout::{
         Detail, FactsNeeded, StoredValue, decode_game_record, decode_opening, decode_record,
-        keys::{COMMIT_KEY, RUN_PREFIX, parse_player_key, player_prefix, tier_record_ranges},
+        keys::{
+            COMMIT_KEY, RUN_PREFIX, parse_name_key, parse_player_key, parse_twin_key, player_prefix, tier_record_ranges,
+        },
     },
     options::{self, COLUMN_FAMILIES},
 };
@@ -229,10 +231,12 @@ impl Store {
         }
     }
 
-    /// Ids of the games whose player of `color` (either, when `None`) has a name starting with
-    /// `name` (compared as [`player_name`](crate::model::player_name) normalises it), ascending.
+    /// Ids of the games whose player of `color` (either, when `None`) is spelled `name` (as
+    /// [`player_name`](crate::model::player_name) normalises it: case, spaces and commas),
+    /// ascending. Lookups by any spelling go through [`find_players`](crate::explore::find_players).
     pub fn player_games(&self, name: &str, color: Option<Color>) -> Result<Vec<GameId>, StoreError> {
-        let prefix = player_prefix(name);
+        let mut prefix = player_prefix(name);
+        prefix.push(0);
         let mut iter = self.db.raw_iterator_cf(self.cf(options::PLAYERS));
         iter.seek(&prefix);
         let mut ids = Vec::new();
@@ -252,6 +256,83 @@ impl Store {
         let committed = self.committed_for(ids.last().copied().unwrap_or(GameId(0)))?;
         ids.retain(|id| id.0 < committed);
         Ok(ids)
+    }
+
+    /// The games stored under twin key `twin`, committed or staged by the running ingest (only
+    /// a writer, which removed what a crashed run left, may ask), ascending.
+    pub(crate) fn twin_ids(&self, twin: crate::model::twins::TwinKey) -> Result<Vec<GameId>, StoreError> {
+        let prefix = twin.0.to_be_bytes();
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::TWINS));
+        iter.seek(prefix);
+        let mut ids = Vec::new();
+        while let Some(key) = iter.key().filter(|key| key.starts_with(&prefix)) {
+            ids.push(parse_twin_key(key).ok_or_else(|| self.corrupt("twin key"))?.1);
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(ids)
+    }
+
+    /// Games by id, committed or staged by the running ingest (see [`Store::twin_ids`]).
+    pub(crate) fn staged_games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
+        let heads = self.committed_values(options::GAMES, ids, u64::MAX)?;
+        let lines = self.committed_values(options::MAINLINES, ids, u64::MAX)?;
+        heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
+    }
+
+    /// The committed games sharing a [`TwinKey`](crate::model::twins::TwinKey) with another, in
+    /// buckets of one key each (ascending ids); `progress` counts the games passed.
+    pub fn twin_buckets(&self, progress: &std::sync::atomic::AtomicU64) -> Result<Vec<Vec<GameId>>, StoreError> {
+        let committed = self.committed.load(std::sync::atomic::Ordering::Acquire);
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::TWINS));
+        iter.seek_to_first();
+        let (mut buckets, mut bucket, mut last) = (Vec::new(), Vec::new(), None);
+        while let Some(key) = iter.key() {
+            let (twin, id) = parse_twin_key(key).ok_or_else(|| self.corrupt("twin key"))?;
+            if last != Some(twin) {
+                if bucket.len() > 1 {
+                    buckets.push(std::mem::take(&mut bucket));
+                }
+                bucket.clear();
+                last = Some(twin);
+            }
+            if id.0 < committed {
+                bucket.push(id);
+            }
+            progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        if bucket.len() > 1 {
+            buckets.push(bucket);
+        }
+        Ok(buckets)
+    }
+
+    /// The spellings (as the players family holds them) with a folded token equal to `token`,
+    /// or starting with it when `prefix`; at most `limit`, in the token's order.
+    pub fn names_with_token(&self, token: &str, prefix: bool, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut start = token.as_bytes().to_vec();
+        if !prefix {
+            start.push(0);
+        }
+        let mut iter = self.db.raw_iterator_cf(self.cf(options::NAMES));
+        iter.seek(&start);
+        let mut names = Vec::new();
+        while let Some(key) = iter.key() {
+            if !key.starts_with(&start) || names.len() >= limit {
+                break;
+            }
+            let name = parse_name_key(key).ok_or_else(|| self.corrupt("name key"))?;
+            let name = String::from_utf8(name.to_vec()).map_err(|_| self.corrupt("name key"))?;
+            // Under a prefix, a name may hold two tokens that start with it.
+            if !prefix || !names.contains(&name) {
+                names.push(name);
+            }
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(names)
     }
 
     /// The imported opening (ECO code, name) of a position.

@@ -10,7 +10,7 @@ use super::{
     RunRecord, Store, StoreError, Totals,
     layout::{
         encode_facts, encode_game_head, encode_opening, encode_record,
-        keys::{COMMIT_KEY, player_key, player_key_game},
+        keys::{COMMIT_KEY, name_keys, player_key, player_key_game, twin_key},
     },
     options::{self, COLUMN_FAMILIES},
 };
@@ -46,17 +46,37 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Indexes each game (id, White, Black) under both players' names. The keys go in sorted:
-    /// a memtable inserts a key next to the one before it without a search from the top.
+    /// Indexes each game (id, White, Black) under both players' names, and each name under its
+    /// folded tokens (the names family). The keys go in sorted: a memtable inserts a key next
+    /// to the one before it without a search from the top.
     pub fn put_players<'a>(&mut self, games: impl IntoIterator<Item = (GameId, &'a str, &'a str)>) {
         let mut keys = Vec::new();
+        let mut names = rustc_hash::FxHashSet::default();
         for (id, white, black) in games {
             keys.push(player_key(white, shakmaty::Color::White, id));
             keys.push(player_key(black, shakmaty::Color::Black, id));
+            names.insert(white);
+            names.insert(black);
         }
         keys.sort_unstable();
         for key in keys {
             self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
+        }
+        let mut tokens: Vec<Vec<u8>> = names.into_iter().flat_map(name_keys).collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        for key in tokens {
+            self.batch.put_cf(self.store.cf(options::NAMES), key, []);
+        }
+    }
+
+    /// Indexes each game under its [`TwinKey`](crate::model::twins::TwinKey) (sorted, as
+    /// [`Batch::put_players`]).
+    pub fn put_twins(&mut self, games: impl IntoIterator<Item = (crate::model::twins::TwinKey, GameId)>) {
+        let mut keys: Vec<[u8; 12]> = games.into_iter().map(|(twin, id)| twin_key(twin, id)).collect();
+        keys.sort_unstable();
+        for key in keys {
+            self.batch.put_cf(self.store.cf(options::TWINS), key, []);
         }
     }
 
@@ -153,6 +173,7 @@ impl Store {
         batch.delete_range_cf(self.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
         let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
         self.delete_where(options::PLAYERS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;
+        self.delete_where(options::TWINS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;
         // A fingerprint's value is its game's id.
         self.delete_where(options::FINGERPRINTS, &mut batch, |_, value| uncommitted(GameId::from_bytes(value)))?;
         self.write(batch)?;

@@ -22,7 +22,7 @@ use shakmaty::{Chess, Color, Position as _};
 use super::results::{band_label, color_name, percent};
 use crate::{
     codec::CompactMove,
-    explore::{Filter, GameSummary, QueryError, player_games, san, summarize},
+    explore::{Filter, GameSummary, QueryError, resolve_player, san, summarize},
     model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally, player_name},
     store::Store,
 };
@@ -234,13 +234,17 @@ fn side(color: Color) -> usize {
 }
 
 impl PlayerReport {
-    /// The report of the player whose name starts with `name` (as the players index matches).
+    /// The report of the player `name` names (any common spelling, as every player filter
+    /// matches: [`find_players`](crate::explore::find_players)).
     pub fn build(store: &Store, name: &str, options: &PlayerOptions) -> Result<PlayerReport, QueryError> {
         if options.depth > MAX_DEPTH {
             return Err(QueryError::input(format!("repertoire trees go at most {MAX_DEPTH} plies deep")));
         }
-        let ids = player_games(store, name, options.color)?;
-        let query = player_name(name);
+        let filter = Filter { player: Some(name.to_owned()), color: options.color, ..Filter::default() };
+        let (found, ids) = resolve_player(store, &filter)?.unwrap_or_default();
+        // The player's spellings, as the players index holds them.
+        let spelled: std::collections::HashSet<&str> =
+            found.players.iter().flat_map(|p| &p.spellings).map(|s| s.stored.as_str()).collect();
         let mut names: HashMap<String, u64> = HashMap::new();
         let (mut overview, mut colours) = (Sums::default(), [Sums::default(); 2]);
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
@@ -251,8 +255,8 @@ impl PlayerReport {
             if !options.filter.matches_game(&facts) {
                 continue;
             }
-            // The player's colour: the side whose name the query starts; White when both do.
-            let white = player_name(&record.tags.white).starts_with(&query);
+            // The player's colour: the side with one of the player's spellings; White when both.
+            let white = spelled.contains(player_name(&record.tags.white).as_str());
             let color = match options.color {
                 Some(color) => color,
                 None if white => Color::White,

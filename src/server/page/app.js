@@ -10,7 +10,7 @@ import { restore } from './url.js';
 import { show, playMove, closePromotion, setStart } from './line.js';
 import { render, setStatus, onPointerDown, onPointerMove, onPointerUp, onPointerCancel } from './board.js';
 import { openGame, renderViewer } from './viewer.js';
-import { applyFilters, search } from './search.js';
+import { applyFilters, search, suggestPlayers } from './search.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wiring
@@ -89,6 +89,7 @@ function wire() {
     setStart($('fen-input').value.trim(), 'fen-error');
   });
   $('filter-form').addEventListener('submit', applyFilters);
+  $('filter-form').player.addEventListener('input', suggestPlayers);
   $('filter-reset').addEventListener('click', (event) => {
     $('filter-form').reset();
     applyFilters(event);

@@ -17,6 +17,12 @@ export async function explore(play = played()) {
     fen: state.start === INITIAL ? '' : state.start, play, since: f.since, until: f.until,
     speeds: f.speeds.join(','), ratings: f.ratings.join(','),
   };
+  // The book link follows the view and the filters.
+  const book = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...filterParams(), fen: common.fen, play, minGames: 2 })) {
+    if (value !== '') book.set(name, value);
+  }
+  $('book-link').href = `book.bin?${book}`;
   let answer;
   try {
     if (f.player) {

@@ -32,6 +32,24 @@ export async function applyFilters(event) {
   await explore();
 }
 
+// Suggests players as their name is typed: the spellings' players from /players, most played
+// first. An answer to an older prefix is dropped.
+let suggesting = 0;
+export async function suggestPlayers() {
+  const prefix = $('filter-form').player.value.trim();
+  const request = ++suggesting;
+  if (prefix.length < 2) { $('player-names').innerHTML = ''; return; }
+  let players = [];
+  try {
+    players = await api('players', { prefix, limit: 8 });
+  } catch (_) {
+    players = [];
+  }
+  if (request !== suggesting) return;
+  $('player-names').innerHTML = players.map((p) => `<option value="${escapeHtml(p.name)}">`
+    + `${escapeHtml(p.name)} · ${number(p.games)} games</option>`).join('');
+}
+
 export async function search(event) {
   event.preventDefault();
   const kind = $('search-kind').value;

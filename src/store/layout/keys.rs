@@ -13,14 +13,15 @@
 //! ```
 //!
 //! Game-keyed families (games, mainlines, facts) use the id's 8 big-endian bytes
-//! ([`GameId::to_bytes`]); the players family `name 0 side id`; the meta family `format` and
-//! `run/` + run id.
+//! ([`GameId::to_bytes`]); the players family `name 0 side id`; the names family `token 0
+//! name` (each folded token of each spelling); the twins family `twin key (4) id (8)`; the meta
+//! family `format` and `run/` + run id.
 
 use shakmaty::Color;
 
 use crate::{
     codec::{KEY_LEN, Key},
-    model::{GameId, player_name},
+    model::{GameId, player_name, twins::TwinKey},
 };
 
 /// Bytes of a game id in keys.
@@ -69,6 +70,37 @@ pub fn player_prefix(prefix: &str) -> Vec<u8> {
     player_name(prefix).into_bytes()
 }
 
+/// The names family's keys of a spelling: one per distinct folded token
+/// ([`fold`](crate::model::names::fold)), `token 0 name`, the name as the players family
+/// holds it ([`player_name`]).
+pub fn name_keys(name: &str) -> Vec<Vec<u8>> {
+    let stored = player_name(name);
+    let mut tokens = crate::model::names::fold(name).tokens;
+    tokens.sort_unstable();
+    tokens.dedup();
+    tokens.into_iter().map(|token| [token.as_bytes(), &[0], stored.as_bytes()].concat()).collect()
+}
+
+/// The name (as the players family holds it) of a names key; `None` without a `0`.
+pub fn parse_name_key(key: &[u8]) -> Option<&[u8]> {
+    let at = key.iter().position(|&b| b == 0)?;
+    Some(&key[at + 1..])
+}
+
+/// The twins family's key of game `id`, whose [`TwinKey`] is `twin`.
+pub fn twin_key(twin: TwinKey, id: GameId) -> [u8; 12] {
+    let mut key = [0; 12];
+    key[..4].copy_from_slice(&twin.0.to_be_bytes());
+    key[4..].copy_from_slice(&id.to_bytes());
+    key
+}
+
+/// The twin key and game of a twins key; `None` unless it is 12 bytes.
+pub fn parse_twin_key(key: &[u8]) -> Option<(TwinKey, GameId)> {
+    let key: &[u8; 12] = key.try_into().ok()?;
+    Some((TwinKey(u32::from_be_bytes(key[..4].try_into().ok()?)), GameId::from_bytes(&key[4..])?))
+}
+
 /// The colour and game of a players key; `None` unless it ends with `0`, a side and an id.
 pub fn parse_player_key(key: &[u8]) -> Option<(Color, GameId)> {
     let tail = &key[key.len().checked_sub(2 + GAME_ID_LEN)?..];
@@ -80,7 +112,8 @@ pub fn parse_player_key(key: &[u8]) -> Option<(Color, GameId)> {
     Some((side, GameId::from_bytes(&tail[2..])?))
 }
 
-/// The game of a players key, read from its end (what a removal of uncommitted games needs).
+/// The game of a players or twins key, read from its end (what a removal of uncommitted games
+/// needs).
 pub fn player_key_game(key: &[u8]) -> Option<GameId> {
     GameId::from_bytes(&key[key.len().checked_sub(GAME_ID_LEN)?..])
 }

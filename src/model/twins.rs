@@ -1,0 +1,86 @@
+//! Twins: one game stored twice, from two sources that spell it differently ("Kasparov, Garry"
+//! and "Kasparov,G", another round number) or with one copy cut short. A game's fingerprint
+//! covers its exact tags, so such copies are two games to the database. Twins have one
+//! [`TwinKey`] (both players' initials and the date), the same players ([`same_players`]: each
+//! side's spellings share a word) and related moves ([`twin_relation`]).
+//!
+//! ```
+//! use tabiya::model::twins::{initials, same_player};
+//!
+//! assert_eq!(initials("Kasparov, Garry"), initials("Kasparov,G"));
+//! assert!(same_player("Garry Kasparov", "KASPAROV, G."));
+//! assert!(same_player("Short, Nigel", "Short,N"));
+//! assert!(!same_player("Kasparov, Garry", "Kramnik, Garry"));
+//! ```
+
+use super::{GameRecord, Tags, names::fold};
+
+/// Fewest plies the shorter of two twins has when it is a prefix of the other: two short games
+/// of a match day may share their opening without being one game.
+pub const MIN_PREFIX_PLIES: usize = 20;
+
+/// The initials of a name's words, sorted, each once: what spellings of one player share
+/// ("Kasparov, Garry", "Kasparov,G" and "Garry Kasparov" are all `gk`).
+pub fn initials(name: &str) -> String {
+    let mut initials: Vec<u8> = fold(name).tokens.iter().filter_map(|t| t.bytes().next()).collect();
+    initials.sort_unstable();
+    initials.dedup();
+    String::from_utf8_lossy(&initials).into_owned()
+}
+
+/// Whether two spellings may be one player's for twins: they share a word of two letters or
+/// more (the surname, as a rule), or neither has one.
+pub fn same_player(a: &str, b: &str) -> bool {
+    let words = |name: &str| -> Vec<String> { fold(name).tokens.into_iter().filter(|t| t.len() > 1).collect() };
+    let (ours, theirs) = (words(a), words(b));
+    (ours.is_empty() && theirs.is_empty()) || ours.iter().any(|word| theirs.contains(word))
+}
+
+/// Whether two games' tags name the same players, White and Black, and date.
+pub fn same_players(a: &Tags, b: &Tags) -> bool {
+    a.date.trim() == b.date.trim() && same_player(&a.white, &b.white) && same_player(&a.black, &b.black)
+}
+
+/// What twins share, hashed to 32 bits: both players' [`initials`] and the date. Games of one
+/// key are compared by [`same_players`] and [`twin_relation`], so a collision costs a
+/// comparison, never a wrong twin; 32 bits keep the twins family small (random bytes do not
+/// compress).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TwinKey(pub u32);
+
+impl TwinKey {
+    /// The key of a game's tags.
+    pub fn of(tags: &Tags) -> TwinKey {
+        let text = format!("{}\0{}\0{}", initials(&tags.white), initials(&tags.black), tags.date.trim());
+        TwinKey(xxhash_rust::xxh3::xxh3_64(text.as_bytes()) as u32)
+    }
+}
+
+/// How two games of the same players and date are twins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TwinRelation {
+    /// The same moves from the same start.
+    SameMoves,
+    /// The first game's moves are the start of the second's (and at least
+    /// [`MIN_PREFIX_PLIES`]).
+    Prefix,
+}
+
+/// How `a` is a twin of `b`, or `None`: they must have the same players and date
+/// ([`same_players`], the caller's to check) and start; then the same moves, or `a`'s moves a
+/// prefix of `b`'s of at least `min_prefix` plies.
+pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Option<TwinRelation> {
+    if a.setup_fen() != b.setup_fen() {
+        return None;
+    }
+    // A mainline's bytes are a prefix of another's exactly when its moves are (each move's
+    // bytes depend only on its position).
+    let (ours, theirs) = (a.move_bytes(), b.move_bytes());
+    if ours == theirs {
+        Some(TwinRelation::SameMoves)
+    } else if theirs.starts_with(ours) && a.plies() >= min_prefix {
+        Some(TwinRelation::Prefix)
+    } else {
+        None
+    }
+}
