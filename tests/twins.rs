@@ -90,9 +90,11 @@ fn twins_are_the_copies_and_only_them() {
     // Skipping twins at ingest: in a later file, and within one file.
     let store = Store::open(&dir.path().join("skipping")).unwrap();
     let skip = IngestOptions { skip_twins: Some(tabiya::model::twins::MIN_PREFIX_PLIES) };
-    let summary = indexer::ingest_with(&store, std::slice::from_ref(&first_path), &skip, &mut indexer::SilentObserver).unwrap();
+    let summary =
+        indexer::ingest_with(&store, std::slice::from_ref(&first_path), &skip, &mut indexer::SilentObserver).unwrap();
     assert_eq!((summary.run.counts.indexed, summary.run.counts.twins), (6, 0));
-    let summary = indexer::ingest_with(&store, std::slice::from_ref(&copies_path), &skip, &mut indexer::SilentObserver).unwrap();
+    let summary =
+        indexer::ingest_with(&store, std::slice::from_ref(&copies_path), &skip, &mut indexer::SilentObserver).unwrap();
     assert_eq!((summary.run.counts.indexed, summary.run.counts.twins), (1, 3));
     assert!(TwinSearch::default().run(&store, &Default::default()).unwrap().groups.is_empty());
     drop(store);
