@@ -42,7 +42,7 @@ enum Command {
     Games(cmd::games::Args),
     /// Positions with a given material or matching a pattern, most frequent first, with their games.
     Search(cmd::search::Args),
-    /// Exports: a Polyglot opening book, positions with their statistics as EPD or CSV.
+    /// Exports: a Polyglot opening book, positions with their statistics as EPD, CSV or Parquet.
     #[command(subcommand)]
     Export(cmd::export::Command),
     /// Players by any spelling: the names a player filter matches.

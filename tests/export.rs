@@ -192,3 +192,46 @@ fn position_export_matches_a_naive_replay() {
     assert!(!one_pawn_down.is_empty());
     assert_eq!(listed, one_pawn_down);
 }
+
+#[test]
+fn parquet_export_holds_the_csv_rows() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let games = games::openings(800);
+    let (dir, store) = games::build(&games);
+    let export = |format, out: &mut Vec<u8>| {
+        let export = PositionExport { rows: PositionRows::default(), min_games: 1, format };
+        export.write(&store, out, |_, _| {}).unwrap()
+    };
+    let (mut csv, mut table) = (Vec::new(), Vec::new());
+    let summary = export(PositionFormat::Csv, &mut csv);
+    assert_eq!(export(PositionFormat::Parquet, &mut table), summary);
+    let path = dir.path().join("positions.parquet");
+    std::fs::write(&path, &table).unwrap();
+    let reader =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
+    let mut lines = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let text = |at: usize| batch.column(at).as_any().downcast_ref::<arrow_array::StringArray>().unwrap().clone();
+        let count = |at: usize| batch.column(at).as_any().downcast_ref::<arrow_array::UInt64Array>().unwrap().clone();
+        let rating = batch.column(7).as_any().downcast_ref::<arrow_array::UInt16Array>().unwrap().clone();
+        let (key, fen, material) = (text(0), text(1), text(2));
+        let counts = [count(3), count(4), count(5), count(6)];
+        for row in 0..batch.num_rows() {
+            let rating =
+                if arrow_array::Array::is_null(&rating, row) { String::new() } else { rating.value(row).to_string() };
+            let [g, w, d, b] = counts.each_ref().map(|c| c.value(row));
+            lines.push(format!(
+                "{},{},{},{g},{w},{d},{b},{rating}",
+                key.value(row),
+                fen.value(row),
+                material.value(row)
+            ));
+        }
+    }
+    let csv = String::from_utf8(csv).unwrap();
+    assert_eq!(lines, csv.lines().skip(1).collect::<Vec<_>>());
+    assert_eq!(lines.len() as u64, summary.positions);
+    assert!(summary.positions > 1000);
+}

@@ -210,6 +210,19 @@ fn bad_requests_are_400_with_a_json_error() {
         "/player?player=anderssen&color=white&modes=blitz",
         "/player?player=anderssen&color=white&play=e2e5",
         "/player?player=anderssen&color=white&variant=atomic",
+        "/players",
+        "/players?name=%2C",
+        "/players?name=a&prefix=b",
+        "/players?prefix=ab&limit=x",
+        "/book.bin?minGames=0",
+        "/book.bin?minGames=x",
+        "/book.bin?maxPly=-1",
+        "/book.bin?weight=heavy",
+        "/book.bin?only=red",
+        "/book.bin?minScore=200",
+        "/book.bin?minScore=nan",
+        "/book.bin?play=e2e5",
+        "/book.bin?player=%2C",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");

@@ -74,3 +74,23 @@ def test_book_of_one_side_and_a_subtree(generated, tmp_path):
         board.push(entries[0].move)
         assert list(reader.find_all(board, minimum_weight=0)) == []
         assert len(reader) > len(entries)
+
+
+def test_positions_as_parquet_read_back_with_pyarrow(generated, tmp_path):
+    """`tabiya export positions --format parquet` read by pyarrow: the rows of one material
+    are `tabiya search --material`'s, every one of them."""
+    import pyarrow.parquet as pq
+
+    _, _, db = generated
+    material = "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPP"
+    out = tmp_path / "positions.parquet"
+    run_cli("export", "positions", "--db", str(db), "--material", material, "--format", "parquet", "-o", str(out))
+    table = pq.read_table(out)
+    assert table.column_names == ["key", "fen", "material", "games", "white", "draws", "black", "average_rating"]
+    rows = table.to_pylist()
+    found = cli_json("search", "--db", str(db), "--material", material, "--limit", "10000", "--json")
+    assert 20 < found["positions"] == len(rows) < 10000
+    expected = {h["key"]: (h["fen"], h["games"], h["white"], h["draws"], h["black"]) for h in found["hits"]}
+    assert {r["key"]: (r["fen"], r["games"], r["white"], r["draws"], r["black"]) for r in rows} == expected
+    assert {r["material"] for r in rows} == {material}
+    assert all(r["average_rating"] is None or 2400 <= r["average_rating"] < 2900 for r in rows)

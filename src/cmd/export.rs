@@ -26,8 +26,8 @@ pub enum Command {
     /// A Polyglot opening book (.bin) of the moves played from a position (the initial one by
     /// default), as engines and GUIs read it.
     Book(BookArgs),
-    /// Distinct positions with their games and results, as EPD (c0: counts, c9: White's score)
-    /// or CSV, filtered by material, pattern or side to move.
+    /// Distinct positions with their games and results, as EPD (c0: counts, c9: White's score),
+    /// CSV or Parquet, filtered by material, pattern or side to move.
     Positions(PositionArgs),
 }
 
@@ -76,8 +76,8 @@ pub struct PositionArgs {
     /// Fewest games a position needs.
     #[arg(long, default_value_t = 1)]
     min_games: u64,
-    /// epd or csv.
-    #[arg(long, default_value = "epd", value_parser = ["epd", "csv"])]
+    /// epd, csv or parquet (parquet needs -o).
+    #[arg(long, default_value = "epd", value_parser = ["epd", "csv", "parquet"])]
     format: String,
     /// The file to write (default: standard output).
     #[arg(long, short)]
@@ -129,18 +129,25 @@ fn positions(args: PositionArgs) -> anyhow::Result<ExitCode> {
             side: args.side.as_deref().map(parse_color).transpose()?,
         },
         min_games: args.min_games,
-        format: if args.format == "csv" { PositionFormat::Csv } else { PositionFormat::Epd },
+        format: match args.format.as_str() {
+            "csv" => PositionFormat::Csv,
+            "parquet" => PositionFormat::Parquet,
+            _ => PositionFormat::Epd,
+        },
     };
+    if export.format == PositionFormat::Parquet && args.output.is_none() {
+        anyhow::bail!("--format parquet writes a file: give -o FILE");
+    }
     let store = Store::open_read_only(&args.db.db)?;
-    let mut out: Box<dyn Write> = match &args.output {
+    let out: Box<dyn Write + Send> = match &args.output {
         Some(path) => {
             Box::new(File::create(path).with_context(|| format!("creating {}", path.display())).map(BufWriter::new)?)
         }
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+        None => Box::new(BufWriter::new(std::io::stdout())),
     };
     let parts_done = AtomicU64::new(0);
     let written = with_spinner("parts", &parts_done, || {
-        export.write(&store, &mut out, |done, _| parts_done.store(done as u64, Ordering::Relaxed))
+        export.write(&store, out, |done, _| parts_done.store(done as u64, Ordering::Relaxed))
     });
     let summary = match written {
         Err(tabiya::export::ExportError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {

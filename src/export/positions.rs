@@ -1,6 +1,6 @@
 //! Distinct positions with their statistics, streamed out part by part (memory bounded by one
-//! scan part whatever the database's size): as EPD for engine tuning (training data), as CSV
-//! for tables.
+//! scan part, and a Parquet row group, whatever the database's size): as EPD for engine tuning
+//! (training data), as CSV or Parquet (Apache Arrow's `parquet` crate) for tables.
 //!
 //! EPD lines carry the position's four fields, then `c0` with the counts and `c9` with White's
 //! score (1 a win, ½ a draw), as the labelled sets of evaluation tuning do:
@@ -14,7 +14,7 @@ use std::io::Write;
 use crate::{
     Key,
     explore::{PositionRow, PositionRows, QueryError},
-    store::Store,
+    store::{ScanPart, Store},
 };
 
 /// How exported positions are written.
@@ -25,7 +25,13 @@ pub enum PositionFormat {
     Epd,
     /// CSV with a header: key, fen, material, games, white, draws, black, average_rating.
     Csv,
+    /// Parquet, the CSV's columns typed: strings, unsigned 64-bit counts, a nullable rating;
+    /// zstd-compressed row groups of [`PARQUET_ROWS`] rows.
+    Parquet,
 }
+
+/// Rows of a Parquet row group: what an export holds in memory at most (some 10 MB).
+pub const PARQUET_ROWS: usize = 1 << 17;
 
 /// Which positions to export and how.
 #[derive(Clone, Debug, Default)]
@@ -50,31 +56,52 @@ pub struct ExportSummary {
 impl PositionExport {
     /// Writes every admitted position to `out`, part by part (in key order within a part);
     /// `part_done` is told after each of the `parts` (for progress).
-    pub fn write(
+    pub fn write<W: Write + Send>(
         &self,
         store: &Store,
-        out: &mut dyn Write,
+        out: W,
         mut part_done: impl FnMut(usize, usize),
     ) -> Result<ExportSummary, ExportError> {
-        let parts = self.rows.parts(store)?;
-        if self.format == PositionFormat::Csv {
-            writeln!(out, "key,fen,material,games,white,draws,black,average_rating")?;
+        let mut parts = self.rows.parts(store)?;
+        if self.min_games > 1 {
+            // The single-game tier holds only positions of one game: none to write.
+            parts.retain(|part| matches!(part, ScanPart::Family(_)));
         }
+        let mut sink = match self.format {
+            PositionFormat::Parquet => Sink::Parquet(Box::new(table::Table::new(out)?)),
+            PositionFormat::Csv => {
+                let mut out = out;
+                writeln!(out, "key,fen,material,games,white,draws,black,average_rating")?;
+                Sink::Text(out)
+            }
+            PositionFormat::Epd => Sink::Text(out),
+        };
         let mut summary = ExportSummary::default();
         for (done, part) in parts.iter().enumerate() {
             for row in self.rows.rows_in(store, part)?.into_iter().filter(|row| row.games >= self.min_games) {
-                self.write_row(out, &row)?;
+                let position = row.key.decode().map_err(|err| ExportError::Key(row.key, err.to_string()))?;
+                match &mut sink {
+                    Sink::Text(out) => self.write_line(out, &row, &position)?,
+                    Sink::Parquet(table) => table.push(&row, &position)?,
+                }
                 summary.positions += 1;
                 summary.occurrences += row.games;
             }
             part_done(done + 1, parts.len());
         }
-        out.flush()?;
+        match sink {
+            Sink::Text(mut out) => out.flush()?,
+            Sink::Parquet(table) => table.finish()?,
+        }
         Ok(summary)
     }
 
-    fn write_row(&self, out: &mut dyn Write, row: &PositionRow) -> Result<(), ExportError> {
-        let position = row.key.decode().map_err(|err| ExportError::Key(row.key, err.to_string()))?;
+    fn write_line(
+        &self,
+        out: &mut impl Write,
+        row: &PositionRow,
+        position: &crate::Position,
+    ) -> Result<(), ExportError> {
         let PositionRow { games, white, draws, black, .. } = *row;
         match self.format {
             PositionFormat::Epd => {
@@ -85,13 +112,121 @@ impl PositionExport {
                     "{position} c0 \"games {games} white {white} draws {draws} black {black}{rating}\"; c9 \"{score:.4}\";"
                 )?;
             }
-            PositionFormat::Csv => {
-                let material = crate::Material(shakmaty::Position::board(position.chess()).material());
+            PositionFormat::Csv | PositionFormat::Parquet => {
                 let rating = row.average_rating.map(|r| r.to_string()).unwrap_or_default();
+                let material = material_of(position);
                 writeln!(out, "{},{position},{material},{games},{white},{draws},{black},{rating}", row.key)?;
             }
         }
         Ok(())
+    }
+}
+
+/// Where rows go: text lines, or a Parquet table's columns.
+enum Sink<W: Write + Send> {
+    Text(W),
+    Parquet(Box<table::Table<W>>),
+}
+
+/// A position's material signature (`KRPvKR`).
+fn material_of(position: &crate::Position) -> crate::Material {
+    crate::Material(shakmaty::Position::board(position.chess()).material())
+}
+
+mod table {
+    //! The Parquet table of an export: columns filled row by row, written a row group at a time.
+
+    use std::{io::Write, sync::Arc};
+
+    use ::parquet::{arrow::ArrowWriter, basic::Compression, file::properties::WriterProperties};
+    use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt16Array, UInt64Array};
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::{ExportError, PARQUET_ROWS, PositionRow, material_of};
+
+    /// The columns of the rows not yet written.
+    #[derive(Default)]
+    struct Columns {
+        key: Vec<String>,
+        fen: Vec<String>,
+        material: Vec<String>,
+        counts: [Vec<u64>; 4],
+        rating: Vec<Option<u16>>,
+    }
+
+    pub struct Table<W: Write + Send> {
+        writer: ArrowWriter<W>,
+        schema: Arc<Schema>,
+        columns: Columns,
+    }
+
+    impl<W: Write + Send> Table<W> {
+        pub fn new(out: W) -> Result<Table<W>, ExportError> {
+            let text = |name| Field::new(name, DataType::Utf8, false);
+            let count = |name| Field::new(name, DataType::UInt64, false);
+            let schema = Arc::new(Schema::new(vec![
+                text("key"),
+                text("fen"),
+                text("material"),
+                count("games"),
+                count("white"),
+                count("draws"),
+                count("black"),
+                Field::new("average_rating", DataType::UInt16, true),
+            ]));
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(Default::default()))
+                .set_max_row_group_size(PARQUET_ROWS)
+                .build();
+            let writer = ArrowWriter::try_new(out, schema.clone(), Some(properties)).map_err(parquet_error)?;
+            Ok(Table { writer, schema, columns: Columns::default() })
+        }
+
+        pub fn push(&mut self, row: &PositionRow, position: &crate::Position) -> Result<(), ExportError> {
+            let columns = &mut self.columns;
+            columns.key.push(row.key.to_string());
+            columns.fen.push(position.to_string());
+            columns.material.push(material_of(position).to_string());
+            for (column, value) in columns.counts.iter_mut().zip([row.games, row.white, row.draws, row.black]) {
+                column.push(value);
+            }
+            columns.rating.push(row.average_rating.and_then(|r| u16::try_from(r).ok()));
+            if columns.key.len() >= PARQUET_ROWS {
+                self.flush()?;
+            }
+            Ok(())
+        }
+
+        /// Writes the rows held as one record batch.
+        fn flush(&mut self) -> Result<(), ExportError> {
+            let Columns { key, fen, material, counts, rating } = std::mem::take(&mut self.columns);
+            if key.is_empty() {
+                return Ok(());
+            }
+            let mut arrays: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from(key)),
+                Arc::new(StringArray::from(fen)),
+                Arc::new(StringArray::from(material)),
+            ];
+            arrays.extend(counts.into_iter().map(|c| Arc::new(UInt64Array::from(c)) as ArrayRef));
+            arrays.push(Arc::new(UInt16Array::from(rating)));
+            let batch = RecordBatch::try_new(self.schema.clone(), arrays)
+                .map_err(|err| ExportError::Parquet(err.to_string()))?;
+            self.writer.write(&batch).map_err(parquet_error)?;
+            // One row group a batch: memory stays at one batch.
+            self.writer.flush().map_err(parquet_error)
+        }
+
+        /// Writes what is left and the file's footer.
+        pub fn finish(mut self) -> Result<(), ExportError> {
+            self.flush()?;
+            self.writer.close().map_err(parquet_error)?;
+            Ok(())
+        }
+    }
+
+    fn parquet_error(err: ::parquet::errors::ParquetError) -> ExportError {
+        ExportError::Parquet(err.to_string())
     }
 }
 
@@ -107,4 +242,7 @@ pub enum ExportError {
     /// Writing the output failed.
     #[error("writing the export: {0}")]
     Write(#[from] std::io::Error),
+    /// The Parquet writer failed (its output failing included).
+    #[error("writing the Parquet export: {0}")]
+    Parquet(String),
 }
