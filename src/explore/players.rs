@@ -105,7 +105,11 @@ impl PlayerMatch {
             .take(10)
             .map(|p| {
                 let others = p.spellings.len() - 1;
-                let also = if others > 0 { format!(", {others} other spellings") } else { String::new() };
+                let also = match others {
+                    0 => String::new(),
+                    1 => ", 1 other spelling".to_owned(),
+                    n => format!(", {n} other spellings"),
+                };
                 format!("{} ({} games{also})", p.name, p.games)
             })
             .collect();

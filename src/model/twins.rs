@@ -2,7 +2,8 @@
 //! and "Kasparov,G", another round number) or with one copy cut short. A game's fingerprint
 //! covers its exact tags, so such copies are two games to the database. Twins have one
 //! [`TwinKey`] (both players' initials and the date), the same players ([`same_players`]: each
-//! side's spellings share a word) and related moves ([`twin_relation`]).
+//! side's spellings have one surname and given names that fit) and related moves
+//! ([`twin_relation`]).
 //!
 //! ```
 //! use tabiya::model::twins::{initials, same_player};
@@ -13,7 +14,10 @@
 //! assert!(!same_player("Kasparov, Garry", "Kramnik, Garry"));
 //! ```
 
-use super::{GameRecord, Tags, names::fold};
+use super::{
+    GameRecord, Tags,
+    names::{fold, given_fit, readings},
+};
 
 /// Fewest plies the shorter of two twins has when it is a prefix of the other: two short games
 /// of a match day may share their opening without being one game.
@@ -28,12 +32,13 @@ pub fn initials(name: &str) -> String {
     String::from_utf8_lossy(&initials).into_owned()
 }
 
-/// Whether two spellings may be one player's for twins: they share a word of two letters or
-/// more (the surname, as a rule), or neither has one.
+/// Whether two spellings may be one player's for twins: a reading of each
+/// ([`readings`]) with the same surname and given names that fit ([`given_fit`]), or neither
+/// has a name at all.
 pub fn same_player(a: &str, b: &str) -> bool {
-    let words = |name: &str| -> Vec<String> { fold(name).tokens.into_iter().filter(|t| t.len() > 1).collect() };
-    let (ours, theirs) = (words(a), words(b));
-    (ours.is_empty() && theirs.is_empty()) || ours.iter().any(|word| theirs.contains(word))
+    let (ours, theirs) = (readings(&fold(a)), readings(&fold(b)));
+    (ours.is_empty() && theirs.is_empty())
+        || ours.iter().any(|x| theirs.iter().any(|y| x.surname == y.surname && given_fit(&x.given, &y.given)))
 }
 
 /// Whether two games' tags name the same players, White and Black, and date.
