@@ -14,7 +14,7 @@ use crate::common::{server, tabiya};
 
 /// The spellings of the collection, each with how many games it plays White in (and as many
 /// Black, against the next spelling).
-const SPELLINGS: [(&str, usize); 15] = [
+const SPELLINGS: [(&str, usize); 17] = [
     ("Kasparov, Garry", 5),
     ("Kasparov,G", 4),
     ("Garry Kasparov", 3),
@@ -30,6 +30,8 @@ const SPELLINGS: [(&str, usize); 15] = [
     ("Müller, Jürgen", 2),
     ("Muller, J", 1),
     ("Kasparov, Georgy", 1),
+    ("van der Wiel, John", 2),
+    ("Vanderwiel J", 1),
 ];
 
 /// The games: spelling i with White against spelling i+1 with Black, `count` times each.
@@ -116,6 +118,11 @@ fn names_match_every_spelling_of_one_player_and_refuse_ambiguity() {
     let muller = find_players(&store, "Jurgen Muller").unwrap();
     assert_eq!(muller.chosen().unwrap().spellings.len(), 2);
     assert!(find_players(&store, "Nobody, At All").unwrap().players.is_empty());
+    // A surname of several words, written apart or together.
+    for query in ["Vanderwiel, J", "John van der Wiel", "van der Wiel, J."] {
+        let found = find_players(&store, query).unwrap();
+        assert_eq!(found.chosen().map(|p| p.spellings.len()), Some(2), "{query}: {found:?}");
+    }
     assert!(find_players(&store, " ,. ").is_err());
     // Suggestions as a name is typed.
     let suggested = suggest_players(&store, "kasp", 10).unwrap();

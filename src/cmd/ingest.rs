@@ -43,8 +43,9 @@ pub struct Args {
     #[arg(long)]
     skip_twins: bool,
     /// With --skip-twins: fewest plies of a game whose moves start its twin's.
-    #[arg(long, default_value_t = tabiya::model::twins::MIN_PREFIX_PLIES, requires = "skip_twins")]
-    min_prefix: usize,
+    #[arg(long, default_value_t = tabiya::model::twins::MIN_PREFIX_PLIES as u16, requires = "skip_twins",
+        value_parser = clap::value_parser!(u16).range(10..))]
+    min_prefix: u16,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -61,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let mut observer = CliObserver { bar: None, rejects };
-    let options = indexer::IngestOptions { skip_twins: args.skip_twins.then_some(args.min_prefix) };
+    let options = indexer::IngestOptions { skip_twins: args.skip_twins.then_some(usize::from(args.min_prefix)) };
     let summary = indexer::ingest_with(&store, &files, &options, &mut observer)?;
     if let Some(bar) = &observer.bar {
         bar.finish_and_clear();

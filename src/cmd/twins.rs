@@ -17,9 +17,9 @@ pub struct Args {
     #[command(flatten)]
     db: DbArgs,
     /// Fewest plies of a game whose moves are the start of its twin's (a shorter one may be
-    /// another game of the same day).
-    #[arg(long, default_value_t = MIN_PREFIX_PLIES)]
-    min_prefix: usize,
+    /// another game of the same day); at least 10.
+    #[arg(long, default_value_t = MIN_PREFIX_PLIES as u16, value_parser = clap::value_parser!(u16).range(10..))]
+    min_prefix: u16,
     /// Groups listed (all are counted).
     #[arg(long, default_value_t = 50)]
     limit: usize,
@@ -30,7 +30,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&args.db.db)?;
-    let search = TwinSearch { min_prefix: args.min_prefix };
+    let search = TwinSearch { min_prefix: usize::from(args.min_prefix) };
     let started = Instant::now();
     let passed = AtomicU64::new(0);
     let mut found = match std::io::stderr().is_terminal() {

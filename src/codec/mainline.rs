@@ -125,6 +125,18 @@ pub fn plies(bytes: &[u8]) -> usize {
     count
 }
 
+/// The bytes of a mainline's first `plies` plies (all of it when it has fewer).
+pub fn prefix_len(bytes: &[u8], plies: usize) -> usize {
+    let mut at = 0;
+    for _ in 0..plies {
+        if at >= bytes.len() {
+            break;
+        }
+        at += if bytes[at] >> 4 == ESCAPE { 2 } else { 1 };
+    }
+    at.min(bytes.len())
+}
+
 /// Reads a mainline's moves by replaying it from its start; yields `None` once, then stops,
 /// at bytes that do not name a possible move in the position reached.
 pub struct MainlineReader<'a> {

@@ -30,7 +30,7 @@ use crate::{
 };
 
 /// Most stored spellings a lookup weighs: a name shared by more is refused (give more of it).
-pub const MAX_SPELLINGS: usize = 20_000;
+pub const MAX_SPELLINGS: usize = 5_000;
 /// Spellings a suggestion weighs, and players it lists.
 const SUGGESTION_SPELLINGS: usize = 400;
 

@@ -61,7 +61,8 @@ pub struct BookOptions {
     pub max_ply: Option<u32>,
     /// Only the moves of this side (the other side's moves are still followed).
     pub only: Option<Color>,
-    /// Lowest score of the side to move with a move, in percent (a win 100, a draw 50).
+    /// Lowest score of the side to move with a move, in percent (a win 100, a draw 50), over
+    /// the games with a result; a move with none has no score and is left out.
     pub min_score: Option<f64>,
     /// How moves are weighed.
     pub weight: BookWeight,
@@ -209,6 +210,11 @@ impl BookOptions {
             let found: Vec<Visited> = frontier
                 .par_iter()
                 .map(|visit| {
+                    if progress.stopped() {
+                        return Err(QueryError::input(format!(
+                            "the book was stopped at ply {ply}, before it was complete"
+                        )));
+                    }
                     let found = self.visit(store, visit, player.as_deref());
                     progress.passed.fetch_add(1, Ordering::Relaxed);
                     found
@@ -224,12 +230,13 @@ impl BookOptions {
             frontier = next;
             ply += 1;
         }
+        // Two positions with one Polyglot key (a pinned pawn's en passant, or a collision):
+        // one entry of a move stands.
+        book.entries.sort_by_key(|e| (e.key, e.mv));
+        book.entries.dedup_by(|b, a| a.key == b.key && a.mv == b.mv);
         book.entries.sort_unstable_by(|a, b| {
             a.key.cmp(&b.key).then_with(|| b.weight.cmp(&a.weight)).then_with(|| a.mv.cmp(&b.mv))
         });
-        // Two positions with one Polyglot key (a pinned pawn's en passant, or a collision):
-        // the first entry of a move stands.
-        book.entries.dedup_by(|b, a| a.key == b.key && a.mv == b.mv);
         Ok(book)
     }
 
@@ -285,9 +292,14 @@ fn wins(tally: &Tally, mover: Color) -> u64 {
     mover.fold_wb(tally.white, tally.black)
 }
 
-/// The side to move's score with a move, in percent.
+/// The side to move's score with a move, in percent, over the games with a result (0 when
+/// none has one).
 fn score_percent(tally: &Tally, mover: Color) -> f64 {
-    (2 * wins(tally, mover) + tally.draws) as f64 * 50.0 / tally.games.max(1) as f64
+    let decided = tally.white + tally.draws + tally.black;
+    match decided {
+        0 => 0.0,
+        _ => (2 * wins(tally, mover) + tally.draws) as f64 * 50.0 / decided as f64,
+    }
 }
 
 /// A position's weights in 16 bits: all divided alike when the heaviest does not fit (a weight

@@ -3,7 +3,8 @@
 //! (training data), as CSV or Parquet (Apache Arrow's `parquet` crate) for tables.
 //!
 //! EPD lines carry the position's four fields, then `c0` with the counts and `c9` with White's
-//! score (1 a win, ½ a draw), as the labelled sets of evaluation tuning do:
+//! score over the games with a result (1 a win, ½ a draw; no `c9` when none has one), as the
+//! labelled sets of evaluation tuning do:
 //!
 //! ```text
 //! r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - c0 "games 12 white 5 draws 4 black 3 rating 2650"; c9 "0.5833";
@@ -106,10 +107,15 @@ impl PositionExport {
         match self.format {
             PositionFormat::Epd => {
                 let rating = row.average_rating.map(|r| format!(" rating {r}")).unwrap_or_default();
-                let score = (2 * white + draws) as f64 / (2 * games.max(1)) as f64;
+                // White's score over the games with a result; none without one.
+                let decided = white + draws + black;
+                let score = match decided {
+                    0 => String::new(),
+                    _ => format!(" c9 \"{:.4}\";", (2 * white + draws) as f64 / (2 * decided) as f64),
+                };
                 writeln!(
                     out,
-                    "{position} c0 \"games {games} white {white} draws {draws} black {black}{rating}\"; c9 \"{score:.4}\";"
+                    "{position} c0 \"games {games} white {white} draws {draws} black {black}{rating}\";{score}"
                 )?;
             }
             PositionFormat::Csv | PositionFormat::Parquet => {

@@ -43,30 +43,36 @@ impl PendingBatch {
         run: &mut RunRecord,
         skip_twins: Option<usize>,
     ) -> Result<(), StoreError> {
-        let mut games = std::mem::take(&mut self.games);
-        mainline_order(&mut games);
+        let games = std::mem::take(&mut self.games);
         // Workers looked fingerprints up already; this catches games whose twin was committed
-        // after that look-up.
+        // after that look-up. Duplicates, then twins, are found in the order the games were
+        // read, so that of two copies the one read first stays.
         let fingerprints: Vec<_> = games.iter().map(|game| game.fingerprint).collect();
         let known = store.known_fingerprints(&fingerprints)?;
         let mut seen = FxHashSet::default();
-        let mut batch = store.batch();
-        let mut accepted: Vec<PreparedGame> = Vec::with_capacity(games.len());
+        let mut kept: Vec<PreparedGame> = Vec::with_capacity(games.len());
         let mut batch_twins: FxHashMap<TwinKey, Vec<usize>> = FxHashMap::default();
-        for (mut game, known) in games.into_iter().zip(known) {
+        for (game, known) in games.into_iter().zip(known) {
             if known || !seen.insert(game.fingerprint) {
                 run.counts.duplicates += 1;
                 continue;
             }
             if let Some(min_prefix) = skip_twins {
-                let twin = TwinKey::of(&game.record.tags);
-                let earlier = batch_twins.get(&twin).into_iter().flatten().map(|&at| &accepted[at].record);
+                let twin = TwinKey::of(&game.record);
+                let earlier = batch_twins.get(&twin).into_iter().flatten().map(|&at| &kept[at].record);
                 if is_twin(store, &game.record, twin, earlier, min_prefix)? {
                     run.counts.twins += 1;
                     continue;
                 }
-                batch_twins.entry(twin).or_default().push(accepted.len());
+                batch_twins.entry(twin).or_default().push(kept.len());
             }
+            kept.push(game);
+        }
+        let mut games = kept;
+        mainline_order(&mut games);
+        let mut batch = store.batch();
+        let mut accepted: Vec<PreparedGame> = Vec::with_capacity(games.len());
+        for mut game in games {
             let id = GameId(totals.next_game_id.max(1));
             totals.next_game_id = id.0 + 1;
             totals.games += 1;
@@ -80,7 +86,7 @@ impl PendingBatch {
         batch.put_players(
             accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
         );
-        batch.put_twins(accepted.iter().map(|game| (TwinKey::of(&game.record.tags), game.facts.id)));
+        batch.put_twins(accepted.iter().map(|game| (TwinKey::of(&game.record), game.facts.id)));
         // The accepted games' ids are consecutive: their facts are one run, which the commit
         // reads to build the games' positions.
         let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
@@ -106,9 +112,8 @@ fn is_twin<'a>(
     min_prefix: usize,
 ) -> Result<bool, StoreError> {
     let twins = |other: &GameRecord| {
-        same_players(&record.tags, &other.tags)
-            && (twin_relation(record, other, min_prefix).is_some()
-                || twin_relation(other, record, min_prefix).is_some())
+        (twin_relation(record, other, min_prefix).is_some() || twin_relation(other, record, min_prefix).is_some())
+            && same_players(&record.tags, &other.tags)
     };
     if earlier.into_iter().any(twins) {
         return Ok(true);

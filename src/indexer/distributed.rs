@@ -372,7 +372,7 @@ impl Assembly {
             batch.put_game(id, &record);
             facts.push(GameFacts::of(id, record.result, &record.tags));
             fingerprints.push((Fingerprint(entry.fingerprint), id));
-            twins.push((TwinKey::of(&record.tags), id));
+            twins.push((TwinKey::of(&record), id));
             players.push((id, record.tags.white, record.tags.black));
         }
         batch.put_fingerprints(fingerprints);

@@ -30,6 +30,11 @@ pub struct Folded {
 
 /// What joins the players of a team spelling.
 const TEAM_MARKS: [char; 5] = [':', '/', '&', '+', ';'];
+/// Most words a spelling has to be read as a name: a longer one (no player's) has no reading,
+/// which keeps the readings' work small whatever a tag or a query holds.
+pub const MAX_WORDS: usize = 8;
+/// Longest word compared letter by letter ([`given_fit`]); longer ones fit only when equal.
+const MAX_FUZZY_LETTERS: usize = 32;
 
 /// Folds a spelling: accents and other scripts transliterated to ASCII (`Müller` → `muller`,
 /// `Østergaard` → `ostergaard`), lower case, tokens split at anything else; a digit typed into
@@ -61,6 +66,8 @@ pub fn fold(name: &str) -> Folded {
 pub struct Reading {
     /// The surname's tokens, joined.
     pub surname: String,
+    /// The surname's last token.
+    pub last: String,
     /// The given names or initials, in order.
     pub given: Vec<String>,
 }
@@ -75,10 +82,14 @@ pub fn is_team(name: &str) -> bool {
 /// ("Kasparov G", "Ding Liren"), then the other splits; one letter is never a surname.
 pub fn readings(folded: &Folded) -> Vec<Reading> {
     let tokens = &folded.tokens;
-    let read = |surname: &[String], given: &[String]| Reading { surname: surname.concat(), given: given.to_vec() };
+    let read = |surname: &[String], given: &[String]| Reading {
+        surname: surname.concat(),
+        last: surname.last().cloned().unwrap_or_default(),
+        given: given.to_vec(),
+    };
     let mut found = Vec::new();
     match folded.comma {
-        _ if tokens.is_empty() => {}
+        _ if tokens.is_empty() || tokens.len() > MAX_WORDS => {}
         Some(at) => found.push(read(&tokens[..at], &tokens[at..])),
         None if tokens.len() == 1 => found.push(read(tokens, &[])),
         None => {
@@ -105,8 +116,28 @@ pub fn given_fit(a: &[String], b: &[String]) -> bool {
     a.iter().zip(b).all(|(x, y)| {
         let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
         (short.len() <= 3 && long.starts_with(short.as_str()))
-            || (short.len() >= 4 && strsim::damerau_levenshtein(x, y) <= 1)
+            || (short.len() >= 4
+                && long.len() - short.len() <= 1
+                && long.len() <= MAX_FUZZY_LETTERS
+                && strsim::damerau_levenshtein(x, y) <= 1)
+            || x == y
     })
+}
+
+/// The words a spelling is indexed under: its folded tokens, and the joined words of each
+/// surname of more than one word it may have (`van der Wiel, John` under `vanderwiel` too), so
+/// that a lookup by either form finds it.
+pub fn index_words(name: &str) -> Vec<String> {
+    let folded = fold(name);
+    let mut words: Vec<String> = readings(&folded)
+        .into_iter()
+        .filter(|reading| reading.surname != reading.last)
+        .map(|reading| reading.surname)
+        .chain(folded.tokens)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 /// Whether given names say who a player is: a first given name of two letters or more.
@@ -134,17 +165,13 @@ impl NameQuery {
         self.readings.is_empty()
     }
 
-    /// The tokens one of which every matching spelling holds: each reading's surname's last
-    /// token (what the names index is searched by).
+    /// The words the names index is searched by: each reading's surname's last word and its
+    /// words joined ([`index_words`] indexes both), one letter never.
     pub fn surname_tokens(&self) -> Vec<String> {
-        let folded = fold(&self.text);
         let mut found: Vec<String> = Vec::new();
-        for reading in &self.readings {
-            // The surname's last token: the one whose end is the surname's end.
-            if let Some(token) = folded.tokens.iter().rev().find(|t| reading.surname.ends_with(t.as_str()))
-                && !found.contains(token)
-            {
-                found.push(token.clone());
+        for word in self.readings.iter().flat_map(|r| [&r.last, &r.surname]) {
+            if word.len() > 1 && !found.contains(word) {
+                found.push(word.clone());
             }
         }
         found
@@ -282,7 +309,13 @@ mod tests {
         assert!(NameQuery::new("Anand").matches("Anand,V2").is_some_and(|r| r[0].given == ["v"]));
         assert!(NameQuery::new("Anand").matches("Pranav,Anand").is_none());
         assert!(NameQuery::new("van der Wiel, John").matches("Vanderwiel J").is_some());
-        assert_eq!(NameQuery::new("Garry Kasparov").surname_tokens(), ["kasparov", "garry"]);
+        assert_eq!(NameQuery::new("Garry Kasparov").surname_tokens(), ["kasparov", "garry", "garrykasparov"]);
+        assert_eq!(NameQuery::new("Firouzja, A").surname_tokens(), ["firouzja"]);
+        assert_eq!(NameQuery::new("Kasparov G").surname_tokens(), ["kasparov", "kasparovg"]);
+        assert!(index_words("van der Wiel, John").contains(&"vanderwiel".to_owned()));
+        assert!(NameQuery::new("Vanderwiel J").surname_tokens().contains(&"vanderwiel".to_owned()));
+        assert!(NameQuery::new(&"a ".repeat(5000)).is_empty());
+        assert!(!given_fit(&["x".repeat(20_000)], &["x".repeat(19_999)]));
     }
 
     #[test]

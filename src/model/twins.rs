@@ -15,13 +15,16 @@
 //! ```
 
 use super::{
-    GameRecord, Tags,
+    GameRecord, GameResult, Tags,
     names::{fold, given_fit, readings},
 };
 
 /// Fewest plies the shorter of two twins has when it is a prefix of the other: two short games
 /// of a match day may share their opening without being one game.
 pub const MIN_PREFIX_PLIES: usize = 20;
+/// Plies of a game's start that its [`TwinKey`] hashes: twins share them (a prefix twin has at
+/// least this many plies), so a key's games are few even among a day's games of two players.
+pub const KEY_PLIES: usize = 10;
 
 /// The initials of a name's words, sorted, each once: what spellings of one player share
 /// ("Kasparov, Garry", "Kasparov,G" and "Garry Kasparov" are all `gk`).
@@ -46,18 +49,26 @@ pub fn same_players(a: &Tags, b: &Tags) -> bool {
     a.date.trim() == b.date.trim() && same_player(&a.white, &b.white) && same_player(&a.black, &b.black)
 }
 
-/// What twins share, hashed to 32 bits: both players' [`initials`] and the date. Games of one
-/// key are compared by [`same_players`] and [`twin_relation`], so a collision costs a
-/// comparison, never a wrong twin; 32 bits keep the twins family small (random bytes do not
-/// compress).
+/// What twins share, hashed to 32 bits: both players' [`initials`], the date, the start and the
+/// first [`KEY_PLIES`] plies. Games of one key are compared by [`twin_relation`] and
+/// [`same_players`], so a collision costs a comparison, never a wrong twin; 32 bits keep the
+/// twins family small (random bytes do not compress).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TwinKey(pub u32);
 
 impl TwinKey {
-    /// The key of a game's tags.
-    pub fn of(tags: &Tags) -> TwinKey {
-        let text = format!("{}\0{}\0{}", initials(&tags.white), initials(&tags.black), tags.date.trim());
-        TwinKey(xxhash_rust::xxh3::xxh3_64(text.as_bytes()) as u32)
+    /// The key of a game.
+    pub fn of(game: &GameRecord) -> TwinKey {
+        let tags = &game.tags;
+        let start = crate::codec::mainline::prefix_len(game.move_bytes(), KEY_PLIES);
+        let text = format!(
+            "{}\0{}\0{}\0{}\0",
+            initials(&tags.white),
+            initials(&tags.black),
+            tags.date.trim(),
+            game.setup_fen().unwrap_or("")
+        );
+        TwinKey(xxhash_rust::xxh3::xxh3_64(&[text.as_bytes(), &game.move_bytes()[..start]].concat()) as u32)
     }
 }
 
@@ -73,8 +84,10 @@ pub enum TwinRelation {
 
 /// How `a` is a twin of `b`, or `None`: they must have the same players and date
 /// ([`same_players`], the caller's to check) and start; then the same moves, or `a`'s moves a
-/// prefix of `b`'s of at least `min_prefix` plies.
+/// prefix of `b`'s of at least `min_prefix` plies (never fewer than [`KEY_PLIES`]) with `b`'s
+/// result or none (`*`).
 pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Option<TwinRelation> {
+    let min_prefix = min_prefix.max(KEY_PLIES);
     if a.setup_fen() != b.setup_fen() {
         return None;
     }
@@ -83,7 +96,11 @@ pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Optio
     let (ours, theirs) = (a.move_bytes(), b.move_bytes());
     if ours == theirs {
         Some(TwinRelation::SameMoves)
-    } else if theirs.starts_with(ours) && a.plies() >= min_prefix {
+    } else if theirs.starts_with(ours)
+        && a.plies() >= min_prefix
+        && (a.result == b.result || a.result == GameResult::Unknown)
+    {
+        // A cut copy keeps the result or has none; a game that ended differently is another.
         Some(TwinRelation::Prefix)
     } else {
         None

@@ -23,6 +23,7 @@ export async function explore(play = played()) {
     if (value !== '') book.set(name, value);
   }
   $('book-link').href = `book.bin?${book}`;
+  $('book-link').hidden = false;
   let answer;
   try {
     if (f.player) {
@@ -43,6 +44,8 @@ export async function explore(play = played()) {
   } catch (err) {
     if (request !== state.request) return;
     setError('explorer-error', err.message);
+    // No book of filters the explorer refuses (an ambiguous player name).
+    $('book-link').hidden = true;
     // Nothing of the previous position stays clickable.
     $('moves').tBodies[0].innerHTML = '';
     $('moves').tFoot.innerHTML = '';

@@ -70,15 +70,13 @@ pub fn player_prefix(prefix: &str) -> Vec<u8> {
     player_name(prefix).into_bytes()
 }
 
-/// The names family's keys of a spelling: one per distinct folded token
-/// ([`fold`](crate::model::names::fold)), `token 0 name`, the name as the players family
-/// holds it ([`player_name`]).
+/// The names family's keys of a spelling: one per word it is indexed under
+/// ([`index_words`](crate::model::names::index_words)), `word 0 name`, the name as the players
+/// family holds it ([`player_name`]).
 pub fn name_keys(name: &str) -> Vec<Vec<u8>> {
     let stored = player_name(name);
-    let mut tokens = crate::model::names::fold(name).tokens;
-    tokens.sort_unstable();
-    tokens.dedup();
-    tokens.into_iter().map(|token| [token.as_bytes(), &[0], stored.as_bytes()].concat()).collect()
+    let words = crate::model::names::index_words(name);
+    words.into_iter().map(|word| [word.as_bytes(), &[0], stored.as_bytes()].concat()).collect()
 }
 
 /// The name (as the players family holds it) of a names key; `None` without a `0`.
