@@ -206,7 +206,7 @@ pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMa
         return Ok(None);
     };
     let found = find_players(store, name)?;
-    let ids = found.games(store, filter.color)?;
+    let ids = found.games(filter.color)?;
     if ids.len() > MAX_PLAYER_GAMES {
         return Err(QueryError::input(format!(
             "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",

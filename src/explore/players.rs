@@ -47,6 +47,9 @@ pub struct Spelling {
     /// As the players index holds it (lower case, spaces).
     #[serde(skip)]
     pub stored: String,
+    /// Its games with White, then with Black, ascending: read once, when it was counted.
+    #[serde(skip)]
+    pub ids: [Vec<GameId>; 2],
 }
 
 /// A player: the spellings that may all be theirs.
@@ -84,13 +87,18 @@ impl PlayerMatch {
 
     /// The games of the one player matched (with colour `color` when given), ascending; an
     /// error listing the players when the name matched several.
-    pub fn games(&self, store: &Store, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
+    pub fn games(&self, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
         if self.players.len() > 1 {
             return Err(QueryError::input(self.ambiguity()));
         }
         let mut ids = Vec::new();
-        for spelling in self.players.iter().flat_map(|p| &p.spellings) {
-            ids.extend(store.player_games(&spelling.stored, color)?);
+        for [white, black] in self.players.iter().flat_map(|p| &p.spellings).map(|s| &s.ids) {
+            if color != Some(Color::Black) {
+                ids.extend_from_slice(white);
+            }
+            if color != Some(Color::White) {
+                ids.extend_from_slice(black);
+            }
         }
         ids.sort_unstable();
         ids.dedup();
@@ -192,7 +200,8 @@ fn matched_players(
         let Some(readings) = read(&name) else {
             continue;
         };
-        let spelling = Spelling { name, white: white.len() as u64, black: black.len() as u64, stored };
+        let (white_games, black_games) = (white.len() as u64, black.len() as u64);
+        let spelling = Spelling { name, white: white_games, black: black_games, stored, ids: [white, black] };
         matched.push(Matched { readings, games: spelling.white + spelling.black, item: spelling });
     }
     let grouped = group(matched);

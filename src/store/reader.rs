@@ -154,7 +154,11 @@ impl Store {
     /// Stored games by id, in the order asked (`None` for an id not stored).
     pub fn games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
         // One cut-off for both parts: a catch-up between them must not split a game.
-        let committed = self.committed_for_all(ids)?;
+        self.games_below(ids, self.committed_for_all(ids)?)
+    }
+
+    /// The games of `ids` below id `committed` (`None` for the others).
+    fn games_below(&self, ids: &[GameId], committed: u64) -> Result<Vec<Option<GameRecord>>, StoreError> {
         let heads = self.committed_values(options::GAMES, ids, committed)?;
         let lines = self.committed_values(options::MAINLINES, ids, committed)?;
         heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
@@ -275,9 +279,7 @@ impl Store {
 
     /// Games by id, committed or staged by the running ingest (see [`Store::twin_ids`]).
     pub(crate) fn staged_games(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
-        let heads = self.committed_values(options::GAMES, ids, u64::MAX)?;
-        let lines = self.committed_values(options::MAINLINES, ids, u64::MAX)?;
-        heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| self.game_of(*id, head, line)).collect()
+        self.games_below(ids, u64::MAX)
     }
 
     /// The committed games sharing a [`TwinKey`](crate::model::twins::TwinKey) with another, in
