@@ -2,7 +2,8 @@
 //! `TABIYA_BENCH_DB` does not name one): explorer lookups (12 moves + 4 top games) over a
 //! realistic mix of positions — openings (plies 2–8), middlegames (plies 20–40) and rare
 //! positions (ply 60 on) of games spread over the collection — unfiltered and with a rating and
-//! date filter; and material searches. Prints p50/p99 per class, then criterion's figures.
+//! date filter; each header filter on the initial position and a rare one; and material
+//! searches. Prints p50/p99 per class, then criterion's figures.
 //!
 //! `cargo bench --bench lookup`
 
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use tabiya::{
     Key,
-    explore::{Filter, Limits, Lookup, MaterialQuery, ResolvedTarget, Signature, Target},
+    explore::{Filter, FilterSpec, Limits, Lookup, MaterialQuery, ResolvedTarget, Signature, Target},
     input::read_games,
 };
 
@@ -81,6 +82,7 @@ fn lookup(c: &mut Criterion) {
             );
         }
     }
+    header_filters(&store, limits);
     let mut group = c.benchmark_group("lookup");
     group.measurement_time(Duration::from_secs(10));
     for (name, lookups) in [("mix unfiltered", &unfiltered), ("mix filtered", &filtered)] {
@@ -106,6 +108,73 @@ fn lookup(c: &mut Criterion) {
         group.bench_function(signature, |b| b.iter(|| query.run(&store).expect("search")));
     }
     group.finish();
+}
+
+/// Each header filter on the initial position (every game read) and on a rare position: the
+/// median of 9 timed lookups after one warm-up (which loads the header facts once), and the
+/// games kept.
+fn header_filters(store: &tabiya::store::Store, limits: Limits) {
+    let specs: [(&str, FilterSpec); 11] = [
+        ("--min-elo 2600", FilterSpec { min_elo: Some(2600), ..FilterSpec::default() }),
+        ("--max-elo 2200", FilterSpec { max_elo: Some(2200), ..FilterSpec::default() }),
+        ("--event olympiad", FilterSpec { event: Some("olympiad".into()), ..FilterSpec::default() }),
+        ("--site wijk", FilterSpec { site: Some("wijk".into()), ..FilterSpec::default() }),
+        ("--result 1/2-1/2", FilterSpec { result: Some("1/2-1/2".into()), ..FilterSpec::default() }),
+        ("--eco B20-B99", FilterSpec { eco: Some("B20-B99".into()), ..FilterSpec::default() }),
+        (
+            "--date-from 2000-06-15 --date-to 2010",
+            FilterSpec { date_from: Some("2000-06-15".into()), date_to: Some("2010".into()), ..FilterSpec::default() },
+        ),
+        ("--min-plies 100", FilterSpec { min_plies: Some(100), ..FilterSpec::default() }),
+        (
+            "--player \"Carlsen, Magnus\" --opponent Anand",
+            FilterSpec {
+                player: Some("Carlsen, Magnus".into()),
+                opponent: Some("Anand".into()),
+                ..FilterSpec::default()
+            },
+        ),
+        (
+            "--player \"Carlsen, Magnus\"",
+            FilterSpec { player: Some("Carlsen, Magnus".into()), ..FilterSpec::default() },
+        ),
+        (
+            "--eco C00-C99 --min-elo 2500 --date-from 2005",
+            FilterSpec {
+                eco: Some("C00-C99".into()),
+                min_elo: Some(2500),
+                date_from: Some("2005".into()),
+                ..FilterSpec::default()
+            },
+        ),
+    ];
+    let positions = [
+        ("initial position", Target::initial()),
+        (
+            "after 1. e4 c5 2. Nf3 d6 3. g3 Nc6 4. Bg2 Nf6 5. d3",
+            Target::san("1. e4 c5 2. Nf3 d6 3. g3 Nc6 4. Bg2 Nf6 5. d3"),
+        ),
+    ];
+    for (where_, target) in positions {
+        let target = target.resolve().expect("a position");
+        for (name, spec) in &specs {
+            let lookup = Lookup { target: target.clone(), filter: spec.filter().expect("a filter"), limits };
+            let answer = lookup.run(store).expect("lookup");
+            let mut times: Vec<Duration> = (0..9)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(lookup.run(store).expect("lookup"));
+                    start.elapsed()
+                })
+                .collect();
+            times.sort();
+            println!(
+                "header filter {name}, {where_}: {} games kept, median {:.1} ms (with the 12 moves' reached)",
+                answer.games,
+                times[4].as_secs_f64() * 1e3
+            );
+        }
+    }
 }
 
 criterion_group!(benches, lookup);

@@ -155,7 +155,19 @@ fn ingest_query_stats_round_trip() {
     let positions = ["positions", "tier marks", "tier hashes", "tier blocks"];
     let total: f64 = positions
         .iter()
-        .chain(&["games", "mainlines", "facts", "fingerprints", "players", "names", "twins", "openings", "meta"])
+        .chain(&[
+            "games",
+            "mainlines",
+            "facts",
+            "headers",
+            "labels",
+            "fingerprints",
+            "players",
+            "names",
+            "twins",
+            "openings",
+            "meta",
+        ])
         .map(|f| bytes(f))
         .sum();
     assert_eq!(stats["sizes"]["total"].as_u64().unwrap() as f64, total);

@@ -434,6 +434,8 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
             offset: 0,
             limit: 10_000,
             max_sorted: usize::MAX,
+            filter: Filter::default(),
+            steps: None,
         };
         let numbers = |ids: Vec<GameId>| ids.into_iter().map(|id| id.0).collect::<Vec<_>>();
         assert_eq!(numbers(and.ids(&built.store).unwrap()), sa.intersection(&sb).copied().collect::<Vec<_>>());

@@ -20,7 +20,8 @@
 //! record, so that the same games give the same bytes however they were staged (on one machine
 //! or spread over many); the layout is the same and readers read both, but the positions
 //! family's tier records are cut differently. Format 10 adds the names and twins families and
-//! counts a run's twins in its record; the other families are unchanged. A change to any stored layout (a
+//! counts a run's twins in its record; format 11 adds the headers and labels families; the other
+//! families are unchanged. A change to any stored layout (a
 //! vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION and
 //! these digests change together.
 
@@ -44,12 +45,14 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("games", 5, "da1de22e9592ccded0593c6e11d64b35"),
         ("mainlines", 5, "62a80bc9b2d871458c27ccb33adfd4c7"),
         ("facts", 1, "123bfe8ead40124ed074570fcfeace4f"),
+        ("headers", 1, "05866875ec371e4caa49c132499eef96"),
+        ("labels", 9, "45b59c071ae501a02e81a255ba92371a"),
         ("fingerprints", 5, "bc8164cc52e88071628f2557c36b57e0"),
         ("players", 10, "62ecab8a2c9001e9bc5c0f5b5a0cf22b"),
         ("names", 23, "62e38c0f4072316bcd3a65cb973026cf"),
         ("twins", 5, "b6d9b8af6ba0137aaca094c640721b33"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "eaf9e4fe4634c174ec5407787eb51a8a"),
+        ("meta", 1, "3fff086c2b4ada426fb841145747bbcb"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
@@ -82,18 +85,21 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
 }
 
 /// The digests of [`a_commit_staging_the_smallest_key_has_the_pinned_bytes`]'s database: but for
-/// the positions family (hashed range bounds), the names and twins families and the run record
-/// (format 10), those the revision before the store's restructure gave.
-const PINNED_SMALLEST: [(&str, u64, &str); 11] = [
+/// the positions family (hashed range bounds), the names and twins families (format 10), the
+/// headers and labels families and the run record (format 11), those the revision before the
+/// store's restructure gave.
+const PINNED_SMALLEST: [(&str, u64, &str); 13] = [
     ("positions", 11, "d57cb0e32598d9617ab522ac2238a81c"),
     ("games", 2, "ebf0695fabf327ea308a1ab2d2ace9d8"),
     ("mainlines", 2, "f065e89453114b31598832f221249537"),
     ("facts", 1, "99aa6ac6bd91dd78fa76b9e94caf5139"),
+    ("headers", 1, "dc272e27ab08054fea2cbd648fa56600"),
+    ("labels", 2, "4a8dcda704d95afe38466bb9dca27647"),
     ("fingerprints", 2, "f665925a581255612e5888b5b4229a95"),
     ("players", 4, "94bd13f225207d208ba0191d5484e934"),
     ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
     ("twins", 2, "1532b80c1a584eec2ca2033c3079690f"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "eaf9e4fe4634c174ec5407787eb51a8a"),
+    ("meta", 1, "3fff086c2b4ada426fb841145747bbcb"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

@@ -18,7 +18,8 @@ const ITALIAN_PLAY: &str = "e2e4,e7e5,g1f3,b8c6,f1c4,f8c5";
 #[test]
 fn explorer_endpoints_answer_in_the_lichess_shape() {
     let dir = tempfile::tempdir().unwrap();
-    let server = start(&sample_db(dir.path()));
+    let db = sample_db(dir.path());
+    let server = start(&db);
 
     let (status, body) = json(&server, "/health");
     assert_eq!((status, body["status"].as_str()), (200, Some("ok")));
@@ -58,7 +59,7 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     let moves = masters["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 2);
     for m in moves {
-        for field in ["uci", "san", "white", "draws", "black", "averageRating", "game"] {
+        for field in ["uci", "san", "white", "draws", "black", "averageRating", "game", "reached"] {
             assert!(m.get(field).is_some(), "move has {field}: {m}");
         }
     }
@@ -141,6 +142,26 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     }
     let all: Vec<_> = games["games"].as_array().unwrap().iter().map(|g| g["id"].clone()).collect();
     assert_eq!(paged, all);
+    // A sequence: each game with the ply of each step, the same as the command line's.
+    let (status, sequence) = json(&server, "/games?pattern=seq(check%2C%20mate%2C%203)&perPage=100");
+    assert_eq!(status, 200, "{sequence}");
+    assert!(sequence["total"].as_u64() >= Some(1), "{sequence}");
+    for game in sequence["games"].as_array().unwrap() {
+        let steps: Vec<u64> = game["steps"].as_array().unwrap().iter().map(|p| p.as_u64().unwrap()).collect();
+        assert!(steps.len() == 2 && steps[0] < steps[1] && steps[1] <= steps[0] + 3, "{game}");
+    }
+    let cli = common::tabiya(&[
+        "games",
+        "--db",
+        db.to_str().unwrap(),
+        "--pattern",
+        "seq(check, mate, 3)",
+        "--json",
+        "--limit",
+        "100",
+    ]);
+    let cli: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    assert_eq!(cli["games"], sequence["games"]);
     let (_, flipped) = json(&server, "/pattern?q=Pa-h7%20and%20wtm&flip=true&material=KQRRBBNNP*vKQRRBBNNP*");
     assert!(flipped.get("positions").is_some(), "{flipped}");
 
@@ -183,6 +204,14 @@ fn bad_requests_are_400_with_a_json_error() {
         "/pattern?q=Ke1&material=KvQ",
         "/games?pattern=Kz9",
         "/games?pattern=mate&play=e2e4",
+        "/games?pattern=seq(check%2C%20mate%2C%200)",
+        "/games?pattern=seq(check%2C%20mate)%20and%20check",
+        "/games?pattern=seq(check%2C%20mate)&material=KvK",
+        "/pattern?q=seq(check%2C%20mate)",
+        "/games?eco=C50-B20",
+        "/masters?dateFrom=2001-13",
+        "/masters?result=2-0",
+        "/masters?opponent=Tal",
         "/report/opening?format=pdf",
         "/report/opening?format=csv",
         "/report/opening?format=csv&table=nothing",

@@ -82,6 +82,28 @@ async fn total(browser: &Browser) -> u64 {
     browser.eval("return Number(document.querySelector('#total-games').dataset.games)").await.as_u64().unwrap()
 }
 
+/// The move table's reached column: (UCI, games reaching the position after the move).
+async fn reached_rows(browser: &Browser) -> Vec<(String, u64)> {
+    let value = browser
+        .eval("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => [r.dataset.uci, Number(r.querySelector('td.reached').dataset.reached)])")
+        .await;
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row[0].as_str().unwrap().to_owned(), row[1].as_u64().unwrap()))
+        .collect()
+}
+
+fn api_reached(answer: &Value) -> Vec<(String, u64)> {
+    answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["uci"].as_str().unwrap().to_owned(), m["reached"]["games"].as_u64().unwrap()))
+        .collect()
+}
+
 fn api_rows(answer: &Value) -> Vec<(String, u64)> {
     answer["moves"]
         .as_array()
@@ -169,6 +191,10 @@ async fn the_explorer_page_works_in_a_browser() {
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
     let (_, masters) = json(&server, "/masters?moves=60");
     assert_eq!(rows(&browser).await, api_rows(&masters));
+    // Each row's reached column is the answer's, its tooltip says what it counts.
+    assert_eq!(reached_rows(&browser).await, api_reached(&masters));
+    let tooltip = browser.eval("return document.querySelector('#moves td.reached').title").await;
+    assert!(tooltip.as_str().unwrap().contains("by any move order"), "{tooltip}");
     assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
     assert!(browser.eval("return document.querySelectorAll('#board use.piece').length").await == 32);
     wait_until(

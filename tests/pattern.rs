@@ -12,7 +12,7 @@ use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position as _, Role, Square, attacks,
 };
 use tabiya::{
-    explore::{GameSort, GameSource, GamesQuery, MAX_HITS, PatternQuery, Signature},
+    explore::{Filter, GameSort, GameSource, GamesQuery, MAX_HITS, PatternQuery, Signature},
     model::GameId,
     pattern::Pattern,
 };
@@ -246,6 +246,8 @@ fn patterns_match_a_naive_replay() {
             offset: 0,
             limit: usize::MAX,
             max_sorted: usize::MAX,
+            filter: Filter::default(),
+            steps: None,
         }
         .run(&store)
         .unwrap();

@@ -20,6 +20,7 @@ mod exhaustive;
 mod explore;
 mod export;
 mod format;
+mod headers;
 mod hostile_input;
 mod http;
 mod ingest;

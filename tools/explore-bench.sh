@@ -10,7 +10,8 @@
 #       ratio of the medians.
 # In-process lookup latencies and material search times are in `cargo bench --bench lookup`.
 #
-# Usage: tools/explore-bench.sh [FILE.pgn[.zst]] [ROUNDS]
+# Usage: [BASELINE=OTHER-TABIYA] tools/explore-bench.sh [FILE.pgn[.zst]] [ROUNDS]
+# BASELINE: another build (of the same format) whose mixes are run beside this build's.
 # Default file: ../shared/datasets/players.pgn.zst. Needs wrk and pgn-extract
 # (apt-get install wrk pgn-extract), zstd and python3.
 set -euo pipefail
@@ -64,10 +65,15 @@ for line in io.lines("$work/paths.txt") do paths[#paths + 1] = line end
 request = function() return wrk.format("GET", paths[math.random(#paths)]) end
 EOF
 
-$tabiya serve --db "$db" --bind 127.0.0.1:0 >"$work/serve.out" &
-server=$!
-for _ in $(seq 100); do grep -q listening "$work/serve.out" && break; sleep 0.1; done
-addr=$(sed -n 's/^listening on //p' "$work/serve.out")
+# Starts `BIN serve` on the database; sets server and addr.
+serve() {
+  "$1" serve --db "$db" --bind 127.0.0.1:0 >"$work/serve.out" &
+  server=$!
+  for _ in $(seq 100); do grep -q listening "$work/serve.out" && break; sleep 0.1; done
+  addr=$(sed -n 's/^listening on //p' "$work/serve.out")
+}
+
+serve "$tabiya"
 # The mix must answer 200 before it is worth loading.
 ok=$(python3 - "$addr" "$work/paths.txt" <<'PY'
 import sys, urllib.request
@@ -98,6 +104,19 @@ wrk -t1 -c32 -d15s --latency -s "$work/opening.lua" "$addr" | sed 's/^/  /'
 echo "one position (after 1. e4 c5):"
 wrk -t1 -c32 -d15s --latency "$addr/masters?play=e2e4,c7c5&topGames=4" | sed 's/^/  /'
 kill "$server"; server=
+
+# With BASELINE=another tabiya binary (reading the same database): both mixes again, this
+# build and the baseline alternating (2 pairs, 8 s each), requests/s side by side.
+if [ -n "${BASELINE:-}" ]; then
+  rate() { wrk -t1 -c32 -d8s -s "$2" "$1" | sed -n 's/^Requests\/sec: *//p'; }
+  for pair in 1 2; do
+    for bin in "$tabiya" "$BASELINE"; do
+      serve "$bin"
+      echo "pair $pair, $bin: mix $(rate "$addr" "$work/mix.lua") requests/s, opening mix $(rate "$addr" "$work/opening.lua") requests/s"
+      kill "$server"; wait "$server" 2>/dev/null || true; server=
+    done
+  done
+fi
 
 # One middlegame position: after 1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 (Najdorf).
 fen="rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 0 6"

@@ -11,11 +11,12 @@ use rayon::prelude::*;
 use tabiya::{
     explore::{
         FilterSpec, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
-        PositionRow, PositionRows, Signature, Target, parse_color,
+        PositionRow, PositionRows, SequenceQuery, Signature, Target, parse_color,
     },
     indexer::{self, Observer, Progress},
     input::{self, InputError, Rejection, Wanted},
     model::GameId,
+    pattern::{GamePattern, Sequence},
     render::{
         json::{DatabaseTotals, IngestSummary},
         pgn,
@@ -55,7 +56,8 @@ impl Database {
 }
 
 /// Filters given as keyword arguments (`since`, `until`, `speed`, `min_rating`, `max_rating`,
-/// `player`, `color`), as the CLI's options of the same names.
+/// `player`, `color`, `opponent`, `min_elo`, `max_elo`, `event`, `site`, `result`, `eco`,
+/// `date_from`, `date_to`, `min_plies`), as the CLI's options of the same names.
 pub fn filter_spec(filters: Option<&Bound<'_, PyDict>>) -> Result<FilterSpec, Error> {
     let mut spec = FilterSpec::default();
     let Some(filters) = filters else { return Ok(spec) };
@@ -76,9 +78,26 @@ pub fn filter_spec(filters: Option<&Bound<'_, PyDict>>) -> Result<FilterSpec, Er
             "max_rating" => spec.max_rating = Some(rating()?),
             "player" => spec.player = Some(text()?),
             "color" => spec.color = Some(text()?),
+            "opponent" => spec.opponent = Some(text()?),
+            "min_elo" => spec.min_elo = Some(rating()?),
+            "max_elo" => spec.max_elo = Some(rating()?),
+            "event" => spec.event = Some(text()?),
+            "site" => spec.site = Some(text()?),
+            "result" => spec.result = Some(text()?),
+            "eco" => spec.eco = Some(text()?),
+            "date_from" => spec.date_from = Some(text()?),
+            "date_to" => spec.date_to = Some(text()?),
+            "min_plies" => {
+                spec.min_plies = Some(
+                    value
+                        .extract::<u32>()
+                        .map_err(|_| Error::input(format!("filter {name}: expected a count of plies")))?,
+                )
+            }
             other => {
                 return Err(Error::input(format!(
-                    "unknown filter {other:?}: expected since, until, speed, min_rating, max_rating, player or color"
+                    "unknown filter {other:?}: expected since, until, speed, min_rating, max_rating, player, color, \
+                     opponent, min_elo, max_elo, event, site, result, eco, date_from, date_to or min_plies"
                 )));
             }
         }
@@ -238,7 +257,7 @@ impl Database {
     }
 
     /// The games of a position or a pattern, resolved once, read page by page.
-    #[pyo3(signature = (fen = None, moves = None, uci = None, *, pattern = None, flip_colours = false, material = None, side = None, and_ = Vec::new(), not_ = Vec::new(), sort = "id".to_owned()))]
+    #[pyo3(signature = (fen = None, moves = None, uci = None, *, pattern = None, flip_colours = false, material = None, side = None, and_ = Vec::new(), not_ = Vec::new(), sort = "id".to_owned(), **filters))]
     #[allow(clippy::too_many_arguments)]
     fn games_cursor(
         &self,
@@ -253,16 +272,29 @@ impl Database {
         and_: Vec<String>,
         not_: Vec<String>,
         sort: String,
+        filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<GameCursor> {
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         call(py, || {
+            let mut steps = None;
             let source = match pattern {
                 Some(expression) if fen.is_none() && moves.is_none() && uci.is_none() => {
-                    GameSource::Pattern(Box::new(PatternQuery {
-                        pattern: self::pattern(&expression, flip_colours)?,
-                        material: signature(material)?,
-                        side: self::side(side)?,
-                        limit: 0,
-                    }))
+                    match expression.parse::<GamePattern>()? {
+                        GamePattern::Position(pattern) => GameSource::Pattern(Box::new(PatternQuery {
+                            pattern: pattern.with_flip(flip_colours),
+                            material: signature(material)?,
+                            side: self::side(side)?,
+                            limit: 0,
+                        })),
+                        GamePattern::Sequence(_) if material.is_some() || side.is_some() => {
+                            return Err(Error::input("material and side go with a position pattern, not a sequence"));
+                        }
+                        GamePattern::Sequence(sequence) => {
+                            let sequence = sequence.with_flip(flip_colours);
+                            steps = Some(sequence.clone());
+                            GameSource::Sequence(Box::new(SequenceQuery { sequence }))
+                        }
+                    }
                 }
                 Some(_) => return Err(Error::input("give a position (fen, moves, uci) or a pattern, not both")),
                 None if material.is_some() || side.is_some() || flip_colours => {
@@ -281,10 +313,12 @@ impl Database {
                 offset: 0,
                 limit: usize::MAX,
                 max_sorted: usize::MAX,
+                filter: spec.filter()?,
+                steps: None,
             };
             let store = self.store()?;
             let ids = query.ordered_ids(&store)?;
-            Ok(GameCursor { store, ids: ids.into() })
+            Ok(GameCursor { store, ids: ids.into(), steps })
         })
     }
 
@@ -479,12 +513,18 @@ impl Observer for Collect {
 pub struct GameCursor {
     store: Arc<Store>,
     ids: Arc<[GameId]>,
+    /// A sequence's steps, each page's games marked with their plies.
+    steps: Option<Sequence>,
 }
 
 impl GameCursor {
     fn page(&self, offset: usize, limit: usize) -> Result<GamePage, Error> {
         let ids = self.ids.get(offset.min(self.ids.len())..).unwrap_or_default();
-        Ok(GamePage::of(&self.store, self.ids.len() as u64, &ids[..limit.min(ids.len())])?)
+        let mut page = GamePage::of(&self.store, self.ids.len() as u64, &ids[..limit.min(ids.len())])?;
+        if let Some(sequence) = &self.steps {
+            page.mark_steps(&self.store, sequence)?;
+        }
+        Ok(page)
     }
 }
 

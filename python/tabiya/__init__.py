@@ -51,8 +51,12 @@ class Database:
 
     Filters, where a method takes ``**filters``, are the CLI's filter options: ``since`` and
     ``until`` (``"YYYY"`` or ``"YYYY-MM"``), ``speed`` (comma-separated lichess speeds),
-    ``min_rating`` and ``max_rating`` (multiples of 100), ``player`` (a name prefix) and
-    ``color`` (``"white"`` or ``"black"``, with ``player``).
+    ``min_rating`` and ``max_rating`` (multiples of 100), ``player`` (a name, any common
+    spelling), ``color`` (``"white"`` or ``"black"``, with ``player``), ``opponent`` (with
+    ``player``), ``min_elo`` and ``max_elo`` (both players' ratings), ``event`` and ``site``
+    (case-insensitive substrings), ``result`` (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"*"``),
+    ``eco`` (``"B90"`` or ``"B20-B99"``), ``date_from`` and ``date_to`` (``"YYYY[-MM[-DD]]"``)
+    and ``min_plies``.
     """
 
     def __init__(self, path: PathLike, *, read_only: bool = True) -> None:
@@ -114,11 +118,14 @@ class Database:
         never: Union[str, Sequence[str]] = (),
         sort: str = "id",
         page_size: int = 1000,
+        **filters: Any,
     ) -> "GameList":
-        """The games that reached a position, or any position matching ``pattern``, as a
-        :class:`GameList`: iterate it for one dict a game, as in ``tabiya games --json`` (id,
-        white, black, whiteElo, blackElo, date, event, site, round, result), or take it whole
-        with ``to_arrow()``, ``to_pandas()`` or ``to_pgn()``.
+        """The games that reached a position, or any position matching ``pattern``, or in which
+        a sequence occurs (``pattern="seq(A, B, 3)"``), as a :class:`GameList`: iterate it for one
+        dict a game, as in ``tabiya games --json`` (id, white, black, whiteElo, blackElo, date,
+        event, site, round, result, and with a sequence ``steps``, the ply of each step), or take
+        it whole with ``to_arrow()``, ``to_pandas()`` or ``to_pgn()``. ``filters`` are
+        :meth:`query`'s.
 
         ``also`` and ``never`` are FENs (one, or a list) every game also reached or never
         reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first) or ``"rating"``.
@@ -127,7 +134,7 @@ class Database:
         """
         cursor = self._db.games_cursor(
             fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
-            and_=_fens(also), not_=_fens(never), sort=sort,
+            and_=_fens(also), not_=_fens(never), sort=sort, **filters,
         )
         return GameList(cursor, _count(page_size, "page_size", 1))
 

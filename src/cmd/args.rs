@@ -45,7 +45,7 @@ impl TargetArgs {
     }
 }
 
-/// Filters on the games themselves: dates, speeds, ratings.
+/// Filters on the games themselves: dates, speeds, ratings, headers.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct GameFilterArgs {
     /// Games from this year or month on (YYYY or YYYY-MM).
@@ -64,6 +64,34 @@ pub struct GameFilterArgs {
     /// Average rating below this (a multiple of 100, at most 3000).
     #[arg(long, value_name = "N")]
     pub max_rating: Option<u16>,
+    /// Both players rated N or more (any N; games with an unrated player are left out).
+    #[arg(long, value_name = "N")]
+    pub min_elo: Option<u16>,
+    /// Both players rated N or less.
+    #[arg(long, value_name = "N")]
+    pub max_elo: Option<u16>,
+    /// Games whose Event tag contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub event: Option<String>,
+    /// Games whose Site tag contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub site: Option<String>,
+    /// Games with this result: 1-0, 0-1, 1/2-1/2 or *.
+    #[arg(long, value_name = "RESULT", allow_hyphen_values = true)]
+    pub result: Option<String>,
+    /// Games with an ECO tag of this code or range of codes (B90, B20-B99).
+    #[arg(long, value_name = "CODES")]
+    pub eco: Option<String>,
+    /// Games played on this day or later (YYYY, YYYY-MM or YYYY-MM-DD); a partly unknown date
+    /// counts when every day it may be is within the range.
+    #[arg(long, value_name = "DATE")]
+    pub date_from: Option<String>,
+    /// Games played on this day or earlier (YYYY, YYYY-MM or YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub date_to: Option<String>,
+    /// Games of at least N plies.
+    #[arg(long, value_name = "N")]
+    pub min_plies: Option<u32>,
 }
 
 impl GameFilterArgs {
@@ -75,8 +103,16 @@ impl GameFilterArgs {
             speed: self.speed.clone(),
             min_rating: self.min_rating,
             max_rating: self.max_rating,
-            player: None,
-            color: None,
+            min_elo: self.min_elo,
+            max_elo: self.max_elo,
+            event: self.event.clone(),
+            site: self.site.clone(),
+            result: self.result.clone(),
+            eco: self.eco.clone(),
+            date_from: self.date_from.clone(),
+            date_to: self.date_to.clone(),
+            min_plies: self.min_plies,
+            ..FilterSpec::default()
         }
     }
 
@@ -102,6 +138,9 @@ pub struct FilterArgs {
     /// With --player: only the player's games with this colour (white or black).
     #[arg(long, value_name = "COLOR", requires = "player")]
     pub color: Option<String>,
+    /// With --player: only the games against the player NAME (with the other colour).
+    #[arg(long, value_name = "NAME", requires = "player")]
+    pub opponent: Option<String>,
 }
 
 /// A second set of filters given as one string (`--versus "--min-rating 2600"`).
@@ -123,7 +162,12 @@ impl FilterArgs {
 
     /// The filters as the library takes them.
     pub fn spec(&self) -> FilterSpec {
-        FilterSpec { player: self.player.clone(), color: self.color.clone(), ..self.games.spec() }
+        FilterSpec {
+            player: self.player.clone(),
+            color: self.color.clone(),
+            opponent: self.opponent.clone(),
+            ..self.games.spec()
+        }
     }
 
     /// The filters in words: `since 2020, rating 2600+, Carlsen, Magnus with white`, or `all games`.

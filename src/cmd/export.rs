@@ -25,7 +25,7 @@ use super::args::{DbArgs, FilterArgs, TargetArgs};
 pub enum Command {
     /// A Polyglot opening book (.bin) of the moves played from a position (the initial one by
     /// default), as engines and GUIs read it.
-    Book(BookArgs),
+    Book(Box<BookArgs>),
     /// Distinct positions with their games and results, as EPD (c0: counts, c9: White's score),
     /// CSV or Parquet, filtered by material, pattern or side to move.
     Positions(PositionArgs),
@@ -86,7 +86,7 @@ pub struct PositionArgs {
 
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Book(args) => book(args),
+        Command::Book(args) => book(*args),
         Command::Positions(args) => positions(args),
     }
 }

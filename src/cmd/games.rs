@@ -1,16 +1,16 @@
-//! `tabiya games`: the games that reached a position or a pattern (and other positions, or not
-//! others), paged.
+//! `tabiya games`: the games that reached a position, a pattern or a sequence of patterns (and
+//! other positions, or not others), filtered, paged.
 
 use std::process::ExitCode;
 
 use tabiya::{
-    explore::{GameSort, GameSource, GamesQuery, PatternQuery, Signature, Target, parse_color},
-    pattern::Pattern,
+    explore::{GameSort, GameSource, GamesQuery, PatternQuery, SequenceQuery, Signature, Target, parse_color},
+    pattern::GamePattern,
     render::{pgn, table},
     store::Store,
 };
 
-use super::args::{DbArgs, TargetArgs};
+use super::args::{DbArgs, FilterArgs, TargetArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,7 +18,12 @@ pub struct Args {
     db: DbArgs,
     #[command(flatten)]
     target: TargetArgs,
-    /// The games reaching any position matching this pattern (instead of one position).
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// The games reaching any position matching this pattern (instead of one position), or in
+    /// which a sequence of positions occurs: seq(A, B) (B after A), seq(A, B, N) (B at most N
+    /// plies after A), nested as seq(A, seq(B, C, 2)); each game is listed with the ply of
+    /// each step.
     #[arg(long, conflicts_with_all = ["fen", "moves", "uci"])]
     pattern: Option<String>,
     /// With --pattern: match the pattern or its colour-flipped mirror.
@@ -56,13 +61,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let fen = |fen: &String| Target::fen(fen.as_str()).resolve();
-    let source = match &args.pattern {
-        Some(pattern) => GameSource::Pattern(Box::new(PatternQuery {
-            pattern: pattern.parse::<Pattern>()?.with_flip(args.flip_colours),
+    let mut steps = None;
+    let source = match args.pattern.as_deref().map(str::parse::<GamePattern>).transpose()? {
+        Some(GamePattern::Position(pattern)) => GameSource::Pattern(Box::new(PatternQuery {
+            pattern: pattern.with_flip(args.flip_colours),
             material: args.material.as_deref().map(str::parse::<Signature>).transpose()?,
             side: args.side.as_deref().map(parse_color).transpose()?,
             limit: 0,
         })),
+        Some(GamePattern::Sequence(sequence)) => {
+            if args.material.is_some() || args.side.is_some() {
+                anyhow::bail!("--material and --side go with a position pattern: put them in a sequence's steps");
+            }
+            let sequence = sequence.with_flip(args.flip_colours);
+            steps = Some(sequence.clone());
+            GameSource::Sequence(Box::new(SequenceQuery { sequence }))
+        }
         None => GameSource::Position(args.target.resolve()?),
     };
     let query = GamesQuery {
@@ -73,6 +87,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         offset: args.offset,
         limit: args.limit,
         max_sorted: usize::MAX,
+        filter: args.filter.filter()?,
+        steps,
     };
     let store = Store::open_read_only(&args.db.db)?;
     let page = query.run(&store)?;

@@ -158,6 +158,29 @@ pub struct MoveRow {
     pub performance: Option<i64>,
     /// The game, when exactly one played the move and it is among the listed games.
     pub game: Option<GameSummary>,
+    /// The position the move leads to, under the same filter, by any move order (tabiya's own
+    /// field: lichess clients ignore it).
+    pub reached: Reached,
+}
+
+/// The games reaching a position by any move order, with their results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Reached {
+    /// Games in all (with those of an unknown result).
+    pub games: u64,
+    /// Won by White.
+    pub white: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by Black.
+    pub black: u64,
+}
+
+impl Reached {
+    /// The games and results of `tally`.
+    pub fn of(tally: &crate::model::Tally) -> Reached {
+        Reached { games: tally.games, white: tally.white, draws: tally.draws, black: tally.black }
+    }
 }
 
 /// A game reaching the position, with its headers.

@@ -1,14 +1,16 @@
-//! Which games a lookup counts: date range, speeds, rating bands, player.
+//! Which games a lookup counts: date range, speeds, rating bands, player, and any header.
 //!
-//! Dates, speeds and ratings are checked on each game's facts, by the slice the game falls in
-//! (the breakdown reports and the monthly history use), so they must fall on slice boundaries:
-//! months, speed classes and rating bands of [`RatingBand::WIDTH`]. A player filter keeps the
-//! games the players index lists.
+//! Months, speeds and average ratings are checked on each game's facts, by the slice the game
+//! falls in (the breakdown reports and the monthly history use), so they must fall on slice
+//! boundaries: months, speed classes and rating bands of [`RatingBand::WIDTH`]. Both players'
+//! ratings and the result are checked on the facts too; days, ECO codes, lengths, events and
+//! sites on the games' header facts; a player and an opponent by the names index. A [`Filter`]
+//! is what the user asked; [`Admission`](super::Admission) resolves it against a database.
 
 use shakmaty::Color;
 
 use super::QueryError;
-use crate::model::{GameFacts, Month, RatingBand, SliceKey, Speed};
+use crate::model::{Day, Eco, GameFacts, GameResult, MAX_PLIES, Month, RatingBand, SliceKey, Speed};
 
 /// A filter as a user writes it (the command line's options, the Python package's keyword
 /// arguments): parsed into a [`Filter`], and told back in words for reports.
@@ -37,6 +39,26 @@ pub struct FilterSpec {
     pub player: Option<String>,
     /// With `player`: the player's colour (`white` or `black`).
     pub color: Option<String>,
+    /// With `player`: games against the player this names.
+    pub opponent: Option<String>,
+    /// Lowest rating of each player (games with an unrated player are left out).
+    pub min_elo: Option<u16>,
+    /// Highest rating of each player.
+    pub max_elo: Option<u16>,
+    /// Text the `Event` tag contains (case-insensitive).
+    pub event: Option<String>,
+    /// Text the `Site` tag contains (case-insensitive).
+    pub site: Option<String>,
+    /// The result: `1-0`, `0-1`, `1/2-1/2` (or `*`).
+    pub result: Option<String>,
+    /// An ECO code or a range of codes (`B90`, `B20-B99`).
+    pub eco: Option<String>,
+    /// Games played on this day or later (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`).
+    pub date_from: Option<String>,
+    /// Games played on this day or earlier.
+    pub date_to: Option<String>,
+    /// Games of at least this many plies.
+    pub min_plies: Option<u32>,
 }
 
 impl FilterSpec {
@@ -47,7 +69,19 @@ impl FilterSpec {
             .with_dates(self.since.as_deref(), self.until.as_deref())?
             .with_speeds(self.speed.as_deref())?
             .with_rating_range(self.min_rating, self.max_rating)?
-            .with_player(self.player.as_deref(), color)
+            .with_player(self.player.as_deref(), color)?
+            .with_opponent(self.opponent.as_deref())?
+            .with_headers(&HeaderSpec {
+                min_elo: self.min_elo,
+                max_elo: self.max_elo,
+                event: self.event.as_deref(),
+                site: self.site.as_deref(),
+                result: self.result.as_deref(),
+                eco: self.eco.as_deref(),
+                date_from: self.date_from.as_deref(),
+                date_to: self.date_to.as_deref(),
+                min_plies: self.min_plies,
+            })
     }
 
     /// The filters in words: `since 2020, rating 2600+, Carlsen, Magnus with white`, or `all games`.
@@ -74,6 +108,32 @@ impl FilterSpec {
                 None => parts.push(player.clone()),
             }
         }
+        if let Some(opponent) = &self.opponent {
+            parts.push(format!("against {opponent}"));
+        }
+        match (self.min_elo, self.max_elo) {
+            (Some(min), Some(max)) => parts.push(format!("both rated {min}-{max}")),
+            (Some(min), None) => parts.push(format!("both rated {min}+")),
+            (None, Some(max)) => parts.push(format!("both rated at most {max}")),
+            (None, None) => {}
+        }
+        let quoted = [("event", &self.event), ("site", &self.site)];
+        parts.extend(quoted.iter().filter_map(|(name, text)| text.as_ref().map(|text| format!("{name} \"{text}\""))));
+        if let Some(result) = &self.result {
+            parts.push(format!("result {result}"));
+        }
+        if let Some(eco) = &self.eco {
+            parts.push(format!("ECO {eco}"));
+        }
+        match (&self.date_from, &self.date_to) {
+            (Some(from), Some(to)) => parts.push(format!("played {from} to {to}")),
+            (Some(from), None) => parts.push(format!("played from {from}")),
+            (None, Some(to)) => parts.push(format!("played up to {to}")),
+            (None, None) => {}
+        }
+        if let Some(plies) = self.min_plies {
+            parts.push(format!("{plies}+ plies"));
+        }
         if parts.is_empty() { "all games".to_owned() } else { parts.join(", ") }
     }
 }
@@ -93,6 +153,50 @@ pub struct Filter {
     pub player: Option<String>,
     /// The player's colour, when a player is given.
     pub color: Option<Color>,
+    /// With a player: games against the player this names.
+    pub opponent: Option<String>,
+    /// Lowest rating of each player.
+    pub min_elo: Option<u16>,
+    /// Highest rating of each player.
+    pub max_elo: Option<u16>,
+    /// The result.
+    pub result: Option<GameResult>,
+    /// Text the `Event` tag contains, lower-cased (compared case-insensitively).
+    pub event: Option<String>,
+    /// Text the `Site` tag contains, lower-cased.
+    pub site: Option<String>,
+    /// ECO codes from the first to the second, both included.
+    pub eco: Option<(Eco, Eco)>,
+    /// First day: a game counts when every day it may have been played is within the range.
+    pub date_from: Option<Day>,
+    /// Last day.
+    pub date_to: Option<Day>,
+    /// Fewest plies.
+    pub min_plies: Option<u16>,
+}
+
+/// The header filters as given ([`Filter::with_headers`]): the command line's and the HTTP
+/// API's texts, parsed and checked there.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeaderSpec<'a> {
+    /// See [`FilterSpec::min_elo`].
+    pub min_elo: Option<u16>,
+    /// See [`FilterSpec::max_elo`].
+    pub max_elo: Option<u16>,
+    /// See [`FilterSpec::event`].
+    pub event: Option<&'a str>,
+    /// See [`FilterSpec::site`].
+    pub site: Option<&'a str>,
+    /// See [`FilterSpec::result`].
+    pub result: Option<&'a str>,
+    /// See [`FilterSpec::eco`].
+    pub eco: Option<&'a str>,
+    /// See [`FilterSpec::date_from`].
+    pub date_from: Option<&'a str>,
+    /// See [`FilterSpec::date_to`].
+    pub date_to: Option<&'a str>,
+    /// See [`FilterSpec::min_plies`].
+    pub min_plies: Option<u32>,
 }
 
 impl Filter {
@@ -183,6 +287,83 @@ impl Filter {
         Ok(self)
     }
 
+    /// Restricts a player's games to those against `name` (after [`Filter::with_player`]).
+    pub fn with_opponent(mut self, name: Option<&str>) -> Result<Filter, QueryError> {
+        if let Some(opponent) = name.map(str::trim) {
+            if self.player.is_none() {
+                return Err(QueryError::input("--opponent needs --player"));
+            }
+            if crate::model::player_name(opponent).is_empty() {
+                return Err(QueryError::input(format!("empty opponent name {opponent:?}")));
+            }
+            self.opponent = Some(opponent.to_owned());
+        }
+        Ok(self)
+    }
+
+    /// Adds the header filters of `spec`, each checked: a rating range and a date range must
+    /// not be the wrong way round, an ECO code or range, a result and a date must parse, texts
+    /// must not be empty.
+    pub fn with_headers(mut self, spec: &HeaderSpec) -> Result<Filter, QueryError> {
+        let input = |message: String| QueryError::Input(message);
+        if let (Some(min), Some(max)) = (spec.min_elo, spec.max_elo)
+            && min > max
+        {
+            return Err(input(format!("--min-elo {min} is above --max-elo {max}")));
+        }
+        (self.min_elo, self.max_elo) = (spec.min_elo, spec.max_elo);
+        let text = |name: &str, text: Option<&str>| -> Result<Option<String>, QueryError> {
+            match text {
+                Some(text) if text.trim().is_empty() => Err(input(format!("empty {name} text"))),
+                Some(text) => Ok(Some(text.to_lowercase())),
+                None => Ok(None),
+            }
+        };
+        self.event = text("event", spec.event)?;
+        self.site = text("site", spec.site)?;
+        self.result = spec
+            .result
+            .map(|text| match text.trim() {
+                "1-0" | "0-1" | "1/2-1/2" | "*" => Ok(GameResult::from_tag(text.trim()).unwrap_or(GameResult::Unknown)),
+                other => Err(input(format!("bad result {other:?}: expected 1-0, 0-1, 1/2-1/2 or *"))),
+            })
+            .transpose()?;
+        self.eco = spec.eco.map(Eco::parse_range).transpose().map_err(QueryError::Input)?;
+        self.date_from = spec.date_from.map(|d| Day::parse_bound(d, false)).transpose().map_err(QueryError::Input)?;
+        self.date_to = spec.date_to.map(|d| Day::parse_bound(d, true)).transpose().map_err(QueryError::Input)?;
+        if let (Some(from), Some(to)) = (self.date_from, self.date_to)
+            && from > to
+        {
+            return Err(input(format!("the date range {from} to {to} is the wrong way round")));
+        }
+        self.min_plies = spec
+            .min_plies
+            .map(|plies| {
+                u16::try_from(plies).ok().filter(|&p| p <= MAX_PLIES).ok_or_else(|| {
+                    input(format!("--min-plies {plies} is above {MAX_PLIES}, the longest length told apart"))
+                })
+            })
+            .transpose()?;
+        Ok(self)
+    }
+
+    /// Whether a game's header facts ([`GameHeaders`](crate::model::GameHeaders)) are needed:
+    /// an ECO, date, length, event or site filter.
+    pub fn needs_headers(&self) -> bool {
+        self.eco.is_some()
+            || self.date_from.is_some()
+            || self.date_to.is_some()
+            || self.min_plies.is_some()
+            || self.event.is_some()
+            || self.site.is_some()
+    }
+
+    /// Whether the month × speed × rating-band slices answer it as they are (no player and no
+    /// header filter).
+    pub fn is_by_slices(&self) -> bool {
+        Filter { since: None, until: None, speeds: None, bands: None, ..self.clone() } == Filter::default()
+    }
+
     fn month_in_range(&self, month: Month) -> bool {
         if self.since.is_none() && self.until.is_none() {
             return true;
@@ -199,9 +380,16 @@ impl Filter {
             && self.bands.is_none_or(|mask| mask & 1 << key.band.index() != 0)
     }
 
-    /// Whether a game is counted (the player is not checked here).
+    /// Whether a game is counted by its facts: its slice, both players' ratings and its result
+    /// (the player, opponent and header facts are [`Admission`](super::Admission)'s).
     pub fn matches_game(&self, facts: &GameFacts) -> bool {
+        let rated = |bound: Option<u16>, ok: fn(u16, u16) -> bool| {
+            bound.is_none_or(|bound| facts.ratings.iter().all(|r| r.is_some_and(|r| ok(r, bound))))
+        };
         self.matches_slice(&SliceKey::of(facts))
+            && rated(self.min_elo, |r, b| r >= b)
+            && rated(self.max_elo, |r, b| r <= b)
+            && self.result.is_none_or(|result| facts.result == result)
     }
 }
 

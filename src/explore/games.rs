@@ -1,13 +1,14 @@
 //! Which games reached a position: its posting list, combined with others (`and`, `not`),
-//! sorted and paged, with each game's headers.
+//! filtered, sorted and paged, with each game's headers.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{PatternQuery, QueryError, ResolvedTarget};
+use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, SequenceQuery};
 use crate::{
     model::{GameFacts, GameId, GameRecord},
+    pattern::Sequence,
     postings::{difference, intersect},
     store::Store,
 };
@@ -44,6 +45,9 @@ pub enum GameSource {
     Position(ResolvedTarget),
     /// The games reaching any position matching a pattern (a scan, then posting lists).
     Pattern(Box<PatternQuery>),
+    /// The games in which a sequence of positions occurs (a scan for its first step, then
+    /// those games replayed).
+    Sequence(Box<SequenceQuery>),
     /// Games already found, ascending: a pattern search's, kept between pages.
     Games(Arc<[GameId]>),
 }
@@ -65,6 +69,10 @@ pub struct GamesQuery {
     pub limit: usize,
     /// Most games ordered by date or rating (each is read to order them); more is refused.
     pub max_sorted: usize,
+    /// Which games count (checked on the games the positions leave).
+    pub filter: Filter,
+    /// A sequence whose steps' plies each listed game is marked with ([`GameHeader::steps`]).
+    pub steps: Option<Sequence>,
 }
 
 /// A page of games.
@@ -103,6 +111,9 @@ pub struct GameHeader {
     pub round: String,
     /// The result token.
     pub result: &'static str,
+    /// With a sequence: the ply of each of its steps in this game (0 is the start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<usize>>,
 }
 
 impl GameHeader {
@@ -120,6 +131,7 @@ impl GameHeader {
             site: tags.site.clone(),
             round: tags.round.clone(),
             result: record.result.tag(),
+            steps: None,
         }
     }
 }
@@ -130,6 +142,7 @@ impl GamesQuery {
         let base: Vec<GameId> = match &self.source {
             GameSource::Position(target) => store.postings(&target.key)?.to_vec(),
             GameSource::Pattern(query) => query.run(store)?.game_ids,
+            GameSource::Sequence(query) => query.run(store)?.games.into_iter().map(|game| game.id).collect(),
             GameSource::Games(ids) => ids.to_vec(),
         };
         let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
@@ -141,7 +154,12 @@ impl GamesQuery {
         for list in &nots {
             ids = Box::new(difference(ids, list.iter()));
         }
-        Ok(ids.collect())
+        if self.filter.is_unfiltered() {
+            return Ok(ids.collect());
+        }
+        let admission = Admission::resolve(store, &self.filter)?;
+        let facts = store.committed_facts()?;
+        Ok(ids.filter(|&id| store.facts_of(Some(&facts), id).is_some_and(|facts| admission.admits(&facts))).collect())
     }
 
     /// The page; ordering by date or rating reads every matching game, so it is refused for
@@ -149,7 +167,11 @@ impl GamesQuery {
     pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
         let ids = self.ordered_ids(store)?;
         let page: Vec<GameId> = ids.iter().copied().skip(self.offset).take(self.limit).collect();
-        GamePage::of(store, ids.len() as u64, &page)
+        let mut page = GamePage::of(store, ids.len() as u64, &page)?;
+        if let Some(sequence) = &self.steps {
+            page.mark_steps(store, sequence)?;
+        }
+        Ok(page)
     }
 
     /// Every matching id in the query's order (what [`GamesQuery::run`] pages): a cursor
@@ -195,5 +217,16 @@ impl GamePage {
             records.push(record);
         }
         Ok(GamePage { total, games, records })
+    }
+
+    /// Marks each listed game with the plies of `sequence`'s steps in it (its games replayed).
+    pub fn mark_steps(&mut self, store: &Store, sequence: &Sequence) -> Result<(), QueryError> {
+        let ids: Vec<GameId> = self.games.iter().map(|game| game.id).collect();
+        let query = SequenceQuery { sequence: sequence.clone() };
+        let found = query.matching(store, &ids, &crate::store::ScanProgress::default())?;
+        for game in &mut self.games {
+            game.steps = found.iter().find(|f| f.id == game.id).map(|f| f.plies.clone());
+        }
+        Ok(())
     }
 }

@@ -4,14 +4,14 @@
 use shakmaty::{Color, Position as _, san::San};
 
 use super::{
-    Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
-    PlayerMoveRow, PlayerSummary, QueryError, ResolvedTarget, find_players,
+    Admission, Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
+    PlayerMoveRow, PlayerSummary, QueryError, Reached, ResolvedTarget,
 };
 use crate::{
     Key,
     codec::CompactMove,
     model::{GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally},
-    store::Store,
+    store::{Occurrences, Store},
 };
 
 /// Most games a player filter's name may match.
@@ -43,16 +43,19 @@ impl Lookup {
     /// The answer.
     pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
         let (target, limits) = (&self.target, &self.limits);
-        let player = resolve_player(store, &self.filter)?;
-        let ids = player.as_ref().map(|(_, ids)| &ids[..]);
-        let stats = stats_of_games(store, &target.key, &self.filter, ids, limits.history)?;
+        let admission = Admission::resolve(store, &self.filter)?;
+        let stats = stats_of_games(store, &target.key, &admission, limits.history)?;
         let chess = target.position.chess();
         let mover = chess.turn();
         let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
         let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
-        let moves = self
-            .next_moves(&stats, &top, &recent)
-            .map(|(m, tally, game)| MoveRow {
+        let rows: Vec<(CompactMove, Tally, Option<GameSummary>)> = self.next_moves(&stats, &top, &recent).collect();
+        let played: Vec<(CompactMove, Tally)> = rows.iter().map(|(m, tally, _)| (*m, *tally)).collect();
+        let reached = reached_by_moves(store, target, &played, &admission)?;
+        let moves = rows
+            .into_iter()
+            .zip(reached)
+            .map(|((m, tally, game), reached)| MoveRow {
                 san: san(chess, m),
                 uci: m.to_string(),
                 games: tally.games,
@@ -62,6 +65,7 @@ impl Lookup {
                 average_rating: tally.average_rating(),
                 performance: tally.performance(mover),
                 game,
+                reached,
             })
             .collect();
         let year = |y: u16| (y != 0).then_some(y);
@@ -79,7 +83,7 @@ impl Lookup {
             recent_games: Some(recent),
             opening: opening_of(store, target)?,
             history: history_fields(limits.history, &stats.slices),
-            player: player.map(|(found, _)| found),
+            player: admission.player,
         })
     }
 
@@ -92,9 +96,8 @@ impl Lookup {
             (Some(_), Some(color)) => color,
             _ => return Err(QueryError::input("a player explorer lookup needs a player and a colour")),
         };
-        let player = resolve_player(store, &self.filter)?;
-        let ids = player.as_ref().map(|(_, ids)| &ids[..]);
-        let stats = stats_of_games(store, &target.key, &self.filter, ids, limits.history)?;
+        let admission = Admission::resolve(store, &self.filter)?;
+        let stats = stats_of_games(store, &target.key, &admission, limits.history)?;
         let chess = target.position.chess();
         let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let moves = self
@@ -119,7 +122,7 @@ impl Lookup {
             opening: opening_of(store, target)?,
             history: history_fields(limits.history, &stats.slices),
             queue_position: 0,
-            player: player.map(|(found, _)| found),
+            player: admission.player,
         })
     }
 
@@ -196,35 +199,94 @@ impl FilteredStats {
 /// slices of the games counted only when `with_slices`: counted from the facts of the games the
 /// filter keeps (exact, top and recent games included).
 fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) -> Result<PositionStats, QueryError> {
-    let player = resolve_player(store, filter)?;
-    stats_of_games(store, key, filter, player.as_ref().map(|(_, ids)| &ids[..]), with_slices)
+    stats_of_games(store, key, &Admission::resolve(store, filter)?, with_slices)
 }
 
-/// The player filter's match and the player's games (ascending): `None` without a player.
+/// The player filter's match and the player's games (with the colour, against the opponent),
+/// ascending: `None` without a player.
 pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMatch, Vec<GameId>)>, QueryError> {
-    let Some(name) = filter.player.as_deref() else {
-        return Ok(None);
+    let only_players = Filter {
+        player: filter.player.clone(),
+        color: filter.color,
+        opponent: filter.opponent.clone(),
+        ..Filter::default()
     };
-    let found = find_players(store, name)?;
-    let ids = found.games(filter.color)?;
-    if ids.len() > MAX_PLAYER_GAMES {
-        return Err(QueryError::input(format!(
-            "{name:?} matches {} games, more than {MAX_PLAYER_GAMES}: give more of the name",
-            ids.len()
-        )));
-    }
-    Ok(Some((found, ids)))
+    Ok(Admission::resolve(store, &only_players)?.into_player())
 }
 
-/// [`filtered_stats`] with the player's games resolved already ([`resolve_player`]).
+/// The totals, under the admission's filter, of the position a move from `chess` leads to,
+/// whatever the move order that reached it.
+pub fn reached(
+    store: &Store,
+    chess: &shakmaty::Chess,
+    m: CompactMove,
+    admission: &Admission,
+) -> Result<Reached, QueryError> {
+    let Some(played) = m.to_move(chess) else { return Ok(Reached::default()) };
+    let mut next = chess.clone();
+    next.play_unchecked(played);
+    Ok(Reached::of(&stats_of_games(store, &super::key_of(&next)?, admission, false)?.total))
+}
+
+/// [`reached`] of each of `played` (the moves from `target`, each with its tally under the
+/// admission's filter), their positions read together. A position reached only by this move
+/// from the target (as many games in all as played the move here) is reached, under any
+/// filter, by exactly the games the move's tally counts: its games are not read again.
+fn reached_by_moves(
+    store: &Store,
+    target: &ResolvedTarget,
+    played: &[(CompactMove, Tally)],
+    admission: &Admission,
+) -> Result<Vec<Reached>, QueryError> {
+    let chess = target.position.chess();
+    let mut keys = Vec::with_capacity(played.len());
+    for (m, _) in played {
+        let legal =
+            m.to_move(chess).ok_or_else(|| store.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
+        let mut next = chess.clone();
+        next.play_unchecked(legal);
+        keys.push(super::key_of(&next)?);
+    }
+    let totals = store.position_totals(&keys)?;
+    let of = |o: &Occurrences| Reached { games: o.games, white: o.white, draws: o.draws, black: o.black };
+    if admission.is_everything() {
+        return Ok(totals.iter().map(|total| total.as_ref().map_or_else(Reached::default, of)).collect());
+    }
+    // Every game that played each move here, whatever the filter.
+    let all = store.position_head(&target.key)?.unwrap_or_default();
+    let facts = store.committed_facts()?;
+    played
+        .iter()
+        .zip(&keys)
+        .zip(&totals)
+        .map(|(((m, tally), key), total)| {
+            let reaching = total.as_ref().map_or(0, |t| t.games);
+            let playing = all.moves.iter().find(|(n, _)| n == m).map_or(0, |(_, t)| t.games);
+            if reaching == playing {
+                return Ok(Reached::of(tally));
+            }
+            // Other move orders reach it too: its games, from its posting list, each checked.
+            let mut kept = Tally::default();
+            for id in store.postings(key)?.iter() {
+                let game =
+                    store.facts_of(Some(&facts), id).ok_or_else(|| store.corrupt(format!("facts of game {id}")))?;
+                if admission.admits(&game) {
+                    kept.add(&Tally::game(game.result, game.ratings));
+                }
+            }
+            Ok(Reached::of(&kept))
+        })
+        .collect()
+}
+
+/// [`filtered_stats`] with the filter resolved already.
 pub(crate) fn stats_of_games(
     store: &Store,
     key: &Key,
-    filter: &Filter,
-    player: Option<&[GameId]>,
+    admission: &Admission,
     with_slices: bool,
 ) -> Result<PositionStats, QueryError> {
-    if filter.is_unfiltered() {
+    if admission.is_everything() {
         // Neither read includes the posting list.
         let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
         return Ok(stats.unwrap_or_default());
@@ -233,12 +295,10 @@ pub(crate) fn stats_of_games(
     let Some(highest) = stats.highest_game() else {
         return Ok(PositionStats::default());
     };
-    let keep =
-        |game: &GameFacts| player.is_none_or(|ids| ids.binary_search(&game.id).is_ok()) && filter.matches_game(game);
-    Ok(store.kept_games_stats(key, &stats, highest, keep, with_slices)?)
+    Ok(store.kept_games_stats(key, &stats, highest, |game: &GameFacts| admission.admits(game), with_slices)?)
 }
 
-/// The games of the one player `name` matches (any common spelling, see [`find_players`]),
+/// The games of the one player `name` matches (any common spelling, see [`find_players`](super::find_players)),
 /// ascending: refused for a name with nothing to match, one that matches several players (they
 /// are listed), or more than [`MAX_PLAYER_GAMES`] games.
 pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {

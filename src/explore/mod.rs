@@ -6,6 +6,7 @@
 //! - [`GamesQuery`]: the games reaching positions (posting lists combined), paged;
 //! - [`MaterialQuery`]: the positions with a given material;
 //! - [`PatternQuery`]: the positions and games matching a [pattern](crate::pattern);
+//! - [`SequenceQuery`]: the games in which positions follow one another (`seq(A, B, N)`);
 //! - [`PositionRows`]: every position of a material or a pattern, with its counts, part by
 //!   part (for data exports);
 //! - [`find_players`]: the players a name may be, by any common spelling (every player filter
@@ -28,6 +29,7 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod admit;
 mod answer;
 mod board;
 mod filter;
@@ -39,27 +41,30 @@ mod pattern;
 mod players;
 pub mod psqt;
 mod rows;
+mod sequence;
 pub(crate) mod shipped;
 mod target;
 mod twins;
 
+pub use admit::Admission;
 pub use answer::{
     Answer, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMoveRow, PlayerSummary,
-    PositionHit,
+    PositionHit, Reached,
 };
 pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
-pub use filter::{Filter, FilterSpec};
+pub use filter::{Filter, FilterSpec, HeaderSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub(crate) use lookup::stats_of_games;
 pub use lookup::{
-    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, resolve_player, san,
-    summarize,
+    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, reached, resolve_player,
+    san, summarize,
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternPartial, PatternQuery, PatternSearch};
 pub use players::{MAX_SPELLINGS, PlayerFound, PlayerMatch, Spelling, find_players, suggest_players};
 pub use rows::{PositionRow, PositionRows};
+pub use sequence::{SequenceGame, SequenceQuery, SequenceSearch};
 pub use target::{ResolvedTarget, Target, key_of};
 pub use twins::{TwinGame, TwinGroup, TwinPair, TwinReport, TwinSearch};
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::Serialize;
 use shakmaty::{Color, Role};
 
-use super::{Filter, QueryError};
+use super::{Admission, Filter, QueryError};
 use crate::{
     Key,
     codec::KeyBoard,
@@ -45,7 +45,9 @@ impl DeriveOptions {
     /// games).
     pub fn check(&self) -> Result<(), QueryError> {
         match self.filter.player {
-            Some(_) => Err(QueryError::input("piece-square tables take date, speed and rating filters, not a player")),
+            Some(_) => Err(QueryError::input(
+                "piece-square tables take the game filters (dates, speeds, ratings, headers), not a player",
+            )),
             None => Ok(()),
         }
     }
@@ -162,11 +164,12 @@ pub fn derive_partial(store: &Store, options: &DeriveOptions, parts: &[ScanPart]
     let limit = sample_limit(options);
     // One-game values take their results from their games' facts, and so does a filter.
     let facts = store.committed_facts()?;
+    let admission = Admission::resolve(store, &options.filter)?;
     let partial = store.scan(
         parts,
         &ScanFilter::all(),
         &ScanProgress::default(),
-        |partial: &mut Partial, mut position| partial.add(&mut position, &facts, options, limit),
+        |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (options, &admission), limit),
         |a, b| a.merge(b, limit),
     )?;
     Ok(PsqtPartial(partial))
@@ -284,10 +287,10 @@ impl Partial {
         &mut self,
         position: &mut ScannedPosition,
         facts: &FactsTable,
-        options: &DeriveOptions,
+        (options, admission): (&DeriveOptions, &Admission),
         limit: usize,
     ) -> Result<(), StoreError> {
-        let results = counted_results(position, facts, &options.filter)?;
+        let results = counted_results(position, facts, admission)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
         if games == 0 {
             return Ok(());
@@ -327,16 +330,20 @@ impl Partial {
 }
 
 /// White wins, draws and Black wins among the counted games reaching a stored position: every
-/// game, or those `filter` admits by their facts.
-fn counted_results(position: &ScannedPosition, facts: &FactsTable, filter: &Filter) -> Result<[u32; 3], StoreError> {
-    if filter.is_unfiltered() {
+/// game, or those the filter admits.
+fn counted_results(
+    position: &ScannedPosition,
+    facts: &FactsTable,
+    admission: &Admission,
+) -> Result<[u32; 3], StoreError> {
+    if admission.is_everything() {
         let seen = position.results(facts)?;
         return Ok([seen.white, seen.draws, seen.black].map(|n| n as u32));
     }
     let mut tally = Tally::default();
     for id in position.games()?.iter() {
         let game = position.facts(facts, id)?;
-        if filter.matches_game(&game) {
+        if admission.admits(&game) {
             tally.add(&Tally::game(game.result, game.ratings));
         }
     }

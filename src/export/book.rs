@@ -28,8 +28,8 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, Role, Square, z
 
 use crate::{
     Key, Position,
-    explore::{Filter, QueryError, stats_of_games},
-    model::{GameId, Tally},
+    explore::{Admission, Filter, QueryError, stats_of_games},
+    model::Tally,
     store::ScanProgress,
 };
 
@@ -195,8 +195,8 @@ impl BookOptions {
         {
             return Err(QueryError::input(format!("a score floor is a percentage from 0 to 100, not {score}")));
         }
-        // The player's games are found once, not once a position.
-        let player = crate::explore::resolve_player(store, &self.filter)?.map(|(_, ids)| ids);
+        // The player's games and the texts are found once, not once a position.
+        let admission = Admission::resolve(store, &self.filter)?;
         let root = Visit { key: key_of(&self.root)?, chess: self.root.clone() };
         let mut seen = FxHashSet::default();
         seen.insert(root.key);
@@ -215,7 +215,7 @@ impl BookOptions {
                             "the book was stopped at ply {ply}, before it was complete"
                         )));
                     }
-                    let found = self.visit(store, visit, player.as_deref());
+                    let found = self.visit(store, visit, &admission);
                     progress.passed.fetch_add(1, Ordering::Relaxed);
                     found
                 })
@@ -241,13 +241,8 @@ impl BookOptions {
     }
 
     /// One position's entries and the positions its kept moves lead to.
-    fn visit(
-        &self,
-        store: &crate::store::Store,
-        visit: &Visit,
-        player: Option<&[GameId]>,
-    ) -> Result<Visited, QueryError> {
-        let stats = stats_of_games(store, &visit.key, &self.filter, player, false)?;
+    fn visit(&self, store: &crate::store::Store, visit: &Visit, admission: &Admission) -> Result<Visited, QueryError> {
+        let stats = stats_of_games(store, &visit.key, admission, false)?;
         let mover = visit.chess.turn();
         let mut kept = Vec::new();
         for &(compact, tally) in stats.moves.iter().filter(|(_, tally)| tally.games >= self.min_games) {

@@ -8,7 +8,7 @@ use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
     model::{
-        GameId, GameRecord,
+        GameHeaders, GameId, GameRecord,
         twins::{TwinKey, same_players, twin_relation},
     },
     store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
@@ -91,6 +91,12 @@ impl PendingBatch {
         // reads to build the games' positions.
         let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
         batch.put_facts_run(&facts)?;
+        if let Some(first) = accepted.first() {
+            let headers = accepted
+                .iter()
+                .map(|game| (GameHeaders::of(&game.record.tags, game.record.plies()), &game.record.tags));
+            batch.put_headers_run(first.facts.id, headers);
+        }
         batch.commit()?;
         if accepted.is_empty() {
             return Ok(());

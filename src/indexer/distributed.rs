@@ -34,7 +34,7 @@ use super::{
 use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
-    model::{Fingerprint, GameFacts, GameId, GameRecord, GameResult, Mainline, Tags, twins::TwinKey},
+    model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, GameResult, Mainline, Tags, twins::TwinKey},
     store::{
         Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records, encode_run_records,
         write_run_file,
@@ -360,6 +360,8 @@ impl Assembly {
         let mut fingerprints = Vec::new();
         let mut players = Vec::new();
         let mut twins = Vec::new();
+        let mut headers = Vec::new();
+        let mut first = None;
         for (number, entry) in entries.into_iter().enumerate() {
             let Some(id) = ids.id(number as u32) else { continue };
             let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
@@ -371,6 +373,8 @@ impl Assembly {
             counts.positions_written += entry.positions;
             batch.put_game(id, &record);
             facts.push(GameFacts::of(id, record.result, &record.tags));
+            first.get_or_insert(id);
+            headers.push((GameHeaders::of(&record.tags, record.plies()), record.tags.clone()));
             fingerprints.push((Fingerprint(entry.fingerprint), id));
             twins.push((TwinKey::of(&record), id));
             players.push((id, record.tags.white, record.tags.black));
@@ -379,6 +383,9 @@ impl Assembly {
         batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
         batch.put_twins(twins);
         batch.put_facts_run(&facts)?;
+        if let Some(first) = first {
+            batch.put_headers_run(first, headers.iter().map(|(h, tags)| (*h, tags)));
+        }
         batch.commit()
     }
 

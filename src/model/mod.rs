@@ -8,6 +8,7 @@
 
 mod facets;
 mod game;
+mod headers;
 mod leading;
 pub mod names;
 mod position_stats;
@@ -16,6 +17,7 @@ pub mod twins;
 
 pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, player_name, replay, replay_with_moves};
+pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
 pub use names::NameQuery;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
 pub use tally::{GameRef, Tally};

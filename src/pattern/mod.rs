@@ -41,12 +41,14 @@ mod moves;
 mod need;
 mod parse;
 mod scene;
+mod sequence;
 
 use shakmaty::{Bitboard, Color, Role};
 
 pub use need::MaterialNeed;
 pub use parse::{MAX_PATTERN_LEN, PatternError};
 pub use scene::Scene;
+pub use sequence::{GamePattern, MAX_STEPS, Sequence, Step};
 
 /// A set of square contents: the 12 pieces and the empty square, as bits indexed by
 /// [`PieceSet::code`].

@@ -2,7 +2,18 @@
 
 use shakmaty::{Bitboard, Color, File, Rank, Role, Square};
 
-use super::{Cmp, Designator, Expr, PieceSet, Test};
+use super::{
+    Cmp, Designator, Expr, Pattern, PieceSet, Test,
+    sequence::{MAX_STEPS, Sequence, Step},
+};
+
+/// Most plies a sequence step's window spans.
+const MAX_WITHIN: u32 = 1000;
+
+/// Why a `seq(...)` cannot stand inside a position pattern.
+const SEQ_INSIDE: &str = "seq(...) is a sequence of positions in one game: it is a whole pattern for games \
+                          (tabiya games --pattern, GET /games, report themes) or the last step of another seq, \
+                          not a condition inside and/or/not, nor a position search";
 
 /// Why a pattern does not parse: the 1-based column (in characters) and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,20 +49,30 @@ const KEYWORDS: [&str; 15] = [
 ];
 
 pub(super) fn parse(text: &str) -> Result<Expr, PatternError> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() > MAX_PATTERN_LEN {
-        return Err(PatternError {
-            column: MAX_PATTERN_LEN + 1,
-            message: format!("longer than {MAX_PATTERN_LEN} characters"),
-        });
-    }
-    let mut parser = Parser { chars, at: 0, depth: 0 };
+    let mut parser = Parser::new(text)?;
     let expr = parser.or()?;
     parser.skip_space();
     if parser.at < parser.chars.len() {
         return Err(parser.expected("'and', 'or', ')' or the end of the pattern"));
     }
     Ok(expr)
+}
+
+/// A sequence (`seq(...)` as the whole text), or `None` for a text that is not one (a position
+/// pattern, parsed by [`parse`]).
+pub(super) fn parse_sequence(text: &str) -> Result<Option<Sequence>, PatternError> {
+    let mut parser = Parser::new(text)?;
+    if !parser.at_seq() {
+        return Ok(None);
+    }
+    let steps = parser.sequence()?;
+    parser.skip_space();
+    if parser.at < parser.chars.len() {
+        return Err(
+            parser.expected("the end of the pattern (a sequence is a whole pattern: put conditions inside its steps)")
+        );
+    }
+    Ok(Some(Sequence { steps }))
 }
 
 struct Parser {
@@ -61,6 +82,70 @@ struct Parser {
 }
 
 impl Parser {
+    fn new(text: &str) -> Result<Parser, PatternError> {
+        let chars: Vec<char> = text.chars().collect();
+        if chars.len() > MAX_PATTERN_LEN {
+            return Err(PatternError {
+                column: MAX_PATTERN_LEN + 1,
+                message: format!("longer than {MAX_PATTERN_LEN} characters"),
+            });
+        }
+        Ok(Parser { chars, at: 0, depth: 0 })
+    }
+
+    /// Whether `seq(` stands at the cursor (spaces skipped).
+    fn at_seq(&mut self) -> bool {
+        self.skip_space();
+        self.word_at(self.at) == "seq" && self.chars[self.at + 3..].iter().find(|c| !c.is_whitespace()) == Some(&'(')
+    }
+
+    /// `seq(first, rest[, plies])` at the cursor, flattened into steps.
+    fn sequence(&mut self) -> Result<Vec<Step>, PatternError> {
+        self.at += 3;
+        self.expect('(')?;
+        if self.at_seq() {
+            return Err(PatternError {
+                column: self.at + 1,
+                message: "a sequence's first step is a position pattern: nest sequences in its second argument, \
+                          seq(A, seq(B, C))"
+                    .to_owned(),
+            });
+        }
+        let first = Step { pattern: Pattern::new(self.or()?, false), within: None };
+        self.expect(',')?;
+        let mut rest = if self.at_seq() {
+            self.sequence()?
+        } else {
+            vec![Step { pattern: Pattern::new(self.or()?, false), within: None }]
+        };
+        if self.eat(',') {
+            rest[0].within = Some(self.plies()?);
+        }
+        self.expect(')')?;
+        let steps: Vec<Step> = std::iter::once(first).chain(rest).collect();
+        if steps.len() > MAX_STEPS {
+            return Err(PatternError { column: self.at, message: format!("a sequence has at most {MAX_STEPS} steps") });
+        }
+        Ok(steps)
+    }
+
+    /// A step's window: 1 to [`MAX_WITHIN`] plies.
+    fn plies(&mut self) -> Result<u32, PatternError> {
+        self.skip_space();
+        let digits: String = self.chars[self.at..].iter().take_while(|c| c.is_ascii_digit()).collect();
+        match digits.parse::<u32>() {
+            Ok(0) => Err(PatternError {
+                column: self.at + 1,
+                message: "a step at most 0 plies later is never later: give 1 or more plies".to_owned(),
+            }),
+            Ok(n) if n <= MAX_WITHIN => {
+                self.at += digits.len();
+                Ok(n)
+            }
+            _ => Err(self.expected(&format!("a number of plies from 1 to {MAX_WITHIN}"))),
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.at).copied()
     }
@@ -149,6 +234,9 @@ impl Parser {
 
     fn atom(&mut self) -> Result<Expr, PatternError> {
         self.skip_space();
+        if self.at_seq() {
+            return Err(PatternError { column: self.at + 1, message: SEQ_INSIDE.to_owned() });
+        }
         if self.eat('(') {
             let inner = self.or()?;
             self.expect(')')?;

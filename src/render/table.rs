@@ -33,22 +33,23 @@ pub fn answer(answer: &Answer) -> String {
     if !answer.moves.is_empty() {
         let _ = writeln!(
             out,
-            "\n  {:<8} {:>7}  {:>6} {:>6} {:>6}  {:>6}  {:>5}",
-            "move", "games", "white", "draw", "black", "rating", "perf"
+            "\n  {:<8} {:>7}  {:>6} {:>6} {:>6}  {:>6}  {:>5}  {:>7}",
+            "move", "games", "white", "draw", "black", "rating", "perf", "reached"
         );
         for row in &answer.moves {
             let pct = |n: u64| 100.0 * n as f64 / row.games.max(1) as f64;
             let number = |n: Option<i64>| n.map_or("-".to_owned(), |n| n.to_string());
             let _ = writeln!(
                 out,
-                "  {:<8} {:>7}  {:>5.1}% {:>5.1}% {:>5.1}%  {:>6}  {:>5}",
+                "  {:<8} {:>7}  {:>5.1}% {:>5.1}% {:>5.1}%  {:>6}  {:>5}  {:>7}",
                 row.san,
                 row.games,
                 pct(row.white),
                 pct(row.draws),
                 pct(row.black),
                 number(row.average_rating.map(|r| r as i64)),
-                number(row.performance)
+                number(row.performance),
+                row.reached.games
             );
         }
     }
@@ -91,7 +92,16 @@ pub fn games(page: &GamePage) -> String {
     let mut out = format!("{} games\n", page.total);
     for game in &page.games {
         let players = [(game.white.as_str(), game.white_elo), (game.black.as_str(), game.black_elo)];
-        let _ = writeln!(out, "{}", game_row(&game.id, players, game.result, &game.date, &game.event));
+        let row = game_row(&game.id, players, game.result, &game.date, &game.event);
+        match &game.steps {
+            Some(steps) => {
+                let plies: Vec<String> = steps.iter().map(usize::to_string).collect();
+                let _ = writeln!(out, "{row}  steps at plies {}", plies.join(", "));
+            }
+            None => {
+                let _ = writeln!(out, "{row}");
+            }
+        }
     }
     out
 }

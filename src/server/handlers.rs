@@ -22,11 +22,12 @@ use super::{
 use crate::{
     explore::{
         Answer, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
-        PatternQuery, PatternSearch, QueryError, Signature, Target, find_players, parse_color, suggest_players,
+        PatternQuery, PatternSearch, QueryError, SequenceQuery, Signature, Target, find_players, parse_color,
+        suggest_players,
     },
     export::{BookOptions, BookWeight},
     model::{GameId, RECENT_GAMES, TOP_GAMES},
-    pattern::Pattern,
+    pattern::{GamePattern, Pattern},
     render::{
         json::DatabaseTotals,
         pgn,
@@ -115,7 +116,7 @@ pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Re
     }
     let lookup = Lookup {
         target: params.target()?,
-        filter: params.filter()?.with_player(Some(name), Some(color))?,
+        filter: params.player_filter(Some(name), Some(color))?,
         // lichess lists 8 recent games by default here.
         limits: Limits { recent: params.count("recentGames", RECENT_GAMES, RECENT_GAMES)?, ..params.limits(0, 0, 0)? },
     };
@@ -157,21 +158,40 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
         Ok(targets.collect::<Result<Vec<_>, _>>()?)
     };
     let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
+    let mut steps = None;
     let source = match params.get("pattern") {
-        Some(_) => {
+        Some(text) => {
             if params.get("fen").is_some() || params.get("play").is_some() {
                 return Err(ApiError::bad_request(
                     "pattern asks for games of every matching position: drop fen and play",
                 ));
             }
-            let query = pattern_query(params, "pattern", 0)?;
             let generation = state.store.totals().map_err(QueryError::from)?.next_game_id;
-            // The parsed query, so that spellings of one search share a list.
-            let key = format!(
-                "{generation} {:?} {:?} {:?} {:?}",
-                query.pattern, query.material, query.side, query.pattern.flip_colours
-            );
-            let ids = state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?;
+            let ids = match text.parse::<GamePattern>().map_err(|err| ApiError::bad_request(err.to_string()))? {
+                GamePattern::Position(_) => {
+                    let query = pattern_query(params, "pattern", 0)?;
+                    // The parsed query, so that spellings of one search share a list.
+                    let key = format!(
+                        "{generation} {:?} {:?} {:?} {:?}",
+                        query.pattern, query.material, query.side, query.pattern.flip_colours
+                    );
+                    state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?
+                }
+                GamePattern::Sequence(sequence) => {
+                    if params.get("material").is_some() || params.get("side").is_some() {
+                        return Err(ApiError::bad_request(
+                            "material and side go with a position pattern: put them in a sequence's steps",
+                        ));
+                    }
+                    let sequence = sequence.with_flip(params.flag("flip")?);
+                    steps = Some(sequence.clone());
+                    let key = format!("{generation} {sequence:?}");
+                    let query = SequenceQuery { sequence };
+                    state.pattern_games.get_or_scan(key, || {
+                        Ok(query.run_with(&state.store, progress)?.games.into_iter().map(|game| game.id).collect())
+                    })?
+                }
+            };
             GameSource::Games(ids)
         }
         None => GameSource::Position(params.target()?),
@@ -184,6 +204,8 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
         offset,
         limit: per_page,
         max_sorted: MAX_SORTED,
+        filter: params.player_filter(params.get("player"), params.get("color").map(parse_color).transpose()?)?,
+        steps,
     })
 }
 
@@ -273,7 +295,7 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
     blocking(move || {
         let format = check_format(&params, OpeningReport::CSV_TABLES)?;
         let color = params.get("color").map(parse_color).transpose()?;
-        let filter = params.filter()?.with_player(params.get("player"), color)?;
+        let filter = params.player_filter(params.get("player"), color)?;
         let mut options = OpeningOptions::new(filter);
         options.depth = params.count("depth", options.depth, crate::report::opening::MAX_DEPTH)?;
         options.lines = params.count("lines", options.lines, crate::report::opening::MAX_LINES)?;
@@ -289,7 +311,7 @@ pub async fn opening_report(State(state): State<Arc<AppState>>, query: Parameter
                 .map_err(|err| ApiError::bad_request(format!("bad versus {versus:?}: {err}")))?;
             let other = Params::new(map)?;
             let color = other.get("color").map(parse_color).transpose()?;
-            let filter = other.filter()?.with_player(other.get("player"), color)?;
+            let filter = other.player_filter(other.get("player"), color)?;
             options.versus = Some((filter, other.filter_label()));
         }
         let report = OpeningReport::build(&state.store, &params.target()?, &options)?;
@@ -399,7 +421,7 @@ pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Resu
     let color = player.and(params.get("color")).map(parse_color).transpose()?;
     let options = BookOptions {
         root: params.target()?.position.into_chess(),
-        filter: params.filter()?.with_player(player, color)?,
+        filter: params.player_filter(player, color)?,
         min_games: number("minGames")?.unwrap_or(3),
         max_ply: number("maxPly")?.map(|ply| u32::try_from(ply).unwrap_or(u32::MAX)),
         only: params.get("only").map(parse_color).transpose()?,

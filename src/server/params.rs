@@ -10,7 +10,13 @@ use axum::{
 };
 use serde_json::json;
 
-use crate::explore::{Filter, Limits, QueryError, ResolvedTarget, Target};
+use shakmaty::Color;
+
+use crate::explore::{Filter, HeaderSpec, Limits, QueryError, ResolvedTarget, Target};
+
+/// The header filters' parameters, the command line's options in camelCase.
+pub const HEADER_PARAMS: [&str; 9] =
+    ["minElo", "maxElo", "event", "site", "result", "eco", "dateFrom", "dateTo", "minPlies"];
 
 /// Longest parameter value accepted (a FEN is under 100 bytes; `play` of 600 moves ~3 KB).
 const MAX_VALUE: usize = 4096;
@@ -120,18 +126,59 @@ impl Params {
 
     /// The filter parameters given, in words (`since=2020, ratings=2200,2500`), or `all games`.
     pub fn filter_label(&self) -> String {
-        let given: Vec<String> = ["since", "until", "speeds", "ratings", "player", "color"]
+        let names = ["since", "until", "speeds", "ratings", "player", "color", "opponent"];
+        let given: Vec<String> = names
             .iter()
+            .chain(&HEADER_PARAMS)
             .filter_map(|name| self.get(name).map(|value| format!("{name}={value}")))
             .collect();
         if given.is_empty() { "all games".to_owned() } else { given.join(", ") }
     }
 
-    /// `since`, `until`, `speeds`, `ratings`.
+    /// `since`, `until`, `speeds`, `ratings` and the header filters ([`HEADER_PARAMS`]); an
+    /// `opponent` is refused here (see [`Params::player_filter`]).
     pub fn filter(&self) -> Result<Filter, ApiError> {
+        if self.get("opponent").is_some() {
+            return Err(ApiError::bad_request("opponent= needs player="));
+        }
+        self.base_filter()
+    }
+
+    /// [`Params::filter`] with a player (and `color`, `opponent`).
+    pub fn player_filter(&self, player: Option<&str>, color: Option<Color>) -> Result<Filter, ApiError> {
+        Ok(self.base_filter()?.with_player(player, color)?.with_opponent(self.get("opponent"))?)
+    }
+
+    fn base_filter(&self) -> Result<Filter, ApiError> {
+        let number = |name: &str| -> Result<Option<u32>, ApiError> {
+            self.get(name)
+                .map(|text| {
+                    text.trim()
+                        .parse()
+                        .map_err(|_| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
+                })
+                .transpose()
+        };
+        let elo = |name: &str| -> Result<Option<u16>, ApiError> {
+            number(name)?
+                .map(|n| u16::try_from(n).map_err(|_| ApiError::bad_request(format!("bad {name} {n}: too large"))))
+                .transpose()
+        };
+        let headers = HeaderSpec {
+            min_elo: elo("minElo")?,
+            max_elo: elo("maxElo")?,
+            event: self.get("event"),
+            site: self.get("site"),
+            result: self.get("result"),
+            eco: self.get("eco"),
+            date_from: self.get("dateFrom"),
+            date_to: self.get("dateTo"),
+            min_plies: number("minPlies")?,
+        };
         Ok(Filter::default()
             .with_dates(self.get("since"), self.get("until"))?
             .with_speeds(self.get("speeds"))?
-            .with_rating_groups(self.get("ratings"))?)
+            .with_rating_groups(self.get("ratings"))?
+            .with_headers(&headers)?)
     }
 }

@@ -1,42 +1,47 @@
-//! The facts family and its in-memory table: each game's result, ratings, month and speed, eight
-//! bytes a game ([`layout::facts`]), stored in runs of consecutive games (one value a writer
-//! batch, under its first game's id), so that loading the table reads a value per writer batch
-//! rather than one per game.
+//! The facts and headers families and their in-memory tables: each game's result, ratings, month
+//! and speed, eight bytes a game ([`layout::facts`]), and its day, ECO code, length and label
+//! hashes, twelve bytes ([`layout::headers`]), each stored in runs of consecutive games (one
+//! value a writer batch, under its first game's id), so that loading a table reads a value per
+//! writer batch rather than one per game.
 //!
 //! Filtered lookups need the facts of every game of a position: the month × speed × rating-band
 //! slices are derived from them instead of being stored with each position. Readers hold the
 //! committed games' facts in memory (8 MB per million games), loaded on first use and extended
-//! when later commits add games.
+//! when later commits add games. The header facts are loaded likewise, by the first filter on
+//! a header (12 MB per million games).
 
 use std::sync::{Arc, PoisonError, RwLock, atomic::Ordering};
 
 use super::{
     Store, StoreError,
-    layout::{self, FACTS_LEN},
+    layout::{self, FACTS_LEN, HEADERS_LEN},
     options,
 };
-use crate::model::{GameFacts, GameId};
+use crate::model::{GameFacts, GameHeaders, GameId};
 
-/// The facts of games `first..first + len`, packed as the facts family stores them: a store's
-/// table of committed games (from game 1), or a commit's new games.
+/// Fixed-length records of games `first..first + len`, packed as their family stores them: a
+/// store's table of committed games (from game 1), or a commit's new games.
 #[derive(Debug)]
-pub struct FactsTable {
+pub struct GameColumn<const N: usize> {
     first: GameId,
-    packed: Vec<[u8; FACTS_LEN]>,
+    packed: Vec<[u8; N]>,
 }
 
-impl Default for FactsTable {
-    fn default() -> FactsTable {
-        FactsTable { first: GameId(1), packed: Vec::new() }
+/// Each game's facts ([`GameFacts`]), eight bytes a game.
+pub type FactsTable = GameColumn<FACTS_LEN>;
+/// Each game's header facts ([`GameHeaders`]), twelve bytes a game.
+pub type HeadersTable = GameColumn<HEADERS_LEN>;
+
+impl<const N: usize> Default for GameColumn<N> {
+    fn default() -> GameColumn<N> {
+        GameColumn { first: GameId(1), packed: Vec::new() }
     }
 }
 
-impl FactsTable {
-    /// The facts of game `id`, if loaded.
-    pub fn get(&self, id: GameId) -> Option<GameFacts> {
+impl<const N: usize> GameColumn<N> {
+    fn bytes(&self, id: GameId) -> Option<[u8; N]> {
         let index = usize::try_from(id.0.checked_sub(self.first.0)?).ok()?;
-        // Checked when loaded.
-        layout::unpack_facts(id, *self.packed.get(index)?)
+        self.packed.get(index).copied()
     }
 
     /// Games loaded.
@@ -48,95 +53,165 @@ impl FactsTable {
     pub fn is_empty(&self) -> bool {
         self.packed.is_empty()
     }
+
+    /// The ids of the games loaded.
+    pub fn ids(&self) -> impl Iterator<Item = GameId> + '_ {
+        (0..self.len()).map(|at| GameId(self.first.0 + at))
+    }
 }
 
-/// One value of the facts family: the facts of games of consecutive ids from its key's.
-struct FactsRun<'a> {
+impl GameColumn<FACTS_LEN> {
+    /// The facts of game `id`, if loaded.
+    pub fn get(&self, id: GameId) -> Option<GameFacts> {
+        // Checked when loaded.
+        layout::unpack_facts(id, self.bytes(id)?)
+    }
+}
+
+impl GameColumn<HEADERS_LEN> {
+    /// The header facts of game `id`, if loaded.
+    pub fn get(&self, id: GameId) -> Option<GameHeaders> {
+        // Checked when loaded.
+        layout::unpack_headers(self.bytes(id)?)
+    }
+}
+
+/// A family of fixed-length game records stored in runs (the facts, the header facts).
+trait Column<const N: usize> {
+    const FAMILY: &'static str;
+    /// Whether `bytes` are a valid record of game `id`.
+    fn valid(id: GameId, bytes: &[u8; N]) -> bool;
+}
+
+struct Facts;
+struct Headers;
+
+impl Column<FACTS_LEN> for Facts {
+    const FAMILY: &'static str = options::FACTS;
+    fn valid(id: GameId, bytes: &[u8; FACTS_LEN]) -> bool {
+        layout::decode_facts(id, bytes).is_some()
+    }
+}
+
+impl Column<HEADERS_LEN> for Headers {
+    const FAMILY: &'static str = options::HEADERS;
+    fn valid(_: GameId, bytes: &[u8; HEADERS_LEN]) -> bool {
+        layout::decode_headers(bytes).is_some()
+    }
+}
+
+/// One stored value of a column: the records of games of consecutive ids from its key's.
+struct Run<'a, const N: usize> {
     first: u64,
     bytes: &'a [u8],
 }
 
-impl<'a> FactsRun<'a> {
-    /// A stored run; `None` unless its key is a game id and its bytes whole facts.
-    fn read(key: &[u8], bytes: &'a [u8]) -> Option<FactsRun<'a>> {
+impl<'a, const N: usize> Run<'a, N> {
+    /// A stored run; `None` unless its key is a game id and its bytes whole records.
+    fn read(key: &[u8], bytes: &'a [u8]) -> Option<Run<'a, N>> {
         let first = GameId::from_bytes(key)?.0;
-        (first > 0 && !bytes.is_empty() && bytes.len().is_multiple_of(FACTS_LEN)).then_some(FactsRun { first, bytes })
+        (first > 0 && !bytes.is_empty() && bytes.len().is_multiple_of(N)).then_some(Run { first, bytes })
     }
 
     /// The id after its last game.
     fn end(&self) -> u64 {
-        self.first + (self.bytes.len() / FACTS_LEN) as u64
+        self.first + (self.bytes.len() / N) as u64
     }
 
     fn holds(&self, id: GameId) -> bool {
         (self.first..self.end()).contains(&id.0)
     }
 
-    /// The checked facts bytes of game `id`; `None` outside the run or for bytes that are not
-    /// valid facts.
-    fn get(&self, id: GameId) -> Option<[u8; FACTS_LEN]> {
-        let at = usize::try_from(id.0.checked_sub(self.first)?).ok()? * FACTS_LEN;
-        let bytes: [u8; FACTS_LEN] = self.bytes.get(at..at + FACTS_LEN)?.try_into().ok()?;
-        layout::decode_facts(id, &bytes).map(|_| bytes)
+    /// The checked record of game `id`; `None` outside the run or for invalid bytes.
+    fn get<C: Column<N>>(&self, id: GameId) -> Option<[u8; N]> {
+        let at = usize::try_from(id.0.checked_sub(self.first)?).ok()? * N;
+        let bytes: [u8; N] = self.bytes.get(at..at + N)?.try_into().ok()?;
+        C::valid(id, &bytes).then_some(bytes)
     }
 }
 
-/// The shared table a [`Store`] keeps.
+/// The shared tables a [`Store`] keeps.
 pub(super) type SharedFacts = RwLock<Arc<FactsTable>>;
+pub(super) type SharedHeaders = RwLock<Arc<HeadersTable>>;
 
 impl Store {
     /// The facts of every committed game up to at least `highest` (when committed): loads what
     /// the table lacks.
     pub fn facts(&self, highest: GameId) -> Result<Arc<FactsTable>, StoreError> {
-        let current = self.facts.read().unwrap_or_else(PoisonError::into_inner).clone();
+        self.column::<FACTS_LEN, Facts>(&self.facts, highest)
+    }
+
+    /// The header facts of every committed game up to at least `highest` (when committed), as
+    /// [`Store::facts`]: loaded on first use by a header filter.
+    pub fn headers(&self, highest: GameId) -> Result<Arc<HeadersTable>, StoreError> {
+        self.column::<HEADERS_LEN, Headers>(&self.headers, highest)
+    }
+
+    /// The header facts of every game committed when this store last read the commit record.
+    pub fn committed_headers(&self) -> Result<Arc<HeadersTable>, StoreError> {
+        let committed = self.committed.load(Ordering::Acquire);
+        self.headers(GameId(committed.saturating_sub(1)))
+    }
+
+    fn column<const N: usize, C: Column<N>>(
+        &self,
+        shared: &RwLock<Arc<GameColumn<N>>>,
+        highest: GameId,
+    ) -> Result<Arc<GameColumn<N>>, StoreError> {
+        let current = shared.read().unwrap_or_else(PoisonError::into_inner).clone();
         // The store's table starts at game 1.
         if highest.0 <= current.len() {
             return Ok(current);
         }
         let committed = self.committed_for(highest)?;
-        let mut guard = self.facts.write().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = shared.write().unwrap_or_else(PoisonError::into_inner);
         let loaded = guard.len();
         if loaded + 1 >= committed {
             return Ok(guard.clone());
         }
         let mut packed = guard.packed.clone();
-        self.load_facts(loaded + 1, committed, &mut packed)?;
-        *guard = Arc::new(FactsTable { first: GameId(1), packed });
+        self.load_runs::<N, C>(loaded + 1, committed, &mut packed)?;
+        *guard = Arc::new(GameColumn { first: GameId(1), packed });
         Ok(guard.clone())
     }
 
     /// The facts of the games a commit adds, `first..end` (written, not committed yet).
     pub(super) fn new_facts(&self, first: GameId, end: GameId) -> Result<FactsTable, StoreError> {
         let mut packed = Vec::with_capacity(end.0.saturating_sub(first.0).min(1 << 24) as usize);
-        self.load_facts(first.0, end.0, &mut packed)?;
-        Ok(FactsTable { first, packed })
+        self.load_runs::<FACTS_LEN, Facts>(first.0, end.0, &mut packed)?;
+        Ok(GameColumn { first, packed })
     }
 
-    /// Appends to `packed` the facts of games `first..end`, every one of them, in one pass.
-    fn load_facts(&self, first: u64, end: u64, packed: &mut Vec<[u8; FACTS_LEN]>) -> Result<(), StoreError> {
+    /// Appends to `packed` the records of games `first..end`, every one of them, in one pass.
+    fn load_runs<const N: usize, C: Column<N>>(
+        &self,
+        first: u64,
+        end: u64,
+        packed: &mut Vec<[u8; N]>,
+    ) -> Result<(), StoreError> {
+        let what = |id: u64| format!("{} of game {id}", C::FAMILY);
         let read = options::sequential_reads(&GameId(end).to_bytes());
-        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::FACTS), read);
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(C::FAMILY), read);
         iter.seek_for_prev(GameId(first).to_bytes());
         let mut next = first;
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             if next >= end {
                 break;
             }
-            let run = FactsRun::read(key, value).ok_or_else(|| self.corrupt(format!("facts of game {next}")))?;
+            let run = Run::<N>::read(key, value).ok_or_else(|| self.corrupt(what(next)))?;
             // Runs follow each other without a gap.
             if !run.holds(GameId(next)) {
-                return Err(self.corrupt(format!("facts of game {next}: missing")));
+                return Err(self.corrupt(format!("{}: missing", what(next))));
             }
             for id in next..run.end().min(end) {
-                let bytes = run.get(GameId(id)).ok_or_else(|| self.corrupt(format!("facts of game {id}")))?;
-                packed.push(bytes);
+                packed.push(run.get::<C>(GameId(id)).ok_or_else(|| self.corrupt(what(id)))?);
             }
             next = run.end().min(end);
             iter.next();
         }
         iter.status().map_err(|err| self.rocks(err))?;
         if next < end {
-            return Err(self.corrupt(format!("facts of game {next}: missing")));
+            return Err(self.corrupt(format!("{}: missing", what(next))));
         }
         Ok(())
     }
@@ -147,8 +222,8 @@ impl Store {
         iter.seek_for_prev(id.to_bytes());
         iter.status().map_err(|err| self.rocks(err))?;
         let (Some(key), Some(value)) = (iter.key(), iter.value()) else { return Ok(None) };
-        let run = FactsRun::read(key, value).ok_or_else(|| self.corrupt(format!("facts of game {id}")))?;
-        Ok(run.get(id).and_then(|bytes| layout::unpack_facts(id, bytes)))
+        let run = Run::<FACTS_LEN>::read(key, value).ok_or_else(|| self.corrupt(format!("facts of game {id}")))?;
+        Ok(run.get::<Facts>(id).and_then(|bytes| layout::unpack_facts(id, bytes)))
     }
 
     /// The facts of every game committed when this store last read the commit record. A

@@ -1,4 +1,4 @@
-//! The position database on disk: a RocksDB directory with eight column families (their keys
+//! The position database on disk: a RocksDB directory with twelve column families (their keys
 //! and values are docs/FORMAT.md's, "The database", and [`layout`]'s in code).
 //!
 //! | family | holds |
@@ -7,8 +7,12 @@
 //! | `games` | each game's tags and result, by [`GameId`] |
 //! | `mainlines` | each game's start and mainline, what a replay reads |
 //! | `facts` | each game's result, ratings, month and speed, eight bytes, held in memory by [`FactsTable`] |
+//! | `headers` | each game's day, ECO code, length and event and site hashes, twelve bytes, held in memory by [`HeadersTable`] when a filter needs them |
+//! | `labels` | each distinct event and site text, under its hash |
 //! | `fingerprints` | the games stored, by [`Fingerprint`](crate::model::Fingerprint): exactly-once ingestion |
-//! | `players` | the index player filters scan by name prefix |
+//! | `players` | each game under its players' names |
+//! | `names` | each spelling under its folded words: what a player lookup reads |
+//! | `twins` | each game under a hash of what its twins share |
 //! | `openings` | an imported opening table's names, by [`Key`](crate::Key) |
 //! | `meta` | the format version, the ingest runs ([`RunRecord`]) |
 //!
@@ -34,7 +38,7 @@ mod verify;
 pub mod writer;
 
 pub use error::StoreError;
-pub use facts::FactsTable;
+pub use facts::{FactsTable, GameColumn, HeadersTable};
 pub use layout::{Detail, Occurrences, StoredValue};
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
@@ -70,6 +74,8 @@ pub struct Store {
     cache: rocksdb::Cache,
     /// The committed games' facts, loaded on first use ([`Store::facts`]).
     facts: facts::SharedFacts,
+    /// The committed games' header facts, loaded on first use ([`Store::headers`]).
+    headers: facts::SharedHeaders,
     /// The single-game tier's hash segments, loaded on first use.
     tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
     /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
@@ -129,6 +135,7 @@ impl Store {
             committed: AtomicU64::new(0),
             cache,
             facts: Default::default(),
+            headers: Default::default(),
             tier: Default::default(),
             steady: Default::default(),
             damage: Default::default(),

@@ -20,9 +20,11 @@ pub const TWINS: &str = "twins";
 pub const OPENINGS: &str = "openings";
 pub const META: &str = "meta";
 pub const FACTS: &str = "facts";
+pub const HEADERS: &str = "headers";
+pub const LABELS: &str = "labels";
 /// Every column family, in the order the database lists them.
-pub const COLUMN_FAMILIES: [&str; 10] =
-    [POSITIONS, GAMES, MAINLINES, FACTS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
+pub const COLUMN_FAMILIES: [&str; 12] =
+    [POSITIONS, GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -123,6 +125,17 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             // Eight bytes a game under sequential ids, read whole by a scan: large blocks.
             options.set_write_buffer_size(scaled(8 << 20));
             options.set_block_based_table_factory(&table(cache, 64 << 10, None));
+        }
+        HEADERS => {
+            // Twelve bytes a game, as the facts: read whole by a header filter's first use.
+            options.set_write_buffer_size(scaled(8 << 20));
+            options.set_block_based_table_factory(&table(cache, 64 << 10, None));
+        }
+        LABELS => {
+            // Keys only, each distinct event and site text once, rewritten by every game that
+            // names it: read whole by a text filter.
+            options.set_write_buffer_size(scaled(4 << 20));
+            options.set_block_based_table_factory(&table(cache, 16 << 10, None));
         }
         PLAYERS => {
             // Keys only, sorted by name: prefix scans for player filters.

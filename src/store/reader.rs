@@ -8,7 +8,8 @@ use shakmaty::Color;
 use super::{
     RunRecord, Store, StoreError, Totals,
     layout::{
-        Detail, FactsNeeded, StoredValue, decode_game_record, decode_opening, decode_record,
+        Detail, FactsNeeded, Occurrences, StoredValue, decode_game_record, decode_opening, decode_record,
+        headers::{label_prefix, parse_label_key},
         keys::{
             COMMIT_KEY, RUN_PREFIX, parse_name_key, parse_player_key, parse_twin_key, player_prefix, tier_record_ranges,
         },
@@ -17,7 +18,9 @@ use super::{
 };
 use crate::{
     codec::{Key, KeyRange},
-    model::{Fingerprint, GameFacts, GameId, GameRecord, Mainline, PositionStats, replay_with_moves},
+    model::{
+        Fingerprint, GameFacts, GameId, GameRecord, LabelHash, LabelKind, Mainline, PositionStats, replay_with_moves,
+    },
     position::Position,
     postings::PostingList,
 };
@@ -52,6 +55,33 @@ impl Store {
     /// A position's statistics without its slices and games: all an unfiltered lookup needs.
     pub fn position_head(&self, key: &Key) -> Result<Option<PositionStats>, StoreError> {
         self.read_position(key, Detail::Head, false)
+    }
+
+    /// The games and results of each of `keys` (`None` for a position no game reached), read
+    /// together (one batched read of the full-key family, then the single-game tier for the
+    /// keys it lacks), without decoding more of their values.
+    pub fn position_totals(&self, keys: &[Key]) -> Result<Vec<Option<Occurrences>>, StoreError> {
+        let cf = self.cf(options::POSITIONS);
+        let found = self.db.batched_multi_get_cf(cf, keys.iter().map(Key::as_bytes), false);
+        let mut facts = None;
+        keys.iter()
+            .zip(found)
+            .map(|(key, found)| {
+                let corrupt = || self.corrupt(format!("position {key}"));
+                let mut occurrences = |value: &StoredValue| -> Result<Option<Occurrences>, StoreError> {
+                    let table = match &facts {
+                        Some(table) => table,
+                        None => facts.insert(self.committed_facts()?),
+                    };
+                    value.occurrences(|id| self.facts_of(Some(table), id)).map(Some).ok_or_else(corrupt)
+                };
+                // The value is read where it lies (a popular position's is large): not copied.
+                match found.map_err(|err| self.rocks(err))? {
+                    Some(bytes) => occurrences(&StoredValue::parse(&bytes).ok_or_else(corrupt)?),
+                    None => self.position_value(key)?.map_or(Ok(None), |value| occurrences(&value)),
+                }
+            })
+            .collect()
     }
 
     /// A position's statistics with its slices, without its games (its monthly history).
@@ -335,6 +365,25 @@ impl Store {
         }
         iter.status().map_err(|err| self.rocks(err))?;
         Ok(names)
+    }
+
+    /// Every distinct text of the `kind` tag the games give (each with its hash), in hash order;
+    /// texts of games an interrupted ingest did not commit may be among them.
+    pub fn labels(&self, kind: LabelKind) -> Result<Vec<(LabelHash, String)>, StoreError> {
+        let prefix = label_prefix(kind);
+        let mut iter =
+            self.db.raw_iterator_cf_opt(self.cf(options::LABELS), options::sequential_reads(&[prefix[0] + 1]));
+        iter.seek(prefix);
+        let mut labels = Vec::new();
+        while let Some(key) = iter.key() {
+            if !key.starts_with(&prefix) {
+                break;
+            }
+            labels.push(parse_label_key(kind, key).ok_or_else(|| self.corrupt("label key"))?);
+            iter.next();
+        }
+        iter.status().map_err(|err| self.rocks(err))?;
+        Ok(labels)
     }
 
     /// The imported opening (ECO code, name) of a position.

@@ -9,14 +9,15 @@ use rocksdb::{FlushOptions, WriteBatch};
 use super::{
     RunRecord, Store, StoreError, Totals,
     layout::{
-        encode_facts, encode_game_head, encode_opening, encode_record,
+        encode_facts, encode_game_head, encode_headers, encode_opening, encode_record,
+        headers::label_key,
         keys::{COMMIT_KEY, name_keys, player_key, player_key_game, twin_key},
     },
     options::{self, COLUMN_FAMILIES},
 };
 use crate::{
     codec::{KEY_LEN, Key},
-    model::{Fingerprint, GameFacts, GameId, GameRecord},
+    model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, LabelKind, Tags},
 };
 
 /// Writes gathered for one atomic commit.
@@ -44,6 +45,28 @@ impl Batch<'_> {
         let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
         self.batch.put_cf(self.store.cf(options::FACTS), first.to_bytes(), bytes);
         Ok(())
+    }
+
+    /// Stores the header facts of games `first`, `first + 1`, ... (one value, as
+    /// [`Batch::put_facts_run`]), and lists their event and site texts in the labels family.
+    pub fn put_headers_run<'a>(&mut self, first: GameId, games: impl IntoIterator<Item = (GameHeaders, &'a Tags)>) {
+        let mut bytes = Vec::new();
+        let mut labels = rustc_hash::FxHashSet::default();
+        for (headers, tags) in games {
+            bytes.extend_from_slice(&encode_headers(&headers));
+            for kind in LabelKind::ALL {
+                labels.insert(label_key(kind, kind.of(tags)));
+            }
+        }
+        if bytes.is_empty() {
+            return;
+        }
+        self.batch.put_cf(self.store.cf(options::HEADERS), first.to_bytes(), bytes);
+        let mut labels: Vec<Vec<u8>> = labels.into_iter().collect();
+        labels.sort_unstable();
+        for key in labels {
+            self.batch.put_cf(self.store.cf(options::LABELS), key, []);
+        }
     }
 
     /// Indexes each game (id, White, Black) under both players' names, and each name under its
@@ -151,7 +174,7 @@ impl Store {
     }
 
     /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their mainlines, facts, players entries and fingerprints. Returns how
+    /// `next_game_id`, their mainlines, facts, header facts, players entries and fingerprints. Returns how
     /// many games it removed.
     pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
         let first = GameId(self.committed.load(std::sync::atomic::Ordering::Acquire).max(1));
@@ -170,6 +193,8 @@ impl Store {
             return Ok(0);
         }
         batch.delete_range_cf(self.cf(options::FACTS), first.to_bytes(), GameId(u64::MAX).to_bytes());
+        // Their labels stay: a text no game names matches no game.
+        batch.delete_range_cf(self.cf(options::HEADERS), first.to_bytes(), GameId(u64::MAX).to_bytes());
         batch.delete_range_cf(self.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
         let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
         self.delete_where(options::PLAYERS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;

@@ -185,8 +185,9 @@ fn ratings_html(main: &Subset) -> String {
 
 fn moves_html(report: &OpeningReport) -> String {
     let main = &report.subsets[0];
-    let mut header =
-        vec!["Move", "Games", "Share", "1-0", "½-½", "0-1", "Score", "Draws", "Rating", "Perf.", "Year", "Last"];
+    let mut header = vec![
+        "Move", "Games", "Share", "1-0", "½-½", "0-1", "Score", "Draws", "Rating", "Perf.", "Year", "Last", "Reached",
+    ];
     let versus = report.subsets.get(1);
     let versus_games = versus.map(|v| format!("Games ({})", v.label));
     let versus_score = versus.map(|v| format!("Score ({})", v.label));
@@ -212,14 +213,15 @@ fn moves_html(report: &OpeningReport) -> String {
     if let Some(v) = versus {
         for m in v.moves.iter().filter(|m| find(main, &m.uci).is_none()) {
             let mut cells = vec![escape(&m.san)];
-            cells.extend(std::iter::repeat_n("–".to_owned(), 11));
+            cells.extend(std::iter::repeat_n("–".to_owned(), 12));
             cells.push(thousands(m.results.games));
             cells.push(pct(m.score));
             rows.push(cells);
         }
     }
     format!(
-        "<p>Every move played from the position; score and performance are the mover's.</p>{}",
+        "<p>Every move played from the position; score and performance are the mover's. Reached: the \
+         games reaching the position after the move by any move order.</p>{}",
         table(&header, &rows)
     )
 }
@@ -238,6 +240,7 @@ fn move_cells(m: &MoveStats) -> Vec<String> {
         opt_num(m.performance),
         opt_num(m.average_year.map(|y| format!("{y:.0}"))),
         m.last_played.clone().unwrap_or_else(|| "–".to_owned()),
+        thousands(m.reached.games),
     ]
 }
 
@@ -477,6 +480,10 @@ fn moves_csv(report: &OpeningReport) -> Csv {
         "performance",
         "averageYear",
         "lastPlayed",
+        "reachedGames",
+        "reachedWhite",
+        "reachedDraws",
+        "reachedBlack",
     ]);
     for s in &report.subsets {
         for m in &s.moves {
@@ -490,6 +497,10 @@ fn moves_csv(report: &OpeningReport) -> Csv {
                 opt(m.performance),
                 opt(m.average_year.map(|v| format!("{v:.2}"))),
                 opt(m.last_played.clone()),
+                m.reached.games.to_string(),
+                m.reached.white.to_string(),
+                m.reached.draws.to_string(),
+                m.reached.black.to_string(),
             ]);
             csv.row(cells);
         }

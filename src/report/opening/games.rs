@@ -13,42 +13,14 @@ use super::Theme;
 use crate::{
     Key, Material,
     codec::CompactMove,
-    explore::{Filter, QueryError, arrivals, key_of, player_games},
+    explore::{Admission, QueryError, arrivals, key_of},
     model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay_with_moves},
-    pattern::Scene,
+    pattern::{GamePattern, Scene},
     store::Store,
 };
 
 /// Games read from the store at a time (per parallel task).
 const CHUNK: usize = 512;
-
-/// Which games a subset counts: a filter, with the player's games looked up once.
-#[derive(Debug)]
-pub struct Selection {
-    /// The filter.
-    pub filter: Filter,
-    /// The player's games, ascending, when the filter names a player.
-    player_games: Option<Vec<GameId>>,
-}
-
-impl Selection {
-    /// The selection of `filter` (a player filter reads the players index).
-    pub fn new(store: &Store, filter: Filter) -> Result<Selection, QueryError> {
-        let player_games = filter.player.as_deref().map(|name| player_games(store, name, filter.color)).transpose()?;
-        Ok(Selection { filter, player_games })
-    }
-
-    /// Whether the game counts.
-    pub fn admits(&self, facts: &GameFacts) -> bool {
-        self.filter.matches_game(facts)
-            && self.player_games.as_ref().is_none_or(|ids| ids.binary_search(&facts.id).is_ok())
-    }
-
-    /// The player's games, when the filter names a player.
-    pub fn player_games(&self) -> Option<&[GameId]> {
-        self.player_games.as_deref()
-    }
-}
 
 /// What the pass looks for in each game.
 pub struct Probe<'a> {
@@ -68,7 +40,13 @@ impl<'a> Probe<'a> {
     /// Looks for the position `key` (which is `target`), and for `themes` up to `within` plies
     /// after it.
     pub fn new(target: &'a Chess, key: &'a Key, themes: &'a [Theme], within: usize) -> Probe<'a> {
-        let roles = themes.iter().map(|theme| theme.pattern.placement_roles()).collect();
+        let roles = themes
+            .iter()
+            .map(|theme| match &theme.pattern {
+                GamePattern::Position(pattern) => pattern.placement_roles(),
+                GamePattern::Sequence(_) => None,
+            })
+            .collect();
         Probe { target, key, themes, roles, within }
     }
 }
@@ -244,8 +222,19 @@ impl Walk {
         }
         orders.sort_unstable();
         orders.dedup();
-        let mut themes = vec![false; probe.themes.len()];
         let last = first.saturating_add(probe.within).min(positions.len() - 1);
+        // A sequence theme is reached when its first step matches within the window (its later
+        // steps may come after it); a position theme, when the position matches.
+        let mut themes: Vec<bool> = probe
+            .themes
+            .iter()
+            .map(|theme| match &theme.pattern {
+                GamePattern::Sequence(sequence) => {
+                    sequence.find(&positions[first..]).is_some_and(|plies| plies[0] <= last - first)
+                }
+                GamePattern::Position(_) => false,
+            })
+            .collect();
         for ply in first..=last {
             let position = &positions[ply];
             // The roles a move displaced: a theme decided by other roles' placement alone kept
@@ -253,10 +242,11 @@ impl Walk {
             let moved = if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].board(), position.board()) };
             let mut scene = None;
             for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(&probe.roles) {
+                let GamePattern::Position(pattern) = &theme.pattern else { continue };
                 if *reached || roles.is_some_and(|roles| roles & moved == 0) {
                     continue;
                 }
-                *reached = theme.pattern.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
+                *reached = pattern.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
             }
             if themes.iter().all(|&t| t) {
                 break;
@@ -289,7 +279,7 @@ fn moved_roles(before: &shakmaty::Board, after: &shakmaty::Board) -> u8 {
 pub fn tally(
     store: &Store,
     ids: &[GameId],
-    selections: &[&Selection],
+    selections: &[&Admission],
     probe: &Probe,
 ) -> Result<Vec<Tallies>, QueryError> {
     let empty = || (0..selections.len()).map(|_| Tallies::new(probe.themes.len())).collect::<Vec<_>>();

@@ -24,13 +24,13 @@ mod theory;
 use serde::Serialize;
 use shakmaty::Position as _;
 
-use games::{Probe, Selection};
+use games::Probe;
 pub use themes::{DEFAULT_THEMES, Theme};
 
 pub use crate::report::results::Results;
 use crate::report::results::color_name;
 use crate::{
-    explore::{GameSummary, Opening, QueryError, ResolvedTarget},
+    explore::{Admission, GameSummary, Opening, QueryError, Reached, ResolvedTarget},
     store::Store,
 };
 
@@ -230,6 +230,8 @@ pub struct MoveStats {
     pub average_year: Option<f64>,
     /// Latest month (`YYYY-MM`, or `YYYY`) it was played.
     pub last_played: Option<String>,
+    /// The position it leads to, under the subset's filter, by any move order.
+    pub reached: Reached,
 }
 
 /// A position one move before the report's.
@@ -355,18 +357,18 @@ impl OpeningReport {
             )));
         }
         let chess = target.position.chess();
-        let mut selections = vec![(Selection::new(store, options.filter.clone())?, options.label.clone())];
+        let mut selections = vec![(Admission::resolve(store, &options.filter)?, options.label.clone())];
         if let Some((filter, label)) = &options.versus {
-            selections.push((Selection::new(store, filter.clone())?, label.clone()));
+            selections.push((Admission::resolve(store, filter)?, label.clone()));
         }
         let probe = Probe::new(chess, &target.key, &options.themes, options.within);
         let ids = store.postings(&target.key)?.to_vec();
-        let refs: Vec<&Selection> = selections.iter().map(|(s, _)| s).collect();
+        let refs: Vec<&Admission> = selections.iter().map(|(s, _)| s).collect();
         let tallies = games::tally(store, &ids, &refs, &probe)?;
         let mut subsets = Vec::new();
         for ((selection, label), tallies) in selections.iter().zip(tallies) {
             let year_games = subset::year_games(store, selection)?;
-            subsets.push(subset::subset(store, target, label, tallies, &year_games)?);
+            subsets.push(subset::subset(store, target, (label, selection), tallies, &year_games)?);
         }
         Ok(OpeningReport {
             fen: target.position.to_string(),
@@ -377,7 +379,7 @@ impl OpeningReport {
             themes: options.themes.clone(),
             theme_plies: options.within,
             subsets,
-            theory: theory::theory(store, chess, &options.filter, options.depth, options.lines)?,
+            theory: theory::theory(store, chess, &selections[0].0, options.depth, options.lines)?,
         })
     }
 }

@@ -7,29 +7,32 @@ use shakmaty::{Color, Position as _};
 
 use super::{
     BandRow, Ending, LengthRow, MAX_PLAYERS, MoveOrder, MoveStats, NOTABLE_GAMES, Notable, NotableGame, Overview,
-    PlayerRow, Results, SpeedShare, Subset, YearRow,
-    games::{Selection, Tallies},
+    PlayerRow, Results, SpeedShare, Subset, YearRow, games::Tallies,
 };
 use crate::{
-    explore::{QueryError, ResolvedTarget, key_of, san, summarize},
-    model::{GameFacts, GameId, Month, RatingBand, Speed},
+    explore::{Admission, QueryError, ResolvedTarget, key_of, reached, san, summarize},
+    model::{GameId, Month, RatingBand, Speed},
     report::results::{band_label, color_name, mover_score, percent},
     store::Store,
 };
 
 /// Each year's games under the selection, in the whole database: the initial position's slices
-/// (every game from the standard start), or the player's games.
-pub(super) fn year_games(store: &Store, selection: &Selection) -> Result<BTreeMap<u16, u64>, QueryError> {
+/// (every game from the standard start) when they answer the filter, else every game's facts
+/// (the player's games when it names one).
+pub(super) fn year_games(store: &Store, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
     let mut years = BTreeMap::new();
-    if let Some(ids) = selection.player_games() {
-        for chunk in ids.chunks(1024) {
-            for (&id, record) in chunk.iter().zip(store.games(chunk)?) {
-                let Some(record) = record else { continue };
-                let facts = GameFacts::of(id, record.result, &record.tags);
-                if selection.admits(&facts) {
-                    *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
-                }
+    if !selection.filter.is_by_slices() {
+        let facts = store.committed_facts()?;
+        let mut count = |id: GameId| {
+            if let Some(facts) = store.facts_of(Some(&facts), id)
+                && selection.admits(&facts)
+            {
+                *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
             }
+        };
+        match selection.player_games() {
+            Some(ids) => ids.iter().copied().for_each(&mut count),
+            None => facts.ids().for_each(&mut count),
         }
         return Ok(years);
     }
@@ -45,7 +48,7 @@ pub(super) fn year_games(store: &Store, selection: &Selection) -> Result<BTreeMa
 pub(super) fn subset(
     store: &Store,
     target: &ResolvedTarget,
-    label: &str,
+    (label, selection): (&str, &Admission),
     t: Tallies,
     year_games: &BTreeMap<u16, u64>,
 ) -> Result<Subset, QueryError> {
@@ -103,7 +106,7 @@ pub(super) fn subset(
         .iter()
         .map(|(&m, mt)| {
             let results = Results::of(&mt.tally);
-            MoveStats {
+            Ok(MoveStats {
                 uci: m.to_string(),
                 san: san(chess, m),
                 share: percent(results.games, games),
@@ -114,9 +117,10 @@ pub(super) fn subset(
                 average_year: (mt.dated > 0).then(|| mt.year_sum as f64 / mt.dated as f64),
                 last_played: (mt.last != Month::UNKNOWN).then(|| mt.last.to_string()),
                 results,
-            }
+                reached: reached(store, chess, m, selection)?,
+            })
         })
-        .collect();
+        .collect::<Result<_, QueryError>>()?;
     moves.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.uci.cmp(&b.uci)));
     let mut move_orders = Vec::with_capacity(t.orders.len());
     for ((key, m), &count) in &t.orders {

@@ -1,9 +1,10 @@
 //! Positional themes an opening report looks for after its position: pattern expressions with
-//! names. The defaults follow Scid's opening report.
+//! names, or sequences of them (`seq(A, B, N)`: a theme reached when its first step is). The
+//! defaults follow Scid's opening report.
 
 use serde::Serialize;
 
-use crate::pattern::Pattern;
+use crate::pattern::GamePattern;
 
 /// The default themes: (name, pattern). Castled kings are kings on their wing's back-rank
 /// squares (g/h or a–c); an isolated queen's pawn is an isolated pawn on the d-file.
@@ -28,9 +29,9 @@ pub struct Theme {
     pub name: String,
     /// The pattern expression.
     pub expression: String,
-    /// The parsed pattern.
+    /// The parsed pattern or sequence.
     #[serde(skip)]
-    pub pattern: Pattern,
+    pub pattern: GamePattern,
 }
 
 impl Theme {

@@ -6,7 +6,7 @@ use shakmaty::{Chess, Position as _, san::San};
 use super::{Results, TheoryLine, TheoryNode};
 use crate::{
     codec::CompactMove,
-    explore::{FilteredStats, QueryError, key_of},
+    explore::{Admission, QueryError, key_of, stats_of_games},
     model::Tally,
     report::results::mover_score,
     store::Store,
@@ -17,12 +17,12 @@ use crate::{
 pub(super) fn theory(
     store: &Store,
     root: &Chess,
-    filter: &crate::explore::Filter,
+    selection: &Admission,
     depth: usize,
     lines: usize,
 ) -> Result<Vec<TheoryLine>, QueryError> {
     let ranked = |chess: &Chess| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
-        let stats = FilteredStats { key: key_of(chess)?, filter: filter.clone() }.run(store)?;
+        let stats = stats_of_games(store, &key_of(chess)?, selection, false)?;
         Ok(stats.moves_by_games())
     };
     let mut out = Vec::new();

@@ -22,7 +22,7 @@ use shakmaty::{Chess, Color, Position as _};
 use super::results::{band_label, color_name, percent};
 use crate::{
     codec::CompactMove,
-    explore::{Filter, GameSummary, QueryError, resolve_player, san, summarize},
+    explore::{Admission, Filter, GameSummary, QueryError, san, summarize},
     model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally, player_name},
     store::Store,
 };
@@ -240,8 +240,10 @@ impl PlayerReport {
         if options.depth > MAX_DEPTH {
             return Err(QueryError::input(format!("repertoire trees go at most {MAX_DEPTH} plies deep")));
         }
-        let filter = Filter { player: Some(name.to_owned()), color: options.color, ..Filter::default() };
-        let (found, ids) = resolve_player(store, &filter)?.unwrap_or_default();
+        let filter = Filter { player: Some(name.to_owned()), color: options.color, ..options.filter.clone() };
+        let admission = Admission::resolve(store, &filter)?;
+        let found = admission.player.clone().unwrap_or_default();
+        let ids = admission.player_games().unwrap_or_default();
         // The player's spellings, as the players index holds them.
         let spelled: std::collections::HashSet<&str> =
             found.players.iter().flat_map(|p| &p.spellings).map(|s| s.stored.as_str()).collect();
@@ -250,9 +252,9 @@ impl PlayerReport {
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
-        for (&id, record) in ids.iter().zip(store.listed_games(&ids)?) {
+        for (&id, record) in ids.iter().zip(store.listed_games(ids)?) {
             let facts = GameFacts::of(id, record.result, &record.tags);
-            if !options.filter.matches_game(&facts) {
+            if !admission.admits(&facts) {
                 continue;
             }
             // The player's colour: the side with one of the player's spellings; White when both.

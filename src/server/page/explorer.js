@@ -95,17 +95,29 @@ function renderExplorer(answer, playerMode) {
     return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" title="Play ${escapeHtml(m.san)}">`
       + `<td>${escapeHtml(m.san)}</td><td class="num">${number(count)}<span class="share">${share}</span></td>`
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
-      + `<td class="num">${m.performance ?? ''}</td></tr>`;
+      + `<td class="num">${m.performance ?? ''}</td>${reachedCell(m, count)}</tr>`;
   }).join('');
   $('moves').tBodies[0].innerHTML = rows
-    || '<tr><td colspan="5" class="muted">No game continues from this position</td></tr>';
+    || '<tr><td colspan="6" class="muted">No game continues from this position</td></tr>';
   $('moves').tFoot.innerHTML = `<tr><td>Σ</td><td class="num" id="total-games" data-games="${games}">${number(games)}</td>`
     + `<td>${wdlBar(answer.white, answer.draws, answer.black)}</td>`
-    + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td></tr>`;
+    + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td><td></td></tr>`;
   const sans = new Map(answer.moves.map((m) => [m.uci, m.san]));
   renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || [], sans);
   renderGames('recent-games', 'recent-title', answer.recentGames || [], sans);
   if (answer.history) renderHistory(answer.history, answer.historyYearOnly);
+}
+
+// The games reaching the position after the move by any move order (`reached`), marked when
+// other move orders add games; the tooltip gives their results.
+function reachedCell(m, count) {
+  if (!m.reached) return '<td></td>';
+  const r = m.reached;
+  const reached = r.games;
+  const title = `${number(reached)} games reach the position after ${m.san} by any move order`
+    + ` (${number(r.white)} white wins, ${number(r.draws)} draws, ${number(r.black)} black wins)`;
+  return `<td class="num reached${reached > count ? ' more' : ''}" data-reached="${reached}" title="${escapeHtml(title)}">`
+    + `${number(reached)}</td>`;
 }
 
 function gameLabel(game, sans) {

@@ -5,6 +5,7 @@
 //!
 //! - [`value`]: a position's value, typed ([`StoredValue`]);
 //! - [`facts`]: a game's facts in eight bytes;
+//! - [`headers`]: a game's header facts in twelve bytes, and the labels family's keys;
 //! - [`keys`]: the keys of every family and record kind;
 //! - [`tier`]: the single-game tier's values (a game's marks, a hash segment's header);
 //! - [`run`]: a staged occurrence record;
@@ -12,12 +13,14 @@
 //!   and the opening table's values.
 
 pub mod facts;
+pub mod headers;
 pub mod keys;
 pub mod run;
 pub mod tier;
 pub mod value;
 
 pub use facts::{FACTS_LEN, RESULTS, decode_facts, encode_facts, result_code, unpack_facts};
+pub use headers::{HEADERS_LEN, decode_headers, encode_headers, unpack_headers};
 pub use value::{DERIVED_TOP_UP_TO, Detail, FactsNeeded, Occurrences, StoredValue, encode_general, encode_new};
 
 use crate::model::{GameRecord, GameResult, Mainline, Tags};

@@ -1,0 +1,282 @@
+//! Header filters and the `reached` field against counts made apart from tabiya: the generated
+//! games' own fields (the tags they were written with) and positions found by replaying their
+//! moves with shakmaty, on several positions (the initial one, shared openings, rare ones).
+
+use crate::common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::games::{Game, RESULTS, openings};
+use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd};
+use tabiya::{
+    explore::{FilterSpec, Limits, Lookup, Target},
+    indexer,
+    store::Store,
+};
+
+const EVENTS: [&str; 6] = ["Olympiad Rapid", "World OLYMPIAD", "Tata Steel Masters", "Club match", "", "Ολυμπιάδα"];
+const SITES: [&str; 4] = ["Wijk aan Zee NED", "Moscow RUS", "wijk", "?"];
+const ECOS: [&str; 7] = ["B90", "C42", "A00", "E99", "", "X12", "b33"];
+
+/// A date as (year, month, day), ordered.
+type Ymd = (u16, u8, u8);
+
+/// A generated game with the headers the tests filter by.
+struct Tagged {
+    game: Game,
+    event: &'static str,
+    eco: &'static str,
+}
+
+impl Tagged {
+    fn pgn(&self) -> String {
+        let tags = format!("[Event \"{}\"]\n[ECO \"{}\"]\n", self.event, self.eco);
+        self.game.pgn().replacen("[Event \"Generated\"]\n", &tags, 1)
+    }
+
+    /// The first and last day the game may have been played, as (year, month, day).
+    fn span(&self) -> Option<(Ymd, Ymd)> {
+        match self.game.date {
+            (Some(y), Some(m)) => Some(((y, m, self.game.day), (y, m, self.game.day))),
+            (Some(y), None) => Some(((y, 1, 1), (y, 12, 31))),
+            _ => None,
+        }
+    }
+
+    fn eco_index(&self) -> Option<u16> {
+        let bytes = self.eco.as_bytes();
+        let letter = bytes.first()?.to_ascii_uppercase();
+        (bytes.len() == 3 && (b'A'..=b'E').contains(&letter) && bytes[1..].iter().all(u8::is_ascii_digit))
+            .then(|| u16::from(letter - b'A') * 100 + u16::from(bytes[1] - b'0') * 10 + u16::from(bytes[2] - b'0'))
+    }
+}
+
+fn collection() -> Vec<Tagged> {
+    let mut rng = common::Lcg(33);
+    openings(1500)
+        .into_iter()
+        .map(|mut game| {
+            game.day = 1 + rng.next(28) as u8;
+            game.site = Some(SITES[rng.index(SITES.len())]);
+            Tagged { game, event: EVENTS[rng.index(EVENTS.len())], eco: ECOS[rng.index(ECOS.len())] }
+        })
+        .collect()
+}
+
+/// A filter and the same question asked of a game's own fields.
+struct Case {
+    spec: FilterSpec,
+    keeps: fn(&Tagged) -> bool,
+}
+
+/// Whether both players are rated and their ratings pass `ok`.
+fn both(t: &Tagged, ok: fn(u16) -> bool) -> bool {
+    t.game.white_elo.is_some_and(ok) && t.game.black_elo.is_some_and(ok)
+}
+
+fn cases() -> Vec<Case> {
+    let spec = FilterSpec::default;
+    vec![
+        Case { spec: FilterSpec { min_elo: Some(2300), ..spec() }, keeps: |t| both(t, |r| r >= 2300) },
+        Case { spec: FilterSpec { max_elo: Some(2345), ..spec() }, keeps: |t| both(t, |r| r <= 2345) },
+        Case {
+            spec: FilterSpec { event: Some("olympiad".into()), ..spec() },
+            keeps: |t| t.event.to_lowercase().contains("olympiad"),
+        },
+        Case {
+            spec: FilterSpec { site: Some("WIJK".into()), ..spec() },
+            keeps: |t| t.game.site.is_some_and(|s| s.to_lowercase().contains("wijk")),
+        },
+        Case { spec: FilterSpec { result: Some("1/2-1/2".into()), ..spec() }, keeps: |t| t.game.result == "1/2-1/2" },
+        Case { spec: FilterSpec { result: Some("*".into()), ..spec() }, keeps: |t| t.game.result == RESULTS[3] },
+        Case {
+            spec: FilterSpec { eco: Some("B00-C99".into()), ..spec() },
+            keeps: |t| t.eco_index().is_some_and(|i| (100..300).contains(&i)),
+        },
+        Case { spec: FilterSpec { eco: Some("a00".into()), ..spec() }, keeps: |t| t.eco_index() == Some(0) },
+        Case {
+            spec: FilterSpec { date_from: Some("2003-03-15".into()), date_to: Some("2010-06".into()), ..spec() },
+            keeps: |t| t.span().is_some_and(|(first, last)| first >= (2003, 3, 15) && last <= (2010, 6, 30)),
+        },
+        Case {
+            spec: FilterSpec { date_from: Some("2000".into()), ..spec() },
+            keeps: |t| t.span().is_some_and(|(first, _)| first >= (2000, 1, 1)),
+        },
+        Case { spec: FilterSpec { min_plies: Some(15), ..spec() }, keeps: |t| t.game.moves.len() >= 15 },
+        Case {
+            spec: FilterSpec { player: Some("Carlsen, Magnus".into()), opponent: Some("Anand".into()), ..spec() },
+            keeps: |t| {
+                let pair = [t.game.white.as_str(), t.game.black.as_str()];
+                pair == ["Carlsen, Magnus", "Anand, Viswanathan"] || pair == ["Anand, Viswanathan", "Carlsen, Magnus"]
+            },
+        },
+        Case {
+            spec: FilterSpec {
+                player: Some("Polgar".into()),
+                color: Some("black".into()),
+                opponent: Some("Tal, Mikhail".into()),
+                ..spec()
+            },
+            keeps: |t| t.game.black == "Polgar, Judit" && t.game.white == "Tal, Mikhail",
+        },
+        Case {
+            spec: FilterSpec {
+                eco: Some("B90".into()),
+                min_elo: Some(1900),
+                date_from: Some("1998-07".into()),
+                since: Some("1999".into()),
+                ..spec()
+            },
+            keeps: |t| {
+                t.eco_index() == Some(190)
+                    && both(t, |r| r >= 1900)
+                    && t.span().is_some_and(|(first, _)| first >= (1998, 7, 1))
+                    && t.game.date.0.is_some_and(|y| y >= 1999)
+            },
+        },
+    ]
+}
+
+/// White wins, draws, Black wins and all games among `games` (indices) that `keeps`.
+fn expected(tagged: &[Tagged], games: &BTreeSet<usize>, keeps: fn(&Tagged) -> bool) -> [u64; 4] {
+    let mut counts = [0; 4];
+    for &index in games.iter().filter(|&&index| keeps(&tagged[index])) {
+        match tagged[index].game.result {
+            "1-0" => counts[0] += 1,
+            "1/2-1/2" => counts[1] += 1,
+            "0-1" => counts[2] += 1,
+            _ => {}
+        }
+        counts[3] += 1;
+    }
+    counts
+}
+
+fn build(tagged: &[Tagged]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tagged.pgn");
+    std::fs::write(&path, tagged.iter().map(Tagged::pgn).collect::<String>()).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    indexer::ingest(&store, &[path], &mut indexer::SilentObserver).unwrap();
+    (dir, store)
+}
+
+#[test]
+fn header_filters_and_reached_counts_match_the_games_own_tags() {
+    let tagged = collection();
+    let (_dir, store) = build(&tagged);
+    let all = positions(&tagged);
+    // The initial position, the most shared positions and some reached by 2 to 5 games.
+    let mut by_games: Vec<(&String, &(Chess, BTreeSet<usize>))> = all.iter().collect();
+    by_games.sort_by_key(|(epd, (_, ids))| (std::cmp::Reverse(ids.len()), (*epd).clone()));
+    let rare = by_games.iter().filter(|(_, (_, ids))| (2..=5).contains(&ids.len())).take(4);
+    let chosen: Vec<_> = by_games.iter().take(6).chain(rare).collect();
+    let mut transpositions = 0;
+    for case in cases() {
+        let filter = case.spec.filter().unwrap();
+        assert!(!filter.is_unfiltered());
+        let mut kept_somewhere = false;
+        for (epd, (chess, ids)) in &chosen {
+            let answer = Lookup {
+                target: Target::fen(epd.as_str()).resolve().unwrap(),
+                filter: filter.clone(),
+                limits: Limits { moves: 256, ..Limits::default() },
+            }
+            .run(&store)
+            .unwrap();
+            let [white, draws, black, games] = expected(&tagged, ids, case.keeps);
+            assert_eq!(
+                [answer.white, answer.draws, answer.black, answer.games],
+                [white, draws, black, games],
+                "{:?} at {epd}",
+                case.spec
+            );
+            kept_somewhere |= games > 0;
+            // Each move row's reached: the position after the move, by any move order.
+            for row in &answer.moves {
+                let m = row.uci.parse::<shakmaty::uci::UciMove>().unwrap().to_move(chess).unwrap();
+                let next = chess.clone().play(m).unwrap();
+                let next_epd = Epd::from_position(&next, EnPassantMode::Legal).to_string();
+                let reaching = &all[&next_epd].1;
+                let [white, draws, black, games] = expected(&tagged, reaching, case.keeps);
+                let reached = row.reached;
+                assert_eq!(
+                    [reached.white, reached.draws, reached.black, reached.games],
+                    [white, draws, black, games],
+                    "{:?}: {} from {epd}",
+                    case.spec,
+                    row.san
+                );
+                assert!(reached.games >= row.games);
+                transpositions += usize::from(reached.games > row.games);
+            }
+        }
+        assert!(kept_somewhere, "{:?} keeps no game of the chosen positions: the case tests nothing", case.spec);
+    }
+    assert!(transpositions > 10, "only {transpositions} rows where other move orders add games");
+}
+
+/// Every distinct position of every game: EPD → the position and the games (indices) reaching it.
+fn positions(tagged: &[Tagged]) -> BTreeMap<String, (Chess, BTreeSet<usize>)> {
+    let mut all: BTreeMap<String, (Chess, BTreeSet<usize>)> = BTreeMap::new();
+    for (index, t) in tagged.iter().enumerate() {
+        let mut position = Chess::default();
+        for m in t.game.moves.iter().map(Some).chain([None]) {
+            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
+            all.entry(epd).or_insert_with(|| (position.clone(), BTreeSet::new())).1.insert(index);
+            if let Some(m) = m {
+                position.play_unchecked(*m);
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn header_filters_reach_the_games_list_the_cli_and_http() {
+    let tagged = collection();
+    let (dir, store) = build(&tagged);
+    let keeps = |t: &Tagged| t.eco_index().is_some_and(|i| (100..300).contains(&i)) && t.game.moves.len() >= 10;
+    let expected_games = tagged.iter().filter(|t| keeps(t)).count() as u64;
+    let filter =
+        FilterSpec { eco: Some("B00-C99".into()), min_plies: Some(10), ..FilterSpec::default() }.filter().unwrap();
+    let query = tabiya::explore::GamesQuery {
+        source: tabiya::explore::GameSource::Position(
+            Target::fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").resolve().unwrap(),
+        ),
+        and: vec![],
+        not: vec![],
+        sort: tabiya::explore::GameSort::Id,
+        offset: 0,
+        limit: 5,
+        max_sorted: usize::MAX,
+        filter,
+        steps: None,
+    };
+    assert_eq!(query.run(&store).unwrap().total, expected_games);
+    drop(store);
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let out = common::tabiya(&["games", "--db", db, "--eco", "B00-C99", "--min-plies", "10", "--json"]);
+    let page: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(page["total"], expected_games);
+    let out = common::tabiya(&["query", "--db", db, "--eco", "B00-C99", "--min-plies", "10", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["games"], expected_games);
+    // Malformed filters: one line, exit 1.
+    for bad in [["--eco", "C50-B20"], ["--result", "2-0"], ["--date-from", "2001-02-30"], ["--min-plies", "20000"]] {
+        let out = common::tabiya(&["query", "--db", db, bad[0], bad[1]]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(1), 1), "{bad:?}: {stderr}");
+    }
+    let server = common::server::start(std::path::Path::new(db));
+    let (status, body) = common::server::json(&server, "/masters?eco=B00-C99&minPlies=10");
+    assert_eq!((status, body["games"].as_u64()), (200, Some(expected_games)));
+    let olympiad = tagged.iter().filter(|t| t.event.to_lowercase().contains("olympiad")).count() as u64;
+    let (status, body) = common::server::json(&server, "/lichess?event=Olympiad");
+    assert_eq!((status, body["games"].as_u64()), (200, Some(olympiad)));
+    for bad in ["eco=C50-B20", "result=2-0", "dateFrom=2001-13", "minElo=x", "opponent=Tal", "minPlies=-1"] {
+        let (status, _) = common::server::json(&server, &format!("/masters?{bad}"));
+        assert_eq!(status, 400, "{bad}");
+    }
+}
