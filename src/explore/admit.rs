@@ -14,7 +14,7 @@ use shakmaty::Color;
 
 use super::{Filter, PlayerMatch, QueryError, find_players, lookup::MAX_PLAYER_GAMES};
 use crate::{
-    model::{Day, GameFacts, GameHeaders, GameId, LabelHash, LabelKind},
+    model::{Day, GameFacts, GameHeaders, GameId, LabelHash, LabelKind, Tags},
     postings::intersect,
     store::{HeadersTable, Store},
 };
@@ -38,6 +38,8 @@ pub struct Admission<'a> {
 /// where two texts share a hash and only one contains it, by the games checked one by one.
 struct LabelMatch {
     kind: LabelKind,
+    /// The text looked for, lower-case.
+    text: String,
     hashes: FxHashSet<LabelHash>,
     shared: FxHashSet<LabelHash>,
     checked: FxHashSet<GameId>,
@@ -91,16 +93,28 @@ impl<'a> Admission<'a> {
 
     /// The games of every distinct `kind` text containing `text` (lower-case).
     fn match_label(&self, kind: LabelKind, text: &str) -> Result<LabelMatch, QueryError> {
-        let mut hashes = FxHashSet::default();
-        let mut others = FxHashSet::default();
-        for (hash, label) in self.store.labels(kind)? {
-            if label.to_lowercase().contains(text) {
-                hashes.insert(hash)
-            } else {
-                others.insert(hash)
-            };
-        }
-        let shared: FxHashSet<LabelHash> = hashes.intersection(&others).copied().collect();
+        let (mut hashes, mut shared) = (FxHashSet::default(), FxHashSet::default());
+        // Texts of one hash come one after another: (hash, some text matched, some did not).
+        let mut run: Option<(LabelHash, bool, bool)> = None;
+        let mut close = |run: Option<(LabelHash, bool, bool)>| {
+            if let Some((hash, true, others)) = run {
+                hashes.insert(hash);
+                if others {
+                    shared.insert(hash);
+                }
+            }
+        };
+        self.store.for_each_label(kind, |hash, label| {
+            let matched = label.to_lowercase().contains(text);
+            match &mut run {
+                Some((current, some, others)) if *current == hash => {
+                    *some |= matched;
+                    *others |= !matched;
+                }
+                _ => close(run.replace((hash, matched, !matched))),
+            }
+        })?;
+        close(run);
         let mut checked = FxHashSet::default();
         if !shared.is_empty()
             && let Some(headers) = &self.headers
@@ -113,7 +127,7 @@ impl<'a> Admission<'a> {
                 }
             }
         }
-        Ok(LabelMatch { kind, hashes, shared, checked })
+        Ok(LabelMatch { kind, text: text.to_owned(), hashes, shared, checked })
     }
 
     /// Whether every game counts (the stored totals answer as they are).
@@ -137,18 +151,19 @@ impl<'a> Admission<'a> {
         self.filter.matches_game(facts)
             && self.games.as_ref().is_none_or(|ids| ids.binary_search(&facts.id).is_ok())
             && self.headers.as_ref().is_none_or(|table| match table.get(facts.id) {
-                Some(headers) => self.admits_headers(facts, &headers),
-                // A game of a commit newer than the table (a secondary catching up): read alone.
-                None => self.read_headers(facts.id).is_some_and(|headers| self.admits_headers(facts, &headers)),
+                Some(headers) => self.admits_headers(facts, &headers, None),
+                // A game of a commit newer than the table (a secondary catching up): its record
+                // read alone, its texts compared as they are (unreadable: not counted).
+                None => self.store.game(facts.id).ok().flatten().is_some_and(|record| {
+                    let headers = GameHeaders::of(&record.tags, record.plies());
+                    self.admits_headers(facts, &headers, Some(&record.tags))
+                }),
             })
     }
 
-    fn read_headers(&self, id: GameId) -> Option<GameHeaders> {
-        let record = self.store.game(id).ok()??;
-        Some(GameHeaders::of(&record.tags, record.plies()))
-    }
-
-    fn admits_headers(&self, facts: &GameFacts, headers: &GameHeaders) -> bool {
+    /// Whether the header facts pass; with `tags`, texts are compared as they are rather than
+    /// by their hashes.
+    fn admits_headers(&self, facts: &GameFacts, headers: &GameHeaders, tags: Option<&Tags>) -> bool {
         let filter = &self.filter;
         let dated = filter.date_from.is_none() && filter.date_to.is_none()
             || Day::span(facts.month, headers.day).is_some_and(|(first, last)| {
@@ -157,9 +172,12 @@ impl<'a> Admission<'a> {
         dated
             && filter.eco.is_none_or(|(low, high)| headers.eco.is_some_and(|eco| (low..=high).contains(&eco)))
             && filter.min_plies.is_none_or(|plies| headers.plies >= plies)
-            && self.labels.iter().all(|label| {
-                let hash = headers.label(label.kind);
-                label.hashes.contains(&hash) && (!label.shared.contains(&hash) || label.checked.contains(&facts.id))
+            && self.labels.iter().all(|label| match tags {
+                Some(tags) => label.kind.of(tags).to_lowercase().contains(&label.text),
+                None => {
+                    let hash = headers.label(label.kind);
+                    label.hashes.contains(&hash) && (!label.shared.contains(&hash) || label.checked.contains(&facts.id))
+                }
             })
     }
 }

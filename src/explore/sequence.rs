@@ -61,8 +61,8 @@ impl SequenceQuery {
     /// says so.
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<SequenceSearch, QueryError> {
         let started = Instant::now();
-        let first = self.sequence.steps.first().ok_or_else(|| QueryError::input("a sequence without steps"))?;
-        let scan = PatternQuery { pattern: first.pattern.clone(), material: None, side: None, limit: 0 };
+        let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
+        let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0 };
         let found = scan.run_with(store, progress)?;
         let games = self.matching(store, &found.game_ids, progress)?;
         Ok(SequenceSearch {

@@ -181,9 +181,10 @@ impl Day {
     /// and valid.
     pub fn day_of(date: &str) -> Option<u8> {
         let mut parts = date.trim().split(['.', '-', '/']);
-        let (_, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+        let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+        let year: u16 = year.parse().ok()?;
         let month: u8 = month.parse().ok().filter(|m| (1..=12).contains(m))?;
-        day.parse::<u8>().ok().filter(|d| (1..=days_in_month(month)).contains(d))
+        day.parse::<u8>().ok().filter(|d| (1..=days_in_month(year, month)).contains(d))
     }
 
     /// The first and last day a game of `month` and `day` may have been played; `None` when
@@ -192,7 +193,7 @@ impl Day {
         let year = month.year()?;
         Some(match (month.month(), day) {
             (Some(m), Some(d)) => (Day::new(year, m, d), Day::new(year, m, d)),
-            (Some(m), None) => (Day::new(year, m, 1), Day::new(year, m, days_in_month(m))),
+            (Some(m), None) => (Day::new(year, m, 1), Day::new(year, m, days_in_month(year, m))),
             (None, _) => (Day::new(year, 1, 1), Day::new(year, 12, 31)),
         })
     }
@@ -207,7 +208,7 @@ impl Day {
         let month = month.transpose()?;
         let day = match (month, parts.next()) {
             (Some(m), Some(d)) => {
-                Some(d.parse::<u8>().ok().filter(|d| (1..=days_in_month(m)).contains(d)).ok_or_else(bad)?)
+                Some(d.parse::<u8>().ok().filter(|d| (1..=days_in_month(year, m)).contains(d)).ok_or_else(bad)?)
             }
             _ => None,
         };
@@ -215,7 +216,7 @@ impl Day {
             return Err(bad());
         }
         let month = month.unwrap_or(if to { 12 } else { 1 });
-        let day = day.unwrap_or(if to { days_in_month(month) } else { 1 });
+        let day = day.unwrap_or(if to { days_in_month(year, month) } else { 1 });
         Ok(Day::new(year, month, day))
     }
 }
@@ -226,10 +227,12 @@ impl fmt::Display for Day {
     }
 }
 
-/// Days in a month, February counted with 29 (a date tag's year is not checked for leap years).
-fn days_in_month(month: u8) -> u8 {
+/// Days in a month of a year (Gregorian leap years).
+fn days_in_month(year: u16, month: u8) -> u8 {
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     match month {
-        2 => 29,
+        2 if leap => 29,
+        2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
@@ -263,7 +266,10 @@ mod tests {
         assert_eq!(Day::day_of("1990"), None);
         let bound = |text, to| Day::parse_bound(text, to).map(|d| d.to_string());
         assert_eq!(bound("2001.4.7", false).as_deref(), Ok("2001-04-07"));
-        assert_eq!(bound("2001-02", true).as_deref(), Ok("2001-02-29"));
+        assert_eq!(bound("2001-02", true).as_deref(), Ok("2001-02-28"));
+        assert_eq!(bound("2000-02", true).as_deref(), Ok("2000-02-29"));
+        assert!(Day::parse_bound("1900-02-29", false).is_err());
+        assert_eq!(Day::day_of("2004.02.29"), Some(29));
         for bad in ["", "20x1", "2001-13", "2001-04-31", "2001-04-07-1", "0"] {
             assert!(Day::parse_bound(bad, false).is_err(), "{bad:?}");
         }

@@ -274,6 +274,11 @@ impl Pattern {
         Pattern { flip_colours: flip, ..self }
     }
 
+    /// The colour-flipped mirror alone (White's pieces Black's, ranks reversed).
+    pub fn mirrored(&self) -> Pattern {
+        Pattern { expr: self.mirror.clone(), mirror: self.expr.clone(), flip_colours: false }
+    }
+
     /// Whether the scene matches.
     pub fn matches(&self, scene: &mut Scene) -> bool {
         scene.eval(&self.expr) || (self.flip_colours && scene.eval(&self.mirror))

@@ -72,7 +72,7 @@ pub(super) fn parse_sequence(text: &str) -> Result<Option<Sequence>, PatternErro
             parser.expected("the end of the pattern (a sequence is a whole pattern: put conditions inside its steps)")
         );
     }
-    Ok(Some(Sequence { steps }))
+    Ok(Some(Sequence { steps, mirror: None }))
 }
 
 struct Parser {

@@ -367,23 +367,23 @@ impl Store {
         Ok(names)
     }
 
-    /// Every distinct text of the `kind` tag the games give (each with its hash), in hash order;
-    /// texts of games an interrupted ingest did not commit may be among them.
-    pub fn labels(&self, kind: LabelKind) -> Result<Vec<(LabelHash, String)>, StoreError> {
+    /// Hands `visit` every distinct text of the `kind` tag the games give, with its hash, in
+    /// hash order (texts of one hash one after another), streamed; texts of games an
+    /// interrupted ingest did not commit may be among them.
+    pub fn for_each_label(&self, kind: LabelKind, mut visit: impl FnMut(LabelHash, &str)) -> Result<(), StoreError> {
         let prefix = label_prefix(kind);
-        let mut iter =
-            self.db.raw_iterator_cf_opt(self.cf(options::LABELS), options::sequential_reads(&[prefix[0] + 1]));
+        let reads = options::sequential_reads(&[prefix[0] + 1]);
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::LABELS), reads);
         iter.seek(prefix);
-        let mut labels = Vec::new();
         while let Some(key) = iter.key() {
             if !key.starts_with(&prefix) {
                 break;
             }
-            labels.push(parse_label_key(kind, key).ok_or_else(|| self.corrupt("label key"))?);
+            let (hash, text) = parse_label_key(kind, key).ok_or_else(|| self.corrupt("label key"))?;
+            visit(hash, &text);
             iter.next();
         }
-        iter.status().map_err(|err| self.rocks(err))?;
-        Ok(labels)
+        iter.status().map_err(|err| self.rocks(err))
     }
 
     /// The imported opening (ECO code, name) of a position.

@@ -16,27 +16,23 @@ use crate::{
     store::Store,
 };
 
-/// Each year's games under the selection, in the whole database: the initial position's slices
-/// (every game from the standard start) when they answer the filter, else every game's facts
-/// (the player's games when it names one).
+/// Each year's games under the selection, in the whole database: the games from the standard
+/// start, from the initial position's slices when they answer the filter, else from each of
+/// those games' facts.
 pub(super) fn year_games(store: &Store, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
     let mut years = BTreeMap::new();
+    let start = key_of(&shakmaty::Chess::default())?;
     if !selection.filter.is_by_slices() {
         let facts = store.committed_facts()?;
-        let mut count = |id: GameId| {
+        for id in store.postings(&start)?.iter() {
             if let Some(facts) = store.facts_of(Some(&facts), id)
                 && selection.admits(&facts)
             {
                 *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
             }
-        };
-        match selection.player_games() {
-            Some(ids) => ids.iter().copied().for_each(&mut count),
-            None => facts.ids().for_each(&mut count),
         }
         return Ok(years);
     }
-    let start = key_of(&shakmaty::Chess::default())?;
     for slice in store.position_slices(&start)?.unwrap_or_default().slices {
         if selection.filter.matches_slice(&slice.key) {
             *years.entry(slice.key.month.year().unwrap_or(0)).or_default() += slice.total.games;
