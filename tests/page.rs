@@ -67,9 +67,14 @@ async fn board_fen(browser: &Browser) -> String {
 
 /// The move table: (UCI, games) per row.
 async fn rows(browser: &Browser) -> Vec<(String, u64)> {
-    let value = browser
-        .eval("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => [r.dataset.uci, Number(r.dataset.games)])")
-        .await;
+    column(browser, "Number(r.dataset.games)").await
+}
+
+/// The move table: (UCI, the number `cell` reads from the row `r`) per row.
+async fn column(browser: &Browser, cell: &str) -> Vec<(String, u64)> {
+    let script =
+        format!("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => [r.dataset.uci, {cell}])");
+    let value = browser.eval(&script).await;
     value
         .as_array()
         .unwrap()
@@ -84,15 +89,7 @@ async fn total(browser: &Browser) -> u64 {
 
 /// The move table's reached column: (UCI, games reaching the position after the move).
 async fn reached_rows(browser: &Browser) -> Vec<(String, u64)> {
-    let value = browser
-        .eval("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => [r.dataset.uci, Number(r.querySelector('td.reached').dataset.reached)])")
-        .await;
-    value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|row| (row[0].as_str().unwrap().to_owned(), row[1].as_u64().unwrap()))
-        .collect()
+    column(browser, "Number(r.querySelector('td.reached').dataset.reached)").await
 }
 
 fn api_reached(answer: &Value) -> Vec<(String, u64)> {

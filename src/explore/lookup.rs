@@ -214,25 +214,12 @@ pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMa
     Ok(Admission::resolve(store, &only_players)?.into_player())
 }
 
-/// The totals, under the admission's filter, of the position a move from `chess` leads to,
-/// whatever the move order that reached it.
-pub fn reached(
-    store: &Store,
-    chess: &shakmaty::Chess,
-    m: CompactMove,
-    admission: &Admission,
-) -> Result<Reached, QueryError> {
-    let Some(played) = m.to_move(chess) else { return Ok(Reached::default()) };
-    let mut next = chess.clone();
-    next.play_unchecked(played);
-    Ok(Reached::of(&stats_of_games(store, &super::key_of(&next)?, admission, false)?.total))
-}
-
-/// [`reached`] of each of `played` (the moves from `target`, each with its tally under the
-/// admission's filter), their positions read together. A position reached only by this move
+/// The games reaching the position each of `played` leads to (the moves from `target`, each
+/// with its tally under the admission's filter), by any move order, under the same filter:
+/// their positions read together. A position reached only by this move
 /// from the target (as many games in all as played the move here) is reached, under any
 /// filter, by exactly the games the move's tally counts: its games are not read again.
-fn reached_by_moves(
+pub fn reached_by_moves(
     store: &Store,
     target: &ResolvedTarget,
     played: &[(CompactMove, Tally)],

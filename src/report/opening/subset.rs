@@ -10,8 +10,9 @@ use super::{
     PlayerRow, Results, SpeedShare, Subset, YearRow, games::Tallies,
 };
 use crate::{
-    explore::{Admission, QueryError, ResolvedTarget, key_of, reached, san, summarize},
-    model::{GameId, Month, RatingBand, Speed},
+    codec::CompactMove,
+    explore::{Admission, QueryError, ResolvedTarget, key_of, reached_by_moves, san, summarize},
+    model::{GameId, Month, RatingBand, Speed, Tally},
     report::results::{band_label, color_name, mover_score, percent},
     store::Store,
 };
@@ -97,12 +98,15 @@ pub(super) fn subset(
             BandRow { floor: band.floor(), label: band_label(band), white_score: results.white_score(), results }
         })
         .collect();
+    let played: Vec<(CompactMove, Tally)> = t.moves.iter().map(|(&m, mt)| (m, mt.tally)).collect();
+    let reached = reached_by_moves(store, target, &played, selection)?;
     let mut moves: Vec<MoveStats> = t
         .moves
         .iter()
-        .map(|(&m, mt)| {
+        .zip(reached)
+        .map(|((&m, mt), reached)| {
             let results = Results::of(&mt.tally);
-            Ok(MoveStats {
+            MoveStats {
                 uci: m.to_string(),
                 san: san(chess, m),
                 share: percent(results.games, games),
@@ -113,10 +117,10 @@ pub(super) fn subset(
                 average_year: (mt.dated > 0).then(|| mt.year_sum as f64 / mt.dated as f64),
                 last_played: (mt.last != Month::UNKNOWN).then(|| mt.last.to_string()),
                 results,
-                reached: reached(store, chess, m, selection)?,
-            })
+                reached,
+            }
         })
-        .collect::<Result<_, QueryError>>()?;
+        .collect();
     moves.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.uci.cmp(&b.uci)));
     let mut move_orders = Vec::with_capacity(t.orders.len());
     for ((key, m), &count) in &t.orders {
