@@ -102,6 +102,7 @@ fn lookup(c: &mut Criterion) {
             side: None,
             castling: None,
             limit: 20,
+            filter: Filter::default(),
         };
         let found = query.run(&store).expect("search");
         println!("material {signature}: {} positions, {} games", found.positions, found.occurrences);

@@ -377,6 +377,7 @@ fn material_search_equals_a_brute_force_filter() {
             side: None,
             castling: None,
             limit: 10_000,
+            filter: Filter::default(),
         };
         let found = query.run(store).unwrap();
         assert_eq!(found.positions as usize, want.len(), "{signature}");
@@ -387,8 +388,13 @@ fn material_search_equals_a_brute_force_filter() {
         assert!(found.hits.windows(2).all(|w| w[0].games >= w[1].games), "most frequent first");
         // Side to move: the two halves add up.
         let count = |side| {
-            let query =
-                MaterialQuery { signature: signature.parse().unwrap(), side: Some(side), castling: None, limit: 1 };
+            let query = MaterialQuery {
+                signature: signature.parse().unwrap(),
+                side: Some(side),
+                castling: None,
+                limit: 1,
+                filter: Filter::default(),
+            };
             query.run(store).unwrap().positions
         };
         assert_eq!(count(shakmaty::Color::White) + count(shakmaty::Color::Black), found.positions);

@@ -280,3 +280,176 @@ fn header_filters_reach_the_games_list_the_cli_and_http() {
         assert_eq!(status, 400, "{bad}");
     }
 }
+
+/// A naive test of a position, beside the pattern it stands for.
+type Naive = (&'static str, fn(&Chess) -> bool);
+
+/// Whether each side has exactly its starting pieces (any number of pawns): the material
+/// signature `KQRRBBNNP*vKQRRBBNNP*`.
+fn all_pieces(chess: &Chess) -> bool {
+    let material = chess.board().material();
+    [material.white, material.black]
+        .iter()
+        .all(|side| (side.king, side.queen, side.rook, side.bishop, side.knight) == (1, 1, 2, 2, 2))
+}
+
+#[test]
+fn searches_count_the_games_the_filters_keep() {
+    use shakmaty::{Color, Piece, Role, Square};
+    use tabiya::explore::{MAX_HITS, MaterialQuery, PatternQuery, Signature};
+
+    let tagged = collection();
+    let (dir, store) = build(&tagged);
+    let all = positions(&tagged);
+    let epd_of = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    let patterns: [Naive; 2] = [
+        ("check", |c| c.is_check()),
+        ("Na3 and btm", |c| {
+            c.board().piece_at(Square::A3) == Some(Piece { color: Color::White, role: Role::Knight })
+                && c.turn() == Color::Black
+        }),
+    ];
+    let searches = patterns.into_iter().chain([("KQRRBBNNP*vKQRRBBNNP*", all_pieces as fn(&Chess) -> bool)]);
+    let searches: Vec<Naive> = searches.collect();
+    let mut found_some = 0;
+    for case in cases() {
+        let filter = case.spec.filter().unwrap();
+        for (index, (text, naive)) in searches.iter().enumerate() {
+            // Each matching position with the games the filter keeps, and the games themselves.
+            let mut kept: BTreeMap<&String, [u64; 4]> = BTreeMap::new();
+            let mut games = BTreeSet::new();
+            for (epd, (_, ids)) in all.iter().filter(|(_, (chess, _))| naive(chess)) {
+                let counts = expected(&tagged, ids, case.keeps);
+                if counts[3] > 0 {
+                    kept.insert(epd, counts);
+                    games.extend(ids.iter().filter(|&&i| (case.keeps)(&tagged[i])));
+                }
+            }
+            let (positions, occurrences, hits) = if index < 2 {
+                let query = PatternQuery {
+                    pattern: text.parse().unwrap(),
+                    material: None,
+                    side: None,
+                    limit: MAX_HITS,
+                    filter: filter.clone(),
+                };
+                let found = query.run(&store).unwrap();
+                // Listing few positions, the tier's matches are counted without keys: the same totals.
+                let few = PatternQuery { limit: 3, ..query }.run(&store).unwrap();
+                let totals = |f: &tabiya::explore::PatternSearch| {
+                    [f.positions, f.occurrences, f.games, f.white, f.draws, f.black]
+                };
+                assert_eq!(totals(&few), totals(&found), "{text} {:?} at limit 3", case.spec);
+                let [white, draws, black, count] = expected(&tagged, &games, case.keeps);
+                assert_eq!(
+                    [found.white, found.draws, found.black, found.games],
+                    [white, draws, black, count],
+                    "{text} {:?}",
+                    case.spec
+                );
+                (found.positions, found.occurrences, found.hits)
+            } else {
+                let query = MaterialQuery {
+                    signature: text.parse::<Signature>().unwrap(),
+                    side: None,
+                    castling: None,
+                    limit: MAX_HITS,
+                    filter: filter.clone(),
+                };
+                let found = query.run(&store).unwrap();
+                (found.positions, found.occurrences, found.hits)
+            };
+            assert_eq!(positions, kept.len() as u64, "{text} {:?}", case.spec);
+            assert_eq!(occurrences, kept.values().map(|c| c[3]).sum::<u64>(), "{text} {:?}", case.spec);
+            // Every listed position with its kept games, the most frequent listed first.
+            assert_eq!(hits.len(), kept.len().min(MAX_HITS), "{text} {:?}", case.spec);
+            for hit in &hits {
+                let want = kept.get(&epd_of(&hit.fen)).unwrap_or_else(|| panic!("{text}: {} is no answer", hit.fen));
+                assert_eq!([hit.white, hit.draws, hit.black, hit.games], *want, "{text} {:?}", case.spec);
+            }
+            assert!(hits.windows(2).all(|w| w[0].games >= w[1].games));
+            found_some += usize::from(positions > 0);
+        }
+    }
+    assert!(found_some > 30, "only {found_some} searches found a position: the cases test little");
+    // A filter that keeps only some of a shared position's games lists it with those alone.
+    let olympiad = FilterSpec { event: Some("olympiad".into()), ..FilterSpec::default() }.filter().unwrap();
+    let query = |filter| MaterialQuery {
+        signature: "KQRRBBNNP*vKQRRBBNNP*".parse().unwrap(),
+        side: None,
+        castling: None,
+        limit: 1,
+        filter,
+    };
+    let every = query(tabiya::explore::Filter::default()).run(&store).unwrap();
+    let some = query(olympiad).run(&store).unwrap();
+    assert!(some.hits[0].games < every.hits[0].games && some.positions < every.positions);
+
+    // The CLI and HTTP take the same filters.
+    drop(store);
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let keeps = |t: &Tagged| t.event.to_lowercase().contains("olympiad") && t.game.moves.len() >= 15;
+    let checks: BTreeSet<usize> = all
+        .values()
+        .filter(|(chess, _)| chess.is_check())
+        .flat_map(|(_, ids)| ids.iter().copied())
+        .filter(|&i| keeps(&tagged[i]))
+        .collect();
+    assert!(!checks.is_empty());
+    let out = common::tabiya(&[
+        "search",
+        "--db",
+        db,
+        "--pattern",
+        "check",
+        "--event",
+        "Olympiad",
+        "--min-plies",
+        "15",
+        "--json",
+    ]);
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["games"], checks.len() as u64);
+    let out = common::tabiya(&["search", "--db", db, "--material", "KQRRBBNNP*vKQRRBBNNP*", "--result", "3-0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let server = common::server::start(std::path::Path::new(db));
+    let (status, body) = common::server::json(&server, "/pattern?q=check&event=Olympiad&minPlies=15");
+    assert_eq!((status, body["games"].as_u64()), (200, Some(checks.len() as u64)));
+    let (status, body) = common::server::json(&server, "/material?material=KQRRBBNNP*vKQRRBBNNP*&event=olympiad");
+    assert_eq!((status, body["positions"].as_u64()), (200, Some(some.positions)));
+    let (status, _) = common::server::json(&server, "/pattern?q=check&eco=E00-A00");
+    assert_eq!(status, 400);
+}
+
+#[test]
+fn a_filtered_sequence_scan_finds_the_games_of_the_filtered_list() {
+    use tabiya::explore::{GameSort, GameSource, GamesQuery, SequenceQuery};
+
+    let tagged = collection();
+    let (_dir, store) = build(&tagged);
+    let sequence: tabiya::pattern::GamePattern = "seq(check, check, 6)".parse().unwrap();
+    let tabiya::pattern::GamePattern::Sequence(sequence) = sequence else { panic!("a sequence") };
+    for case in cases() {
+        let filter = case.spec.filter().unwrap();
+        let list = |scan_filter: tabiya::explore::Filter| {
+            let query = GamesQuery {
+                source: GameSource::Sequence(Box::new(SequenceQuery {
+                    sequence: sequence.clone(),
+                    filter: scan_filter,
+                })),
+                and: vec![],
+                not: vec![],
+                sort: GameSort::Id,
+                offset: 0,
+                limit: usize::MAX,
+                max_sorted: usize::MAX,
+                filter: filter.clone(),
+                steps: None,
+            };
+            query.run(&store).unwrap().games.into_iter().map(|game| game.id).collect::<Vec<_>>()
+        };
+        // The games the scan skips are exactly those the list would drop.
+        assert_eq!(list(filter.clone()), list(tabiya::explore::Filter::default()), "{:?}", case.spec);
+    }
+}

@@ -196,6 +196,7 @@ fn patterns_match_a_naive_replay() {
             material: material.map(|m| m.parse::<Signature>().unwrap()),
             side,
             limit: MAX_HITS,
+            filter: Filter::default(),
         };
         let found = query.run(&store).unwrap();
         let found_fens: BTreeSet<&String> = found.hits.iter().map(|hit| &hit.fen).collect();
@@ -262,7 +263,9 @@ fn patterns_match_a_naive_replay() {
 fn the_material_a_pattern_implies_prunes_the_scan() {
     let (_dir, store) = build(&generate(60));
     let run = |text: &str| {
-        PatternQuery { pattern: text.parse().unwrap(), material: None, side: None, limit: 5 }.run(&store).unwrap()
+        PatternQuery { pattern: text.parse().unwrap(), material: None, side: None, limit: 5, filter: Filter::default() }
+            .run(&store)
+            .unwrap()
     };
     let all = run("wtm or btm");
     let rich = run("count(Q) = 1 and count(q) = 1 and count(P) = 8 and wtm");
@@ -277,7 +280,13 @@ fn a_stopped_scan_says_so() {
     use tabiya::{explore::QueryError, store::ScanProgress};
 
     let (_dir, store) = build(&generate(200));
-    let query = PatternQuery { pattern: "check".parse().unwrap(), material: None, side: None, limit: 5 };
+    let query = PatternQuery {
+        pattern: "check".parse().unwrap(),
+        material: None,
+        side: None,
+        limit: 5,
+        filter: Filter::default(),
+    };
     let progress = ScanProgress::default();
     progress.stop.store(true, Ordering::Relaxed);
     match query.run_with(&store, &progress) {
@@ -302,6 +311,7 @@ fn a_search_spread_over_parts_answers_as_one_search() {
             material: material.map(|m: &str| m.parse::<Signature>().unwrap()),
             side: None,
             limit: 7,
+            filter: Filter::default(),
         };
         let whole = query.run(&store).unwrap();
         let parts = query.scan_parts(&store).unwrap();

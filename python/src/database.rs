@@ -10,7 +10,7 @@ use pyo3::{prelude::*, types::PyDict};
 use rayon::prelude::*;
 use tabiya::{
     explore::{
-        FilterSpec, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
+        Filter, FilterSpec, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
         PositionRow, PositionRows, SequenceQuery, Signature, Target, parse_color,
     },
     indexer::{self, Observer, Progress},
@@ -124,12 +124,14 @@ pub(crate) fn pattern_query(
     side: Option<String>,
     flip_colours: bool,
     limit: usize,
+    filter: Filter,
 ) -> Result<PatternQuery, Error> {
     Ok(PatternQuery {
         pattern: pattern(&expression, flip_colours)?,
         material: signature(material)?,
         side: self::side(side)?,
         limit,
+        filter,
     })
 }
 
@@ -220,7 +222,7 @@ impl Database {
         })
     }
 
-    #[pyo3(signature = (signature, *, side = None, castling = None, limit = 20))]
+    #[pyo3(signature = (signature, *, side = None, castling = None, limit = 20, **filters))]
     fn search_material(
         &self,
         py: Python<'_>,
@@ -228,20 +230,24 @@ impl Database {
         side: Option<String>,
         castling: Option<String>,
         limit: usize,
+        filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         let found = call(py, || {
             let query = MaterialQuery {
                 signature: signature.parse()?,
                 side: self::side(side)?,
                 castling: castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
                 limit,
+                filter: spec.filter()?,
             };
             Ok(query.run(&*self.store()?)?)
         })?;
         to_python(py, &found)
     }
 
-    #[pyo3(signature = (expression, *, material = None, side = None, flip_colours = false, limit = 20))]
+    #[pyo3(signature = (expression, *, material = None, side = None, flip_colours = false, limit = 20, **filters))]
+    #[allow(clippy::too_many_arguments)]
     fn search_pattern(
         &self,
         py: Python<'_>,
@@ -250,9 +256,12 @@ impl Database {
         side: Option<String>,
         flip_colours: bool,
         limit: usize,
+        filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let found =
-            call(py, || Ok(pattern_query(expression, material, side, flip_colours, limit)?.run(&*self.store()?)?))?;
+        let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
+        let found = call(py, || {
+            Ok(pattern_query(expression, material, side, flip_colours, limit, spec.filter()?)?.run(&*self.store()?)?)
+        })?;
         to_python(py, &found)
     }
 
@@ -276,6 +285,8 @@ impl Database {
     ) -> PyResult<GameCursor> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         call(py, || {
+            // The scans of a pattern or a sequence skip the games the filter refuses.
+            let filter = spec.filter()?;
             let mut steps = None;
             let source = match pattern {
                 Some(expression) if fen.is_none() && moves.is_none() && uci.is_none() => {
@@ -285,6 +296,7 @@ impl Database {
                             material: signature(material)?,
                             side: self::side(side)?,
                             limit: 0,
+                            filter: filter.clone(),
                         })),
                         GamePattern::Sequence(_) if material.is_some() || side.is_some() => {
                             return Err(Error::input("material and side go with a position pattern, not a sequence"));
@@ -292,7 +304,7 @@ impl Database {
                         GamePattern::Sequence(sequence) => {
                             let sequence = sequence.with_flip(flip_colours);
                             steps = Some(sequence.clone());
-                            GameSource::Sequence(Box::new(SequenceQuery { sequence }))
+                            GameSource::Sequence(Box::new(SequenceQuery { sequence, filter: filter.clone() }))
                         }
                     }
                 }
@@ -313,7 +325,7 @@ impl Database {
                 offset: 0,
                 limit: usize::MAX,
                 max_sorted: usize::MAX,
-                filter: spec.filter()?,
+                filter,
                 steps: None,
             };
             let store = self.store()?;

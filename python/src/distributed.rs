@@ -16,7 +16,7 @@ use pyo3::{
 use tabiya::{
     Key,
     codec::KEY_LEN,
-    explore::PatternPartial,
+    explore::{Filter, PatternPartial},
     indexer::distributed::{
         self, BatchIds, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
     },
@@ -284,12 +284,17 @@ pub fn pattern_parts(
     side: Option<String>,
     flip_colours: bool,
 ) -> PyResult<usize> {
-    call(py, || Ok(pattern_query(expression, material, side, flip_colours, 0)?.scan_parts(&*database.store()?)?.len()))
+    call(py, || {
+        // The parts do not depend on which games count.
+        let query = pattern_query(expression, material, side, flip_colours, 0, Filter::default())?;
+        Ok(query.scan_parts(&*database.store()?)?.len())
+    })
 }
 
-/// What a pattern search finds in some of its parts (by number), as bytes.
+/// What a pattern search finds in some of its parts (by number), as bytes; `filters` (as
+/// `search_pattern` takes them) say which games count.
 #[pyfunction]
-#[pyo3(signature = (database, expression, parts, material = None, side = None, flip_colours = false, limit = 10))]
+#[pyo3(signature = (database, expression, parts, material = None, side = None, flip_colours = false, limit = 10, filters = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn pattern_partial(
     database: &Database,
@@ -300,10 +305,13 @@ pub fn pattern_partial(
     side: Option<String>,
     flip_colours: bool,
     limit: usize,
+    filters: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyBytes>> {
+    let spec = crate::database::filter_spec(filters).map_err(|err| err.into_py_err(py))?;
     let bytes = call(py, || {
         let store = database.store()?;
-        let query = pattern_query(expression, material, side, flip_colours, limit)?;
+        let filter = spec.filter()?;
+        let query = pattern_query(expression, material, side, flip_colours, limit, filter)?;
         let all = query.scan_parts(&store)?;
         let mine = chosen_parts(&all, &parts)?;
         Ok(query.partial(&store, &mine, &Default::default())?.to_bytes())
@@ -327,7 +335,8 @@ pub fn pattern_answer(
 ) -> PyResult<Py<PyAny>> {
     let started = std::time::Instant::now();
     let found = call(py, || {
-        let query = pattern_query(expression, material, side, flip_colours, limit)?;
+        // The partial answers counted the games their filters kept already.
+        let query = pattern_query(expression, material, side, flip_colours, limit, Filter::default())?;
         let partials = partials
             .iter()
             .map(|bytes| PatternPartial::from_bytes(bytes).ok_or_else(|| Error::input("not a partial answer")))

@@ -139,16 +139,19 @@ class Database:
         return GameList(cursor, _count(page_size, "page_size", 1))
 
     def search_material(self, signature: str, *, side: Optional[str] = None, castling: Optional[str] = None,
-                        limit: int = 20) -> dict:
+                        limit: int = 20, **filters: Any) -> dict:
         """Positions with a material signature (``"KRPPvKR"``, ``"KRP*vKR"``), most frequent
-        first, as ``tabiya search --material --json`` prints them."""
-        return self._db.search_material(signature, side=side, castling=castling, limit=limit)
+        first, as ``tabiya search --material --json`` prints them. With ``filters``, each
+        position counts the games they keep, and one they keep none of is left out."""
+        return self._db.search_material(signature, side=side, castling=castling, limit=limit, **filters)
 
     def search_pattern(self, expression: str, *, material: Optional[str] = None, side: Optional[str] = None,
-                       flip_colours: bool = False, limit: int = 20) -> dict:
+                       flip_colours: bool = False, limit: int = 20, **filters: Any) -> dict:
         """Positions matching a pattern (``"pin(B, n, k)"``), most frequent first, with the
-        games reaching them counted, as ``tabiya search --pattern --json`` prints them."""
-        return self._db.search_pattern(expression, material=material, side=side, flip_colours=flip_colours, limit=limit)
+        games reaching them counted, as ``tabiya search --pattern --json`` prints them. With
+        ``filters``, only the games they keep count."""
+        return self._db.search_pattern(expression, material=material, side=side, flip_colours=flip_colours,
+                                       limit=limit, **filters)
 
     def positions(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
                   side: Optional[str] = None, flip_colours: bool = False) -> "PositionList":

@@ -116,11 +116,12 @@ def test_games_of_a_pattern_with_and_not(generated):
 
 
 @pytest.mark.parametrize("signature,options", [("KRvKR", {}), ("KRP*vKRP*", {"side": "w"}),
-                                                ("KPPPPPPPPvKPPPPPPPP", {"castling": "-"})])
+                                                ("KPPPPPPPPvKPPPPPPPP", {"castling": "-"}),
+                                                ("KRP*vKRP*", {"min_elo": 2200, "date_from": "2003-05-01"})])
 def test_material_search_equals_the_cli(generated, signature, options):
     _, _, db_path = generated
     db = tabiya.Database(db_path)
-    args = [a for name, value in options.items() for a in ("--" + name, value)]
+    args = [a for name, value in options.items() for a in ("--" + name.replace("_", "-"), str(value))]
     theirs = cli_json("search", "--db", str(db_path), "--material", signature, "--limit", "500", *args, "--json")
     assert db.search_material(signature, limit=500, **options) == theirs
 
@@ -135,13 +136,14 @@ def test_material_search_refuses_what_the_cli_refuses(generated):
 
 
 @pytest.mark.parametrize("expression,options", [("check", {}), ("pin(B, n, k)", {"flip_colours": True}),
-                                                 ("Pa-h6 and btm", {"material": "KRP*vKRP*"}), ("mate", {"side": "b"})])
+                                                 ("Pa-h6 and btm", {"material": "KRP*vKRP*"}), ("mate", {"side": "b"}),
+                                                 ("check", {"result": "0-1", "max_elo": 2600})])
 def test_pattern_search_equals_the_cli(generated, expression, options):
     _, _, db_path = generated
     db = tabiya.Database(db_path)
     args = []
     for name, value in options.items():
-        args += ["--flip-colours"] if name == "flip_colours" else ["--" + name, value]
+        args += ["--flip-colours"] if name == "flip_colours" else ["--" + name.replace("_", "-"), str(value)]
     mine = without_timing(db.search_pattern(expression, limit=10000, **options))
     theirs = without_timing(cli_json("search", "--db", str(db_path), "--pattern", expression, "--limit", "10000",
                                      *args, "--json"))

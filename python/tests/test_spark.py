@@ -117,6 +117,8 @@ def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli
     ("pin(B, n, k)", {}),
     ("check and count(Q) = 0", {"side": "white"}),
     ("wtm", {"material": "KRPvKR"}),
+    # Filters: each task counts only the games they keep.
+    ("check", {"since": "2000", "min_elo": 2300, "result": "1-0"}),
 ])
 def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, pattern, options):
     from tabiya.spark import search
@@ -124,7 +126,7 @@ def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, patte
     session, _ = spark
     cli_db, _ = cli_db
     found = search(session, str(cli_db), pattern, limit=12, **options)
-    flags = [arg for name, value in options.items() for arg in (f"--{name}", value)]
+    flags = [arg for name, value in options.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
     cli = cli_json("search", "--db", str(cli_db), "--pattern", pattern, "--limit", "12", "--json", *flags)
     for answer in (found, cli):
         answer.pop("elapsedMs")

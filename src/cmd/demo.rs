@@ -58,7 +58,9 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
         );
         println!("tabiya query --moves \"{LINE}\"\n");
         print!("{}", table::answer(&answer));
-        let mates = PatternQuery { pattern: MATE.parse()?, material: None, side: None, limit: 3 }.run(&store)?;
+        let mates =
+            PatternQuery { pattern: MATE.parse()?, material: None, side: None, limit: 3, filter: Filter::default() }
+                .run(&store)?;
         println!("\ntabiya search --pattern '{MATE}'\n");
         print!("{}", table::pattern(&mates));
     }

@@ -62,12 +62,15 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let fen = |fen: &String| Target::fen(fen.as_str()).resolve();
     let mut steps = None;
+    // The scans of a pattern or a sequence skip the games the filter refuses.
+    let filter = args.filter.filter()?;
     let source = match args.pattern.as_deref().map(str::parse::<GamePattern>).transpose()? {
         Some(GamePattern::Position(pattern)) => GameSource::Pattern(Box::new(PatternQuery {
             pattern: pattern.with_flip(args.flip_colours),
             material: args.material.as_deref().map(str::parse::<Signature>).transpose()?,
             side: args.side.as_deref().map(parse_color).transpose()?,
             limit: 0,
+            filter: filter.clone(),
         })),
         Some(GamePattern::Sequence(sequence)) => {
             if args.material.is_some() || args.side.is_some() {
@@ -75,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             let sequence = sequence.with_flip(args.flip_colours);
             steps = Some(sequence.clone());
-            GameSource::Sequence(Box::new(SequenceQuery { sequence }))
+            GameSource::Sequence(Box::new(SequenceQuery { sequence, filter: filter.clone() }))
         }
         None => GameSource::Position(args.target.resolve()?),
     };
@@ -87,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         offset: args.offset,
         limit: args.limit,
         max_sorted: usize::MAX,
-        filter: args.filter.filter()?,
+        filter,
         steps,
     };
     let store = Store::open_read_only(&args.db.db)?;

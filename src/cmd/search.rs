@@ -11,7 +11,7 @@ use tabiya::{
     store::{ScanProgress, Store},
 };
 
-use super::args::DbArgs;
+use super::args::{DbArgs, FilterArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,17 +39,23 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Which games count: a position is counted with the games these filters keep, and left
+    /// out when they keep none.
+    #[command(flatten)]
+    filter: FilterArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let side = args.side.as_deref().map(parse_color).transpose()?;
     let signature = args.material.as_deref().map(str::parse::<Signature>).transpose()?;
+    let filter = args.filter.filter()?;
     let Some(pattern) = &args.pattern else {
         let query = MaterialQuery {
             signature: signature.ok_or_else(|| anyhow::anyhow!("--material or --pattern is required"))?,
             side,
             castling: args.castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
             limit: args.limit,
+            filter,
         };
         let store = Store::open_read_only(&args.db.db)?;
         let found = query.run(&store)?;
@@ -65,6 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         material: signature,
         side,
         limit: args.limit,
+        filter,
     };
     let store = Store::open_read_only(&args.db.db)?;
     let found = run_with_progress(&query, &store)?;

@@ -12,10 +12,11 @@
 use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
 
-use super::{PositionHit, QueryError};
+use super::{Admission, Filter, PositionHit, QueryError};
 use crate::{
     Category, Key, Material,
     codec::{KeyRange, material_range},
+    model::GameFacts,
     store::{Occurrences, ScanPart, Store},
 };
 
@@ -175,6 +176,9 @@ pub struct MaterialQuery {
     pub castling: Option<Bitboard>,
     /// Positions listed, at most [`MAX_LIMIT`].
     pub limit: usize,
+    /// Which games count: a position is listed with the games the filter keeps, and left out
+    /// when it keeps none.
+    pub filter: Filter,
 }
 
 impl MaterialQuery {
@@ -222,7 +226,13 @@ impl MaterialQuery {
         let ranges = key_ranges(&materials, |category, _| {
             self.castling.is_none_or(|rights| rights == category.castling_rights())
         });
-        let mut found: Vec<(Key, Occurrences)> = store.positions_in(&ranges)?;
+        let admission = Admission::resolve(store, &self.filter)?;
+        let keep = |game: &GameFacts| admission.admits(game);
+        let keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)> = match admission.is_everything() {
+            true => None,
+            false => Some(&keep),
+        };
+        let mut found: Vec<(Key, Occurrences)> = store.positions_in(&ranges, keep)?;
         if let Some(side) = self.side {
             found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
         }

@@ -17,11 +17,11 @@ use std::{
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::{PositionHit, QueryError, Signature};
+use super::{Admission, Filter, PositionHit, QueryError, Signature};
 use crate::{
     Key,
     codec::Material,
-    model::GameId,
+    model::{GameFacts, GameId},
     pattern::{MaterialNeed, Pattern, Scene},
     store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
@@ -40,6 +40,9 @@ pub struct PatternQuery {
     pub side: Option<Color>,
     /// Positions listed, most frequent first (at most [`MAX_HITS`]).
     pub limit: usize,
+    /// Which games count: a position counts with the games the filter keeps (none: not at
+    /// all), and a single-game position of a game it refuses is never replayed to.
+    pub filter: Filter,
 }
 
 /// A search's answer.
@@ -226,18 +229,20 @@ impl PatternQuery {
         let limit = self.limit.min(MAX_HITS);
         // One-game values take their results from their games' facts.
         let facts = store.committed_facts()?;
+        let admission = Admission::resolve(store, &self.filter)?;
+        let admission = (!admission.is_everything()).then_some(&admission);
         // Full-key parts first: when their hits are positions of two games or more, as many as
         // are listed, no tier position (one game each) can be listed, and the tier's matches
         // are counted as the replays find them, without a key (keying and ordering them is
         // most of the cost of a pattern that matches nearly every position).
         let (family, tier): (Vec<ScanPart>, Vec<ScanPart>) =
             parts.iter().cloned().partition(|part| matches!(part, ScanPart::Family(_)));
-        let mut partial = self.scan(store, &family, progress, &facts, None)?;
+        let mut partial = self.scan(store, &family, progress, &facts, admission, None)?;
         let whole_games = tier.iter().all(|part| matches!(part, ScanPart::TierGames(..)));
         let unkeyed = (whole_games && !tier.is_empty() && !partial.may_rank_one_game(limit))
             .then(|| store.totals().map(|totals| Unkeyed::new(totals.next_game_id)))
             .transpose()?;
-        let rest = self.scan(store, &tier, progress, &facts, unkeyed.as_ref())?;
+        let rest = self.scan(store, &tier, progress, &facts, admission, unkeyed.as_ref())?;
         partial = partial.merge(rest, limit);
         if let Some(unkeyed) = unkeyed {
             partial = partial.merge(
@@ -253,14 +258,15 @@ impl PatternQuery {
         Ok(PatternPartial(partial))
     }
 
-    /// Scans `parts`; a tier position that matches is handed to `unkeyed` instead of being
-    /// keyed and visited, when there is one.
+    /// Scans `parts`, counting the games `admission` admits (all without one); a tier position
+    /// that matches is handed to `unkeyed` instead of being keyed and visited, when there is one.
     fn scan(
         &self,
         store: &Store,
         parts: &[ScanPart],
         progress: &ScanProgress,
         facts: &FactsTable,
+        admission: Option<&Admission>,
         unkeyed: Option<&Unkeyed>,
     ) -> Result<Partial, QueryError> {
         let need = self.pattern.material_need();
@@ -282,7 +288,10 @@ impl PatternQuery {
                 _ => matches,
             }
         };
-        let filter = ScanFilter { material: |material: &Material| need.admits(material), board };
+        let admits = |game: &GameFacts| admission.is_none_or(|admission| admission.admits(game));
+        // A game without facts is replayed, to be refused as corrupt when one of its positions matches.
+        let game = |id: GameId| admission.is_none() || store.facts_of(Some(facts), id).is_none_or(|g| admits(&g));
+        let filter = ScanFilter { material: |material: &Material| need.admits(material), board, game };
         let mut partial = store.scan(
             parts,
             &filter,
@@ -297,7 +306,10 @@ impl PatternQuery {
                         return Ok::<_, StoreError>(());
                     }
                 }
-                partial.record(&position, facts, limit)
+                match admission {
+                    None => partial.record(&position, facts, limit),
+                    Some(_) => partial.record_kept(&position, facts, admits, limit),
+                }
             },
             |a, b| a.merge(b, limit),
         )?;
@@ -381,6 +393,33 @@ impl Partial {
                 }
             }
         }
+        push_bounded(
+            &mut self.top,
+            Reverse((seen.games, Reverse(position.key), [seen.white, seen.draws, seen.black])),
+            limit,
+        );
+        Ok(())
+    }
+
+    /// Counts a matching position with the games `admits` admits (not at all when it admits
+    /// none): their results from their facts.
+    fn record_kept(
+        &mut self,
+        position: &ScannedPosition,
+        facts: &FactsTable,
+        admits: impl Fn(&GameFacts) -> bool,
+        limit: usize,
+    ) -> Result<(), StoreError> {
+        let (games, results) = (&mut self.games, &mut self.results);
+        let seen = position.kept(facts, admits, |game| {
+            games.insert(game.id);
+            results[game.result.index()].insert(game.id);
+        })?;
+        if seen.games == 0 {
+            return Ok(());
+        }
+        self.positions += 1;
+        self.occurrences += seen.games;
         push_bounded(
             &mut self.top,
             Reverse((seen.games, Reverse(position.key), [seen.white, seen.draws, seen.black])),

@@ -76,7 +76,7 @@ impl PositionRows {
                 && self.side.is_none_or(|side| side == chess.turn())
                 && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_chess(chess)))
         };
-        let filter = ScanFilter { material: admits_material, board };
+        let filter = ScanFilter { material: admits_material, board, game: |_| true };
         let tests_board = self.side.is_some() || self.pattern.is_some();
         let mut rows = store.scan(
             std::slice::from_ref(part),

@@ -10,7 +10,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{PatternQuery, QueryError};
+use super::{Filter, PatternQuery, QueryError};
 use crate::{
     model::GameId,
     pattern::Sequence,
@@ -25,6 +25,9 @@ const CHUNK: usize = 256;
 pub struct SequenceQuery {
     /// The steps.
     pub sequence: Sequence,
+    /// Which games are looked at (the games listed are filtered again by the games query):
+    /// the games the filter refuses are neither scanned for the first step nor replayed.
+    pub filter: Filter,
 }
 
 /// A game the sequence matches, with the ply of each step (0 is the game's start).
@@ -62,7 +65,7 @@ impl SequenceQuery {
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<SequenceSearch, QueryError> {
         let started = Instant::now();
         let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
-        let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0 };
+        let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0, filter: self.filter.clone() };
         let found = scan.run_with(store, progress)?;
         let games = self.matching(store, &found.game_ids, progress)?;
         Ok(SequenceSearch {

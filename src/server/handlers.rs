@@ -21,7 +21,7 @@ use super::{
 };
 use crate::{
     explore::{
-        Answer, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
+        Answer, Filter, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
         PatternQuery, PatternSearch, QueryError, SequenceQuery, Signature, Target, find_players, parse_color,
         suggest_players,
     },
@@ -186,7 +186,8 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
                     let sequence = sequence.with_flip(params.flag("flip")?);
                     steps = Some(sequence.clone());
                     let key = format!("{generation} {sequence:?}");
-                    let query = SequenceQuery { sequence };
+                    // Scanned for every game once: each request's filters apply to the list.
+                    let query = SequenceQuery { sequence, filter: Filter::default() };
                     state.pattern_games.get_or_scan(key, || {
                         Ok(query.run_with(&state.store, progress)?.games.into_iter().map(|game| game.id).collect())
                     })?
@@ -204,7 +205,7 @@ fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Re
         offset,
         limit: per_page,
         max_sorted: MAX_SORTED,
-        filter: params.player_filter(params.get("player"), params.get("color").map(parse_color).transpose()?)?,
+        filter: search_filter(params)?,
         steps,
     })
 }
@@ -240,7 +241,8 @@ async fn games_work<T: Send + 'static>(
     }
 }
 
-/// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000).
+/// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000), and the
+/// explorer's filters with `player`, `color`, `opponent` (positions counted with the games kept).
 pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<MaterialSearch>, ApiError> {
     let params = params(query)?;
     blocking(move || {
@@ -250,6 +252,7 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
             side: params.get("side").map(parse_color).transpose()?,
             castling: params.get("castling").map(MaterialQuery::parse_castling).transpose()?,
             limit: params.count("limit", 20, 1000)?,
+            filter: search_filter(&params)?,
         };
         let found = query.run(&state.store)?;
         Ok(Json(found))
@@ -257,7 +260,13 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
     .await
 }
 
-/// A pattern query from `name` (the expression), `material`, `side` (w/b), `flip` (true/false).
+/// The filters of a search: the explorer's, with `player`, `color` and `opponent`.
+fn search_filter(params: &Params) -> Result<Filter, ApiError> {
+    params.player_filter(params.get("player"), params.get("color").map(parse_color).transpose()?)
+}
+
+/// A pattern query from `name` (the expression), `material`, `side` (w/b), `flip` (true/false),
+/// counting every game.
 fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQuery, ApiError> {
     let text = params.get(name).ok_or_else(|| ApiError::bad_request(format!("missing parameter {name}")))?;
     let flip = params.flag("flip")?;
@@ -266,11 +275,13 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
         material: params.get("material").map(str::parse::<Signature>).transpose()?,
         side: params.get("side").map(parse_color).transpose()?,
         limit,
+        filter: Filter::default(),
     })
 }
 
 /// `q` (the pattern), optional `material` (signature), `side` (w/b), `flip` (true/false),
-/// `limit` (≤ 1000): the matching positions and their games (`{"positions", "occurrences",
+/// `limit` (≤ 1000), and the explorer's filters with `player`, `color`, `opponent` (positions
+/// counted with the games kept): the matching positions and their games (`{"positions", "occurrences",
 /// "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"}`).
 ///
 /// A scan reads every stored position: when the client goes away, the request's future is
@@ -279,7 +290,10 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
     scan(state, move |state, progress| {
-        let query = pattern_query(&params, "q", params.count("limit", 20, 1000)?)?;
+        let query = PatternQuery {
+            filter: search_filter(&params)?,
+            ..pattern_query(&params, "q", params.count("limit", 20, 1000)?)?
+        };
         Ok(Json(query.run_with(&state.store, progress)?))
     })
     .await

@@ -27,7 +27,7 @@ use super::{
 };
 use crate::{
     codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
-    model::{GameFacts, GameId, PositionStats},
+    model::{GameFacts, GameId, PositionStats, Tally},
     postings::PostingList,
 };
 
@@ -76,9 +76,9 @@ impl ScanProgress {
     }
 }
 
-/// Which positions a scan visits: two tests, compiled into the scan's loops (they run on every
+/// Which positions a scan visits: three tests, compiled into the scan's loops (they run on every
 /// position of a whole-database scan).
-pub struct ScanFilter<M, B> {
+pub struct ScanFilter<M, B, G> {
     /// Materials worth visiting among the full-key positions: a (category, material) block of
     /// another is skipped with one seek.
     pub material: M,
@@ -88,15 +88,19 @@ pub struct ScanFilter<M, B> {
     /// the tier, so it also refuses the positions whose material `material` refuses (by the
     /// cheapest test that does, such as a count of men).
     pub board: B,
+    /// Whether a tier game is worth replaying at all (a game filter): the positions only a
+    /// refused game reaches are not visited. Full-key positions, which several games share,
+    /// are visited whatever it says.
+    pub game: G,
 }
 
 /// The filter of [`ScanFilter::all`].
-pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess, GameId) -> bool>;
+pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess, GameId) -> bool, fn(GameId) -> bool>;
 
 impl EveryPosition {
     /// Every position.
     pub fn all() -> EveryPosition {
-        ScanFilter { material: |_| true, board: |_, _| true }
+        ScanFilter { material: |_| true, board: |_, _| true, game: |_| true }
     }
 }
 
@@ -139,6 +143,35 @@ impl ScannedPosition<'_> {
         self.value
             .occurrences(|id| self.store.facts_of(Some(facts), id))
             .ok_or_else(|| self.store.corrupt(format!("position {}", self.key)))
+    }
+
+    /// The games reaching it that `keep` keeps (by their facts, from `facts` or read alone for
+    /// a game the table lacks) and their results; `each` is handed each kept game's facts.
+    pub fn kept(
+        &self,
+        facts: &FactsTable,
+        keep: impl Fn(&GameFacts) -> bool,
+        mut each: impl FnMut(&GameFacts),
+    ) -> Result<Occurrences, StoreError> {
+        let (mut tally, mut last) = (Tally::default(), None);
+        let mut one = |id: GameId| -> Result<(), StoreError> {
+            let game = self.facts(facts, id)?;
+            if keep(&game) {
+                tally.add(&Tally::game(game.result, game.ratings));
+                last = Some((id, game.result));
+                each(&game);
+            }
+            Ok(())
+        };
+        match self.single_game() {
+            Some(id) => one(id)?,
+            None => {
+                for id in self.games()?.iter() {
+                    one(id)?;
+                }
+            }
+        }
+        Ok(Occurrences::of(&tally, last.filter(|_| tally.games == 1)))
     }
 
     /// Every game that reached it (its posting list).
@@ -222,10 +255,10 @@ impl Store {
     /// results. A scan told to stop (`progress`) ends early with what it has. The caller holds
     /// [`Store::steady`], so that a commit moving positions between the tier and the family
     /// waits for the scan.
-    pub fn scan<P, E, M, B>(
+    pub fn scan<P, E, M, B, G>(
         &self,
         parts: &[ScanPart],
-        filter: &ScanFilter<M, B>,
+        filter: &ScanFilter<M, B, G>,
         progress: &ScanProgress,
         visit: impl Fn(&mut P, ScannedPosition<'_>) -> Result<(), E> + Sync,
         merge: impl Fn(P, P) -> P + Sync,
@@ -235,6 +268,7 @@ impl Store {
         E: From<StoreError> + Send,
         M: Fn(&Material) -> bool + Sync,
         B: Fn(&Chess, GameId) -> bool + Sync,
+        G: Fn(GameId) -> bool + Sync,
     {
         parts
             .par_iter()
@@ -252,14 +286,18 @@ impl Store {
     fn scan_part<E: From<StoreError>>(
         &self,
         part: &ScanPart,
-        filter: &ScanFilter<impl Fn(&Material) -> bool + Sync, impl Fn(&Chess, GameId) -> bool + Sync>,
+        filter: &ScanFilter<
+            impl Fn(&Material) -> bool + Sync,
+            impl Fn(&Chess, GameId) -> bool + Sync,
+            impl Fn(GameId) -> bool + Sync,
+        >,
         progress: &ScanProgress,
         decoders: &mut Decoders,
         visit: &mut dyn FnMut(ScannedPosition<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         // A stopped scan replays on without testing anything.
         let admits = |chess: &Chess, game: GameId| !progress.stopped() && (filter.board)(chess, game);
-        match self.part_entries(part, &admits)? {
+        match self.part_entries(part, &filter.game, &admits)? {
             PartEntries::Family(mut iter) => {
                 let passed = self.scan_family(&mut iter, &filter.material, progress, &mut decoders.family, visit)?;
                 progress.passed.fetch_add(passed % PROGRESS_EVERY, Ordering::Relaxed);
@@ -335,20 +373,21 @@ impl Store {
     }
 
     /// The entries of one part: a raw iterator over the family's range, or the tier positions
-    /// the replay of its games finds (those `admits` admits).
+    /// the replay of its games (those `game` admits) finds (those `admits` admits).
     fn part_entries(
         &self,
         part: &ScanPart,
+        game: &(impl Fn(GameId) -> bool + Sync),
         admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<PartEntries<'_>, StoreError> {
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(self.family_iterator(range)),
             ScanPart::TierMaterials(ranges) => {
-                let (entries, passed) = self.tier_entries_of_materials(ranges, admits)?;
+                let (entries, passed) = self.tier_entries_of_materials(ranges, game, admits)?;
                 PartEntries::Tier(entries, passed)
             }
             ScanPart::TierGames(first, end) => {
-                let (entries, passed) = self.tier_entries_of_games(*first, *end, admits)?;
+                let (entries, passed) = self.tier_entries_of_games(*first, *end, game, admits)?;
                 PartEntries::Tier(entries, passed)
             }
         })
@@ -381,18 +420,32 @@ impl Store {
     }
 
     /// Every stored position in `ranges` (each one material's range in a category) with its
-    /// result counts, in key order (what a material search lists: a value's moves and games
-    /// are not decoded).
-    pub fn positions_in(&self, ranges: &[KeyRange]) -> Result<Vec<(Key, Occurrences)>, StoreError> {
+    /// result counts, in key order (what a material search lists: a value's moves are not
+    /// decoded). With `keep`, only the games it keeps count (a position none of them reaches is
+    /// left out): the games of a position several games reach are read from its posting list.
+    pub fn positions_in(
+        &self,
+        ranges: &[KeyRange],
+        keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)>,
+    ) -> Result<Vec<(Key, Occurrences)>, StoreError> {
         let parts = ScanPart::of_materials(ranges.to_vec());
         // A one-game value's result is its game's.
         let facts = self.committed_facts()?;
+        // A game without facts is replayed, to be refused as corrupt when visited.
+        let game = |id: GameId| keep.is_none_or(|keep| self.facts_of(Some(&facts), id).is_none_or(|g| keep(&g)));
+        let filter = ScanFilter { material: |_: &Material| true, board: |_: &Chess, _: GameId| true, game };
         let mut found: Vec<(Key, Occurrences)> = self.scan(
             &parts,
-            &ScanFilter::all(),
+            &filter,
             &ScanProgress::default(),
             |found: &mut Vec<(Key, Occurrences)>, position| {
-                found.push((position.key, position.results(&facts)?));
+                let seen = match keep {
+                    None => position.results(&facts)?,
+                    Some(keep) => position.kept(&facts, keep, |_| ())?,
+                };
+                if seen.games > 0 {
+                    found.push((position.key, seen));
+                }
                 Ok::<_, StoreError>(())
             },
             |mut a, b| {

@@ -1,12 +1,13 @@
 """``python -m tabiya.spark``: a build or a pattern search on a Spark cluster.
 
     python -m tabiya.spark build [--master URL] [--work DIR] [--ranges N] DB INPUT...
-    python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] DB
-    python -m tabiya.spark psqt-derive [--master URL] [--sample N] [--seed S] DB
+    python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] [FILTERS] DB
+    python -m tabiya.spark psqt-derive [--master URL] [--sample N] [--seed S] [FILTERS] DB
     python -m tabiya.spark report [--master URL] [--plies N] [--top N] DB
 
 Without ``--master``, the master is spark-submit's when run under it, else ``$SPARK_MASTER``,
-else ``local[*]``. Each prints the JSON of its CLI command (``ingest --json``, ``search --json``,
+else ``local[*]``. FILTERS are the CLI's game filters (``--since``, ``--min-elo``, ``--player``,
+``--event``...). Each prints the JSON of its CLI command (``ingest --json``, ``search --json``,
 ``psqt derive --json``, ``report database --format json``)."""
 
 from __future__ import annotations
@@ -30,6 +31,24 @@ def _session(master, name):
     return spark
 
 
+#: The CLI's game filters: (option, type).
+_FILTERS = [("since", str), ("until", str), ("speed", str), ("min-rating", int), ("max-rating", int),
+            ("min-elo", int), ("max-elo", int), ("event", str), ("site", str), ("result", str), ("eco", str),
+            ("date-from", str), ("date-to", str), ("min-plies", int), ("player", str), ("color", str),
+            ("opponent", str)]
+
+
+def _add_filters(command):
+    for name, kind in _FILTERS:
+        command.add_argument(f"--{name}", type=kind, help=f"the CLI's --{name} filter")
+
+
+def _filters(args) -> dict:
+    """The filters given, as keyword arguments."""
+    names = (name.replace("-", "_") for name, _ in _FILTERS)
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabiya.spark", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -47,15 +66,13 @@ def main(argv=None) -> int:
     search.add_argument("--flip-colours", action="store_true", help="also match the pattern with colours swapped")
     search.add_argument("--limit", type=int, default=20, help="positions listed (default 20)")
     search.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
+    _add_filters(search)
     psqt = commands.add_parser("psqt-derive", help="piece-square statistics and tables (tabiya psqt derive)")
     psqt.add_argument("db", help="the database directory, at the same path on every executor")
     psqt.add_argument("--sample", type=int, default=2_000_000, help="positions the fit uses (0: all)")
     psqt.add_argument("--seed", type=int, default=1, help="seed of the sample and the fit")
     psqt.add_argument("--epochs", type=int, help="passes of the fit over the sample")
-    for name in ("since", "until", "speed"):
-        psqt.add_argument(f"--{name}", help=f"the CLI's --{name} filter")
-    for name in ("min-rating", "max-rating"):
-        psqt.add_argument(f"--{name}", type=int, help=f"the CLI's --{name} filter")
+    _add_filters(psqt)
     psqt.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
     overview = commands.add_parser("report", help="the database report (tabiya report database)")
     overview.add_argument("db", help="the database directory, at the same path on every executor")
@@ -82,10 +99,8 @@ def main(argv=None) -> int:
         elif args.command == "psqt-derive":
             from .scan import psqt_derive
 
-            filters = {name: getattr(args, name) for name in ("since", "until", "speed", "min_rating", "max_rating")
-                       if getattr(args, name) is not None}
             answer = psqt_derive(spark, args.db, sample=args.sample, seed=args.seed, epochs=args.epochs,
-                                 tasks=args.tasks, **filters)
+                                 tasks=args.tasks, **_filters(args))
         elif args.command == "report":
             from .scan import report
 
@@ -94,7 +109,7 @@ def main(argv=None) -> int:
             from .scan import search as run_search
 
             answer = run_search(spark, args.db, args.pattern, material=args.material, side=args.side,
-                                flip_colours=args.flip_colours, limit=args.limit, tasks=args.tasks)
+                                flip_colours=args.flip_colours, limit=args.limit, tasks=args.tasks, **_filters(args))
     except TabiyaError as err:
         print(f"tabiya: {err}", file=sys.stderr)
         return 1

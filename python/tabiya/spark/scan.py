@@ -32,19 +32,25 @@ def search(
     flip_colours: bool = False,
     limit: int = 20,
     tasks: Optional[int] = None,
+    **filters,
 ) -> dict:
     """Searches the database ``db`` (a path every executor can open: a shared mount or a copy
     on each node) for ``pattern`` on the cluster of ``spark``; the answer is
-    :meth:`tabiya.Database.search_pattern`'s (``tabiya search --pattern --json``), with
-    ``elapsedMs`` the whole job's. ``tasks`` defaults to four times the default parallelism."""
+    :meth:`tabiya.Database.search_pattern`'s (``tabiya search --pattern --json``) for the same
+    options and filters (keyword arguments, as that method takes them: each task counts only
+    the games they keep), with ``elapsedMs`` the whole job's. ``tasks`` defaults to four times
+    the default parallelism."""
     started = time.perf_counter()
     db = os.path.abspath(os.fspath(db))
     local = _native.Database(db)
     options = {"material": material, "side": side, "flip_colours": flip_colours}
     count = _native.pattern_parts(local, pattern, **options)
+    # The filters checked (and a player resolved) here, before any task: no part scanned.
+    _native.pattern_partial(local, pattern, [], limit=limit, filters=filters or None, **options)
 
     def partial(parts):
-        return _native.pattern_partial(_database(db), pattern, parts, limit=limit, **options)
+        return _native.pattern_partial(_database(db), pattern, parts, limit=limit, filters=filters or None,
+                                       **options)
 
     partials = _spread(spark, count, tasks, partial)
     answer = _native.pattern_answer(local, pattern, partials, limit=limit, **options)

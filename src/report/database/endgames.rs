@@ -53,6 +53,7 @@ pub fn classes(store: &Store, parts: &[ScanPart]) -> Result<BTreeMap<String, Cla
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
         board: |chess: &shakmaty::Chess, _| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
+        game: |_| true,
     };
     let scanned = store.scan(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;

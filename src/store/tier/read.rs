@@ -321,11 +321,12 @@ impl Store {
     }
 
     /// The tier positions in any of `ranges` (each one material's range in a category) whose
-    /// board `admits` admits, in key order: each game of their blocks is replayed once, and
-    /// only its positions of those materials are keyed.
+    /// board `admits` admits, in key order: each game of their blocks that `game` admits is
+    /// replayed once, and only its positions of those materials are keyed.
     pub(crate) fn tier_entries_of_materials(
         &self,
         ranges: &[KeyRange],
+        game: &(impl Fn(GameId) -> bool + Sync),
         admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
@@ -338,6 +339,7 @@ impl Store {
                 .map_err(|err| self.corrupt(format!("key range {}: {err}", range.first)))?;
             materials.insert(material);
         }
+        games.retain(|&id| game(id));
         games.sort_unstable();
         games.dedup();
         // Thousands of point reads: on every core, in runs of neighbouring games.
@@ -376,17 +378,24 @@ impl Store {
         self.tier_entries(marked, wanted, inside)
     }
 
-    /// The tier positions of the games from `first` to `end` (exclusive) whose board `wanted`
-    /// admits (checked before keying), in key order.
+    /// The tier positions of the games from `first` to `end` (exclusive) that `game` admits
+    /// whose board `wanted` admits (checked before keying), in key order.
     pub(crate) fn tier_entries_of_games(
         &self,
         first: GameId,
         end: GameId,
+        game: &(impl Fn(GameId) -> bool + Sync),
         wanted: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<TierEntries, StoreError> {
-        let mut marked = Vec::new();
-        self.each_marks(first, end, |game, plies| marked.push((game, plies)))?;
-        self.tier_entries(marked, |chess: &Chess, game| Wanted::from(wanted(chess, game)), |_| true)
+        let (mut marked, mut skipped) = (Vec::new(), 0);
+        self.each_marks(first, end, |id, plies| match game(id) {
+            true => marked.push((id, plies)),
+            false => skipped += plies.len() as u64,
+        })?;
+        let (entries, passed) =
+            self.tier_entries(marked, |chess: &Chess, game| Wanted::from(wanted(chess, game)), |_| true)?;
+        // The refused games' positions count as passed (for progress), unseen.
+        Ok((entries, passed + skipped))
     }
 
     /// Positions in the single-game tier (marked plies), counted from the marks.

@@ -79,6 +79,20 @@ pub struct Occurrences {
     pub single: Option<(GameId, GameResult)>,
 }
 
+impl Occurrences {
+    /// The counts of `tally`, with the one game it counts when it is known.
+    pub fn of(tally: &Tally, single: Option<(GameId, GameResult)>) -> Occurrences {
+        Occurrences {
+            games: tally.games,
+            white: tally.white,
+            draws: tally.draws,
+            black: tally.black,
+            average_rating: tally.average_rating(),
+            single,
+        }
+    }
+}
+
 /// A position's stored value: from the positions family (its bytes, [`StoredValue::parse`]) or
 /// the single-game tier (a game and the move it played, no bytes at all).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,14 +187,7 @@ impl<'a> StoredValue<'a> {
             }
             StoredValue::General(bytes) => (read_tally(&mut bytes.get(1..)?)?, None),
         };
-        Some(Occurrences {
-            games: tally.games,
-            white: tally.white,
-            draws: tally.draws,
-            black: tally.black,
-            average_rating: tally.average_rating(),
-            single,
-        })
+        Some(Occurrences::of(&tally, single))
     }
 
     /// Every game of the value: its posting list.
