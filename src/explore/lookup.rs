@@ -234,10 +234,14 @@ pub fn reached_by_moves(
         next.play_unchecked(legal);
         keys.push(super::key_of(&next)?);
     }
-    let totals = store.position_totals(&keys)?;
+    // A position the full-key family lacks was reached by one game: the one that played the
+    // move here (no other can have reached it), so that its totals are the move's, under any
+    // filter. Only the family is read.
+    let totals = store.family_totals(&keys)?;
     let of = |o: &Occurrences| Reached { games: o.games, white: o.white, draws: o.draws, black: o.black };
     if admission.is_everything() {
-        return Ok(totals.iter().map(|total| total.as_ref().map_or_else(Reached::default, of)).collect());
+        let reached = played.iter().zip(&totals);
+        return Ok(reached.map(|((_, tally), total)| total.as_ref().map_or_else(|| Reached::of(tally), of)).collect());
     }
     // Every game that played each move here, whatever the filter.
     let all = store.position_head(&target.key)?.unwrap_or_default();
@@ -247,14 +251,13 @@ pub fn reached_by_moves(
         .zip(&keys)
         .zip(&totals)
         .map(|(((m, tally), key), total)| {
-            let reaching = total.as_ref().map_or(0, |t| t.games);
             let playing = all.moves.iter().find(|(n, _)| n == m).map_or(0, |(_, t)| t.games);
-            if reaching == playing {
+            if total.as_ref().is_none_or(|total| total.games == playing) {
                 return Ok(Reached::of(tally));
             }
-            // Other move orders reach it too: its games, from its posting list, each checked.
+            // Other move orders reach it too: its games, each checked.
             let mut kept = Tally::default();
-            for id in store.postings(key)?.iter() {
+            for id in store.game_ids(key)? {
                 let game =
                     store.facts_of(Some(&facts), id).ok_or_else(|| store.corrupt(format!("facts of game {id}")))?;
                 if admission.admits(&game) {

@@ -57,10 +57,10 @@ impl Store {
         self.read_position(key, Detail::Head, false)
     }
 
-    /// The games and results of each of `keys` (`None` for a position no game reached), read
-    /// together (one batched read of the full-key family, then the single-game tier for the
-    /// keys it lacks), without decoding more of their values.
-    pub fn position_totals(&self, keys: &[Key]) -> Result<Vec<Option<Occurrences>>, StoreError> {
+    /// The games and results of each of `keys` the full-key family holds (`None` for the others:
+    /// positions one game reached, in the single-game tier, or none), read together in one
+    /// batched read, without decoding more of their values.
+    pub fn family_totals(&self, keys: &[Key]) -> Result<Vec<Option<Occurrences>>, StoreError> {
         let cf = self.cf(options::POSITIONS);
         let found = self.db.batched_multi_get_cf(cf, keys.iter().map(Key::as_bytes), false);
         let mut facts = None;
@@ -78,7 +78,7 @@ impl Store {
                 // The value is read where it lies (a popular position's is large): not copied.
                 match found.map_err(|err| self.rocks(err))? {
                     Some(bytes) => occurrences(&StoredValue::parse(&bytes).ok_or_else(corrupt)?),
-                    None => self.position_value(key)?.map_or(Ok(None), |value| occurrences(&value)),
+                    None => Ok(None),
                 }
             })
             .collect()
@@ -161,9 +161,15 @@ impl Store {
 
     /// The games that reached a position (empty when none did).
     pub fn postings(&self, key: &Key) -> Result<PostingList, StoreError> {
+        Ok(PostingList::encode(&self.game_ids(key)?))
+    }
+
+    /// The games that reached a position, ascending (empty when none did): its posting list
+    /// as ids, without encoding it.
+    pub fn game_ids(&self, key: &Key) -> Result<Vec<GameId>, StoreError> {
         match self.position_value(key)? {
-            None => Ok(PostingList::encode(&[])),
-            Some(value) => value.postings().ok_or_else(|| self.corrupt(format!("position {key}"))),
+            None => Ok(Vec::new()),
+            Some(value) => value.game_ids().ok_or_else(|| self.corrupt(format!("position {key}"))),
         }
     }
 

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use crate::{
     codec::CompactMove,
     model::{GameFacts, GameId, GameRef, GameResult, PositionStats, Tally},
-    postings::PostingList,
+    postings::{PostingList, union_all},
     varint::{get_varint, put_varint, take_byte},
 };
 
@@ -192,9 +192,14 @@ impl<'a> StoredValue<'a> {
 
     /// Every game of the value: its posting list.
     pub fn postings(&self) -> Option<PostingList> {
+        Some(PostingList::encode(&self.game_ids()?))
+    }
+
+    /// Every game of the value, ascending.
+    pub fn game_ids(&self) -> Option<Vec<GameId>> {
         match self {
-            StoredValue::OneGame { game, .. } => Some(PostingList::encode(&[*game])),
-            StoredValue::General(bytes) => Some(PostingList::encode(&decode_general(bytes, Detail::All)?.game_ids)),
+            StoredValue::OneGame { game, .. } => Some(vec![*game]),
+            StoredValue::General(bytes) => Some(decode_general(bytes, Detail::All)?.game_ids),
         }
     }
 
@@ -294,15 +299,8 @@ fn decode_general(bytes: &[u8], detail: Detail) -> Option<PositionStats> {
         stats.games_by_move = read_games_by_move(rest)?;
     }
     if detail == Detail::All {
-        stats.game_ids = match stats.games_by_move.as_slice() {
-            [(_, ids)] => ids.clone(),
-            lines => {
-                let mut ids: Vec<GameId> = lines.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
-                ids.sort_unstable();
-                ids.dedup();
-                ids
-            }
-        };
+        // A game reaching the position twice, with different moves, is in two lines.
+        stats.game_ids = union_all(stats.games_by_move.iter().map(|(_, ids)| ids.as_slice()).collect());
     }
     Some(stats)
 }
