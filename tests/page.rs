@@ -380,6 +380,32 @@ async fn the_explorer_page_works_in_a_browser() {
         browser.eval("return [...document.querySelectorAll('#search-results button')].map(b => b.dataset.fen)").await;
     let expected: Vec<Value> = found["hits"].as_array().unwrap().iter().map(|h| h["fen"].clone()).collect();
     assert_eq!(listed.as_array().unwrap(), &expected);
+    // Under a filter, the search counts the games it keeps, as the API does.
+    let set_since = |since: &'static str| {
+        format!(
+            "document.querySelector('[name=since]').value = '{since}'; document.querySelector('#filter-form').requestSubmit()"
+        )
+    };
+    browser.eval(&set_since("2005-01")).await;
+    click(&browser, "#search-form button").await;
+    let (_, kept) = json(&server, &format!("/material?material={signature}&limit=20&since=2005-01"));
+    assert!(kept["occurrences"].as_u64() < found["occurrences"].as_u64(), "the filter keeps fewer games");
+    let summary = format!("{} occurrences", kept["occurrences"].as_u64().unwrap());
+    wait_until(
+        &browser,
+        &format!("document.querySelector('#search-summary').textContent.replace(/,/g, '').includes({summary:?})"),
+        "the filtered search",
+    )
+    .await;
+    browser.eval(&set_since("")).await;
+    click(&browser, "#search-form button").await;
+    let summary = format!("{} occurrences", found["occurrences"].as_u64().unwrap());
+    wait_until(
+        &browser,
+        &format!("document.querySelector('#search-summary').textContent.replace(/,/g, '').includes({summary:?})"),
+        "the search without a filter",
+    )
+    .await;
     click(&browser, "#search-results button").await;
     let first_hit = expected[0].as_str().unwrap().to_owned();
     wait_until(

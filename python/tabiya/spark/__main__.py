@@ -31,22 +31,23 @@ def _session(master, name):
     return spark
 
 
-#: The CLI's game filters: (option, type).
+#: The CLI's game filters but a player: (option, type).
 _FILTERS = [("since", str), ("until", str), ("speed", str), ("min-rating", int), ("max-rating", int),
             ("min-elo", int), ("max-elo", int), ("event", str), ("site", str), ("result", str), ("eco", str),
-            ("date-from", str), ("date-to", str), ("min-plies", int), ("player", str), ("color", str),
-            ("opponent", str)]
+            ("date-from", str), ("date-to", str), ("min-plies", int)]
+#: The player filters (a search takes them; psqt-derive, as the CLI's, does not).
+_PLAYER_FILTERS = [("player", str), ("color", str), ("opponent", str)]
 
 
-def _add_filters(command):
-    for name, kind in _FILTERS:
+def _add_filters(command, filters):
+    for name, kind in filters:
         command.add_argument(f"--{name}", type=kind, help=f"the CLI's --{name} filter")
 
 
 def _filters(args) -> dict:
     """The filters given, as keyword arguments."""
-    names = (name.replace("-", "_") for name, _ in _FILTERS)
-    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    names = (name.replace("-", "_") for name, _ in _FILTERS + _PLAYER_FILTERS)
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
 def main(argv=None) -> int:
@@ -66,13 +67,13 @@ def main(argv=None) -> int:
     search.add_argument("--flip-colours", action="store_true", help="also match the pattern with colours swapped")
     search.add_argument("--limit", type=int, default=20, help="positions listed (default 20)")
     search.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
-    _add_filters(search)
+    _add_filters(search, _FILTERS + _PLAYER_FILTERS)
     psqt = commands.add_parser("psqt-derive", help="piece-square statistics and tables (tabiya psqt derive)")
     psqt.add_argument("db", help="the database directory, at the same path on every executor")
     psqt.add_argument("--sample", type=int, default=2_000_000, help="positions the fit uses (0: all)")
     psqt.add_argument("--seed", type=int, default=1, help="seed of the sample and the fit")
     psqt.add_argument("--epochs", type=int, help="passes of the fit over the sample")
-    _add_filters(psqt)
+    _add_filters(psqt, _FILTERS)
     psqt.add_argument("--tasks", type=int, help="tasks (default: 4 x the default parallelism)")
     overview = commands.add_parser("report", help="the database report (tabiya report database)")
     overview.add_argument("db", help="the database directory, at the same path on every executor")

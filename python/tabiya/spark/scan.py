@@ -44,9 +44,14 @@ def search(
     db = os.path.abspath(os.fspath(db))
     local = _native.Database(db)
     options = {"material": material, "side": side, "flip_colours": flip_colours}
-    count = _native.pattern_parts(local, pattern, **options)
-    # The filters checked (and a player resolved) here, before any task: no part scanned.
-    _native.pattern_partial(local, pattern, [], limit=limit, filters=filters or None, **options)
+    try:
+        count = _native.pattern_parts(local, pattern, **options)
+        if filters:
+            # The filters checked (and a player resolved) here, before any task: no part scanned.
+            _native.pattern_partial(local, pattern, [], limit=limit, filters=filters, **options)
+    except BaseException:
+        local.close()
+        raise
 
     def partial(parts):
         return _native.pattern_partial(_database(db), pattern, parts, limit=limit, filters=filters or None,

@@ -1,6 +1,6 @@
 // The filters form and its summary, and the material and pattern searches.
 
-import { $, state, api, escapeHtml, number } from './state.js';
+import { $, state, api, filterParams, escapeHtml, number } from './state.js';
 import { saveUrl } from './url.js';
 import { render, setError } from './board.js';
 import { explore } from './explorer.js';
@@ -60,9 +60,10 @@ export async function search(event) {
   if (!text) return;
   let found;
   try {
+    // Counted under the filters the form shows, as the explorer's answers are.
     found = kind === 'material'
-      ? await api('material', { material: text, limit: 20 })
-      : await api('pattern', { q: text, limit: 20 });
+      ? await api('material', { ...filterParams(), material: text, limit: 20 })
+      : await api('pattern', { ...filterParams(), q: text, limit: 20 });
   } catch (err) {
     $('search-summary').textContent = '';
     setError('search-error', err.message);

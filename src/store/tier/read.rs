@@ -339,9 +339,9 @@ impl Store {
                 .map_err(|err| self.corrupt(format!("key range {}: {err}", range.first)))?;
             materials.insert(material);
         }
-        games.retain(|&id| game(id));
         games.sort_unstable();
         games.dedup();
+        games.retain(|&id| game(id));
         // Thousands of point reads: on every core, in runs of neighbouring games.
         let marked: Vec<(GameId, Vec<u32>)> = games
             .par_chunks(REPLAY_CHUNK)
