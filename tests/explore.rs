@@ -432,17 +432,8 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     for window in common[..12].windows(2) {
         let ((a, a_ids), (b, b_ids)) = (window[0], window[1]);
         let (sa, sb) = (built.stored_ids(a_ids), built.stored_ids(b_ids));
-        let and = GamesQuery {
-            source: GameSource::Position(target(a)),
-            and: vec![target(b)],
-            not: vec![],
-            sort: GameSort::Id,
-            offset: 0,
-            limit: 10_000,
-            max_sorted: usize::MAX,
-            filter: Filter::default(),
-            steps: None,
-        };
+        let and =
+            GamesQuery { and: vec![target(b)], limit: 10_000, ..common::every_game(GameSource::Position(target(a))) };
         let numbers = |ids: Vec<GameId>| ids.into_iter().map(|id| id.0).collect::<Vec<_>>();
         assert_eq!(numbers(and.ids(&built.store).unwrap()), sa.intersection(&sb).copied().collect::<Vec<_>>());
         let not = GamesQuery { and: vec![], not: vec![target(b)], ..and.clone() };

@@ -244,18 +244,11 @@ fn header_filters_reach_the_games_list_the_cli_and_http() {
     let expected_games = tagged.iter().filter(|t| keeps(t)).count() as u64;
     let filter =
         FilterSpec { eco: Some("B00-C99".into()), min_plies: Some(10), ..FilterSpec::default() }.filter().unwrap();
+    let start = Target::fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").resolve().unwrap();
     let query = tabiya::explore::GamesQuery {
-        source: tabiya::explore::GameSource::Position(
-            Target::fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").resolve().unwrap(),
-        ),
-        and: vec![],
-        not: vec![],
-        sort: tabiya::explore::GameSort::Id,
-        offset: 0,
         limit: 5,
-        max_sorted: usize::MAX,
         filter,
-        steps: None,
+        ..common::every_game(tabiya::explore::GameSource::Position(start))
     };
     assert_eq!(query.run(&store).unwrap().total, expected_games);
     drop(store);
@@ -428,7 +421,7 @@ fn searches_count_the_games_the_filters_keep() {
 
 #[test]
 fn a_filtered_sequence_scan_finds_the_games_of_the_filtered_list() {
-    use tabiya::explore::{GameSort, GameSource, GamesQuery, SequenceQuery};
+    use tabiya::explore::{GameSource, GamesQuery, SequenceQuery};
 
     let tagged = collection();
     let (_dir, store) = build(&tagged);
@@ -437,20 +430,9 @@ fn a_filtered_sequence_scan_finds_the_games_of_the_filtered_list() {
     for case in cases() {
         let filter = case.spec.filter().unwrap();
         let list = |scan_filter: tabiya::explore::Filter| {
-            let query = GamesQuery {
-                source: GameSource::Sequence(Box::new(SequenceQuery {
-                    sequence: sequence.clone(),
-                    filter: scan_filter,
-                })),
-                and: vec![],
-                not: vec![],
-                sort: GameSort::Id,
-                offset: 0,
-                limit: usize::MAX,
-                max_sorted: usize::MAX,
-                filter: filter.clone(),
-                steps: None,
-            };
+            let source =
+                GameSource::Sequence(Box::new(SequenceQuery { sequence: sequence.clone(), filter: scan_filter }));
+            let query = GamesQuery { filter: filter.clone(), ..common::every_game(source) };
             query.run(&store).unwrap().games.into_iter().map(|game| game.id).collect::<Vec<_>>()
         };
         // The games the scan skips are exactly those the list would drop.

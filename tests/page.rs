@@ -390,22 +390,14 @@ async fn the_explorer_page_works_in_a_browser() {
     click(&browser, "#search-form button").await;
     let (_, kept) = json(&server, &format!("/material?material={signature}&limit=20&since=2005-01"));
     assert!(kept["occurrences"].as_u64() < found["occurrences"].as_u64(), "the filter keeps fewer games");
-    let summary = format!("{} occurrences", kept["occurrences"].as_u64().unwrap());
-    wait_until(
-        &browser,
-        &format!("document.querySelector('#search-summary').textContent.replace(/,/g, '').includes({summary:?})"),
-        "the filtered search",
-    )
-    .await;
+    let shows = |answer: &Value| {
+        let summary = format!("{} occurrences", answer["occurrences"].as_u64().unwrap());
+        format!("document.querySelector('#search-summary').textContent.replace(/,/g, '').includes({summary:?})")
+    };
+    wait_until(&browser, &shows(&kept), "the filtered search").await;
     browser.eval(&set_since("")).await;
     click(&browser, "#search-form button").await;
-    let summary = format!("{} occurrences", found["occurrences"].as_u64().unwrap());
-    wait_until(
-        &browser,
-        &format!("document.querySelector('#search-summary').textContent.replace(/,/g, '').includes({summary:?})"),
-        "the search without a filter",
-    )
-    .await;
+    wait_until(&browser, &shows(&found), "the search without a filter").await;
     click(&browser, "#search-results button").await;
     let first_hit = expected[0].as_str().unwrap().to_owned();
     wait_until(

@@ -12,7 +12,7 @@ use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position as _, Role, Square, attacks,
 };
 use tabiya::{
-    explore::{Filter, GameSort, GameSource, GamesQuery, MAX_HITS, PatternQuery, Signature},
+    explore::{Filter, GameSource, MAX_HITS, PatternQuery, Signature},
     model::GameId,
     pattern::Pattern,
 };
@@ -239,19 +239,7 @@ fn patterns_match_a_naive_replay() {
             assert_eq!(found.scanned, all.len() as u64, "{text}");
         }
         // The same games through the game list.
-        let list = GamesQuery {
-            source: GameSource::Pattern(Box::new(query.clone())),
-            and: vec![],
-            not: vec![],
-            sort: GameSort::Id,
-            offset: 0,
-            limit: usize::MAX,
-            max_sorted: usize::MAX,
-            filter: Filter::default(),
-            steps: None,
-        }
-        .run(&store)
-        .unwrap();
+        let list = common::every_game(GameSource::Pattern(Box::new(query.clone()))).run(&store).unwrap();
         assert_eq!(list.total, game_set.len() as u64);
         matched_something += usize::from(!expected.is_empty() && expected.len() < all.len() / 2);
     }

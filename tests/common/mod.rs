@@ -27,6 +27,21 @@ pub fn assert_round_trip(position: &Position) -> Key {
     key
 }
 
+/// Every game of `source`, in id order, unfiltered: the game list the tests narrow with `..`.
+pub fn every_game(source: tabiya::explore::GameSource) -> tabiya::explore::GamesQuery {
+    tabiya::explore::GamesQuery {
+        source,
+        and: vec![],
+        not: vec![],
+        sort: tabiya::explore::GameSort::Id,
+        offset: 0,
+        limit: usize::MAX,
+        max_sorted: usize::MAX,
+        filter: tabiya::explore::Filter::default(),
+        steps: None,
+    }
+}
+
 /// The `tabiya` binary, ready for arguments.
 pub fn command() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tabiya"))
