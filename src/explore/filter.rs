@@ -71,17 +71,7 @@ impl FilterSpec {
             .with_rating_range(self.min_rating, self.max_rating)?
             .with_player(self.player.as_deref(), color)?
             .with_opponent(self.opponent.as_deref())?
-            .with_headers(&HeaderSpec {
-                min_elo: self.min_elo,
-                max_elo: self.max_elo,
-                event: self.event.as_deref(),
-                site: self.site.as_deref(),
-                result: self.result.as_deref(),
-                eco: self.eco.as_deref(),
-                date_from: self.date_from.as_deref(),
-                date_to: self.date_to.as_deref(),
-                min_plies: self.min_plies,
-            })
+            .with_headers(self)
     }
 
     /// The filters in words: `since 2020, rating 2600+, Carlsen, Magnus with white`, or `all games`.
@@ -173,30 +163,6 @@ pub struct Filter {
     pub date_to: Option<Day>,
     /// Fewest plies.
     pub min_plies: Option<u16>,
-}
-
-/// The header filters as given ([`Filter::with_headers`]): the command line's and the HTTP
-/// API's texts, parsed and checked there.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HeaderSpec<'a> {
-    /// See [`FilterSpec::min_elo`].
-    pub min_elo: Option<u16>,
-    /// See [`FilterSpec::max_elo`].
-    pub max_elo: Option<u16>,
-    /// See [`FilterSpec::event`].
-    pub event: Option<&'a str>,
-    /// See [`FilterSpec::site`].
-    pub site: Option<&'a str>,
-    /// See [`FilterSpec::result`].
-    pub result: Option<&'a str>,
-    /// See [`FilterSpec::eco`].
-    pub eco: Option<&'a str>,
-    /// See [`FilterSpec::date_from`].
-    pub date_from: Option<&'a str>,
-    /// See [`FilterSpec::date_to`].
-    pub date_to: Option<&'a str>,
-    /// See [`FilterSpec::min_plies`].
-    pub min_plies: Option<u32>,
 }
 
 impl Filter {
@@ -301,10 +267,10 @@ impl Filter {
         Ok(self)
     }
 
-    /// Adds the header filters of `spec`, each checked: a rating range and a date range must
-    /// not be the wrong way round, an ECO code or range, a result and a date must parse, texts
-    /// must not be empty.
-    pub fn with_headers(mut self, spec: &HeaderSpec) -> Result<Filter, QueryError> {
+    /// Adds the header filters of `spec` (its `min_elo` to `min_plies`), each checked: a rating
+    /// range and a date range must not be the wrong way round, an ECO code or range, a result
+    /// and a date must parse, texts must not be empty.
+    fn with_headers(mut self, spec: &FilterSpec) -> Result<Filter, QueryError> {
         let input = |message: String| QueryError::Input(message);
         if let (Some(min), Some(max)) = (spec.min_elo, spec.max_elo)
             && min > max
@@ -319,18 +285,21 @@ impl Filter {
                 None => Ok(None),
             }
         };
-        self.event = text("event", spec.event)?;
-        self.site = text("site", spec.site)?;
+        self.event = text("event", spec.event.as_deref())?;
+        self.site = text("site", spec.site.as_deref())?;
         self.result = spec
             .result
+            .as_deref()
             .map(|text| match text.trim() {
                 "1-0" | "0-1" | "1/2-1/2" | "*" => Ok(GameResult::from_tag(text.trim()).unwrap_or(GameResult::Unknown)),
                 other => Err(input(format!("bad result {other:?}: expected 1-0, 0-1, 1/2-1/2 or *"))),
             })
             .transpose()?;
-        self.eco = spec.eco.map(Eco::parse_range).transpose().map_err(QueryError::Input)?;
-        self.date_from = spec.date_from.map(|d| Day::parse_bound(d, false)).transpose().map_err(QueryError::Input)?;
-        self.date_to = spec.date_to.map(|d| Day::parse_bound(d, true)).transpose().map_err(QueryError::Input)?;
+        self.eco = spec.eco.as_deref().map(Eco::parse_range).transpose().map_err(QueryError::Input)?;
+        self.date_from =
+            spec.date_from.as_deref().map(|d| Day::parse_bound(d, false)).transpose().map_err(QueryError::Input)?;
+        self.date_to =
+            spec.date_to.as_deref().map(|d| Day::parse_bound(d, true)).transpose().map_err(QueryError::Input)?;
         if let (Some(from), Some(to)) = (self.date_from, self.date_to)
             && from > to
         {

@@ -222,8 +222,7 @@ impl GamePage {
     /// Marks each listed game with the plies of `sequence`'s steps in it (its games replayed).
     pub fn mark_steps(&mut self, store: &Store, sequence: &Sequence) -> Result<(), QueryError> {
         let ids: Vec<GameId> = self.games.iter().map(|game| game.id).collect();
-        let query = SequenceQuery { sequence: sequence.clone(), filter: Filter::default() };
-        let found = query.matching(store, &ids, &crate::store::ScanProgress::default())?;
+        let found = super::sequence::games_matching(store, sequence, &ids, &crate::store::ScanProgress::default())?;
         for game in &mut self.games {
             game.steps = found.iter().find(|f| f.id == game.id).map(|f| f.plies.clone());
         }

@@ -243,16 +243,24 @@ pub fn reached_by_moves(
         let reached = played.iter().zip(&totals);
         return Ok(reached.map(|((_, tally), total)| total.as_ref().map_or_else(|| Reached::of(tally), of)).collect());
     }
-    // Every game that played each move here, whatever the filter.
-    let all = store.position_head(&target.key)?.unwrap_or_default();
+    // Every game that played each move here, whatever the filter: read when a position more
+    // games reached than the move's kept ones asks.
+    let mut all: Option<PositionStats> = None;
     let facts = store.committed_facts()?;
     played
         .iter()
         .zip(&keys)
         .zip(&totals)
         .map(|(((m, tally), key), total)| {
+            let Some(total) = total.as_ref().filter(|total| total.games > tally.games) else {
+                return Ok(Reached::of(tally));
+            };
+            let all = match &mut all {
+                Some(all) => all,
+                None => all.insert(store.position_head(&target.key)?.unwrap_or_default()),
+            };
             let playing = all.moves.iter().find(|(n, _)| n == m).map_or(0, |(_, t)| t.games);
-            if total.as_ref().is_none_or(|total| total.games == playing) {
+            if total.games == playing {
                 return Ok(Reached::of(tally));
             }
             // Other move orders reach it too: its games, each checked.

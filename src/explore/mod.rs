@@ -52,7 +52,7 @@ pub use answer::{
     PositionHit, Reached,
 };
 pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
-pub use filter::{Filter, FilterSpec, HeaderSpec};
+pub use filter::{Filter, FilterSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub(crate) use lookup::stats_of_games;
 pub use lookup::{

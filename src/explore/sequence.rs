@@ -67,7 +67,7 @@ impl SequenceQuery {
         let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
         let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0, filter: self.filter.clone() };
         let found = scan.run_with(store, progress)?;
-        let games = self.matching(store, &found.game_ids, progress)?;
+        let games = games_matching(store, &self.sequence, &found.game_ids, progress)?;
         Ok(SequenceSearch {
             first_positions: found.positions,
             candidates: found.game_ids.len() as u64,
@@ -75,33 +75,33 @@ impl SequenceQuery {
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
     }
+}
 
-    /// The games of `ids` the sequence matches, with their plies, ascending.
-    pub fn matching(
-        &self,
-        store: &Store,
-        ids: &[GameId],
-        progress: &ScanProgress,
-    ) -> Result<Vec<SequenceGame>, QueryError> {
-        let chunks: Vec<Vec<SequenceGame>> = ids
-            .par_chunks(CHUNK)
-            .map(|chunk| -> Result<Vec<SequenceGame>, QueryError> {
-                if progress.stopped() {
-                    return Err(QueryError::input("search interrupted"));
+/// The games of `ids` that `sequence` matches, with their plies, ascending (each replayed).
+pub fn games_matching(
+    store: &Store,
+    sequence: &Sequence,
+    ids: &[GameId],
+    progress: &ScanProgress,
+) -> Result<Vec<SequenceGame>, QueryError> {
+    let chunks: Vec<Vec<SequenceGame>> = ids
+        .par_chunks(CHUNK)
+        .map(|chunk| -> Result<Vec<SequenceGame>, QueryError> {
+            if progress.stopped() {
+                return Err(QueryError::input("search interrupted"));
+            }
+            let mut found = Vec::new();
+            for (&id, line) in chunk.iter().zip(store.mainlines(chunk)?) {
+                let line = line.ok_or_else(|| store.corrupt(format!("game {id}: no mainline")))?;
+                let positions = replay(&line).ok_or_else(|| store.corrupt(format!("game {id} does not replay")))?;
+                if let Some(plies) = sequence.find(&positions) {
+                    found.push(SequenceGame { id, plies });
                 }
-                let mut found = Vec::new();
-                for (&id, line) in chunk.iter().zip(store.mainlines(chunk)?) {
-                    let line = line.ok_or_else(|| store.corrupt(format!("game {id}: no mainline")))?;
-                    let positions = replay(&line).ok_or_else(|| store.corrupt(format!("game {id} does not replay")))?;
-                    if let Some(plies) = self.sequence.find(&positions) {
-                        found.push(SequenceGame { id, plies });
-                    }
-                }
-                Ok(found)
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(chunks.into_iter().flatten().collect())
-    }
+            }
+            Ok(found)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(chunks.into_iter().flatten().collect())
 }
 
 /// Every position of a stored mainline, its start first; `None` when a move does not read.

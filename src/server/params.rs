@@ -12,7 +12,7 @@ use serde_json::json;
 
 use shakmaty::Color;
 
-use crate::explore::{Filter, HeaderSpec, Limits, QueryError, ResolvedTarget, Target};
+use crate::explore::{Filter, FilterSpec, Limits, QueryError, ResolvedTarget, Target};
 
 /// The header filters' parameters, the command line's options in camelCase.
 pub const HEADER_PARAMS: [&str; 9] =
@@ -164,21 +164,23 @@ impl Params {
                 .map(|n| u16::try_from(n).map_err(|_| ApiError::bad_request(format!("bad {name} {n}: too large"))))
                 .transpose()
         };
-        let headers = HeaderSpec {
+        let text = |name: &str| self.get(name).map(str::to_owned);
+        let spec = FilterSpec {
+            since: text("since"),
+            until: text("until"),
+            speed: text("speeds"),
             min_elo: elo("minElo")?,
             max_elo: elo("maxElo")?,
-            event: self.get("event"),
-            site: self.get("site"),
-            result: self.get("result"),
-            eco: self.get("eco"),
-            date_from: self.get("dateFrom"),
-            date_to: self.get("dateTo"),
+            event: text("event"),
+            site: text("site"),
+            result: text("result"),
+            eco: text("eco"),
+            date_from: text("dateFrom"),
+            date_to: text("dateTo"),
             min_plies: number("minPlies")?,
+            ..FilterSpec::default()
         };
-        Ok(Filter::default()
-            .with_dates(self.get("since"), self.get("until"))?
-            .with_speeds(self.get("speeds"))?
-            .with_rating_groups(self.get("ratings"))?
-            .with_headers(&headers)?)
+        // Average ratings go by lichess's groups here, not by a range.
+        Ok(spec.filter()?.with_rating_groups(self.get("ratings"))?)
     }
 }
