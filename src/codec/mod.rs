@@ -1,6 +1,6 @@
 //! Position codecs: the fixed-length [`Key`] that orders the database, and the variable-length
 //! [`huffman`] packed format used by exports, and the two-byte [`CompactMove`]; a stored game's
-//! [`mainline`] in about a byte a ply.
+//! [`mainline`] in about 5.4 bits a ply.
 //!
 //! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
 //! gives a position or an error, never a panic.

@@ -133,7 +133,11 @@ fn is_twin<'a>(
 /// Leapfrog packs at two ids a byte. The sort is stable: of twins, the first read stays first.
 pub fn mainline_order(games: &mut [PreparedGame]) {
     games.sort_by(|a, b| {
-        (a.record.setup_fen(), a.record.move_bytes()).cmp(&(b.record.setup_fen(), b.record.move_bytes()))
+        (a.record.setup_fen(), a.record.move_bytes(), a.record.plies()).cmp(&(
+            b.record.setup_fen(),
+            b.record.move_bytes(),
+            b.record.plies(),
+        ))
     });
 }
 

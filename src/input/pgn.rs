@@ -165,7 +165,7 @@ struct MovetextState {
     current: Chess,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
-    mainline: Vec<u8>,
+    mainline: mainline::MainlineWriter,
     error: Option<(RejectReason, String, usize)>,
     marker: Option<Outcome>,
 }
@@ -216,7 +216,7 @@ impl Visitor for GameVisitor {
             current,
             // Master games run to about 80 plies: room for most without growing.
             moves: Vec::with_capacity(128),
-            mainline: Vec::with_capacity(128),
+            mainline: mainline::MainlineWriter::default(),
             error: None,
             marker: None,
         })
@@ -233,7 +233,7 @@ impl Visitor for GameVisitor {
         }
         match super::san::resolve(&state.current, &san_plus.san) {
             Ok(m) => {
-                mainline::encode_move(&state.current, &m, &mut state.mainline);
+                state.mainline.push(&state.current, &m);
                 state.current.play_unchecked(m);
                 state.moves.push(m);
             }
@@ -322,7 +322,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
         Outcome::Unknown => GameResult::Unknown,
     };
-    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline);
+    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline.finish());
     Ok(Game { record, start, moves: state.moves })
 }
 

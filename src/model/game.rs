@@ -11,10 +11,7 @@ use bincode::{Decode, Encode};
 use shakmaty::{Chess, Move};
 
 use crate::{
-    codec::{
-        CompactMove,
-        mainline::{self, MainlineReader},
-    },
+    codec::{CompactMove, mainline::MainlineReader},
     position::Position,
 };
 
@@ -157,9 +154,15 @@ pub struct GameRecord {
 
 impl GameRecord {
     /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
-    /// initial position), whose mainline is `mainline`, legal moves as [`mainline`] encodes them.
-    pub fn new(tags: Tags, result: GameResult, setup_fen: Option<String>, mainline: Vec<u8>) -> GameRecord {
-        GameRecord { tags, result, line: Mainline { setup_fen, moves: mainline } }
+    /// initial position), whose mainline is `plies` legal moves written as [`mainline`](crate::codec::mainline) writes
+    /// them (`(bytes, plies)`).
+    pub fn new(
+        tags: Tags,
+        result: GameResult,
+        setup_fen: Option<String>,
+        (moves, plies): (Vec<u8>, u32),
+    ) -> GameRecord {
+        GameRecord { tags, result, line: Mainline { setup_fen, plies, moves } }
     }
 
     /// A record from its stored parts.
@@ -196,14 +199,16 @@ impl GameRecord {
         reader.into_iter().flatten().map(|m| m.map(|m| CompactMove::from_move(&m))).chain(unreadable)
     }
 
-    /// The packed mainline ([`mainline`]), for ordering games by their moves.
+    /// The packed mainline ([`mainline`](crate::codec::mainline)), for ordering games by their moves: games sharing
+    /// their first moves share their first bytes. The bytes alone do not tell the plies (the last
+    /// byte is padded): compare [`GameRecord::plies`] too.
     pub fn move_bytes(&self) -> &[u8] {
         &self.line.moves
     }
 
     /// Plies of the mainline.
     pub fn plies(&self) -> usize {
-        mainline::plies(&self.line.moves)
+        self.line.plies as usize
     }
 }
 
@@ -211,6 +216,7 @@ impl GameRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct Mainline {
     setup_fen: Option<String>,
+    plies: u32,
     moves: Vec<u8>,
 }
 
@@ -226,7 +232,7 @@ impl Mainline {
     /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
     /// read.
     pub fn reader(&self) -> Option<MainlineReader<'_>> {
-        Some(MainlineReader::new(self.start()?, &self.moves))
+        Some(MainlineReader::new(self.start()?, &self.moves, self.plies))
     }
 }
 
@@ -244,6 +250,7 @@ impl Fingerprint {
             bytes.extend_from_slice(start.to_string().as_bytes());
         }
         bytes.push(0);
+        bytes.extend_from_slice(&record.line.plies.to_le_bytes());
         bytes.extend_from_slice(record.move_bytes());
         let tags = &record.tags;
         for tag in [&tags.white, &tags.black, &tags.date, &tags.round] {

@@ -60,7 +60,6 @@ impl TwinKey {
     /// The key of a game.
     pub fn of(game: &GameRecord) -> TwinKey {
         let tags = &game.tags;
-        let start = crate::codec::mainline::prefix_len(game.move_bytes(), KEY_PLIES);
         let text = format!(
             "{}\0{}\0{}\0{}\0",
             initials(&tags.white),
@@ -68,7 +67,13 @@ impl TwinKey {
             tags.date.trim(),
             game.setup_fen().unwrap_or("")
         );
-        TwinKey(xxhash_rust::xxh3::xxh3_64(&[text.as_bytes(), &game.move_bytes()[..start]].concat()) as u32)
+        let mut bytes = text.into_bytes();
+        // The first plies as moves (the mainline's bytes do not end at a ply); a move that
+        // does not read (corrupt data) ends them.
+        for m in game.moves().take(KEY_PLIES).map_while(|m| m) {
+            bytes.extend_from_slice(&m.bits().to_le_bytes());
+        }
+        TwinKey(xxhash_rust::xxh3::xxh3_64(&bytes) as u32)
     }
 }
 
@@ -91,14 +96,14 @@ pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Optio
     if a.setup_fen() != b.setup_fen() {
         return None;
     }
-    // A mainline's bytes are a prefix of another's exactly when its moves are (each move's
-    // bytes depend only on its position).
-    let (ours, theirs) = (a.move_bytes(), b.move_bytes());
-    if ours == theirs {
+    // The same start, plies and bytes are the same moves (each move's bits depend only on its
+    // position); a prefix is read move by move (the bytes do not end at a ply).
+    if a.plies() == b.plies() && a.move_bytes() == b.move_bytes() {
         Some(TwinRelation::SameMoves)
-    } else if theirs.starts_with(ours)
+    } else if a.plies() < b.plies()
         && a.plies() >= min_prefix
         && (a.result == b.result || a.result == GameResult::Unknown)
+        && a.moves().zip(b.moves()).all(|(ours, theirs)| ours.is_some() && ours == theirs)
     {
         // A cut copy keeps the result or has none; a game that ended differently is another.
         Some(TwinRelation::Prefix)

@@ -1,0 +1,203 @@
+//! A game's mainline in about five and a half bits a ply, the way the mainlines family stores it.
+//!
+//! Each move is three symbols read against the position it is played from (see [`model`]): the
+//! moving piece's role among the roles the side to move has, which of its pieces of that role,
+//! and its target among the squares the board lets it reach, each written with the Huffman
+//! code of its context ([`code`], tables counted on master games). The bits go most significant
+//! first, so mainlines sharing their first moves share their first bytes and sort together.
+//!
+//! Decoding needs the position, so a mainline is read by replaying it; it needs no move
+//! generation (only the attacks of the moving piece), and bits that do not name a possible move
+//! there are refused. The number of plies is stored beside the bits: the last byte's padding
+//! is no move.
+
+use shakmaty::{Chess, Move, Position as _};
+
+pub mod code;
+pub mod model;
+pub mod tables;
+
+use code::{BitReader, BitWriter};
+
+/// Writes a mainline move by move, as a game is read.
+#[derive(Default)]
+pub struct MainlineWriter {
+    bits: BitWriter,
+    plies: u32,
+}
+
+impl MainlineWriter {
+    /// Appends `m`, a legal move in `position` (the position after the moves before it).
+    /// Returns `false`, writing nothing, for a move that is not one of the position's.
+    pub fn push(&mut self, position: &Chess, m: &Move) -> bool {
+        let written = model::write_move(position, m, &mut self.bits);
+        self.plies += u32::from(written);
+        written
+    }
+
+    /// The plies written.
+    pub fn plies(&self) -> u32 {
+        self.plies
+    }
+
+    /// The bytes and the plies.
+    pub fn finish(self) -> (Vec<u8>, u32) {
+        (self.bits.finish(), self.plies)
+    }
+}
+
+/// The bytes and plies of a mainline: `moves`, legal one after the other from `start`.
+pub fn encode(start: &Chess, moves: &[Move]) -> (Vec<u8>, u32) {
+    let mut writer = MainlineWriter::default();
+    let mut position = start.clone();
+    for m in moves {
+        writer.push(&position, m);
+        position.play_unchecked(*m);
+    }
+    writer.finish()
+}
+
+/// Reads a mainline's moves by replaying it from its start; yields `None` once, then stops,
+/// at bits that do not name a possible move in the position reached.
+pub struct MainlineReader<'a> {
+    bits: BitReader<'a>,
+    left: u32,
+    position: Chess,
+    broken: bool,
+}
+
+impl<'a> MainlineReader<'a> {
+    /// A reader of the `plies` moves of `bytes`, a mainline played from `start`.
+    pub fn new(start: Chess, bytes: &'a [u8], plies: u32) -> MainlineReader<'a> {
+        MainlineReader { bits: BitReader::new(bytes), left: plies, position: start, broken: false }
+    }
+
+    /// The position before the next move (after the last one at the end).
+    pub fn position(&self) -> &Chess {
+        &self.position
+    }
+
+    fn read(&mut self) -> Option<Move> {
+        model::read_move(&self.position, &mut self.bits)?.to_move_trusted(&self.position)
+    }
+}
+
+impl Iterator for MainlineReader<'_> {
+    type Item = Option<Move>;
+
+    fn next(&mut self) -> Option<Option<Move>> {
+        if self.broken || self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let m = self.read();
+        match m {
+            Some(m) => self.position.play_unchecked(m),
+            None => self.broken = true,
+        }
+        Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use shakmaty::{fen::Fen, uci::UciMove};
+
+    use super::*;
+
+    fn play(start: &Chess, ucis: &[&str]) -> Vec<Move> {
+        let mut position = start.clone();
+        ucis.iter()
+            .map(|uci| {
+                let m = uci.parse::<UciMove>().unwrap().to_move(&position).unwrap();
+                position.play_unchecked(m);
+                m
+            })
+            .collect()
+    }
+
+    fn round_trip(start: &Chess, moves: &[Move]) -> Vec<u8> {
+        let (bytes, plies) = encode(start, moves);
+        assert_eq!(plies as usize, moves.len());
+        let read: Vec<Option<Move>> = MainlineReader::new(start.clone(), &bytes, plies).collect();
+        assert_eq!(read, moves.iter().map(|m| Some(*m)).collect::<Vec<_>>());
+        bytes
+    }
+
+    #[test]
+    fn castling_en_passant_and_promotions_round_trip() {
+        let start = Chess::default();
+        // En passant (e5d6), both castlings, a capture promoting to a knight.
+        let mut moves = play(&start, &["e2e4", "g8f6", "e4e5", "d7d5", "e5d6", "c8e6", "g1f3", "b8c6", "f1e2", "d8d7"]);
+        let mut position = start.clone();
+        for m in &moves {
+            position.play_unchecked(*m);
+        }
+        moves.extend(play(&position, &["e1g1", "e8c8", "d6c7", "d7d2", "c7d8n"]));
+        round_trip(&start, &moves);
+        // Every underpromotion, with and without a capture, from a set-up position.
+        let setup: Chess = "1n5k/P7/8/8/8/8/8/4K3 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        for uci in ["a7a8q", "a7a8r", "a7a8b", "a7a8n", "a7b8q", "a7b8n"] {
+            let bytes = round_trip(&setup, &play(&setup, &[uci]));
+            assert_eq!(bytes.len(), 1, "{uci}");
+        }
+        // A common opening takes under six bits a ply.
+        let opening = play(&start, &["e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6"]);
+        assert!(round_trip(&start, &opening).len() <= 7);
+        // A side with only its king and a king with one square spend no bits.
+        let bare: Chess = "7k/8/8/8/8/8/8/K7 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let moves = play(&bare, &["a1b1"]);
+        assert!(round_trip(&bare, &moves).len() <= 1);
+    }
+
+    /// A random legal game from the initial position, `plies` long at most.
+    fn random_game(seed: u64, plies: usize) -> Vec<Move> {
+        let mut state = seed | 1;
+        let mut position = Chess::default();
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            let legal = position.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let m = legal[(state % legal.len() as u64) as usize];
+            position.play_unchecked(m);
+            moves.push(m);
+        }
+        moves
+    }
+
+    proptest! {
+        #[test]
+        fn random_games_round_trip(seed in any::<u64>(), plies in 0usize..300) {
+            round_trip(&Chess::default(), &random_game(seed, plies));
+        }
+
+        #[test]
+        fn arbitrary_bytes_read_as_possible_moves_or_stop(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut position = Chess::default();
+            for m in MainlineReader::new(Chess::default(), &bytes, 400) {
+                let Some(m) = m else { break };
+                // What is read can be played and encoded again.
+                let mut again = MainlineWriter::default();
+                prop_assert!(again.push(&position, &m));
+                let (again, plies) = again.finish();
+                let read: Vec<_> = MainlineReader::new(position.clone(), &again, plies).collect();
+                prop_assert_eq!(read, vec![Some(m)]);
+                position.play_unchecked(m);
+            }
+        }
+    }
+}
