@@ -70,11 +70,12 @@ impl PrefixCode {
     }
 
     /// Symbols of the alphabet.
-    pub fn alphabet(&self) -> usize {
+    #[cfg(test)]
+    fn alphabet(&self) -> usize {
         self.codes.len()
     }
 
-    /// Writes `symbol`, which must be below [`PrefixCode::alphabet`].
+    /// Writes `symbol`, which must be one of the alphabet's (below the number of lengths).
     pub fn write(&self, symbol: u16, out: &mut BitWriter) {
         let (code, len) = self.codes[usize::from(symbol)];
         out.push(u32::from(code), u32::from(len));
@@ -221,7 +222,8 @@ impl<'a> BitReader<'a> {
     }
 
     /// Whether every bit left is a zero of the last byte's padding.
-    pub fn only_padding_left(&self) -> bool {
+    #[cfg(test)]
+    fn only_padding_left(&self) -> bool {
         self.rest.is_empty() && self.count < 8 && self.buffer == 0
     }
 }

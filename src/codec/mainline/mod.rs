@@ -35,11 +35,6 @@ impl MainlineWriter {
         written
     }
 
-    /// The plies written.
-    pub fn plies(&self) -> u32 {
-        self.plies
-    }
-
     /// The bytes and the plies.
     pub fn finish(self) -> (Vec<u8>, u32) {
         (self.bits.finish(), self.plies)
