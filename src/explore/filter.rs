@@ -355,7 +355,10 @@ impl Filter {
         let rated = |bound: Option<u16>, ok: fn(u16, u16) -> bool| {
             bound.is_none_or(|bound| facts.ratings.iter().all(|r| r.is_some_and(|r| ok(r, bound))))
         };
-        self.matches_slice(&SliceKey::of(facts))
+        // The slice's tests, the rating band (an average) computed only when asked for.
+        self.month_in_range(facts.month)
+            && self.speeds.is_none_or(|mask| mask & 1 << facts.speed as u8 != 0)
+            && self.bands.is_none_or(|mask| mask & 1 << facts.band().index() != 0)
             && rated(self.min_elo, |r, b| r >= b)
             && rated(self.max_elo, |r, b| r <= b)
             && self.result.is_none_or(|result| facts.result == result)
@@ -387,6 +390,23 @@ mod tests {
         assert!(lichess.matches_slice(&key(Some(2200))) && lichess.matches_slice(&key(Some(3200))));
         assert!(!lichess.matches_slice(&key(Some(2199))));
         assert!(Filter::default().with_rating_groups(Some("2300")).is_err());
+    }
+
+    proptest::proptest! {
+        /// A filter of slice bounds only keeps a game exactly when it keeps the game's slice.
+        #[test]
+        fn games_pass_as_their_slices_do(
+            year in 1990u16..2000, month in 0u16..13, speed in 0u8..7, ratings in proptest::array::uniform2(proptest::option::of(1800u16..2900)),
+            since in proptest::option::of(1990u16..2000), until in proptest::option::of(1990u16..2000),
+            speeds in proptest::option::of(0u8..127), bands in proptest::option::of(0u32..1 << 16),
+        ) {
+            let date = match month { 0 => format!("{year}.??.??"), m => format!("{year}.{m:02}.01") };
+            let Some(speed) = Speed::from_index(speed) else { return Ok(()) };
+            let facts = GameFacts { id: crate::model::GameId(1), result: GameResult::Draw, ratings, month: Month::from_date(&date), speed };
+            let bounds = Filter::default().with_dates(since.map(|y| y.to_string()).as_deref(), until.map(|y| y.to_string()).as_deref());
+            let filter = Filter { speeds, bands, ..bounds.expect("years") };
+            proptest::prop_assert_eq!(filter.matches_game(&facts), filter.matches_slice(&SliceKey::of(&facts)));
+        }
     }
 
     #[test]

@@ -263,15 +263,12 @@ pub fn reached_by_moves(
             if total.games == playing {
                 return Ok(Reached::of(tally));
             }
-            // Other move orders reach it too: its games, each checked.
-            let mut kept = Tally::default();
-            for id in store.game_ids(key)? {
-                let game =
-                    store.facts_of(Some(&facts), id).ok_or_else(|| store.corrupt(format!("facts of game {id}")))?;
-                if admission.admits(&game) {
-                    kept.add(&Tally::game(game.result, game.ratings));
-                }
-            }
+            // Other move orders reach it too: its games, each checked (by move, as stored:
+            // no sorted union of the lists).
+            let games = store.position_games(key)?.unwrap_or_default();
+            let kept = games
+                .kept_tally(|id| store.facts_of(Some(&facts), id), |game| admission.admits(game))
+                .ok_or_else(|| store.corrupt(format!("position {key}: a game without facts")))?;
             Ok(Reached::of(&kept))
         })
         .collect()

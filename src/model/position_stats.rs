@@ -226,6 +226,25 @@ impl PositionStats {
         Some(kept)
     }
 
+    /// The results and ratings of the distinct games of `games_by_move` that `keep` admits by
+    /// their facts (`None` from `facts`, a game it does not know, fails): the total of
+    /// [`PositionStats::of_kept_games`] without the rest of its work.
+    pub fn kept_tally(
+        &self,
+        mut facts: impl FnMut(GameId) -> Option<GameFacts>,
+        mut keep: impl FnMut(&GameFacts) -> bool,
+    ) -> Option<Tally> {
+        let mut kept = Tally::default();
+        let mut seen = SeenGames::new(&self.games_by_move);
+        for &id in self.games_by_move.iter().flat_map(|(_, ids)| ids) {
+            let game = facts(id)?;
+            if keep(&game) && seen.first_time(id) {
+                kept.add(&Tally::game(game.result, game.ratings));
+            }
+        }
+        Some(kept)
+    }
+
     /// Fills `top` and `recent` from `games_by_move` and each game's facts (`None` from `facts`,
     /// a game it does not know, fails): what the merges of every game's own value would keep.
     pub fn derive_top_games(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
@@ -536,10 +555,9 @@ mod tests {
             for ((facts, next), _) in games.iter().zip(keep).filter(|(_, kept)| *kept) {
                 expected.merge(&PositionStats::game(facts, next));
             }
-            let kept = PositionStats::of_kept_games(&sum, find, |f| {
-                keep[games.iter().position(|(g, _)| g.id == f.id).unwrap_or(0)]
-            })
-            .expect("every game known");
+            let keeps = |f: &GameFacts| keep[games.iter().position(|(g, _)| g.id == f.id).unwrap_or(0)];
+            let kept = PositionStats::of_kept_games(&sum, find, keeps).expect("every game known");
+            assert_eq!(sum.kept_tally(find, keeps), Some(expected.total));
             assert_eq!(kept, PositionStats { game_ids: Vec::new(), ..expected });
         }
         assert_eq!(sum.slices[1].total.games, 2, "games 3 and 5 share month, speed and band");
@@ -592,6 +610,21 @@ mod tests {
             let twice = plays.clone().flat_map(|play| [play, play]);
             proptest::prop_assert!(PositionStats::of_plays(twice, |id| Some(facts_of(id))).is_none());
             proptest::prop_assert!(PositionStats::of_plays(plays, |_| None).is_none());
+        }
+
+        /// A kept tally counts each kept game once, however many moves it played.
+        #[test]
+        fn kept_tally_counts_each_kept_game_once(games in arb_plays(), salt in 1u64..7) {
+            let keep = |facts: &GameFacts| !(facts.id.0 * salt).is_multiple_of(3);
+            let mut merged = PositionStats::default();
+            for (id, moves) in games.iter().filter(|(id, _)| keep(&facts_of(*id))) {
+                let next: Vec<CompactMove> = moves.iter().flatten().copied().collect();
+                merged.merge(&PositionStats::game(&facts_of(*id), &next));
+            }
+            let plays = games.iter().flat_map(|(id, moves)| moves.iter().map(move |m| (*id, *m)));
+            let built = PositionStats::of_plays(plays, |id| Some(facts_of(id))).expect("ordered plays");
+            proptest::prop_assert_eq!(built.kept_tally(|id| Some(facts_of(id)), keep), Some(merged.total));
+            proptest::prop_assert_eq!(built.kept_tally(|_| None, keep), None);
         }
     }
 }
