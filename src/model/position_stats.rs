@@ -245,26 +245,6 @@ impl PositionStats {
         Some(kept)
     }
 
-    /// Fills `top` and `recent` from `games_by_move` and each game's facts (`None` from `facts`,
-    /// a game it does not know, fails): what the merges of every game's own value would keep.
-    pub fn derive_top_games(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
-        let (mut top, mut recent) =
-            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
-        let mut seen = SeenGames::new(&self.games_by_move);
-        for (_, ids) in &self.games_by_move {
-            for &id in ids {
-                if seen.first_time(id) {
-                    let game = GameRef::of(&facts(id)?);
-                    top.offer(game);
-                    recent.offer(game);
-                }
-            }
-        }
-        self.top = top.into_sorted();
-        self.recent = recent.into_sorted();
-        Some(())
-    }
-
     /// Fills `slices` from `games_by_move` and each game's facts (`None` from `facts`, a game
     /// it does not know, fails): the sum of the slice every game alone makes, as if each game
     /// were merged in on its own.

@@ -1,24 +1,26 @@
-//! A position's stored value, typed: [`StoredValue`], in the one-game or the general layout
-//! (byte by byte in docs/FORMAT.md, "Position values").
+//! A position's stored value, typed: [`StoredValue`], in the one-game, the general or the
+//! few-games layout (byte by byte in docs/FORMAT.md, "Position values").
 //!
 //! Varints are LEB128, moves are [`CompactMove`] bits as little-endian u16, a tally is the
 //! varints `games white draws black white_rating_sum white_rated black_rating_sum black_rated`,
 //! a game reference the varints `id rating month`.
 //!
-//! * **one game**, byte 0 ≠ 0xff: byte 0 is 1 when a next move follows, else 0; then the move
+//! * **one game**, byte 0 is 0 or 1: byte 0 is 1 when a next move follows, else 0; then the move
 //!   (2 bytes) and the game id (varint). The game's result, ratings, month and speed are its
 //!   facts (the facts family, held in memory by readers), so they are not repeated in each of
 //!   its positions. A position only one game reaches, once, is mostly kept in the single-game
 //!   tier instead, which gives the same value back.
-//! * **general**, byte 0 = 0xff: the total tally, varints `min_year max_year`, the moves (count,
-//!   then per move ascending its 2 bytes and tally), the top games and the recent games (count,
-//!   then references): the *head*, all an unfiltered lookup reads. A value of at most
-//!   [`DERIVED_TOP_UP_TO`] games leaves its top and recent games out (both counts 0): readers
-//!   choose them among its games by their facts. Then the games by move: a count, then per next
-//!   move ascending (bits 0: the games that ended there) its 2 bytes, the byte length of its
-//!   posting list and the list. The month × speed × rating-band slices of filtered lookups are
-//!   never stored: readers derive them from these games and their facts
-//!   ([`PositionStats::derive_slices`]).
+//! * **general**, byte 0 = 0xff, more than [`DERIVED_TOP_UP_TO`] games: the total tally, varints
+//!   `min_year max_year`, the moves (count, then per move ascending its 2 bytes and tally), the
+//!   top games and the recent games (count, then references): the *head*, all an unfiltered
+//!   lookup reads. Then the games by move: a count, then per next move ascending (bits 0: the
+//!   games that ended there) its 2 bytes, the byte length of its posting list and the list.
+//! * **few games**, byte 0 = 0xfe, at most [`DERIVED_TOP_UP_TO`] games: the game count (varint),
+//!   then the games by move as above, and nothing else: readers derive the head from these
+//!   games and their facts ([`PositionStats::of_plays`]).
+//!
+//! The month × speed × rating-band slices of filtered lookups are never stored: readers derive
+//! them from the games by move and their facts ([`PositionStats::derive_slices`]).
 
 use std::borrow::Cow;
 
@@ -29,13 +31,20 @@ use crate::{
     varint::{get_varint, put_varint, take_byte},
 };
 
-/// First byte of a general value; any other first byte starts a one-game value.
+/// First byte of a general value of more than [`DERIVED_TOP_UP_TO`] games.
 const GENERAL: u8 = 0xff;
+/// First byte of a general value of at most [`DERIVED_TOP_UP_TO`] games: its games by move
+/// alone. Any other first byte starts a one-game value.
+const FEW_GAMES: u8 = 0xfe;
 
-/// Games up to which a stored general value leaves out its top and recent games, derived when
-/// read ([`PositionStats::derive_top_games`]): choosing them among so few games' facts costs
-/// about a microsecond, and storing them took a third of the bytes of multi-game positions.
+/// Games up to which a stored general value holds only its games by move, everything else
+/// (totals, years, moves' tallies, top and recent games) derived from those games' facts when
+/// read ([`PositionStats::of_plays`]): for so few games that costs about a microsecond, and the
+/// stored statistics took 40 % of the full-key positions' bytes.
 pub const DERIVED_TOP_UP_TO: u64 = 64;
+
+/// Per next move (`None`: the games that ended there), the games that played it.
+type GamesByMove = Vec<(Option<CompactMove>, Vec<GameId>)>;
 
 /// Bytes of a one-game value's flag and move: what a varint game id follows.
 const ONE_GAME_HEAD: usize = 1 + std::mem::size_of::<u16>();
@@ -104,7 +113,8 @@ pub enum StoredValue<'a> {
         /// The move it played from the position.
         next: Option<CompactMove>,
     },
-    /// The general layout's bytes (first byte 0xff), decoded as far as a reader asks.
+    /// The bytes of the general layout (first byte 0xff) or of the few-games one (0xfe),
+    /// decoded as far as a reader asks.
     General(Cow<'a, [u8]>),
 }
 
@@ -113,7 +123,7 @@ impl<'a> StoredValue<'a> {
     /// general value is checked as far as it is read).
     pub fn parse(bytes: &'a [u8]) -> Option<StoredValue<'a>> {
         match bytes.first()? {
-            &GENERAL => Some(StoredValue::General(Cow::Borrowed(bytes))),
+            &GENERAL | &FEW_GAMES => Some(StoredValue::General(Cow::Borrowed(bytes))),
             _ => one_game(bytes),
         }
     }
@@ -155,22 +165,29 @@ impl<'a> StoredValue<'a> {
     }
 
     /// The position's statistics, as much as `detail` asks (never the slices), with the facts
-    /// of a one-game value's game, or of the games of a value that leaves its top games out,
+    /// of a one-game value's game, or of the games of a few-games value,
     /// from `facts`; `None` when the bytes are not a valid value or a game has no facts.
     pub fn decode(&self, detail: Detail, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<PositionStats> {
         let bytes = match self {
             StoredValue::OneGame { game, next } => return Some(one_game_stats(&facts(*game)?, *next, detail)),
             StoredValue::General(bytes) => bytes,
         };
-        if general_games(bytes)? > DERIVED_TOP_UP_TO {
-            return decode_general(bytes, detail);
+        if bytes.first() == Some(&GENERAL) {
+            // Only the canonical bytes: few games take the other layout.
+            return (general_games(bytes)? > DERIVED_TOP_UP_TO).then(|| decode_general(bytes, detail))?;
         }
-        let mut stats = decode_general(bytes, detail.max(Detail::ByMove))?;
-        // Only the canonical bytes: no top games stored.
-        if !stats.top.is_empty() || !stats.recent.is_empty() {
+        let (games, lines) = read_few_games(bytes)?;
+        let mut plays: Vec<(GameId, Option<CompactMove>)> =
+            lines.iter().flat_map(|(next, ids)| ids.iter().map(move |&id| (id, *next))).collect();
+        plays.sort_unstable();
+        let mut stats = PositionStats::of_plays(plays, facts)?;
+        // Only the canonical bytes: the count the games give, their lines as they build them.
+        if stats.total.games != games || stats.games_by_move != lines {
             return None;
         }
-        stats.derive_top_games(facts)?;
+        if detail != Detail::All {
+            stats.game_ids.clear();
+        }
         if detail == Detail::Head {
             stats.games_by_move.clear();
         }
@@ -179,13 +196,21 @@ impl<'a> StoredValue<'a> {
 
     /// Only the result counts and ratings (and the game of a one-game value, its result and
     /// ratings from `facts_of`): the fast path of scans.
-    pub fn occurrences(&self, facts_of: impl FnOnce(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
+    pub fn occurrences(&self, mut facts_of: impl FnMut(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
         let (tally, single) = match self {
             StoredValue::OneGame { game, .. } => {
                 let facts = facts_of(*game)?;
                 (Tally::game(facts.result, facts.ratings), Some((*game, facts.result)))
             }
-            StoredValue::General(bytes) => (read_tally(&mut bytes.get(1..)?)?, None),
+            StoredValue::General(bytes) if bytes.first() == Some(&GENERAL) => (read_tally(&mut bytes.get(1..)?)?, None),
+            StoredValue::General(bytes) => {
+                let mut tally = Tally::default();
+                for id in few_game_ids(bytes)? {
+                    let facts = facts_of(id)?;
+                    tally.add(&Tally::game(facts.result, facts.ratings));
+                }
+                (tally, None)
+            }
         };
         Some(Occurrences::of(&tally, single))
     }
@@ -199,7 +224,10 @@ impl<'a> StoredValue<'a> {
     pub fn game_ids(&self) -> Option<Vec<GameId>> {
         match self {
             StoredValue::OneGame { game, .. } => Some(vec![*game]),
-            StoredValue::General(bytes) => Some(decode_general(bytes, Detail::All)?.game_ids),
+            StoredValue::General(bytes) if bytes.first() == Some(&GENERAL) => {
+                Some(decode_general(bytes, Detail::All)?.game_ids)
+            }
+            StoredValue::General(bytes) => few_game_ids(bytes),
         }
     }
 
@@ -215,10 +243,17 @@ impl<'a> StoredValue<'a> {
     }
 }
 
-/// The stored bytes of `stats` in the general layout: without top and recent games up to
-/// [`DERIVED_TOP_UP_TO`] games.
+/// The stored bytes of `stats` (read with its games by move) in the general layout: its games
+/// by move alone up to [`DERIVED_TOP_UP_TO`] games.
 pub fn encode_general(stats: &PositionStats, out: &mut Vec<u8>) {
-    write_general(stats, stats.total.games > DERIVED_TOP_UP_TO, out);
+    match stats.total.games <= DERIVED_TOP_UP_TO {
+        true => {
+            out.push(FEW_GAMES);
+            put_varint(out, stats.total.games);
+            write_games_by_move(&stats.games_by_move, out);
+        }
+        false => write_general(stats, out),
+    }
 }
 
 /// The stored bytes of a position only the games of `plays` reach, each (game, move played
@@ -241,18 +276,14 @@ pub fn encode_new(
     Some(())
 }
 
-fn write_general(stats: &PositionStats, with_top_games: bool, out: &mut Vec<u8>) {
+/// The layout of more than [`DERIVED_TOP_UP_TO`] games (whatever the count, for tests).
+fn write_general(stats: &PositionStats, out: &mut Vec<u8>) {
     out.push(GENERAL);
     write_tally(&stats.total, out);
     put_varint(out, u64::from(stats.min_year));
     put_varint(out, u64::from(stats.max_year));
     write_moves(out, &stats.moves);
-    let none = Vec::new();
-    let refs = match with_top_games {
-        true => [&stats.top, &stats.recent],
-        false => [&none, &none],
-    };
-    for games in refs {
+    for games in [&stats.top, &stats.recent] {
         put_varint(out, games.len() as u64);
         for game in games {
             put_varint(out, game.id.0);
@@ -260,9 +291,15 @@ fn write_general(stats: &PositionStats, with_top_games: bool, out: &mut Vec<u8>)
             put_varint(out, u64::from(game.month));
         }
     }
-    put_varint(out, stats.games_by_move.len() as u64);
+    write_games_by_move(&stats.games_by_move, out);
+}
+
+/// The games by move: a count, then per line its move's 2 bytes, its posting list's byte length
+/// and the list.
+fn write_games_by_move(lines: &[(Option<CompactMove>, Vec<GameId>)], out: &mut Vec<u8>) {
+    put_varint(out, lines.len() as u64);
     let mut list = Vec::new();
-    for (next, ids) in &stats.games_by_move {
+    for (next, ids) in lines {
         out.extend_from_slice(&next.map_or(0, CompactMove::bits).to_le_bytes());
         list.clear();
         PostingList::write(ids, &mut list);
@@ -271,7 +308,72 @@ fn write_general(stats: &PositionStats, with_top_games: bool, out: &mut Vec<u8>)
     }
 }
 
-/// The game count of a general value (its tally's first varint).
+/// A few-games value's game count and games by move.
+fn read_few_games(bytes: &[u8]) -> Option<(u64, GamesByMove)> {
+    let input = &mut &bytes[..];
+    if take_byte(input)? != FEW_GAMES {
+        return None;
+    }
+    let games = get_varint(input)?;
+    if !(1..=DERIVED_TOP_UP_TO).contains(&games) {
+        return None;
+    }
+    Some((games, read_games_by_move(input)?))
+}
+
+/// The distinct games of a few-games value, ascending, read without building its lines (what
+/// scans, posting lists and `tabiya verify` read): `None` unless the bytes are what
+/// [`read_few_games`] accepts as far as the games tell (lines strictly ascending by move, each
+/// list of known form, non-empty and strictly ascending, as many distinct games as the count).
+fn few_game_ids(bytes: &[u8]) -> Option<Vec<GameId>> {
+    let input = &mut &bytes[..];
+    if take_byte(input)? != FEW_GAMES {
+        return None;
+    }
+    let games = usize::try_from(get_varint(input)?).ok()?;
+    if !(1..=DERIVED_TOP_UP_TO as usize).contains(&games) {
+        return None;
+    }
+    // Each line takes at least 3 bytes.
+    let lines = get_count(input, 3)?;
+    let mut ids = Vec::with_capacity(games);
+    let mut last_move: Option<Option<CompactMove>> = None;
+    for _ in 0..lines {
+        let next = match u16::from_le_bytes(take_bits(input)?) {
+            0 => None,
+            bits => Some(CompactMove::from_bits(bits)?),
+        };
+        if last_move.is_some_and(|last| last >= next) {
+            return None;
+        }
+        last_move = Some(next);
+        let length = usize::try_from(get_varint(input)?).ok()?;
+        let list = input.get(..length)?;
+        *input = &input[length..];
+        let list = PostingList::from_bytes(list.to_vec())?;
+        let first = ids.len();
+        ids.extend(list.iter());
+        let line = &ids[first..];
+        if line.is_empty() || !line.windows(2).all(|pair| pair[0] < pair[1]) {
+            return None;
+        }
+    }
+    // A game repeating the position with two moves is in two lines.
+    if lines > 1 {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    (input.is_empty() && ids.len() == games).then_some(ids)
+}
+
+/// Takes a move's 2 bytes.
+fn take_bits(input: &mut &[u8]) -> Option<[u8; 2]> {
+    let (bits, rest) = input.split_first_chunk::<2>()?;
+    *input = rest;
+    Some(*bits)
+}
+
+/// The game count of a general value (its first varint, in either layout).
 fn general_games(bytes: &[u8]) -> Option<u64> {
     get_varint(&mut bytes.get(1..)?)
 }
@@ -329,7 +431,7 @@ fn one_game(bytes: &[u8]) -> Option<StoredValue<'static>> {
 }
 
 /// Reads the games by move of a general value (what follows its head), to its end.
-fn read_games_by_move(mut input: &[u8]) -> Option<Vec<(Option<CompactMove>, Vec<GameId>)>> {
+fn read_games_by_move(mut input: &[u8]) -> Option<GamesByMove> {
     let input = &mut input;
     // Each line takes at least 3 bytes.
     let count = get_count(input, 3)?;

@@ -10,7 +10,7 @@ fn general(bytes: &[u8]) -> StoredValue<'_> {
     StoredValue::General(Cow::Borrowed(bytes))
 }
 fn is_single_game(bytes: &[u8]) -> bool {
-    bytes.first().is_some_and(|&head| head != GENERAL)
+    bytes.first().is_some_and(|&head| head != GENERAL && head != FEW_GAMES)
 }
 fn holds_one_game(bytes: &[u8]) -> bool {
     StoredValue::parse(bytes).is_some_and(|value| value.holds_one_game())
@@ -37,7 +37,7 @@ fn decode_stored(
 fn facts_needed(bytes: &[u8]) -> FactsNeeded {
     StoredValue::parse(bytes).map_or(FactsNeeded::None, |value| value.facts_needed())
 }
-fn occurrences(bytes: &[u8], facts_of: impl FnOnce(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
+fn occurrences(bytes: &[u8], facts_of: impl FnMut(GameId) -> Option<GameFacts>) -> Option<Occurrences> {
     StoredValue::parse(bytes)?.occurrences(facts_of)
 }
 fn postings(bytes: &[u8]) -> Option<PostingList> {
@@ -97,7 +97,7 @@ fn arb_stats() -> impl Strategy<Value = PositionStats> {
 /// The general layout with top and recent games, whatever the game count.
 fn encoded(stats: &PositionStats) -> Vec<u8> {
     let mut bytes = Vec::new();
-    write_general(stats, true, &mut bytes);
+    write_general(stats, &mut bytes);
     bytes
 }
 
@@ -165,8 +165,31 @@ proptest! {
         prop_assert_eq!(decode_stored(&stored, Detail::Head, known), Some(head));
         let few = stats.total.games <= DERIVED_TOP_UP_TO;
         prop_assert_eq!(facts_needed(&stored) == FactsNeeded::Several, few);
+        // What scans and posting lists read, in either layout.
+        prop_assert_eq!(occurrences(&stored, known), Some(Occurrences::of(&stats.total, None)));
+        prop_assert_eq!(postings(&stored).map(|p| p.to_vec()), Some(stats.game_ids.clone()));
         if few {
-            // Top games left out, so read only with the games' facts.
+            // A count the games do not give is refused.
+            let mut miscounted = stored.clone();
+            miscounted[1] ^= 1;
+            prop_assert_eq!(decode_stored(&miscounted, Detail::Head, known), None);
+            prop_assert_eq!(occurrences(&miscounted, known), None);
+            prop_assert_eq!(postings(&miscounted), None);
+            // Lines out of order are refused by every reader.
+            let lines = &stats.games_by_move;
+            if lines.len() > 1 {
+                let mut swapped = vec![FEW_GAMES];
+                put_varint(&mut swapped, stats.total.games);
+                let mut reversed = lines.clone();
+                reversed.reverse();
+                write_games_by_move(&reversed, &mut swapped);
+                prop_assert_eq!(decode_stored(&swapped, Detail::Head, known), None);
+                prop_assert_eq!(occurrences(&swapped, known), None);
+                prop_assert_eq!(postings(&swapped), None);
+            }
+        }
+        if few {
+            // Games by move alone, so read only with the games' facts.
             prop_assert!(stored.len() < encoded(&stats).len());
             prop_assert_eq!(decode_stored(&stored, Detail::Head, |_| None), None);
             // A value of few games holding top games is not canonical.
