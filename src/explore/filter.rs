@@ -344,9 +344,14 @@ impl Filter {
 
     /// Whether a slice's games are counted (the player is not checked here).
     pub fn matches_slice(&self, key: &SliceKey) -> bool {
-        self.month_in_range(key.month)
-            && self.speeds.is_none_or(|mask| mask & 1 << key.speed as u8 != 0)
-            && self.bands.is_none_or(|mask| mask & 1 << key.band.index() != 0)
+        self.slice_passes(key.month, key.speed, || key.band)
+    }
+
+    /// The slice's tests, its rating band (an average, for a game) computed only when asked for.
+    fn slice_passes(&self, month: Month, speed: Speed, band: impl FnOnce() -> RatingBand) -> bool {
+        self.month_in_range(month)
+            && self.speeds.is_none_or(|mask| mask & 1 << speed as u8 != 0)
+            && self.bands.is_none_or(|mask| mask & 1 << band().index() != 0)
     }
 
     /// Whether a game is counted by its facts: its slice, both players' ratings and its result
@@ -355,10 +360,7 @@ impl Filter {
         let rated = |bound: Option<u16>, ok: fn(u16, u16) -> bool| {
             bound.is_none_or(|bound| facts.ratings.iter().all(|r| r.is_some_and(|r| ok(r, bound))))
         };
-        // The slice's tests, the rating band (an average) computed only when asked for.
-        self.month_in_range(facts.month)
-            && self.speeds.is_none_or(|mask| mask & 1 << facts.speed as u8 != 0)
-            && self.bands.is_none_or(|mask| mask & 1 << facts.band().index() != 0)
+        self.slice_passes(facts.month, facts.speed, || facts.band())
             && rated(self.min_elo, |r, b| r >= b)
             && rated(self.max_elo, |r, b| r <= b)
             && self.result.is_none_or(|result| facts.result == result)

@@ -296,7 +296,7 @@ fn write_general(stats: &PositionStats, out: &mut Vec<u8>) {
 
 /// The games by move: a count, then per line its move's 2 bytes, its posting list's byte length
 /// and the list.
-fn write_games_by_move(lines: &[(Option<CompactMove>, Vec<GameId>)], out: &mut Vec<u8>) {
+fn write_games_by_move(lines: &GamesByMove, out: &mut Vec<u8>) {
     put_varint(out, lines.len() as u64);
     let mut list = Vec::new();
     for (next, ids) in lines {
@@ -321,56 +321,14 @@ fn read_few_games(bytes: &[u8]) -> Option<(u64, GamesByMove)> {
     Some((games, read_games_by_move(input)?))
 }
 
-/// The distinct games of a few-games value, ascending, read without building its lines (what
-/// scans, posting lists and `tabiya verify` read): `None` unless the bytes are what
-/// [`read_few_games`] accepts as far as the games tell (lines strictly ascending by move, each
-/// list of known form, non-empty and strictly ascending, as many distinct games as the count).
+/// The distinct games of a few-games value, ascending (what scans, posting lists and `tabiya
+/// verify` read): `None` where [`read_few_games`] refuses the bytes, or when they hold another
+/// number of games than their count.
 fn few_game_ids(bytes: &[u8]) -> Option<Vec<GameId>> {
-    let input = &mut &bytes[..];
-    if take_byte(input)? != FEW_GAMES {
-        return None;
-    }
-    let games = usize::try_from(get_varint(input)?).ok()?;
-    if !(1..=DERIVED_TOP_UP_TO as usize).contains(&games) {
-        return None;
-    }
-    // Each line takes at least 3 bytes.
-    let lines = get_count(input, 3)?;
-    let mut ids = Vec::with_capacity(games);
-    let mut last_move: Option<Option<CompactMove>> = None;
-    for _ in 0..lines {
-        let next = match u16::from_le_bytes(take_bits(input)?) {
-            0 => None,
-            bits => Some(CompactMove::from_bits(bits)?),
-        };
-        if last_move.is_some_and(|last| last >= next) {
-            return None;
-        }
-        last_move = Some(next);
-        let length = usize::try_from(get_varint(input)?).ok()?;
-        let list = input.get(..length)?;
-        *input = &input[length..];
-        let list = PostingList::from_bytes(list.to_vec())?;
-        let first = ids.len();
-        ids.extend(list.iter());
-        let line = &ids[first..];
-        if line.is_empty() || !line.windows(2).all(|pair| pair[0] < pair[1]) {
-            return None;
-        }
-    }
+    let (games, lines) = read_few_games(bytes)?;
     // A game repeating the position with two moves is in two lines.
-    if lines > 1 {
-        ids.sort_unstable();
-        ids.dedup();
-    }
-    (input.is_empty() && ids.len() == games).then_some(ids)
-}
-
-/// Takes a move's 2 bytes.
-fn take_bits(input: &mut &[u8]) -> Option<[u8; 2]> {
-    let (bits, rest) = input.split_first_chunk::<2>()?;
-    *input = rest;
-    Some(*bits)
+    let ids = union_all(lines.iter().map(|(_, ids)| ids.as_slice()).collect());
+    (ids.len() as u64 == games).then_some(ids)
 }
 
 /// The game count of a general value (its first varint, in either layout).
