@@ -9,16 +9,15 @@ use std::{
 };
 
 use tabiya::{
-    Key,
     indexer::{
         self,
         distributed::{
-            BatchIds, PreparedBatch, ReadCounts, assemble, fingerprint_parts, later_twins, occurrence_parts,
-            read_batches, write_range_run,
+            BatchIds, PreparedBatch, ReadCounts, assemble, fingerprint_parts, kept_facts, later_twins,
+            occurrence_parts, read_batches, write_commit_range,
         },
     },
     model::GameId,
-    store::Store,
+    store::{Store, commit_pivots},
 };
 
 use crate::{common::games::openings, db_digest};
@@ -53,8 +52,12 @@ fn single_machine(files: &[PathBuf], db: &Path) -> indexer::Summary {
 }
 
 /// What a cluster does, in one process: batches prepared out of order, duplicates dropped
-/// across batches, ids by a prefix sum, `ranges` key ranges written in reverse order.
-fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> indexer::Summary {
+/// across batches (and of the games `db` holds already), ids by a prefix sum, the key ranges
+/// written in reverse order (or in order, `forward`), each from the database opened
+/// read-only.
+fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> indexer::Summary {
+    let store = Store::open(db).unwrap();
+    let first_id = store.totals().unwrap().next_game_id.max(1);
     // Split and prepare, each batch on its own, in reverse input order.
     let mut raw = Vec::new();
     for (file, path) in files.iter().enumerate() {
@@ -67,7 +70,7 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
     }
     let mut prepared: BTreeMap<(usize, usize), PreparedBatch> = BTreeMap::new();
     for (at, games) in raw.into_iter().rev() {
-        prepared.insert(at, PreparedBatch::prepare(games, |_| false));
+        prepared.insert(at, PreparedBatch::prepare(games, |fingerprint| store.has_fingerprint(fingerprint).unwrap()));
     }
     // Duplicates across batches, shuffled by fingerprint to 3 parts: the first in input order
     // stays.
@@ -91,7 +94,7 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
         numbers.sort_unstable();
     }
     let mut ids = BTreeMap::new();
-    let mut next = 1;
+    let mut next = first_id;
     let mut counts = ReadCounts::default();
     for (&at, batch) in &prepared {
         let dropped = dropped.remove(&at).unwrap_or_default();
@@ -101,28 +104,35 @@ fn distributed(files: &[PathBuf], db: &Path, ranges: usize, work: &Path) -> inde
         ids.insert(at, BatchIds { first: GameId(next), dropped });
         next += kept as u64;
     }
-    // Range bounds from the batches' samples, then each range's run, the last range first.
-    let mut samples: Vec<Key> = prepared.values().flat_map(PreparedBatch::bound_keys).collect();
-    samples.sort();
-    samples.dedup();
-    let bounds: Vec<Key> = (1..ranges).map(|part| samples[part * samples.len() / ranges]).collect();
+    // Range pivots from the batches' samples, then each range written, the last range first.
+    let pivots = commit_pivots(prepared.values().flat_map(PreparedBatch::bound_keys).collect());
+    let facts = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.facts_bytes())).collect::<Vec<_>>();
+    let facts = kept_facts(facts.iter().map(|(ids, bytes)| (ids, bytes.as_slice()))).unwrap();
     let occurrences: BTreeMap<_, _> = prepared.iter().map(|(&at, batch)| (at, batch.occurrences_bytes())).collect();
-    let mut parts: Vec<Vec<(BatchIds, Vec<u8>)>> = vec![Vec::new(); ranges];
+    let mut parts: Vec<Vec<(BatchIds, Vec<u8>)>> = vec![Vec::new(); pivots.len() + 1];
     for (at, bytes) in &occurrences {
-        for (range, part) in occurrence_parts(bytes, &bounds).unwrap() {
+        for (range, part) in occurrence_parts(bytes, &pivots).unwrap() {
             parts[range].push((ids[at].clone(), part));
         }
     }
-    let mut runs = Vec::new();
-    for (range, parts) in parts.iter().enumerate().rev() {
-        let path = work.join(format!("range-{range}.run"));
-        let parts: Vec<(BatchIds, &[u8])> = parts.iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect();
-        write_range_run(&path, &parts).unwrap();
-        runs.push(path);
+    let reader = Store::open_read_only(db).unwrap();
+    let mut records = Vec::new();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    if !forward {
+        order.reverse();
     }
-    let store = Store::open(db).unwrap();
+    for range in order {
+        if parts[range].is_empty() {
+            continue;
+        }
+        let dir = work.join(format!("range-{range}"));
+        let parts: Vec<(BatchIds, &[u8])> =
+            parts[range].iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect();
+        records.push(write_commit_range(&reader, &dir, &parts, (&pivots, range), &facts, GameId(next)).unwrap());
+    }
+    drop(reader);
     let games = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.games_bytes()));
-    assemble(&store, files, games, &runs, &counts).unwrap()
+    assemble(&store, files, games, &records, &counts).unwrap()
 }
 
 #[test]
@@ -134,18 +144,38 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
     let again = single_machine(&files, &dir.path().join("again"));
     let want = db_digest::digests(&dir.path().join("single")).unwrap();
     assert_eq!(db_digest::digests(&dir.path().join("again")).unwrap(), want, "a second single-machine ingest");
-    for ranges in [1, 3, 8] {
-        let db = dir.path().join(format!("spread-{ranges}"));
-        let work = dir.path().join(format!("work-{ranges}"));
+    for forward in [false, true] {
+        let db = dir.path().join(format!("spread-{forward}"));
+        let work = dir.path().join(format!("work-{forward}"));
         std::fs::create_dir_all(&work).unwrap();
-        let spread = distributed(&files, &db, ranges, &work);
+        let spread = distributed(&files, &db, forward, &work);
         assert_eq!(spread.run.counts.games_read, single.run.counts.games_read);
         assert_eq!(spread.run.counts.indexed, single.run.counts.indexed);
         assert_eq!(spread.run.counts.duplicates, single.run.counts.duplicates);
-        assert_eq!(spread.totals, single.totals, "{ranges} ranges");
-        assert_eq!(db_digest::digests(&db).unwrap(), want, "{ranges} ranges");
+        assert_eq!(spread.totals, single.totals, "ranges written forward: {forward}");
+        assert_eq!(db_digest::digests(&db).unwrap(), want, "ranges written forward: {forward}");
     }
     assert_eq!(again.totals, single.totals);
+}
+
+/// A file appended by a distributed build to a database holding another (duplicates of its
+/// games dropped, positions summed with the stored ones, tier positions promoted) holds the
+/// bytes of two single-machine ingests.
+#[test]
+fn a_distributed_append_gives_the_bytes_of_two_ingests() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = collection(dir.path());
+    let (single, spread) = (dir.path().join("single"), dir.path().join("spread"));
+    single_machine(&files[..1], &single);
+    let second = single_machine(&files[1..], &single);
+    single_machine(&files[..1], &spread);
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let appended = distributed(&files[1..], &spread, false, &work);
+    assert!(appended.run.counts.duplicates > 1_000, "{:?}", appended.run.counts);
+    assert_eq!(appended.run.counts, second.run.counts);
+    assert_eq!(appended.totals, second.totals);
+    assert_eq!(db_digest::digests(&spread).unwrap(), db_digest::digests(&single).unwrap());
 }
 
 /// `--threads` sets the workers of an ingest, not what it writes: one thread and three give

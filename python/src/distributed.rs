@@ -6,7 +6,7 @@
 use std::{
     collections::HashMap,
     path::PathBuf,
-    sync::{Arc, Mutex, mpsc},
+    sync::{Mutex, mpsc},
 };
 
 use pyo3::{
@@ -77,14 +77,16 @@ impl BatchReader {
 /// from read_batches) of `file`; with `database` (a Database), games stored there are
 /// duplicates. The dict: games_read,
 /// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
-/// fingerprints (16 bytes a kept game), games and occurrences (bytes for assemble and
-/// write_range_run), bounds (21-byte keys, candidate range bounds).
+/// fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for kept_facts), games
+/// and occurrences (bytes for the Assembly and write_commit_range), bounds (21-byte keys,
+/// candidate range bounds, for commit_pivots).
 #[pyfunction]
 #[pyo3(signature = (raw, file, database = None))]
 pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<&Database>) -> PyResult<Py<PyDict>> {
     struct Out {
         batch: PreparedBatch,
         fingerprints: Vec<u8>,
+        facts: Vec<u8>,
         games: Vec<u8>,
         occurrences: Vec<u8>,
         bounds: Vec<u8>,
@@ -97,6 +99,7 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<
         let batch = PreparedBatch::prepare(games, stored);
         Ok(Out {
             fingerprints: batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect(),
+            facts: batch.facts_bytes(),
             games: batch.games_bytes(),
             occurrences: batch.occurrences_bytes(),
             bounds: batch.bound_keys().iter().flat_map(|key| *key.as_bytes()).collect(),
@@ -118,6 +121,7 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<
     dict.set_item("rejected", rejected)?;
     for (name, bytes) in [
         ("fingerprints", &out.fingerprints),
+        ("facts", &out.facts),
         ("games", &out.games),
         ("occurrences", &out.occurrences),
         ("bounds", &out.bounds),
@@ -196,16 +200,55 @@ fn batch_ids(first: u64, dropped: &[u8]) -> Result<BatchIds, Error> {
     Ok(BatchIds { first: GameId(first), dropped })
 }
 
-/// write_range_run(path, parts) -> int: writes one key range's sorted run from its parts, each
-/// (first id, dropped, occurrences) of one batch; returns the occurrences written.
+/// commit_pivots(sample) -> bytes: the pivots (21-byte keys, ascending) of the key ranges a
+/// single-machine commit of the build's positions cuts, from the batches' candidate bounds
+/// (prepare_batch's bounds, concatenated): range i holds the keys from pivot i - 1 up to pivot i.
 #[pyfunction]
-pub fn write_range_run(py: Python<'_>, path: PathBuf, parts: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<u64> {
+pub fn commit_pivots(py: Python<'_>, sample: &[u8]) -> PyResult<Py<PyBytes>> {
+    let sample = keys(sample).map_err(|err| err.into_py_err(py))?;
+    let pivots: Vec<u8> = tabiya::store::commit_pivots(sample).iter().flat_map(|key| *key.as_bytes()).collect();
+    Ok(PyBytes::new(py, &pivots).unbind())
+}
+
+/// kept_facts(batches) -> bytes: the facts of the build's kept games in id order, from each
+/// batch's (first id, dropped, facts) in input order.
+#[pyfunction]
+pub fn kept_facts(py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<Py<PyBytes>> {
+    let facts = call(py, || {
+        let ids: Vec<BatchIds> =
+            batches.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
+        let batches = ids.iter().zip(&batches).map(|(ids, (_, _, facts))| (ids, facts.as_slice()));
+        distributed::kept_facts(batches).ok_or_else(|| Error::input("not a batch's facts (prepare_batch)"))
+    })?;
+    Ok(PyBytes::new(py, &facts).unbind())
+}
+
+/// write_commit_range(database, dir, parts, pivots, index, facts, end) -> str: writes key range
+/// `index` of the commit cut at `pivots` into the directory `dir` (the task attempt's own) from
+/// its parts, each (first id, dropped, occurrences) of one batch: its positions' SST files and
+/// tier records, summed with those `database` (the database built into, read-only) stores.
+/// `facts` are kept_facts', `end` the id after the build's last game. Returns the path of the
+/// range's record, for Assembly.finish.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn write_commit_range(
+    py: Python<'_>,
+    database: &Database,
+    dir: PathBuf,
+    parts: Vec<(u64, Vec<u8>, Vec<u8>)>,
+    pivots: &[u8],
+    index: usize,
+    facts: &[u8],
+    end: u64,
+) -> PyResult<PathBuf> {
+    let pivots = keys(pivots).map_err(|err| err.into_py_err(py))?;
     call(py, || {
         let ids: Vec<BatchIds> =
             parts.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
         let parts: Vec<(BatchIds, &[u8])> =
             ids.into_iter().zip(&parts).map(|(ids, (_, _, bytes))| (ids, &bytes[..])).collect();
-        distributed::write_range_run(&path, &parts).map_err(|err| Error::Other(format!("{}: {err}", path.display())))
+        let store = database.store()?;
+        Ok(distributed::write_commit_range(&store, &dir, &parts, (&pivots, index), facts, GameId(end))?)
     })
 }
 
@@ -219,12 +262,13 @@ pub fn next_game_id(py: Python<'_>, db: PathBuf) -> PyResult<u64> {
     })
 }
 
-/// Assembly(db, inputs): the last step of a distributed build, in one process: add_batch for
-/// every batch in input order, then finish.
+/// Assembly(db, inputs): the last step of a distributed build, in one process: add_batches
+/// with every batch in input order, then finish (or abort). It holds the database open for
+/// writing until then.
 #[pyclass(module = "tabiya._native")]
 pub struct Assembly {
-    store: Arc<Store>,
-    state: Mutex<Option<distributed::Assembly>>,
+    /// `None` once finished or aborted (the database closed).
+    state: Mutex<Option<(Store, distributed::Assembly)>>,
 }
 
 #[pymethods]
@@ -232,24 +276,28 @@ impl Assembly {
     #[new]
     fn new(py: Python<'_>, db: PathBuf, inputs: Vec<PathBuf>) -> PyResult<Assembly> {
         call(py, || {
-            let store = Arc::new(Store::open(&db)?);
+            let store = Store::open(&db)?;
             let state = distributed::Assembly::begin(&store, &inputs)?;
-            Ok(Assembly { store, state: Mutex::new(Some(state)) })
+            Ok(Assembly { state: Mutex::new(Some((store, state))) })
         })
     }
 
-    /// Writes one batch's kept games (prepare_batch's games) under its ids.
-    fn add_batch(&self, py: Python<'_>, first: u64, dropped: &[u8], games: &[u8]) -> PyResult<()> {
+    /// Writes batches' kept games (prepare_batch's games), each (first id, dropped, games), in
+    /// input order: their records built on every core, written in order.
+    fn add_batches(&self, py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<()> {
         call(py, || {
             let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let state = state.as_mut().ok_or_else(|| Error::input("the assembly is finished"))?;
-            Ok(state.add_batch(&self.store, batch_ids(first, dropped)?, games)?)
+            let (store, state) = state.as_mut().ok_or_else(|| Error::input("the assembly is finished"))?;
+            let ids: Vec<BatchIds> =
+                batches.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
+            let batches = ids.into_iter().zip(&batches).map(|(ids, (_, _, games))| (ids, games.as_slice())).collect();
+            Ok(state.add_batches(store, batches)?)
         })
     }
 
-    /// Commits the range runs with the new totals and records the run; returns the ingest
-    /// summary (as the CLI's `ingest --json`).
-    fn finish(&self, py: Python<'_>, runs: Vec<PathBuf>, counts: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    /// Commits the written ranges (write_commit_range's records) with the new totals and records
+    /// the run; returns the ingest summary (as the CLI's `ingest --json`).
+    fn finish(&self, py: Python<'_>, records: Vec<PathBuf>, counts: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
         let count = |name: &str| -> PyResult<u64> {
             counts.get_item(name)?.map(|n| n.extract()).transpose().map(Option::unwrap_or_default)
         };
@@ -262,12 +310,23 @@ impl Assembly {
         if let Some(skipped) = counts.get_item("skipped")? {
             read.skipped = skipped.extract::<HashMap<String, u64>>()?.into_iter().collect();
         }
-        let summary = call(py, || {
+        let (summary, path) = call(py, || {
             let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-            let state = state.ok_or_else(|| Error::input("the assembly is finished"))?;
-            Ok(state.finish(&self.store, &runs, &read)?)
+            let (store, state) = state.ok_or_else(|| Error::input("the assembly is finished"))?;
+            Ok((state.finish(&store, &records, &read)?, store.path().to_owned()))
         })?;
-        to_python(py, &IngestSummary::new(&summary, self.store.path()))
+        to_python(py, &IngestSummary::new(&summary, &path))
+    }
+
+    /// Ends a build that failed before finish (`why`: what stopped it): removes the games
+    /// written and records the run as failed, as a failed ingest does; nothing once finished.
+    fn abort(&self, py: Python<'_>, why: String) {
+        py.detach(|| {
+            let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            if let Some((store, state)) = state {
+                state.abort(&store, &why);
+            }
+        })
     }
 }
 

@@ -54,7 +54,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::read_batches, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::prepare_batch, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::occurrence_parts_of, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::write_range_run, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::commit_pivots, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::kept_facts, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::write_commit_range, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::fingerprint_parts, module)?)?;

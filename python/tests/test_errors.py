@@ -126,6 +126,9 @@ def test_a_database_damaged_on_disk_raises_corrupt_database(generated, tmp_path)
 def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     from tabiya import _native
 
+    assembly = _native.Assembly(str(tmp_path / "db"), [])
+    db = _native.Database(str(tmp_path / "db"))
+    ranges = tmp_path / "ranges"
     refused = [
         lambda: _native.prepare_batch(b"\xff\xff", "x.pgn"),
         lambda: _native.occurrence_parts(b"\x05abc", b""),
@@ -133,18 +136,27 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         lambda: _native.fingerprint_parts(b"short", 0, 4),
         lambda: _native.fingerprint_parts(b"", 0, 0),
         lambda: _native.later_twins([b"not a record"]),
-        lambda: _native.write_range_run(str(tmp_path / "a.run"), [(0, b"", b"")]),
-        lambda: _native.write_range_run(str(tmp_path / "b.run"), [(1, b"\0\0\0\2\0\0\0\1", b"")]),
+        lambda: _native.commit_pivots(b"not 21 bytes"),
+        lambda: _native.kept_facts([(1, b"", b"not 8 bytes a game")]),
+        lambda: _native.write_commit_range(db, str(ranges), [(0, b"", b"")], b"", 0, b"", 1),
+        lambda: _native.write_commit_range(db, str(ranges), [(1, b"\0\0\0\2\0\0\0\1", b"")], b"", 0, b"", 1),
+        lambda: _native.write_commit_range(db, str(ranges), [], b"short", 0, b"", 1),
+        lambda: assembly.add_batches([(1, b"\0", b"")]),
     ]
     for number, call in enumerate(refused):
         with pytest.raises(tabiya.InvalidInput):
             call()
-        assert not (tmp_path / "b.run").exists(), number
-    # Occurrences that do not read: an error naming the run, nothing written.
-    with pytest.raises(tabiya.TabiyaError, match="c.run"):
-        _native.write_range_run(str(tmp_path / "c.run"), [(1, b"", b"\x05abc")])
-    assembly = _native.Assembly(str(tmp_path / "db"), [])
+        assert not ranges.exists(), number
+    # Occurrences that do not read: an error naming the range's directory, nothing written.
+    with pytest.raises(tabiya.TabiyaError, match="ranges"):
+        _native.write_commit_range(db, str(ranges), [(1, b"", b"\x05abc")], b"", 0, b"", 1)
+    assert not ranges.exists()
+    # Facts that are not facts records, games that do not read, a record that is not a range's.
+    with pytest.raises(tabiya.TabiyaError, match="facts do not read"):
+        _native.write_commit_range(db, str(ranges), [], b"", 0, b"\xff" * 8, 2)
     with pytest.raises(tabiya.TabiyaError, match="do not read"):
-        assembly.add_batch(1, b"", b"\xff\xff\xff")
-    with pytest.raises(tabiya.InvalidInput):
-        assembly.add_batch(1, b"\0", b"")
+        assembly.add_batches([(1, b"", b"\xff\xff\xff")])
+    (tmp_path / "not-a-range").write_bytes(b"\x01\x02")
+    with pytest.raises(tabiya.TabiyaError, match="not a range's record"):
+        assembly.finish([str(tmp_path / "not-a-range")], {})
+    db.close()

@@ -12,10 +12,13 @@
 //! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays)
 //!    and gives each batch its first id, a prefix sum of the kept counts in input order
 //!    ([`BatchIds`]): the ids a single-machine ingest gives.
-//! 4. **Ranges** ([`write_range_run`]): occurrences are shuffled to key ranges
-//!    ([`occurrence_parts`]) and each range writes one sorted run, with ids.
-//! 5. **Assemble** ([`assemble`]): one process writes the games and commits the runs, as a
-//!    single-machine ingest commits its staged runs.
+//! 4. **Ranges** ([`write_commit_range`]): occurrences are shuffled to the key ranges a
+//!    single-machine commit of the same positions cuts ([`commit_pivots`](crate::store::commit_pivots), [`occurrence_parts`]),
+//!    and each range writes what that commit writes of it: its positions' SST files and its
+//!    single-game tier records, summed with the database's stored positions; the new games'
+//!    facts ([`kept_facts`]) go to every range.
+//! 5. **Assemble** ([`assemble`]): one process writes the games, gathers the ranges' tier
+//!    marks, and ingests every range's files with the new totals in one atomic step.
 
 use std::{
     io,
@@ -29,15 +32,15 @@ use rustc_hash::FxHashSet;
 
 use super::{
     BATCH_GAMES, FileChunk, IngestError, Prepared, PreparedGame, SortedOccurrences, Summary, batch::mainline_order,
-    commit, finish_run, prepare, read_chunks, start_run,
+    fail_run, finish_run, prepare, read_chunks, record_commit, start_run,
 };
 use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, GameResult, Mainline, Tags, twins::TwinKey},
     store::{
-        Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records, encode_run_records,
-        write_run_file,
+        Batch, FactsTable, Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records,
+        encode_run_records, facts_records, pack_facts, ranges_between,
     },
     varint::{get_varint, put_varint},
 };
@@ -145,6 +148,12 @@ impl PreparedBatch {
         self.games.iter().map(|game| game.fingerprint)
     }
 
+    /// The kept games' facts, in order (the facts family's records, [`pack_facts`]): what the
+    /// ranges of the build need of its new games ([`kept_facts`]).
+    pub fn facts_bytes(&self) -> Vec<u8> {
+        pack_facts(self.games.iter().map(|game| &game.facts))
+    }
+
     /// The kept games as [`assemble`] writes them.
     pub fn games_bytes(&self) -> Vec<u8> {
         let mut positions = vec![0u64; self.games.len()];
@@ -242,9 +251,9 @@ impl BatchIds {
     }
 }
 
-/// Writes one key range's sorted run to `path` from its parts of every batch's occurrences
-/// ([`occurrence_parts`]), each with its batch's ids; returns the occurrences written.
-pub fn write_range_run(path: &Path, parts: &[(BatchIds, &[u8])]) -> io::Result<u64> {
+/// The occurrences of one key range's parts of every batch ([`occurrence_parts`]), each with
+/// its batch's ids, sorted as a run holds them.
+fn range_occurrences(parts: &[(BatchIds, &[u8])]) -> io::Result<Vec<(Key, Occurrence)>> {
     let mut occurrences = Vec::new();
     for (ids, bytes) in parts {
         let part =
@@ -256,9 +265,65 @@ pub fn write_range_run(path: &Path, parts: &[(BatchIds, &[u8])]) -> io::Result<u
         }));
     }
     occurrences.par_sort_unstable_by_key(|&(key, occurrence)| (key, occurrence.game, occurrence.next));
-    let base = occurrences.iter().map(|(_, occurrence)| occurrence.game).min().unwrap_or(GameId(1));
-    write_run_file(path, base, occurrences.iter().copied())?;
-    Ok(occurrences.len() as u64)
+    Ok(occurrences)
+}
+
+/// The name of the file holding a written range's record, beside its SST files.
+const RANGE_RECORD: &str = "range.written";
+
+/// Writes key range `index` of a commit cut at `pivots` ([`commit_pivots`](crate::store::commit_pivots) of every batch's
+/// [`PreparedBatch::bound_keys`]) into `dir`, a directory of its own (a task attempt's): its
+/// run from its parts of every batch's occurrences ([`occurrence_parts`] cut at `pivots`), each
+/// with its batch's ids, then its SST files and single-game tier records, as a single-machine
+/// commit writes that range. `store` is the database the build goes into (opened read-only:
+/// its stored positions are summed in); `facts` the new games' facts in id order
+/// ([`kept_facts`]), `end` the id after the last new game. Returns the file holding the
+/// range's record, for [`Assembly::finish`].
+pub fn write_commit_range(
+    store: &Store,
+    dir: &Path,
+    parts: &[(BatchIds, &[u8])],
+    (pivots, index): (&[Key], usize),
+    facts: &[u8],
+    end: GameId,
+) -> Result<PathBuf, StoreError> {
+    let staging_error = |source| StoreError::Staging { path: dir.to_owned(), source };
+    let occurrences = range_occurrences(parts).map_err(staging_error)?;
+    let first = GameId(store.totals()?.next_game_id.max(1));
+    let games = end.0.checked_sub(first.0).and_then(|games| usize::try_from(games).ok());
+    let facts =
+        FactsTable::from_packed(first, facts).filter(|facts| Some(facts.len() as usize) == games).ok_or_else(|| {
+            StoreError::Invariant {
+                path: store.path().to_owned(),
+                what: format!("the new games' facts do not read as games {first} to {end}"),
+            }
+        })?;
+    let base = store.commit_base(end, Some(facts))?;
+    let mut staging = Staging::create(dir)?;
+    if let Some(base) = occurrences.iter().map(|(_, occurrence)| occurrence.game).min() {
+        staging.add_run(base, occurrences)?;
+    }
+    let written = store.write_range_apart(&staging, index, &ranges_between(pivots), &base)?;
+    // The run is merged: only the range's files stay, for the commit.
+    staging.remove_runs()?;
+    let record = staging.dir().join(RANGE_RECORD);
+    std::fs::write(&record, written.to_bytes()?).map_err(staging_error)?;
+    Ok(record)
+}
+
+/// The facts of every kept game of a build's batches, in id order: each batch's
+/// ([`PreparedBatch::facts_bytes`]) without its dropped games, batches in input order; `None`
+/// when a batch's bytes are not whole records.
+pub fn kept_facts<'a>(batches: impl IntoIterator<Item = (&'a BatchIds, &'a [u8])>) -> Option<Vec<u8>> {
+    let mut kept = Vec::new();
+    for (ids, bytes) in batches {
+        for (number, record) in facts_records(bytes)?.iter().enumerate() {
+            if ids.id(u32::try_from(number).ok()?).is_some() {
+                kept.extend_from_slice(record);
+            }
+        }
+    }
+    Some(kept)
 }
 
 /// Bytes of a fingerprint record of [`fingerprint_parts`]: the fingerprint, the batch's place
@@ -323,9 +388,9 @@ pub struct ReadCounts {
 }
 
 /// The last step of a distributed build, in one process ([`Assembly::begin`],
-/// [`Assembly::add_batch`] for each batch in input order, [`Assembly::finish`]): the games are
-/// written as batches, then the range runs are committed with the new totals in one atomic step
-/// and the run recorded.
+/// [`Assembly::add_batches`] with every batch in input order, [`Assembly::finish`], or
+/// [`Assembly::abort`] when the build fails): the games are written as batches, then the
+/// written ranges are committed with the new totals in one atomic step and the run recorded.
 pub struct Assembly {
     run: RunRecord,
     totals: Totals,
@@ -340,9 +405,106 @@ impl Assembly {
         Ok(Assembly { run, totals: store.totals()?, started })
     }
 
-    /// Writes one batch's kept games ([`PreparedBatch::games_bytes`]) under `ids`, whose first
-    /// id must follow the games written before (the database's, then the earlier batches').
-    pub fn add_batch(&mut self, store: &Store, ids: BatchIds, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes batches' kept games ([`PreparedBatch::games_bytes`], in input order) under their
+    /// ids, the first batch's first id following the database's games: their records are built
+    /// on every core, then written in order.
+    pub fn add_batches(&mut self, store: &Store, batches: Vec<(BatchIds, &[u8])>) -> Result<(), StoreError> {
+        // A few batches a core at a time: their write batches wait in memory until written.
+        let window = 2 * rayon::current_num_threads();
+        let mut batches = batches.into_iter().peekable();
+        while batches.peek().is_some() {
+            let window: Vec<(BatchIds, &[u8])> = batches.by_ref().take(window).collect();
+            let built: Vec<Result<BatchWrites, StoreError>> =
+                window.into_par_iter().map(|(ids, bytes)| BatchWrites::build(store, ids, bytes)).collect();
+            self.write_batches(store, built)?;
+        }
+        Ok(())
+    }
+
+    /// Writes built batches in order, each following the games written before.
+    fn write_batches(&mut self, store: &Store, built: Vec<Result<BatchWrites, StoreError>>) -> Result<(), StoreError> {
+        for writes in built {
+            let writes = writes?;
+            let next = GameId(self.totals.next_game_id.max(1));
+            if writes.first.is_some_and(|first| first != next) {
+                let what = format!("a batch's games start at id {} where {next} is next", writes.ids.first);
+                return Err(StoreError::Invariant { path: store.path().to_owned(), what });
+            }
+            let (totals, counts) = (&mut self.totals, &mut self.run.counts);
+            if let Some(last) = writes.last {
+                totals.next_game_id = last.0 + 1;
+            }
+            totals.games += writes.games;
+            totals.plies += writes.plies;
+            totals.position_occurrences += writes.positions;
+            counts.indexed += writes.games;
+            counts.positions_written += writes.positions;
+            writes.batch.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Commits the ranges written apart (`records`, [`write_commit_range`]'s files: one a range
+    /// holding some position) with the new totals, then records the run with `counts`. A
+    /// commit that fails records the run as failed, as a failed ingest does.
+    pub fn finish(mut self, store: &Store, records: &[PathBuf], counts: &ReadCounts) -> Result<Summary, IngestError> {
+        let mut skipped = counts.skipped.clone();
+        skipped.sort();
+        self.run.counts.games_read = counts.games_read;
+        self.run.counts.duplicates = counts.duplicates;
+        self.run.counts.skipped = skipped;
+        let mut staging = None;
+        if let Err(err) = self.commit(store, records, &mut staging) {
+            fail_run(store, staging, &mut self.run, &err);
+            return Err(err.into());
+        }
+        let Assembly { mut run, mut totals, started } = self;
+        finish_run(store, &mut totals, &mut run)?;
+        Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
+    }
+
+    /// Commits the written ranges, the tier's files written into `staging` (kept there for
+    /// a failed run's cleanup).
+    fn commit(&mut self, store: &Store, records: &[PathBuf], staging: &mut Option<Staging>) -> Result<(), StoreError> {
+        // No range holds a position when no game is new (as an ingest that staged nothing).
+        if records.is_empty() {
+            if self.totals.next_game_id != store.totals()?.next_game_id {
+                let what = "new games, but no written range holds their positions".to_owned();
+                return Err(StoreError::Invariant { path: store.path().to_owned(), what });
+            }
+            return Ok(());
+        }
+        let dir = staging.insert(Staging::create(store.path())?).dir().to_owned();
+        let clock = Instant::now();
+        store.commit_written(records, &mut self.totals, &dir)?;
+        record_commit(store, &self.totals, &self.run, clock)?;
+        // Committed: what is left of the staging area goes, or the next writer removes it.
+        let _ = staging.take().map(Staging::remove);
+        Ok(())
+    }
+
+    /// Ends a build that failed (`why`) before [`Assembly::finish`]: removes the games it wrote
+    /// and records the run as failed, as a failed ingest does.
+    pub fn abort(mut self, store: &Store, why: &str) {
+        fail_run(store, None, &mut self.run, &why);
+    }
+}
+
+/// One batch's games as the database's records, built apart from the others
+/// ([`Assembly::add_batches`]).
+struct BatchWrites<'a> {
+    ids: BatchIds,
+    /// The ids of its first and last kept games.
+    first: Option<GameId>,
+    last: Option<GameId>,
+    games: u64,
+    plies: u64,
+    positions: u64,
+    batch: Batch<'a>,
+}
+
+impl<'a> BatchWrites<'a> {
+    fn build(store: &'a Store, ids: BatchIds, bytes: &[u8]) -> Result<BatchWrites<'a>, StoreError> {
         let invariant = |what: String| StoreError::Invariant { path: store.path().to_owned(), what };
         let (entries, read): (Vec<GameEntry>, usize) =
             bincode::decode_from_slice(bytes, bincode::config::standard())
@@ -350,30 +512,24 @@ impl Assembly {
         if read != bytes.len() {
             return Err(invariant("the games of a batch have bytes left over".to_owned()));
         }
-        let next = GameId(self.totals.next_game_id.max(1));
-        if ids.first != next && entries.len() > ids.dropped.len() {
-            return Err(invariant(format!("a batch's games start at id {} where {next} is next", ids.first)));
-        }
-        let (totals, counts) = (&mut self.totals, &mut self.run.counts);
-        let mut batch = store.batch();
+        let mut writes =
+            BatchWrites { ids, first: None, last: None, games: 0, plies: 0, positions: 0, batch: store.batch() };
+        let batch = &mut writes.batch;
         let mut facts = Vec::new();
         let mut fingerprints = Vec::new();
         let mut players = Vec::new();
         let mut twins = Vec::new();
         let mut headers = Vec::new();
-        let mut first = None;
         for (number, entry) in entries.into_iter().enumerate() {
-            let Some(id) = ids.id(number as u32) else { continue };
+            let Some(id) = writes.ids.id(number as u32) else { continue };
             let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
-            totals.next_game_id = id.0 + 1;
-            totals.games += 1;
-            totals.plies += record.plies() as u64;
-            totals.position_occurrences += entry.positions;
-            counts.indexed += 1;
-            counts.positions_written += entry.positions;
+            writes.first.get_or_insert(id);
+            writes.last = Some(id);
+            writes.games += 1;
+            writes.plies += record.plies() as u64;
+            writes.positions += entry.positions;
             batch.put_game(id, &record);
             facts.push(GameFacts::of(id, record.result, &record.tags));
-            first.get_or_insert(id);
             headers.push((GameHeaders::of(&record.tags, record.plies()), record.tags.clone()));
             fingerprints.push((Fingerprint(entry.fingerprint), id));
             twins.push((TwinKey::of(&record), id));
@@ -383,40 +539,24 @@ impl Assembly {
         batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
         batch.put_twins(twins);
         batch.put_facts_run(&facts)?;
-        if let Some(first) = first {
+        if let Some(first) = writes.first {
             batch.put_headers_run(first, headers.iter().map(|(h, tags)| (*h, tags)));
         }
-        batch.commit()
-    }
-
-    /// Commits the range runs `runs` ([`write_range_run`]), moved into the database directory,
-    /// with the new totals, then records the run with `counts`.
-    pub fn finish(mut self, store: &Store, runs: &[PathBuf], counts: &ReadCounts) -> Result<Summary, IngestError> {
-        let mut skipped = counts.skipped.clone();
-        skipped.sort();
-        self.run.counts.games_read = counts.games_read;
-        self.run.counts.duplicates = counts.duplicates;
-        self.run.counts.skipped = skipped;
-        let mut staging = Staging::adopt(store.path(), runs)?;
-        commit(store, &mut staging, &mut self.totals, &self.run)?;
-        staging.remove()?;
-        finish_run(store, &mut self.totals, &mut self.run)?;
-        let Assembly { run, totals, started } = self;
-        Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
+        Ok(writes)
     }
 }
 
-/// A whole assembly in one call (see [`Assembly`]): `batches` in input order.
+/// A whole assembly in one call (see [`Assembly`]): `batches` in input order, `records` the
+/// written ranges'.
 pub fn assemble(
     store: &Store,
     inputs: &[PathBuf],
     batches: impl IntoIterator<Item = (BatchIds, Vec<u8>)>,
-    runs: &[PathBuf],
+    records: &[PathBuf],
     counts: &ReadCounts,
 ) -> Result<Summary, IngestError> {
     let mut assembly = Assembly::begin(store, inputs)?;
-    for (ids, bytes) in batches {
-        assembly.add_batch(store, ids, &bytes)?;
-    }
-    assembly.finish(store, runs, counts)
+    let batches: Vec<(BatchIds, Vec<u8>)> = batches.into_iter().collect();
+    assembly.add_batches(store, batches.iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect())?;
+    assembly.finish(store, records, counts)
 }

@@ -212,7 +212,7 @@ pub fn ingest_with(
     });
     let Writer { mut totals, mut staging, .. } = writer;
     if let Err(err) = piped.and_then(|()| Ok(commit(store, &mut staging, &mut totals, &run)?)) {
-        fail_run(store, staging, &mut run, &err);
+        fail_run(store, Some(staging), &mut run, &err);
         return Err(err);
     }
     staging.remove()?;
@@ -374,6 +374,11 @@ fn commit(store: &Store, staging: &mut Staging, totals: &mut Totals, run: &RunRe
     }
     let clock = Instant::now();
     store.commit_positions(staging, totals)?;
+    record_commit(store, totals, run, clock)
+}
+
+/// Records the run's counts after a commit (started at `clock`) of the games up to `totals`.
+fn record_commit(store: &Store, totals: &Totals, run: &RunRecord, clock: Instant) -> Result<(), StoreError> {
     tracing::info!(elapsed = ?clock.elapsed(), games = totals.games, "committed");
     let mut batch = store.batch();
     batch.put_run(run);
@@ -386,9 +391,9 @@ fn commit(store: &Store, staging: &mut Staging, totals: &mut Totals, run: &RunRe
 /// its staging area and the games it wrote without committing them, and records it as failed.
 /// What cannot be done now (the disk may still be full) the next writer does: it removes the
 /// games and the staging area, and marks a run left `Running` interrupted.
-fn fail_run(store: &Store, staging: Staging, run: &mut RunRecord, err: &IngestError) {
+fn fail_run(store: &Store, staging: Option<Staging>, run: &mut RunRecord, err: &dyn std::fmt::Display) {
     tracing::info!("the run failed ({err}): removing what it did not commit");
-    let _ = staging.remove();
+    let _ = staging.map(Staging::remove);
     let _ = store.discard_uncommitted();
     // The counts of what was committed (recorded at each commit), not of what was removed.
     let recorded = store.runs().ok().and_then(|runs| runs.into_iter().find(|recorded| recorded.id == run.id));

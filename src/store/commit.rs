@@ -10,7 +10,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::atomic::Ordering,
+    sync::{Arc, atomic::Ordering},
 };
 
 use rayon::prelude::*;
@@ -25,6 +25,7 @@ use super::{
 use crate::{
     codec::{Key, KeyRange},
     model::{GameId, PositionStats},
+    varint::{get_varint, put_varint},
 };
 
 /// Bytes of one SST file of a commit (the family's own target file size).
@@ -36,6 +37,13 @@ const COMMIT_RANGES: usize = 16;
 /// Run files a commit keeps open at once: each range being merged opens every run, so this
 /// caps how many ranges merge together (a segment holds some 60 runs).
 const OPEN_RUNS: usize = 512;
+
+/// The pivots of a commit's key ranges ([`ranges_between`](super::ranges_between) cuts them)
+/// from the candidate bounds of its staged keys: what a single-machine commit of the same
+/// positions cuts, for a build that writes the ranges apart.
+pub fn commit_pivots(bound_keys: Vec<Key>) -> Vec<Key> {
+    super::staging::range_pivots(bound_keys, COMMIT_RANGES)
+}
 
 impl Store {
     /// Commits the positions staged in `staging` with `totals`, in one atomic step: the staged
@@ -51,9 +59,8 @@ impl Store {
     /// join with the stored positions of the range), and the counts are unknown (`None`) until
     /// counted again.
     pub fn commit_positions(&self, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
-        let before = self.totals()?;
-        let fresh = before.position_occurrences == 0;
-        let tier = TierWrites::new(GameId(before.next_game_id.max(1)), totals.next_game_id);
+        let base = self.commit_base(GameId(totals.next_game_id), None)?;
+        let tier = TierWrites::new(base.first, totals.next_game_id);
         self.flush()?;
         let workers = (OPEN_RUNS / staging.run_count().max(1)).clamp(1, rayon::current_num_threads());
         let pool = rayon::ThreadPoolBuilder::new()
@@ -63,41 +70,132 @@ impl Store {
             .map_err(|err| self.staging_error(std::io::Error::other(err)))?;
         let ranges = staging.ranges(COMMIT_RANGES);
         let ranges_count = ranges.len();
-        let new_facts = self.new_facts(GameId(before.next_game_id.max(1)), GameId(totals.next_game_id))?;
-        // A later commit sums positions stored already, whose one-game values need their
-        // facts, and looks its new keys up in the tier's hash segments.
-        let stored = match fresh {
-            true => None,
-            false => Some((self.committed_facts()?, self.tier_index()?)),
-        };
-        let written: Vec<(Vec<PathBuf>, PositionCounts, RangeTier)> = pool.install(|| {
+        let written: Vec<RangeWritten> = pool.install(|| {
             ranges
                 .into_par_iter()
                 .enumerate()
                 .map(|(index, range)| {
-                    let Some(range) = range else { return Ok(Default::default()) };
-                    let stored = stored.as_ref().map(|(facts, index)| (&**facts, &**index));
-                    self.write_range(staging, (index, ranges_count), range, &new_facts, stored, &tier)
+                    let Some(range) = range else { return Ok(RangeWritten::empty(index, ranges_count)) };
+                    self.write_range(staging, (index, ranges_count), range, &base, &tier)
                 })
                 .collect::<Result<_, _>>()
         })?;
+        self.ingest_commit(base.stored.is_none(), &tier, written, totals, staging.dir())?;
+        staging.clear()
+    }
+
+    /// What every range of a commit of the games up to `end` (exclusive) reads: the new games'
+    /// facts (`new_facts`, else read from the facts family, where the batches wrote them), and
+    /// for a later commit the stored games' facts and the tier's hash segments.
+    pub fn commit_base(&self, end: GameId, new_facts: Option<FactsTable>) -> Result<CommitBase, StoreError> {
+        let before = self.totals()?;
+        let first = GameId(before.next_game_id.max(1));
+        let new_facts = match new_facts {
+            Some(facts) => facts,
+            None => self.new_facts(first, end)?,
+        };
+        // A later commit sums positions stored already, whose one-game values need their
+        // facts, and looks its new keys up in the tier's hash segments.
+        let stored = match before.position_occurrences == 0 {
+            true => None,
+            false => Some((self.committed_facts()?, self.tier_index()?)),
+        };
+        Ok(CommitBase { first, end, new_facts, stored })
+    }
+
+    /// Writes range `index` of a commit's `ranges` (as [`ranges_between`](super::ranges_between) cuts at [`commit_pivots`]' pivots) from the
+    /// runs of `staging` (holding that range's occurrences, or more), apart from the commit's
+    /// other ranges: in another process, or on another machine of a build spread over
+    /// several. [`Store::commit_written`] commits what every range wrote.
+    pub fn write_range_apart(
+        &self,
+        staging: &Staging,
+        index: usize,
+        ranges: &[Option<KeyRange>],
+        base: &CommitBase,
+    ) -> Result<RangeWritten, StoreError> {
+        let Some(range) = ranges.get(index) else {
+            let what = format!("range {index} of a commit of {} ranges", ranges.len());
+            return Err(StoreError::Invariant { path: self.path().to_owned(), what });
+        };
+        match range {
+            Some(range) => {
+                self.write_range(staging, (index, ranges.len()), *range, base, &TierWrites::apart(base.first))
+            }
+            None => Ok(RangeWritten { first: base.first, end: base.end, ..RangeWritten::empty(index, ranges.len()) }),
+        }
+    }
+
+    /// Commits the games up to `totals.next_game_id` from what each range of the commit wrote
+    /// apart ([`Store::write_range_apart`], on the same committed state; `records` are the files
+    /// holding their [`RangeWritten`], beside their SST files), in one atomic step as
+    /// [`Store::commit_positions`] does; the tier's own files go into `dir`.
+    pub fn commit_written(&self, records: &[PathBuf], totals: &mut Totals, dir: &Path) -> Result<(), StoreError> {
+        let before = self.totals()?;
+        let (first, end) = (GameId(before.next_game_id.max(1)), GameId(totals.next_game_id));
+        let tier = TierWrites::new(first, end.0);
+        let mut ordered: Vec<Option<RangeWritten>> = Vec::new();
+        for record in records {
+            let refused = |what: String| StoreError::Invariant {
+                path: self.path().to_owned(),
+                what: format!("the written range {}: {what}", record.display()),
+            };
+            let bytes = std::fs::read(record).map_err(|err| refused(err.to_string()))?;
+            let dir = record.parent().unwrap_or(Path::new("."));
+            let range = RangeWritten::read(&bytes, dir, (first, end), &tier).map_err(refused)?;
+            if ordered.is_empty() {
+                ordered = (0..range.ranges).map(|_| None).collect();
+            }
+            let (index, ranges, count) = (range.index, range.ranges, ordered.len());
+            match ordered.get_mut(index).filter(|_| ranges == count) {
+                Some(slot @ None) => *slot = Some(range),
+                _ => return Err(refused(format!("range {index} of {ranges}, written twice or out of place"))),
+            }
+        }
+        // Every new occurrence in some range: none lost with a range, none outside its own.
+        let merged: u64 = ordered.iter().flatten().map(|range| range.occurrences).sum();
+        let added = totals.position_occurrences.saturating_sub(before.position_occurrences);
+        if merged != added {
+            let what = format!("the written ranges hold {merged} occurrences of new games, which have {added}");
+            return Err(StoreError::Invariant { path: self.path().to_owned(), what });
+        }
+        let count = ordered.len();
+        let written: Vec<RangeWritten> = ordered
+            .into_iter()
+            .enumerate()
+            .map(|(index, range)| range.unwrap_or_else(|| RangeWritten::empty(index, count)))
+            .collect();
+        self.flush()?;
+        self.ingest_commit(before.position_occurrences == 0, &tier, written, totals, dir)
+    }
+
+    /// The last step of a commit: the tier's files written from every range's records, the
+    /// commit record, and every file ingested at once.
+    fn ingest_commit(
+        &self,
+        fresh: bool,
+        tier: &TierWrites,
+        written: Vec<RangeWritten>,
+        totals: &mut Totals,
+        dir: &Path,
+    ) -> Result<(), StoreError> {
         let mut files = Vec::new();
         let mut counts = PositionCounts::default();
         let mut range_tiers = Vec::with_capacity(written.len());
-        for (range_files, range_counts, range_tier) in written {
-            files.extend(range_files);
-            counts.distinct += range_counts.distinct;
-            counts.single_game += range_counts.single_game;
-            range_tiers.push(range_tier);
+        for range in written {
+            files.extend(range.files);
+            counts.distinct += range.counts.distinct;
+            counts.single_game += range.counts.single_game;
+            range_tiers.push(range.tier);
         }
         // The tier's records sort after every position: their own files, last.
-        files.extend(self.write_tier_files(&tier, &mut range_tiers, staging.dir())?);
+        files.extend(self.write_tier_files(tier, &mut range_tiers, dir)?);
         (totals.distinct_positions, totals.single_game_positions) = match fresh {
             true => (Some(counts.distinct), Some(counts.single_game)),
             false => (None, None),
         };
         // The commit record sorts before every position: its own file, first.
-        let record = staging.dir().join("commit.sst");
+        let record = dir.join("commit.sst");
         let options = options::positions_sst(&self.cache);
         let mut writer = self.sst_writer(&options, &record)?;
         writer.put(COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
@@ -109,7 +207,7 @@ impl Store {
             .map_err(|err| self.rocks(err))?;
         self.committed.store(totals.next_game_id, Ordering::Release);
         drop(changing);
-        staging.clear()
+        Ok(())
     }
 
     /// A new SST file at `path`.
@@ -120,8 +218,8 @@ impl Store {
     }
 
     /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
-    /// with the stored positions when `stored` (a later commit) holds the stored games' facts and
-    /// the tier's hash segments. A position one new game reaches once goes to the single-game
+    /// with the stored positions in a later commit (`base` holds the stored games' facts and the
+    /// tier's hash segments). A position one new game reaches once goes to the single-game
     /// tier (`tier`), and a tier position a new game reaches again leaves it for the full-key
     /// family.
     fn write_range(
@@ -129,10 +227,11 @@ impl Store {
         staging: &Staging,
         (index, ranges_count): (usize, usize),
         range: KeyRange,
-        new_facts: &FactsTable,
-        stored: Option<(&FactsTable, &TierIndex)>,
+        base: &CommitBase,
         tier: &TierWrites,
-    ) -> Result<(Vec<PathBuf>, PositionCounts, RangeTier), StoreError> {
+    ) -> Result<RangeWritten, StoreError> {
+        let new_facts = &base.new_facts;
+        let stored = base.stored.as_ref().map(|(facts, index)| (&**facts, &**index));
         let fresh = stored.is_none();
         let options = options::positions_sst(&self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
@@ -145,8 +244,12 @@ impl Store {
         // A range's segment names its first key, but for the first range's (from the first key).
         let mut range_tier = RangeTier::new((index > 0).then_some(range.first), expected);
         let mut value = Vec::new();
+        let mut occurrences = 0;
         while let Some((key, group)) = merged.next_group().map_err(|err| self.staging_error(err))? {
             value.clear();
+            // A game reaching a position twice counts once (as in the totals), its occurrences
+            // side by side.
+            occurrences += 1 + group.windows(2).filter(|pair| pair[0].game != pair[1].game).count() as u64;
             let plays = || group.iter().map(|o| (o.game, o.next));
             let without_facts = || self.corrupt(format!("staged position {key}: a game without facts"));
             let stored_value = match &mut cursor {
@@ -201,7 +304,8 @@ impl Store {
             last.finish().map_err(|err| self.rocks(err))?;
         }
         range_tier.finish().map_err(|err| self.tier_error(err))?;
-        Ok((files, counts, range_tier))
+        let (first, end) = (base.first, base.end);
+        Ok(RangeWritten { index, ranges: ranges_count, first, end, occurrences, files, counts, tier: range_tier })
     }
 }
 
@@ -240,5 +344,195 @@ impl<'a> StoredCursor<'a> {
         self.iter.status().map_err(|err| self.store.rocks(err))?;
         let Some(value) = self.iter.key().filter(|at| *at == wanted).and(self.iter.value()) else { return Ok(None) };
         StoredValue::parse(value).map(Some).ok_or_else(|| self.store.corrupt(format!("position {key}")))
+    }
+}
+
+/// What every range of a commit reads ([`Store::commit_base`]).
+pub struct CommitBase {
+    /// The commit's first new game.
+    first: GameId,
+    /// The id after its last new game.
+    end: GameId,
+    /// The facts of its new games.
+    new_facts: FactsTable,
+    /// A later commit's stored games' facts and the tier's hash segments (`None`: the first).
+    stored: Option<(Arc<FactsTable>, Arc<TierIndex>)>,
+}
+
+/// What one key range of a commit wrote ([`Store::write_range_apart`]): its SST files, its
+/// position counts and its single-game tier records.
+pub struct RangeWritten {
+    /// Its number among the commit's ranges.
+    index: usize,
+    /// The commit's ranges.
+    ranges: usize,
+    /// The commit's new games, `first..end`.
+    first: GameId,
+    end: GameId,
+    /// Occurrences merged: distinct (position, game) pairs.
+    occurrences: u64,
+    files: Vec<PathBuf>,
+    counts: PositionCounts,
+    tier: RangeTier,
+}
+
+impl RangeWritten {
+    /// A range that holds no position.
+    fn empty(index: usize, ranges: usize) -> RangeWritten {
+        let tier = RangeTier::default();
+        let (first, end, counts) = (GameId(0), GameId(0), PositionCounts::default());
+        RangeWritten { index, ranges, first, end, occurrences: 0, files: Vec::new(), counts, tier }
+    }
+
+    /// The range's record as bytes, to hand to the process that commits
+    /// ([`Store::commit_written`]): its files are named by their names alone, all in the
+    /// directory of the file the bytes are written to.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        let mut bytes = Vec::new();
+        for number in [self.index as u64, self.ranges as u64, self.first.0, self.end.0, self.occurrences] {
+            put_varint(&mut bytes, number);
+        }
+        put_varint(&mut bytes, self.counts.distinct);
+        put_varint(&mut bytes, self.counts.single_game);
+        put_varint(&mut bytes, self.files.len() as u64);
+        for file in &self.files {
+            let name = file.file_name().and_then(|name| name.to_str()).ok_or_else(|| StoreError::Invariant {
+                path: file.clone(),
+                what: "an SST file of a range without a name".to_owned(),
+            })?;
+            put_varint(&mut bytes, name.len() as u64);
+            bytes.extend_from_slice(name.as_bytes());
+        }
+        self.tier.write(&mut bytes);
+        Ok(bytes)
+    }
+
+    /// A range's record from [`RangeWritten::to_bytes`], its files in `dir`, of a commit of
+    /// the games `games` (first, end), its new tier entries marked in that commit's table as
+    /// they are read; why not, for other bytes or another commit's.
+    fn read(
+        mut bytes: &[u8],
+        dir: &Path,
+        games: (GameId, GameId),
+        commit: &TierWrites,
+    ) -> Result<RangeWritten, String> {
+        let input = &mut bytes;
+        let short = || "not a range's record".to_owned();
+        let mut number = || get_varint(input).ok_or_else(short);
+        let (index, ranges, first, end, occurrences) = (number()?, number()?, number()?, number()?, number()?);
+        if (first, end) != (games.0.0, games.1.0) {
+            return Err(format!(
+                "written for the games {first} to {end}, where this commit adds {} to {}",
+                games.0, games.1
+            ));
+        }
+        let counts = PositionCounts { distinct: number()?, single_game: number()? };
+        let names = number()?;
+        if ranges > COMMIT_RANGES as u64 || index >= ranges {
+            return Err(format!("range {index} of {ranges}"));
+        }
+        let mut files = Vec::new();
+        for _ in 0..names {
+            let length = usize::try_from(get_varint(input).ok_or_else(short)?).map_err(|_| short())?;
+            let (name, rest) = input.split_at_checked(length).ok_or_else(short)?;
+            *input = rest;
+            // A name is a file's, never a path that leaves `dir`.
+            let name = std::str::from_utf8(name).ok().filter(|name| {
+                !name.is_empty() && !name.contains('/') && !name.contains('\\') && *name != "." && *name != ".."
+            });
+            files.push(dir.join(name.ok_or_else(|| "an SST file's name that is not a plain name".to_owned())?));
+        }
+        let tier = RangeTier::read(input, commit).map_err(|err| err.to_string())?;
+        if !input.is_empty() {
+            return Err("bytes after a range's record".to_owned());
+        }
+        Ok(RangeWritten {
+            index: index as usize,
+            ranges: ranges as usize,
+            first: GameId(first),
+            end: GameId(end),
+            occurrences,
+            files,
+            counts,
+            tier,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Position;
+
+    /// The games of the commit the test's range is of.
+    const GAMES: (GameId, GameId) = (GameId(5), GameId(9));
+
+    fn key(fen: &str) -> Key {
+        Key::encode(&fen.parse::<Position>().expect("a position")).expect("a key")
+    }
+
+    /// A range written apart: two new tier positions (one past the table's plies) and a
+    /// promoted one, one SST file.
+    fn written(dir: &Path) -> RangeWritten {
+        let writes = TierWrites::apart(GameId(5));
+        let mut tier = RangeTier::new(None, 0);
+        let start = key("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let later = key("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        writes.add(&mut tier, &start, GameId(6), 3).expect("filed");
+        writes.add(&mut tier, &later, GameId(7), 300).expect("filed");
+        tier.promoted.push((GameId(2), 4));
+        tier.finish().expect("finished");
+        let counts = PositionCounts { distinct: 3, single_game: 2 };
+        let files = vec![dir.join("range-001-000.sst")];
+        RangeWritten { index: 1, ranges: 16, first: GameId(5), end: GameId(9), occurrences: 4, files, counts, tier }
+    }
+
+    #[test]
+    fn a_range_record_reads_back_into_the_commits_table() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let bytes = written(dir.path()).to_bytes().expect("bytes");
+        let table = TierWrites::new(GameId(5), 9);
+        let read = RangeWritten::read(&bytes, dir.path(), GAMES, &table).expect("read back");
+        assert_eq!((read.index, read.ranges, read.first, read.end, read.occurrences), (1, 16, GameId(5), GameId(9), 4));
+        assert_eq!(read.counts, PositionCounts { distinct: 3, single_game: 2 });
+        assert_eq!(read.files, [dir.path().join("range-001-000.sst")]);
+        assert_eq!(table.new_marks(), [(GameId(6), vec![3]), (GameId(7), vec![300])]);
+        // A commit of other games refuses the record, and a table too short for its marks.
+        let other = RangeWritten::read(&bytes, dir.path(), (GameId(5), GameId(8)), &table).err();
+        assert!(other.as_ref().is_some_and(|error| error.contains("written for the games 5 to 9")), "{other:?}");
+        let error = RangeWritten::read(&bytes, dir.path(), GAMES, &TierWrites::new(GameId(5), 7)).err();
+        assert!(error.is_some_and(|error| error.contains("game 7")));
+    }
+
+    #[test]
+    fn a_damaged_range_record_is_refused_or_read_never_a_panic() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let bytes = written(dir.path()).to_bytes().expect("bytes");
+        for cut in 0..bytes.len() {
+            assert!(
+                RangeWritten::read(&bytes[..cut], dir.path(), GAMES, &TierWrites::new(GameId(5), 9)).is_err(),
+                "{cut}"
+            );
+        }
+        for at in 0..bytes.len() {
+            for flip in [0x01, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                let _ = RangeWritten::read(&damaged, dir.path(), GAMES, &TierWrites::new(GameId(5), 9));
+            }
+        }
+        // A name that would leave the directory, and a range beyond a commit's count.
+        let name = b"range-001-000.sst";
+        let at = bytes.windows(name.len()).position(|window| window == name).expect("the name") - 1;
+        for escaping in [&b"\x02.."[..], b"\x04../a", b"\x00"] {
+            let crafted = [&bytes[..at], escaping, &bytes[at + 1 + name.len()..]].concat();
+            let error = RangeWritten::read(&crafted, dir.path(), GAMES, &TierWrites::new(GameId(5), 9)).err();
+            assert!(error.is_some_and(|error| error.contains("plain name")));
+        }
+        let mut beyond = written(dir.path());
+        beyond.ranges = COMMIT_RANGES + 1;
+        let bytes = beyond.to_bytes().expect("bytes");
+        let error = RangeWritten::read(&bytes, dir.path(), GAMES, &TierWrites::new(GameId(5), 9)).err();
+        assert!(error.is_some_and(|error| error == "range 1 of 17"));
     }
 }

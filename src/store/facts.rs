@@ -60,7 +60,29 @@ impl<const N: usize> GameColumn<N> {
     }
 }
 
+/// Games' facts as the facts family stores them, one record a game, in order: what a build
+/// spread over machines hands its ranges ([`FactsTable::from_packed`] reads them).
+pub fn pack_facts<'a>(facts: impl IntoIterator<Item = &'a GameFacts>) -> Vec<u8> {
+    facts.into_iter().flat_map(layout::encode_facts).collect()
+}
+
+/// The records of packed facts ([`pack_facts`]), one a game; `None` unless they are whole
+/// records.
+pub fn facts_records(packed: &[u8]) -> Option<&[[u8; FACTS_LEN]]> {
+    let (records, rest) = packed.as_chunks::<FACTS_LEN>();
+    rest.is_empty().then_some(records)
+}
+
 impl GameColumn<FACTS_LEN> {
+    /// The facts of games `first..` from their stored bytes ([`layout::encode_facts`], one
+    /// record a game, in id order); `None` unless every record is valid.
+    pub fn from_packed(first: GameId, bytes: &[u8]) -> Option<FactsTable> {
+        let (records, rest) = bytes.as_chunks::<FACTS_LEN>();
+        let valid = rest.is_empty()
+            && records.iter().enumerate().all(|(at, record)| Facts::valid(GameId(first.0 + at as u64), record));
+        valid.then(|| GameColumn { first, packed: records.to_vec() })
+    }
+
     /// The facts of game `id`, if loaded.
     pub fn get(&self, id: GameId) -> Option<GameFacts> {
         // Checked when loaded.

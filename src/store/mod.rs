@@ -37,8 +37,9 @@ pub mod tier;
 mod verify;
 pub mod writer;
 
+pub use commit::{CommitBase, RangeWritten, commit_pivots};
 pub use error::StoreError;
-pub use facts::{FactsTable, GameColumn, HeadersTable};
+pub use facts::{FactsTable, GameColumn, HeadersTable, facts_records, pack_facts};
 pub use layout::{Detail, Occurrences, StoredValue};
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
@@ -46,7 +47,7 @@ pub use options::{DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
 pub use reader::PositionCounts;
 pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
 pub use staging::{
-    BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, write_run_file,
+    BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, ranges_between,
 };
 pub use tier::TierHit;
 pub use verify::{Problem, Verification};

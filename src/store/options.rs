@@ -170,7 +170,8 @@ pub fn write_options() -> WriteOptions {
     options
 }
 
-/// Ingestion moves the commit's SST files (they are in the database directory) rather than
+/// Ingestion moves the commit's SST files (in the database directory, or in a distributed
+/// build's shared work directory: on another file system RocksDB copies them) rather than
 /// copying them.
 pub fn ingest_options() -> IngestExternalFileOptions {
     let mut options = IngestExternalFileOptions::default();

@@ -1,6 +1,6 @@
 """``python -m tabiya.spark``: a build or a pattern search on a Spark cluster.
 
-    python -m tabiya.spark build [--master URL] [--work DIR] [--ranges N] DB INPUT...
+    python -m tabiya.spark build [--master URL] [--work DIR] DB INPUT...
     python -m tabiya.spark search [--master URL] --pattern EXPR [--material SIG] [FILTERS] DB
     python -m tabiya.spark psqt-derive [--master URL] [--sample N] [--seed S] [FILTERS] DB
     python -m tabiya.spark report [--master URL] [--plies N] [--top N] DB
@@ -57,7 +57,6 @@ def main(argv=None) -> int:
     build.add_argument("db", help="the database directory (created, or appended to)")
     build.add_argument("inputs", nargs="+", help="PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories")
     build.add_argument("--work", help="a directory the driver and every executor share (default: DB.spark-work)")
-    build.add_argument("--ranges", type=int, help="key ranges of the shuffle (default: 2 x the default parallelism)")
     build.add_argument("--partitions", type=int, help="prepare tasks (default: 4 x the default parallelism)")
     search = commands.add_parser("search", help="a pattern search over the whole database")
     search.add_argument("db", help="the database directory, at the same path on every executor")
@@ -91,7 +90,7 @@ def main(argv=None) -> int:
         if args.command == "build":
             from .build import build as run_build
 
-            answer = run_build(spark, args.inputs, args.db, work=args.work, ranges=args.ranges, partitions=args.partitions)
+            answer = run_build(spark, args.inputs, args.db, work=args.work, partitions=args.partitions)
             for game in answer["rejected"]:
                 print(f"tabiya: skipped game {game['game']} of {game['file']} (line {game['line']}): "
                       f"{game['reason']}: {game['detail']}", file=sys.stderr)

@@ -8,16 +8,20 @@
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
    stays), and each batch gets its first game id, a prefix sum of the kept counts in input
    order: the ids ``tabiya ingest`` gives the same files;
-4. **ranges**: occurrences are shuffled to key ranges whose bounds are quantiles of a sample
-   of keys chosen by their hash (the same bounds on every run), and each range task writes one
-   sorted run under a path of its own attempt, which the driver takes only from the attempt
-   Spark reports successful;
-5. **assemble**: the driver writes the games and commits the runs into the database in one
-   atomic step, as an ingest commits its staged runs.
+4. **ranges**: occurrences are shuffled to the key ranges ``tabiya ingest`` commits (their
+   pivots are quantiles of a sample of keys chosen by their hash: the same on every run), and
+   each range task writes what that commit writes of its range, the positions' SST files and
+   the single-game tier's records, summed with the positions the database stores already,
+   under a directory of its own attempt, which the driver takes only from the attempt Spark
+   reports successful;
+5. **assemble**: the driver writes the games, gathers the ranges' tier marks and ingests every
+   range's files with the new totals in one atomic step.
 
-The database is byte for byte the one ``tabiya ingest`` builds from the same files (in the same
-order), whatever the number of executors, tasks or ranges; building into an existing database
-appends, as ``tabiya ingest`` does.
+The build is one commit: up to the size of one ``tabiya ingest`` commit (about 1 GiB of staged
+positions, a million games or so) the database is byte for byte the one ``tabiya ingest``
+builds from the same files (in the same order), beyond it it gives the same answers; whatever
+the number of executors or tasks. Building into an existing database appends, as ``tabiya
+ingest`` does; a build that fails removes the games it wrote and records its run as failed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import uuid
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
@@ -41,14 +46,13 @@ def build(
     db: str,
     *,
     work: Optional[str] = None,
-    ranges: Optional[int] = None,
     partitions: Optional[int] = None,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
     ``inputs``, on the cluster of ``spark`` (a SparkSession). ``work`` is a directory every
-    executor and the driver share (default: beside the database), ``ranges`` the number of key
-    ranges (default: twice the default parallelism), ``partitions`` the number of prepare
-    tasks (default: four times the default parallelism). Returns the summary ``tabiya ingest
+    executor and the driver share (default: beside the database; the database's own path must
+    be one every executor reads too), ``partitions`` the number of prepare tasks (default: four
+    times the default parallelism). Returns the summary ``tabiya ingest
     --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
     from pyspark import StorageLevel
@@ -60,8 +64,9 @@ def build(
     runs_dir = os.path.join(work, "runs")
     os.makedirs(runs_dir, exist_ok=True)
     existing = db if os.path.exists(db) else None
-    first_id = _native.next_game_id(db)
-    ranges = ranges or 2 * sc.defaultParallelism
+    # The writer first: it removes the games an interrupted run wrote without committing them
+    # (else their fingerprints would make this run skip them), and holds the database.
+    assembly = _native.Assembly(db, files)
     partitions = partitions or 4 * sc.defaultParallelism
     stages = {}
     clock = time.perf_counter()
@@ -72,80 +77,95 @@ def build(
         stages[name] = round(now - clock, 3)
         clock = now
 
-    # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
-    # disks for the later stages, with what the driver and the dedup need apart (small).
-    split = sc.parallelize(list(enumerate(files)), max(1, len(files))).flatMap(_split_file)
-    batches = split.partitionBy(partitions, _batch_partition)
-    parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing))).persist(StorageLevel.DISK_ONLY)
-    small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
-    rows = small.map(_batch_row).collect()
-    rows.sort()
-    lap("split_prepare")
+    broadcasts = []
+    parsed = None
+    try:
+        first_id = _native.next_game_id(db)
+        # The prepare tasks' handles are this build's own: one opened for another (before a
+        # killed run's games were removed, say) is not reused.
+        build_token = f"{first_id}:{uuid.uuid4()}"
+        # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
+        # disks for the later stages, with what the driver and the dedup need apart (small).
+        split = sc.parallelize(list(enumerate(files)), max(1, len(files))).flatMap(_split_file)
+        batches = split.partitionBy(partitions, _batch_partition)
+        parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing, build_token))).persist(StorageLevel.DISK_ONLY)
+        small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
+        rows = small.map(_batch_row).collect()
+        rows.sort()
+        lap("split_prepare")
 
-    # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
-    twins = (
-        small.flatMap(lambda item: _native.fingerprint_parts(item[1].get("fingerprints", b""), _order(item[0]), partitions))
-        .partitionBy(partitions, lambda part: part)
-        .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
-        .collect()
-    )
-    dropped = defaultdict(list)
-    for order, number in twins:
-        dropped[(order >> 32, order & 0xFFFFFFFF)].append(number)
-    ids = {}
-    next_id = first_id
-    counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
-    rejected, read_errors, sample = [], [], set()
-    for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys in rows:
-        if error is not None:
-            read_errors.append(error)
-            continue
-        numbers = sorted(dropped.get(batch, []))
-        ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
-        next_id += kept - len(numbers)
-        counts["games_read"] += games_read
-        counts["duplicates"] += duplicates
-        for reason, count in skipped.items():
-            counts["skipped"][reason] += count
-        rejected.extend(batch_rejected)
-        sample.update(bound_keys[at : at + _KEY] for at in range(0, len(bound_keys), _KEY))
-    counts["read_errors"] = len(read_errors)
-    counts["skipped"] = dict(counts["skipped"])
-    small.unpersist()
-    lap("ids")
+        # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
+        twins = (
+            small.flatMap(lambda item: _native.fingerprint_parts(item[1].get("fingerprints", b""), _order(item[0]), partitions))
+            .partitionBy(partitions, lambda part: part)
+            .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
+            .collect()
+        )
+        dropped = defaultdict(list)
+        for order, number in twins:
+            dropped[(order >> 32, order & 0xFFFFFFFF)].append(number)
+        ids = {}
+        next_id = first_id
+        counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
+        rejected, read_errors, sample, facts_of = [], [], set(), {}
+        for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys, facts in rows:
+            if error is not None:
+                read_errors.append(error)
+                continue
+            facts_of[batch] = facts
+            numbers = sorted(dropped.get(batch, []))
+            ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
+            next_id += kept - len(numbers)
+            counts["games_read"] += games_read
+            counts["duplicates"] += duplicates
+            for reason, count in skipped.items():
+                counts["skipped"][reason] += count
+            rejected.extend(batch_rejected)
+            sample.update(bound_keys[at : at + _KEY] for at in range(0, len(bound_keys), _KEY))
+        counts["read_errors"] = len(read_errors)
+        counts["skipped"] = dict(counts["skipped"])
+        small.unpersist()
+        lap("ids")
 
-    # 4. Range bounds from the hash-chosen sample, the occurrences' shuffle, a run per range.
-    sample = sorted(sample)
-    bounds = sorted({sample[part * len(sample) // ranges] for part in range(1, ranges)}) if sample else []
-    bounds_value = sc.broadcast(b"".join(bounds))
-    ids_value = sc.broadcast(ids)
-    written = (
-        parsed.flatMap(lambda item: _occurrence_parts(item, bounds_value))
-        .partitionBy(len(bounds) + 1, lambda range_number: range_number)
-        .mapPartitionsWithIndex(lambda number, parts: _write_range(number, parts, ids_value, runs_dir))
-        .collect()
-    )
-    by_range = {}
-    for number, path, occurrences in written:
-        if number in by_range:
-            raise RuntimeError(f"key range {number} reported twice")
-        by_range[number] = path
-    runs = [by_range[number] for number in sorted(by_range)]
-    lap("ranges")
+        # 4. The commit's range pivots from the hash-chosen sample; the occurrences' shuffle; each
+        # range written by a task, from the database opened read-only.
+        pivots = _native.commit_pivots(b"".join(sorted(sample)))
+        facts = _native.kept_facts([(*ids[batch], facts) for batch, facts in sorted(facts_of.items()) if batch in ids])
+        del facts_of
+        pivots_value = sc.broadcast(pivots)
+        ids_value = sc.broadcast(ids)
+        facts_value = sc.broadcast((facts, next_id))
+        broadcasts = [pivots_value, ids_value, facts_value]
+        written = (
+            parsed.flatMap(lambda item: _occurrence_parts(item, pivots_value))
+            .partitionBy(len(pivots) // _KEY + 1, lambda range_number: range_number)
+            .mapPartitionsWithIndex(
+                lambda number, parts: _write_range(number, parts, ids_value, pivots_value, facts_value, db, runs_dir)
+            )
+            .collect()
+        )
+        by_range = {}
+        for number, record in written:
+            if number in by_range:
+                raise RuntimeError(f"key range {number} reported twice")
+            by_range[number] = record
+        records = [by_range[number] for number in sorted(by_range)]
+        lap("ranges")
 
-    # 5. The games, in input order, then the commit.
-    assembly = _native.Assembly(db, files)
-    games = parsed.filter(lambda item: "games" in item[1]).map(lambda item: (item[0], item[1]["games"])).collect()
-    for batch, batch_games in sorted(games):
-        first, numbers = ids[batch]
-        assembly.add_batch(first, numbers, batch_games)
-    del games
-    summary = assembly.finish(runs, counts)
-    lap("assemble")
-
-    parsed.unpersist()
-    bounds_value.unpersist()
-    ids_value.unpersist()
+        # 5. The games, in input order, then the commit.
+        games = parsed.filter(lambda item: "games" in item[1]).map(lambda item: (item[0], item[1]["games"])).collect()
+        assembly.add_batches([(*ids[batch], batch_games) for batch, batch_games in sorted(games)])
+        del games
+        summary = assembly.finish(records, counts)
+        lap("assemble")
+    except BaseException as err:
+        assembly.abort(f"{type(err).__name__}: {err}")
+        raise
+    finally:
+        if parsed is not None:
+            parsed.unpersist()
+        for value in broadcasts:
+            value.unpersist()
     shutil.rmtree(work, ignore_errors=True)
     summary["rejected"] = [
         {"file": file, "game": game, "line": line, "reason": reason, "detail": detail}
@@ -153,7 +173,7 @@ def build(
     ]
     summary["readErrors"] = read_errors
     summary["stages"] = stages
-    summary["ranges"] = len(runs)
+    summary["ranges"] = len(records)
     return summary
 
 
@@ -170,11 +190,11 @@ def _batch_partition(batch) -> int:
     return file_number * 7919 + batch_number
 
 
-def _prepare(value, existing):
+def _prepare(value, existing, state):
     kind, payload, path = value
     if kind == "error":
         return {"error": payload}
-    return _native.prepare_batch(payload, path, database(existing) if existing else None)
+    return _native.prepare_batch(payload, path, database(existing, state) if existing else None)
 
 
 def _small(item):
@@ -193,21 +213,23 @@ def _order(batch) -> int:
 def _batch_row(item):
     batch, prepared = item
     if "error" in prepared:
-        return (batch, 0, 0, {}, [], 0, prepared["error"], b"")
+        return (batch, 0, 0, {}, [], 0, prepared["error"], b"", b"")
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            None, prepared["bounds"])
+            None, prepared["bounds"], prepared["facts"])
 
 
-def _occurrence_parts(item, bounds_value):
+def _occurrence_parts(item, pivots_value):
     batch, prepared = item
     if "error" in prepared:
         return []
-    return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], bounds_value.value)]
+    return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], pivots_value.value)]
 
 
-def _write_range(number: int, parts: Iterable, ids_value, runs_dir: str):
-    """Writes key range ``number``'s run under a name of this task attempt's own."""
+def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
+    """Writes key range ``number`` of the commit into a directory of this task attempt's own,
+    from the database opened read-only for this task alone (a handle kept would hold the files
+    the build's commit and compaction replace)."""
     from pyspark import TaskContext
 
     ids = ids_value.value
@@ -219,6 +241,11 @@ def _write_range(number: int, parts: Iterable, ids_value, runs_dir: str):
         return
     context = TaskContext.get()
     attempt = f"stage{context.stageId()}-task{context.taskAttemptId()}" if context else f"pid{os.getpid()}"
-    path = os.path.join(runs_dir, f"range-{number:05d}.{attempt}.run")
-    occurrences = _native.write_range_run(path, batches)
-    yield number, path, occurrences
+    directory = os.path.join(runs_dir, f"range-{number:05d}.{attempt}")
+    facts, end = facts_value.value
+    handle = _native.Database(db)
+    try:
+        record = _native.write_commit_range(handle, directory, batches, pivots_value.value, number, facts, end)
+    finally:
+        handle.close()
+    yield number, os.fspath(record)

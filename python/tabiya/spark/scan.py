@@ -42,6 +42,7 @@ def search(
     the default parallelism."""
     started = time.perf_counter()
     db = os.path.abspath(os.fspath(db))
+    state = _native.next_game_id(db)
     local = _native.Database(db)
     options = {"material": material, "side": side, "flip_colours": flip_colours}
     try:
@@ -54,7 +55,7 @@ def search(
         raise
 
     def partial(parts):
-        return _native.pattern_partial(_database(db), pattern, parts, limit=limit, filters=filters or None,
+        return _native.pattern_partial(_database(db, state), pattern, parts, limit=limit, filters=filters or None,
                                        **options)
 
     partials = _spread(spark, count, tasks, partial)
@@ -82,13 +83,14 @@ def psqt_derive(
     on the sample runs on the driver."""
     started = time.perf_counter()
     db = os.path.abspath(os.fspath(db))
+    state = _native.next_game_id(db)
     local = _native.Database(db)
     count = _native.psqt_parts(local)
     local.close()
     options = {"filters": filters or None, "sample": sample, "seed": seed, "epochs": epochs}
 
     def partial(parts):
-        return _native.psqt_partial(_database(db), parts, **options)
+        return _native.psqt_partial(_database(db, state), parts, **options)
 
     partials = _spread(spark, count, tasks, partial)
     answer = _native.psqt_answer(partials, **options)
@@ -103,11 +105,12 @@ def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[in
     same ``plies`` and ``top``. Runs of games and key ranges are dealt to tasks; the driver
     merges their counts and names the listed positions."""
     db = os.path.abspath(os.fspath(db))
+    state = _native.next_game_id(db)
     local = _native.Database(db)
     count = _native.report_parts(local, plies=plies, top=top)
 
     def partial(parts):
-        return _native.report_partial(_database(db), parts, plies=plies, top=top)
+        return _native.report_partial(_database(db, state), parts, plies=plies, top=top)
 
     partials = _spread(spark, count, tasks, partial)
     answer = _native.report_answer(local, partials, plies=plies, top=top)

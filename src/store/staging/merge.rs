@@ -6,7 +6,7 @@ use std::{
     collections::BinaryHeap,
     fs::File,
     io::{self, Read, Seek, SeekFrom},
-    path::{Path, PathBuf},
+    path::PathBuf,
 };
 
 use super::{Occurrence, Run};
@@ -81,22 +81,6 @@ impl RunReader {
             }
         }
         Ok(None)
-    }
-
-    /// The sparse index of the run file at `path`, read through once (a run written elsewhere,
-    /// see [`Staging::adopt`](super::Staging::adopt)).
-    pub(super) fn index(path: &Path) -> io::Result<Run> {
-        let length = std::fs::metadata(path).map_err(|err| super::named(path, err))?.len();
-        let mut run = Run::new(path, length);
-        let Some(mut reader) = RunReader::open(&run, KeyRange::ALL)? else { return Ok(run) };
-        let mut previous = None;
-        loop {
-            run.note(reader.key, reader.record_offset, previous);
-            previous = Some(reader.key);
-            if !reader.advance()? {
-                return Ok(run);
-            }
-        }
     }
 
     /// Reads the next record; `false` at the end of the file or range. A truncated or corrupt

@@ -9,6 +9,8 @@
 //! ([`Store::commit_positions`](super::Store::commit_positions)). This is the bulk path: each
 //! position is sorted and summed once per commit instead of being merged again by every
 //! compaction, and a run file is a plain sorted list of records that another program can write.
+//! A build spread over machines stages each key range's occurrences in the range task's own
+//! directory and writes that range there ([`Store::write_range_apart`](super::Store::write_range_apart)).
 //!
 //! The file layout is [`layout::run`](super::layout::run)'s: the run's base game id, then one
 //! record per occurrence, each sharing its key's prefix with the previous record's.
@@ -30,7 +32,6 @@ use std::{
 };
 
 pub use merge::MergedRuns;
-use merge::RunReader;
 
 use super::{
     StoreError,
@@ -115,8 +116,8 @@ pub struct Staging {
 }
 
 impl Staging {
-    /// An empty staging area in the database directory `db`, removing whatever an earlier,
-    /// killed process left there.
+    /// An empty staging area in the directory `db` (a database's, or a range task's of a build
+    /// spread over machines), removing whatever an earlier, killed process left there.
     pub fn create(db: &Path) -> Result<Staging, StoreError> {
         let error = |source| StoreError::Staging { path: db.to_owned(), source };
         let dir = db.join(DIR_NAME);
@@ -167,23 +168,6 @@ impl Staging {
         self.runs.push(run);
     }
 
-    /// A staging area in the database directory `db` holding the sorted runs `files` (written
-    /// by [`write_run_file`], on this machine or another), which are moved into it: the last
-    /// step of a build spread over machines, whose commit then merges them.
-    pub fn adopt(db: &Path, files: &[PathBuf]) -> Result<Staging, StoreError> {
-        let mut staging = Staging::create(db)?;
-        for file in files {
-            let path = staging.new_file("run");
-            if std::fs::rename(file, &path).is_err() {
-                // Another file system: copy.
-                std::fs::copy(file, &path).map_err(|err| staging.error(named(file, err)))?;
-            }
-            let run = RunReader::index(&path).map_err(|err| staging.error(err))?;
-            staging.add(run);
-        }
-        Ok(staging)
-    }
-
     /// Records spilled since the last [`Staging::clear`].
     pub fn records(&self) -> usize {
         self.records
@@ -210,20 +194,7 @@ impl Staging {
     /// is empty (the first, when the smallest staged key is a split): it keeps its number, as
     /// the single-game tier's records name a commit's ranges by number.
     pub fn ranges(&self, count: usize) -> Vec<Option<KeyRange>> {
-        let mut keys: Vec<Key> = self.runs.iter().flat_map(|run| run.bounds.iter().copied()).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let mut pivots: Vec<Key> =
-            (1..count.max(1)).filter_map(|part| keys.get(part * keys.len() / count).copied()).collect();
-        pivots.dedup();
-        let mut ranges = Vec::with_capacity(pivots.len() + 1);
-        let mut first = Key::MIN;
-        for pivot in pivots {
-            ranges.push(KeyRange::until(first, pivot));
-            first = pivot;
-        }
-        ranges.push(Some(KeyRange { first, last: Key::MAX }));
-        ranges
+        ranges_between(&range_pivots(self.runs.iter().flat_map(|run| run.bounds.iter().copied()).collect(), count))
     }
 
     /// The waiting runs merged over `range`: each position once, in key order, with all its
@@ -244,20 +215,21 @@ impl Staging {
         Ok(())
     }
 
+    /// Removes the runs' files, keeping the rest of the directory (a range written apart
+    /// keeps its SST files there for the commit).
+    pub fn remove_runs(&mut self) -> Result<(), StoreError> {
+        for run in std::mem::take(&mut self.runs) {
+            std::fs::remove_file(&run.path).map_err(|err| self.error(named(&run.path, err)))?;
+        }
+        self.bytes = 0;
+        self.records = 0;
+        Ok(())
+    }
+
     /// Removes the directory.
     pub fn remove(self) -> Result<(), StoreError> {
         std::fs::remove_dir_all(&self.dir).map_err(|err| self.error(err))
     }
-}
-
-/// Writes the sorted run of `occurrences` (in strictly increasing (key, game, move) order, of
-/// games from `base` on) to a new file at `path`.
-pub fn write_run_file(
-    path: &Path,
-    base: GameId,
-    occurrences: impl IntoIterator<Item = (Key, Occurrence)>,
-) -> io::Result<()> {
-    write_run_file_indexed(path, base, occurrences).map(drop)
 }
 
 fn write_run_file_indexed(
@@ -333,6 +305,33 @@ fn shared_prefix(previous: Option<Key>, key: &Key) -> usize {
 /// `err` naming the file it is about.
 fn named(path: &Path, err: io::Error) -> io::Error {
     io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+/// The pivots of at most `count` key ranges holding similar numbers of staged positions: the
+/// quantiles of `keys`, the candidate bounds of the staged keys (any order, repeats allowed).
+/// [`Staging::ranges`] cuts at those of its runs' bounds; a build spread over machines cuts its
+/// shuffle at those of its sample of the same keys.
+pub fn range_pivots(mut keys: Vec<Key>, count: usize) -> Vec<Key> {
+    keys.sort_unstable();
+    keys.dedup();
+    let mut pivots: Vec<Key> =
+        (1..count.max(1)).filter_map(|part| keys.get(part * keys.len() / count).copied()).collect();
+    pivots.dedup();
+    pivots
+}
+
+/// The key ranges `pivots` (ascending, distinct) cut, covering every key: range `i` from
+/// `pivots[i - 1]` up to `pivots[i]` (exclusive). A range is `None` when it is empty (the first,
+/// when the first pivot is the smallest key).
+pub fn ranges_between(pivots: &[Key]) -> Vec<Option<KeyRange>> {
+    let mut ranges = Vec::with_capacity(pivots.len() + 1);
+    let mut first = Key::MIN;
+    for &pivot in pivots {
+        ranges.push(KeyRange::until(first, pivot));
+        first = pivot;
+    }
+    ranges.push(Some(KeyRange { first, last: Key::MAX }));
+    ranges
 }
 
 #[cfg(test)]

@@ -123,31 +123,6 @@ fn ranges_depend_on_the_staged_keys_alone_not_on_the_runs() {
 }
 
 #[test]
-fn runs_written_elsewhere_are_adopted_with_their_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let occurrences = many_occurrences();
-    let mut written = Staging::create(&dir.path().join("written")).unwrap();
-    written.add_run(GameId(1), occurrences.iter().copied()).unwrap();
-    let elsewhere = dir.path().join("elsewhere.run");
-    write_run_file(&elsewhere, GameId(1), occurrences.iter().copied()).unwrap();
-    let adopted = Staging::adopt(&dir.path().join("adopted"), std::slice::from_ref(&elsewhere)).unwrap();
-    assert!(!elsewhere.exists(), "moved into the staging area");
-    assert_eq!((adopted.records(), adopted.bytes()), (written.records(), written.bytes()));
-    assert_eq!(adopted.ranges(16), written.ranges(16));
-    // Merging a range seeks with the rebuilt sparse index.
-    for range in adopted.ranges(16).into_iter().flatten() {
-        assert_eq!(merge_all(&adopted, range), merge_all(&written, range));
-    }
-    // A run cut short is refused, naming its file.
-    let broken = dir.path().join("broken.run");
-    write_run_file(&broken, GameId(1), occurrences.iter().copied()).unwrap();
-    let length = std::fs::metadata(&broken).unwrap().len();
-    std::fs::OpenOptions::new().write(true).open(&broken).unwrap().set_len(length - 3).unwrap();
-    let err = Staging::adopt(&dir.path().join("refused"), &[broken]).err().expect("a truncated run");
-    assert!(err.to_string().contains("run"), "{err}");
-}
-
-#[test]
 fn records_round_trip_and_bad_ones_are_refused() {
     let base = GameId(1000);
     let previous = *key(7).as_bytes();

@@ -11,16 +11,17 @@ use rustc_hash::FxHashMap;
 
 use super::{HashIndex, TierError, key_hash};
 use crate::{
-    codec::{Key, KeyRange, material_range},
+    codec::{KEY_LEN, Key, KeyRange, material_range},
     model::GameId,
     store::{
         Store, StoreError,
         layout::{
             keys::{block_key, hashes_key, marks_key},
-            tier::{encode_block, encode_marks, write_segment_head},
+            tier::{MAX_PLY, encode_block, encode_marks, read_segment_head, write_segment_head},
         },
         options,
     },
+    varint::{get_varint, put_varint},
 };
 
 /// Plies a game's marks hold in the commit's bit table; later plies (rare) are listed apart.
@@ -36,8 +37,12 @@ type Records = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 pub(crate) struct TierWrites {
     /// The commit's first game id (its segment's name).
     segment: GameId,
-    /// [`TABLE_WORDS`] words of bits per new game, from `segment` on.
+    /// [`TABLE_WORDS`] words of bits per new game, from `segment` on; empty when the commit's
+    /// ranges are written apart ([`TierWrites::apart`]).
     table: Vec<AtomicU64>,
+    /// Whether each range lists its own new marks ([`RangeTier`]'s `marks`), for ranges written
+    /// by different processes: a table per range would take its bits for every new game.
+    apart: bool,
     /// New entries past the table's plies.
     late: std::sync::Mutex<Vec<(GameId, u32)>>,
 }
@@ -59,6 +64,8 @@ pub(crate) struct RangeTier {
     open: Option<(KeyRange, Vec<GameId>)>,
     /// Stored entries moved to the full-key family.
     pub promoted: Vec<(GameId, u32)>,
+    /// The range's new entries (game, ply) when it is written apart from the commit's others.
+    marks: Vec<(GameId, u32)>,
 }
 
 impl TierWrites {
@@ -66,26 +73,24 @@ impl TierWrites {
     pub fn new(segment: GameId, end: u64) -> TierWrites {
         let games = end.saturating_sub(segment.0) as usize;
         let words = games * TABLE_WORDS;
-        TierWrites { segment, table: (0..words).map(|_| AtomicU64::new(0)).collect(), late: Default::default() }
+        let table = (0..words).map(|_| AtomicU64::new(0)).collect();
+        TierWrites { segment, table, apart: false, late: Default::default() }
+    }
+
+    /// For the ranges of a commit from `segment` on written apart (by different processes): each
+    /// lists its new marks in its [`RangeTier`], and the commit marks them in its own table as
+    /// it reads the ranges' records ([`RangeTier::read`]).
+    pub fn apart(segment: GameId) -> TierWrites {
+        TierWrites { segment, table: Vec::new(), apart: true, late: Default::default() }
     }
 
     /// Files `key`, first reached by new game `game` at `ply` and by no other game, in the tier.
     pub fn add(&self, range: &mut RangeTier, key: &Key, game: GameId, ply: u32) -> Result<(), TierError> {
-        let index = game.0.checked_sub(self.segment.0).map(|i| i as usize);
-        match index {
-            Some(index) if index * TABLE_WORDS < self.table.len() => {
-                if ply < TABLE_PLIES {
-                    let word = &self.table[index * TABLE_WORDS + (ply / u64::BITS) as usize];
-                    word.fetch_or(1 << (ply % u64::BITS), Ordering::Relaxed);
-                } else {
-                    self.late.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((game, ply));
-                }
-            }
-            _ => {
-                return Err(TierError::Internal(format!(
-                    "staged game {game} of position {key} is not one of the commit's"
-                )));
-            }
+        match self.apart {
+            true => range.marks.push((game, ply)),
+            false => self.mark(game, ply).map_err(|_| {
+                TierError::Internal(format!("staged game {game} of position {key} is not one of the commit's"))
+            })?,
         }
         range.hashes.push(HashIndex::entry(key_hash(key), game)?);
         let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
@@ -100,10 +105,27 @@ impl TierWrites {
         Ok(())
     }
 
+    /// Marks ply `ply` of new game `game` in the table; `Err` for a game not of the commit.
+    fn mark(&self, game: GameId, ply: u32) -> Result<(), ()> {
+        let index = game.0.checked_sub(self.segment.0).and_then(|index| usize::try_from(index).ok()).ok_or(())?;
+        if index >= self.table.len() / TABLE_WORDS || ply >= MAX_PLY {
+            return Err(());
+        }
+        if ply < TABLE_PLIES {
+            let word = &self.table[index * TABLE_WORDS + (ply / u64::BITS) as usize];
+            word.fetch_or(1 << (ply % u64::BITS), Ordering::Relaxed);
+        } else {
+            self.late.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((game, ply));
+        }
+        Ok(())
+    }
+
     /// The marked plies of each new game, ascending by game.
-    fn new_marks(&self) -> Vec<(GameId, Vec<u32>)> {
+    pub(crate) fn new_marks(&self) -> Vec<(GameId, Vec<u32>)> {
         let mut late = std::mem::take(&mut *self.late.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
         late.sort_unstable();
+        // Ranges written apart may name a late ply twice (a damaged record): once is a mark.
+        late.dedup();
         let mut marks = Vec::new();
         for (index, game_words) in self.table.chunks(TABLE_WORDS).enumerate() {
             let game = GameId(self.segment.0 + index as u64);
@@ -126,11 +148,87 @@ impl TierWrites {
     }
 }
 
+/// Appends (game, ply) `entries` as a checked section: by game and ply, each the game's gap from
+/// the one before and the ply, as varints.
+fn write_entries(entries: &[(GameId, u32)], out: &mut Vec<u8>) {
+    let mut sorted = entries.to_vec();
+    sorted.sort_unstable();
+    let mut bytes = Vec::with_capacity(sorted.len() * 3);
+    let mut previous = 0;
+    for (game, ply) in sorted {
+        put_varint(&mut bytes, game.0 - previous);
+        put_varint(&mut bytes, u64::from(ply));
+        previous = game.0;
+    }
+    super::write_section(&bytes, out);
+}
+
+/// Hands `each` the entries of a section [`write_entries`] wrote, from the front of `input`.
+fn read_entries(
+    input: &mut &[u8],
+    mut each: impl FnMut(GameId, u32) -> Result<(), TierError>,
+) -> Result<(), TierError> {
+    let corrupt = || TierError::Corrupt("a range's tier entries do not read".to_owned());
+    let mut section = super::read_section(input)?;
+    let mut previous = 0u64;
+    while !section.is_empty() {
+        let gap = get_varint(&mut section).ok_or_else(corrupt)?;
+        let ply = get_varint(&mut section).and_then(|ply| u32::try_from(ply).ok()).ok_or_else(corrupt)?;
+        previous = previous.checked_add(gap).ok_or_else(corrupt)?;
+        each(GameId(previous), ply)?;
+    }
+    Ok(())
+}
+
 impl RangeTier {
     /// What the commit range from `lower` on (`None`: from the first key) adds, with room for
     /// `entries` new entries.
     pub fn new(lower: Option<Key>, entries: usize) -> RangeTier {
         RangeTier { lower, hashes: Vec::with_capacity(entries), ..RangeTier::default() }
+    }
+
+    /// Appends a finished range's records to `out`, to hand them from the process that wrote
+    /// the range to the one that commits ([`RangeTier::read`] reads them): its first key, its
+    /// hash segment, its blocks, the stored entries it promoted and its new entries.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        debug_assert!(self.hashes.is_empty() && self.open.is_none(), "a range's records written before finish");
+        write_segment_head(self.lower.as_ref(), out);
+        super::write_section(&self.segment, out);
+        put_varint(out, self.blocks.len() as u64);
+        for (block, games) in &self.blocks {
+            out.extend_from_slice(block.as_bytes());
+            super::write_section(games, out);
+        }
+        write_entries(&self.promoted, out);
+        write_entries(&self.marks, out);
+    }
+
+    /// Reads a range's records [`RangeTier::write`] wrote from the front of `input`, its new
+    /// entries marked in `commit`'s table as they are read (never held as a list).
+    pub fn read(input: &mut &[u8], commit: &TierWrites) -> Result<RangeTier, TierError> {
+        let corrupt = |what: &str| TierError::Corrupt(format!("a range's tier records: {what}"));
+        let lower = read_segment_head(input).ok_or_else(|| corrupt("no first key"))?;
+        let segment = super::read_section(input)?.to_vec();
+        let blocks_count = get_varint(input).ok_or_else(|| corrupt("no block count"))?;
+        let mut blocks = Vec::new();
+        for _ in 0..blocks_count {
+            let (block, rest) = input.split_first_chunk::<KEY_LEN>().ok_or_else(|| corrupt("a block cut short"))?;
+            *input = rest;
+            blocks.push((Key::from_bytes(*block), super::read_section(input)?.to_vec()));
+        }
+        let mut promoted = Vec::new();
+        // A promoted entry is a stored game's, before the commit's new ones.
+        read_entries(input, |game, ply| {
+            if game >= commit.segment || ply >= MAX_PLY {
+                return Err(corrupt(&format!("ply {ply} of game {game} promoted, not a stored game's")));
+            }
+            promoted.push((game, ply));
+            Ok(())
+        })?;
+        read_entries(input, |game, ply| {
+            commit.mark(game, ply).map_err(|()| corrupt(&format!("ply {ply} of game {game}, not a new game's")))
+        })?;
+        Ok(RangeTier { lower, segment, blocks, promoted, ..RangeTier::default() })
     }
 
     fn close_block(&mut self) {
@@ -264,5 +362,46 @@ impl Store {
         }
         writer.finish().map_err(|err| self.rocks(err))?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Position;
+
+    fn key(fen: &str) -> Key {
+        Key::encode(&fen.parse::<Position>().expect("a position")).expect("a key")
+    }
+
+    /// A range's records read back as written: its first key, hash segment, blocks and promoted
+    /// entries; its new entries marked in the commit's table; stored games' entries only as
+    /// promoted ones.
+    #[test]
+    fn a_ranges_records_read_back() {
+        let writes = TierWrites::apart(GameId(10));
+        let mut range = RangeTier::new(Some(key("4k3/8/8/8/8/8/8/4K2R w K - 0 1")), 0);
+        for (fen, game, ply) in [
+            ("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 11, 7),
+            ("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 12, 400),
+            ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", 11, 9),
+        ] {
+            writes.add(&mut range, &key(fen), GameId(game), ply).expect("filed");
+        }
+        range.promoted.extend([(GameId(3), 5), (GameId(1), 2)]);
+        range.finish().expect("finished");
+        let mut bytes = Vec::new();
+        range.write(&mut bytes);
+        let commit = TierWrites::new(GameId(10), 13);
+        let read = RangeTier::read(&mut bytes.as_slice(), &commit).expect("read back");
+        assert_eq!(read.lower, range.lower);
+        assert_eq!(read.segment, range.segment);
+        assert!(!read.segment.is_empty());
+        assert_eq!(read.blocks, range.blocks);
+        assert_eq!(read.promoted, [(GameId(1), 2), (GameId(3), 5)]);
+        assert_eq!(commit.new_marks(), [(GameId(11), vec![7, 9]), (GameId(12), vec![400])]);
+        // A commit whose first new game is 3: game 3's entry is no stored game's to promote.
+        let error = RangeTier::read(&mut bytes.as_slice(), &TierWrites::new(GameId(3), 13)).err();
+        assert!(error.is_some_and(|error| error.to_string().contains("ply 5 of game 3 promoted")));
     }
 }
