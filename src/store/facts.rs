@@ -77,9 +77,8 @@ impl GameColumn<FACTS_LEN> {
     /// The facts of games `first..` from their stored bytes ([`layout::encode_facts`], one
     /// record a game, in id order); `None` unless every record is valid.
     pub fn from_packed(first: GameId, bytes: &[u8]) -> Option<FactsTable> {
-        let (records, rest) = bytes.as_chunks::<FACTS_LEN>();
-        let valid = rest.is_empty()
-            && records.iter().enumerate().all(|(at, record)| Facts::valid(GameId(first.0 + at as u64), record));
+        let records = facts_records(bytes)?;
+        let valid = records.iter().enumerate().all(|(at, record)| Facts::valid(GameId(first.0 + at as u64), record));
         valid.then(|| GameColumn { first, packed: records.to_vec() })
     }
 
