@@ -1,7 +1,8 @@
 //! A build spread over machines (`indexer::distributed`), its parts run here in one process in
-//! a shuffled order, gives byte for byte the database a single-machine ingest of the same files
-//! gives (every family's digest), whatever its number of key ranges; and a single-machine
-//! ingest gives the same bytes on every run (its batches are cut by the input alone).
+//! a shuffled order (the batches' games and the key ranges written apart, the last first),
+//! gives byte for byte the database a single-machine ingest of the same files gives (every
+//! family's digest), whatever its number of key ranges; and a single-machine ingest gives the
+//! same bytes on every run (its batches are cut by the input alone).
 
 use std::{
     collections::BTreeMap,
@@ -13,7 +14,7 @@ use tabiya::{
         self,
         distributed::{
             BatchIds, PreparedBatch, ReadCounts, assemble, fingerprint_parts, kept_facts, later_twins,
-            occurrence_parts, read_batches, write_commit_range,
+            occurrence_parts, read_batches, write_batch_games, write_commit_range,
         },
     },
     model::GameId,
@@ -130,9 +131,18 @@ fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> inde
             parts[range].iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect();
         records.push(write_commit_range(&reader, &dir, &parts, (&pivots, range), &facts, GameId(next)).unwrap());
     }
+    // Each batch's games written apart, the last batch first; ingested in input order.
+    let mut games = BTreeMap::new();
+    for (&(file, batch), prepared) in prepared.iter().rev() {
+        let dir = work.join(format!("games-{file}-{batch}"));
+        games.insert(
+            (file, batch),
+            write_batch_games(&reader, &dir, ids[&(file, batch)].clone(), &prepared.games_bytes()).unwrap(),
+        );
+    }
     drop(reader);
-    let games = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.games_bytes()));
-    assemble(&store, files, games, &records, &counts).unwrap()
+    let games: Vec<PathBuf> = games.into_values().collect();
+    assemble(&store, files, &games, &records, &counts).unwrap()
 }
 
 #[test]
@@ -154,8 +164,29 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
         assert_eq!(spread.run.counts.duplicates, single.run.counts.duplicates);
         assert_eq!(spread.totals, single.totals, "ranges written forward: {forward}");
         assert_eq!(db_digest::digests(&db).unwrap(), want, "ranges written forward: {forward}");
+        // The games' files, one a batch when ingested, compacted as a single machine's are.
+        let spread_files = files_by_family(&db);
+        for family in GAMES_FAMILIES {
+            assert_eq!(spread_files.get(family), files_by_family(&dir.path().join("single")).get(family), "{family}");
+        }
+        assert!(spread_files.get("games").is_some_and(|&files| files >= 1), "{spread_files:?}");
     }
     assert_eq!(again.totals, single.totals);
+}
+
+/// The games' families, which a distributed build's tasks write apart.
+const GAMES_FAMILIES: [&str; 9] =
+    ["games", "mainlines", "facts", "headers", "labels", "fingerprints", "players", "names", "twins"];
+
+/// The live SST files of each column family of the database at `db`.
+fn files_by_family(db: &Path) -> BTreeMap<String, usize> {
+    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), db).unwrap();
+    let opened = rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), db, &families, false).unwrap();
+    let mut files = BTreeMap::new();
+    for file in opened.live_files().unwrap() {
+        *files.entry(file.column_family_name).or_default() += 1;
+    }
+    files
 }
 
 /// A file appended by a distributed build to a database holding another (duplicates of its

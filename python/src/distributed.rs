@@ -252,6 +252,27 @@ pub fn write_commit_range(
     })
 }
 
+/// write_batch_games(database, dir, first, dropped, games) -> str: writes one batch's kept
+/// games (prepare_batch's games) under their ids (from `first`, but for the games `dropped`)
+/// into the directory `dir` (the task attempt's own): an SST file of each of the games'
+/// families, and their record. `database` is the database built into (read-only). Returns
+/// the path of the record, for Assembly.add_written.
+#[pyfunction]
+pub fn write_batch_games(
+    py: Python<'_>,
+    database: &Database,
+    dir: PathBuf,
+    first: u64,
+    dropped: Vec<u8>,
+    games: &[u8],
+) -> PyResult<PathBuf> {
+    call(py, || {
+        let ids = batch_ids(first, &dropped)?;
+        let store = database.store()?;
+        Ok(distributed::write_batch_games(&store, &dir, ids, games)?)
+    })
+}
+
 /// next_game_id(db) -> int: the id the next game stored in the database at `db` gets (1 for a
 /// new database).
 #[pyfunction]
@@ -262,8 +283,8 @@ pub fn next_game_id(py: Python<'_>, db: PathBuf) -> PyResult<u64> {
     })
 }
 
-/// Assembly(db, inputs): the last step of a distributed build, in one process: add_batches
-/// with every batch in input order, then finish (or abort). It holds the database open for
+/// Assembly(db, inputs): the last step of a distributed build, in one process: add_written
+/// with every batch's written games in input order, then finish (or abort). It holds the database open for
 /// writing until then.
 #[pyclass(module = "tabiya._native")]
 pub struct Assembly {
@@ -282,16 +303,12 @@ impl Assembly {
         })
     }
 
-    /// Writes batches' kept games (prepare_batch's games), each (first id, dropped, games), in
-    /// input order: their records built on every core, written in order.
-    fn add_batches(&self, py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<()> {
+    /// Ingests batches' games written apart (write_batch_games' records), in input order.
+    fn add_written(&self, py: Python<'_>, records: Vec<PathBuf>) -> PyResult<()> {
         call(py, || {
             let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let (store, state) = state.as_mut().ok_or_else(|| Error::input("the assembly is finished"))?;
-            let ids: Vec<BatchIds> =
-                batches.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
-            let batches = ids.into_iter().zip(&batches).map(|(ids, (_, _, games))| (ids, games.as_slice())).collect();
-            Ok(state.add_batches(store, batches)?)
+            Ok(state.add_written(store, &records)?)
         })
     }
 

@@ -57,6 +57,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::commit_pivots, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::kept_facts, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::write_commit_range, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::write_batch_games, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::fingerprint_parts, module)?)?;

@@ -141,7 +141,7 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         lambda: _native.write_commit_range(db, str(ranges), [(0, b"", b"")], b"", 0, b"", 1),
         lambda: _native.write_commit_range(db, str(ranges), [(1, b"\0\0\0\2\0\0\0\1", b"")], b"", 0, b"", 1),
         lambda: _native.write_commit_range(db, str(ranges), [], b"short", 0, b"", 1),
-        lambda: assembly.add_batches([(1, b"\0", b"")]),
+        lambda: _native.write_batch_games(db, str(ranges), 1, b"\0", b""),
     ]
     for number, call in enumerate(refused):
         with pytest.raises(tabiya.InvalidInput):
@@ -155,8 +155,16 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     with pytest.raises(tabiya.TabiyaError, match="facts do not read"):
         _native.write_commit_range(db, str(ranges), [], b"", 0, b"\xff" * 8, 2)
     with pytest.raises(tabiya.TabiyaError, match="do not read"):
-        assembly.add_batches([(1, b"", b"\xff\xff\xff")])
+        _native.write_batch_games(db, str(ranges), 1, b"", b"\xff\xff\xff")
+    assert not ranges.exists()
     (tmp_path / "not-a-range").write_bytes(b"\x01\x02")
     with pytest.raises(tabiya.TabiyaError, match="not a range's record"):
         assembly.finish([str(tmp_path / "not-a-range")], {})
+    # Games that could not be added: the assembly cannot commit.
+    assembly = _native.Assembly(str(tmp_path / "db"), [])
+    (tmp_path / "not-games").write_bytes(b"\x01\x02")
+    with pytest.raises(tabiya.TabiyaError, match="not a record of a batch's games"):
+        assembly.add_written([str(tmp_path / "not-games")])
+    with pytest.raises(tabiya.TabiyaError, match="cannot commit"):
+        assembly.finish([], {})
     db.close()

@@ -2,11 +2,11 @@
 //! step together with the commit record (the totals).
 //!
 //! Why this is exactly-once: games, facts, fingerprints and players entries are written (and
-//! flushed) before the commit, under ids at or above the committed `next_game_id`, where readers
-//! do not look. The ingestion of the commit's files is one MANIFEST record: either every position and
-//! the new totals are in, or none. A writer starting after a kill removes the games above the
-//! committed id ([`Store::discard_uncommitted`]), so their fingerprints do not make the re-run
-//! skip them.
+//! flushed), or ingested from files written apart (`apart.rs`), before the commit, under ids
+//! at or above the committed `next_game_id`, where readers do not look. The ingestion of the
+//! commit's files is one MANIFEST record: either every position and the new totals are in, or
+//! none. A writer starting after a kill removes the games above the committed id
+//! ([`Store::discard_uncommitted`]), so their fingerprints do not make the re-run skip them.
 
 use std::{
     path::{Path, PathBuf},
@@ -18,6 +18,7 @@ use rocksdb::{Options, SstFileWriter};
 
 use super::{
     FactsTable, PositionCounts, Staging, Store, StoreError, Totals,
+    apart::{put_file_name, read_file_name},
     layout::{StoredValue, encode_new, encode_record, keys::COMMIT_KEY, tier::MAX_PLY},
     options,
     tier::{RangeTier, TierIndex, TierWrites},
@@ -196,7 +197,7 @@ impl Store {
         };
         // The commit record sorts before every position: its own file, first.
         let record = dir.join("commit.sst");
-        let options = options::positions_sst(&self.cache);
+        let options = options::family_sst(options::POSITIONS, &self.cache);
         let mut writer = self.sst_writer(&options, &record)?;
         writer.put(COMMIT_KEY, encode_record(totals)).map_err(|err| self.rocks(err))?;
         writer.finish().map_err(|err| self.rocks(err))?;
@@ -233,7 +234,7 @@ impl Store {
         let new_facts = &base.new_facts;
         let stored = base.stored.as_ref().map(|(facts, index)| (&**facts, &**index));
         let fresh = stored.is_none();
-        let options = options::positions_sst(&self.cache);
+        let options = options::family_sst(options::POSITIONS, &self.cache);
         let mut merged = staging.merged(range).map_err(|err| self.staging_error(err))?;
         let mut cursor = stored.map(|_| StoredCursor::new(self, range));
         let mut files = Vec::new();
@@ -396,12 +397,7 @@ impl RangeWritten {
         put_varint(&mut bytes, self.counts.single_game);
         put_varint(&mut bytes, self.files.len() as u64);
         for file in &self.files {
-            let name = file.file_name().and_then(|name| name.to_str()).ok_or_else(|| StoreError::Invariant {
-                path: file.clone(),
-                what: "an SST file of a range without a name".to_owned(),
-            })?;
-            put_varint(&mut bytes, name.len() as u64);
-            bytes.extend_from_slice(name.as_bytes());
+            put_file_name(&mut bytes, file)?;
         }
         self.tier.write(&mut bytes);
         Ok(bytes)
@@ -433,14 +429,7 @@ impl RangeWritten {
         }
         let mut files = Vec::new();
         for _ in 0..names {
-            let length = usize::try_from(get_varint(input).ok_or_else(short)?).map_err(|_| short())?;
-            let (name, rest) = input.split_at_checked(length).ok_or_else(short)?;
-            *input = rest;
-            // A name is a file's, never a path that leaves `dir`.
-            let name = std::str::from_utf8(name).ok().filter(|name| {
-                !name.is_empty() && !name.contains('/') && !name.contains('\\') && *name != "." && *name != ".."
-            });
-            files.push(dir.join(name.ok_or_else(|| "an SST file's name that is not a plain name".to_owned())?));
+            files.push(read_file_name(input, dir)?);
         }
         let tier = RangeTier::read(input, commit).map_err(|err| err.to_string())?;
         if !input.is_empty() {

@@ -17,12 +17,14 @@
 //! | `meta` | the format version, the ingest runs ([`RunRecord`]) |
 //!
 //! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory), write
-//! games through a [`Batch`] ([`writer`]) and commit positions with their totals through
+//! games through a [`Batch`] ([`writer`]; or ingest them from files another process wrote,
+//! `apart.rs`) and commit positions with their totals through
 //! [`Staging`] and [`Store::commit_positions`] (`commit.rs`); readers open it with
 //! [`Store::open_read_only`], which sees the data flushed when it opened, or
 //! [`Store::open_secondary`], which follows a writer, and read it through [`reader`] and
 //! [`scan`]. Every RocksDB option is in `options.rs`; every stored byte in [`layout`].
 
+mod apart;
 mod checkpoint;
 mod commit;
 mod error;
@@ -37,6 +39,8 @@ pub mod tier;
 mod verify;
 pub mod writer;
 
+pub use apart::FamilyFile;
+pub(crate) use apart::{put_file_name, put_text, read_file_name, read_text};
 pub use commit::{CommitBase, RangeWritten, commit_pivots};
 pub use error::StoreError;
 pub use facts::{FactsTable, GameColumn, HeadersTable, facts_records, pack_facts};

@@ -6,8 +6,8 @@
 //! them (docs/FORMAT.md, "Exactly once").
 
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, IngestExternalFileOptions, Options,
-    ReadOptions, WriteOptions,
+    BlockBasedOptions, BottommostLevelCompaction, Cache, ColumnFamilyDescriptor, CompactOptions, DBCompressionType,
+    IngestExternalFileOptions, Options, ReadOptions, WriteOptions,
 };
 
 pub const POSITIONS: &str = "positions";
@@ -25,6 +25,11 @@ pub const LABELS: &str = "labels";
 /// Every column family, in the order the database lists them.
 pub const COLUMN_FAMILIES: [&str; 12] =
     [POSITIONS, GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
+
+/// The families holding games, which a distributed build's tasks write apart
+/// (`apart.rs`): all but the positions (committed), the openings and the runs. The games'
+/// own first: they are ingested in this order.
+pub const GAMES_FAMILIES: [&str; 9] = [GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -61,17 +66,25 @@ fn table(cache: &Cache, block_size: usize, bloom_bits: Option<f64>) -> BlockBase
     table
 }
 
-/// Options of the SST files an ingest commit writes for the positions family: the family's own,
-/// Bloom filters included (lookups of single-game positions miss the full-key positions, and
-/// so do most keys a later commit stages: the filters answer them).
-pub fn positions_sst(cache: &Cache) -> Options {
-    cf_options(POSITIONS, cache)
+/// Options of an SST file a writer ingests (a commit's positions, with their Bloom filters:
+/// lookups of single-game positions miss the full-key positions, and so do most keys a later
+/// commit stages; or one of the games' families written apart): the family's own.
+pub fn family_sst(family: &str, cache: &Cache) -> Options {
+    cf_options(family, cache)
+}
+
+/// The compaction of games ingested from files written apart (`apart.rs`): their files sit
+/// in the last level, where a plain compaction leaves them as they are; rewritten once.
+pub fn compact_apart() -> CompactOptions {
+    let mut options = CompactOptions::default();
+    options.set_bottommost_level_compaction(BottommostLevelCompaction::ForceOptimized);
+    options
 }
 
 /// Options of a commit's SST file of tier hash segments: uncompressed, as hashes are random
 /// bits that compression only spends time on.
 pub fn tier_hashes_sst(cache: &Cache) -> Options {
-    let mut options = positions_sst(cache);
+    let mut options = family_sst(POSITIONS, cache);
     options.set_compression_type(DBCompressionType::None);
     options.set_bottommost_compression_type(DBCompressionType::None);
     options

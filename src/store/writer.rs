@@ -1,5 +1,6 @@
 //! Writing the database, but for positions: a [`Batch`] gathers games, facts, fingerprints,
-//! players entries, totals and run records over every family and applies them atomically.
+//! players entries, totals and run records over every family and applies them atomically (or,
+//! gathered apart, writes the games' as SST files for a writer to ingest: `apart.rs`).
 //! Positions go through the staging area and [`Store::commit_positions`] instead. Also the
 //! opening table's replacement, flushes and compactions, and the removal of what a killed
 //! ingest wrote without committing it.
@@ -20,17 +21,39 @@ use crate::{
     model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, LabelKind, Tags},
 };
 
-/// Writes gathered for one atomic commit.
+/// Writes gathered for one atomic commit, or apart from the database: into SST files another
+/// process ingests ([`Store::batch_apart`]).
 pub struct Batch<'a> {
-    store: &'a Store,
-    batch: WriteBatch,
+    pub(super) store: &'a Store,
+    pub(super) writes: Writes,
 }
 
+/// Where a [`Batch`]'s writes go.
+pub(super) enum Writes {
+    /// The database, in one atomic write.
+    Database(WriteBatch),
+    /// Entries per family, in the order written.
+    Apart(std::collections::BTreeMap<&'static str, Vec<Entry>>),
+}
+
+/// A key and its value.
+pub(super) type Entry = (Vec<u8>, Vec<u8>);
+
 impl Batch<'_> {
+    /// One write into `family`.
+    fn put(&mut self, family: &'static str, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        match &mut self.writes {
+            Writes::Database(batch) => batch.put_cf(self.store.cf(family), key, value),
+            Writes::Apart(families) => {
+                families.entry(family).or_default().push((key.as_ref().to_vec(), value.as_ref().to_vec()))
+            }
+        }
+    }
+
     /// Stores a game's record under its id: its tags and result, and apart, its mainline.
     pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
-        self.batch.put_cf(self.store.cf(options::GAMES), id.to_bytes(), encode_game_head(record));
-        self.batch.put_cf(self.store.cf(options::MAINLINES), id.to_bytes(), encode_record(record.line()));
+        self.put(options::GAMES, id.to_bytes(), encode_game_head(record));
+        self.put(options::MAINLINES, id.to_bytes(), encode_record(record.line()));
     }
 
     /// Stores the facts of games of consecutive ids (one value under the first id), which
@@ -43,7 +66,7 @@ impl Batch<'_> {
             return Err(StoreError::Invariant { path: self.store.path.clone(), what });
         }
         let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
-        self.batch.put_cf(self.store.cf(options::FACTS), first.to_bytes(), bytes);
+        self.put(options::FACTS, first.to_bytes(), bytes);
         Ok(())
     }
 
@@ -61,11 +84,11 @@ impl Batch<'_> {
         if bytes.is_empty() {
             return;
         }
-        self.batch.put_cf(self.store.cf(options::HEADERS), first.to_bytes(), bytes);
+        self.put(options::HEADERS, first.to_bytes(), bytes);
         let mut labels: Vec<Vec<u8>> = labels.into_iter().collect();
         labels.sort_unstable();
         for key in labels {
-            self.batch.put_cf(self.store.cf(options::LABELS), key, []);
+            self.put(options::LABELS, key, []);
         }
     }
 
@@ -83,13 +106,13 @@ impl Batch<'_> {
         }
         keys.sort_unstable();
         for key in keys {
-            self.batch.put_cf(self.store.cf(options::PLAYERS), key, []);
+            self.put(options::PLAYERS, key, []);
         }
         let mut tokens: Vec<Vec<u8>> = names.into_iter().flat_map(name_keys).collect();
         tokens.sort_unstable();
         tokens.dedup();
         for key in tokens {
-            self.batch.put_cf(self.store.cf(options::NAMES), key, []);
+            self.put(options::NAMES, key, []);
         }
     }
 
@@ -99,7 +122,7 @@ impl Batch<'_> {
         let mut keys: Vec<[u8; 12]> = games.into_iter().map(|(twin, id)| twin_key(twin, id)).collect();
         keys.sort_unstable();
         for key in keys {
-            self.batch.put_cf(self.store.cf(options::TWINS), key, []);
+            self.put(options::TWINS, key, []);
         }
     }
 
@@ -109,31 +132,37 @@ impl Batch<'_> {
         let mut entries: Vec<_> = games.into_iter().collect();
         entries.sort_unstable_by_key(|(fingerprint, _)| fingerprint.0);
         for (fingerprint, id) in entries {
-            self.batch.put_cf(self.store.cf(options::FINGERPRINTS), fingerprint.0, id.to_bytes());
+            self.put(options::FINGERPRINTS, fingerprint.0, id.to_bytes());
         }
     }
 
     /// Replaces the database totals (the commit record: only for totals whose games and
     /// positions are committed already, such as the distinct-position counts).
     pub fn put_totals(&mut self, totals: &Totals) {
-        self.batch.put_cf(self.store.cf(options::POSITIONS), COMMIT_KEY, encode_record(totals));
+        self.put(options::POSITIONS, COMMIT_KEY, encode_record(totals));
     }
 
     /// Records an ingest run (replacing its earlier record).
     pub fn put_run(&mut self, run: &RunRecord) {
-        self.batch.put_cf(self.store.cf(options::META), run.key(), encode_record(run));
+        self.put(options::META, run.key(), encode_record(run));
     }
 
-    /// Applies every write of the batch, or none.
+    /// Applies every write of the batch, or none; refused for a batch gathered apart.
     pub fn commit(self) -> Result<(), StoreError> {
-        self.store.write(self.batch)
+        match self.writes {
+            Writes::Database(batch) => self.store.write(batch),
+            Writes::Apart(_) => Err(StoreError::Invariant {
+                path: self.store.path.clone(),
+                what: "a batch gathered apart committed to the database".to_owned(),
+            }),
+        }
     }
 }
 
 impl Store {
     /// Starts a batch of writes, applied atomically by [`Batch::commit`].
     pub fn batch(&self) -> Batch<'_> {
-        Batch { store: self, batch: WriteBatch::default() }
+        Batch { store: self, writes: Writes::Database(WriteBatch::default()) }
     }
 
     fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
@@ -173,9 +202,10 @@ impl Store {
         }
     }
 
-    /// Removes what a killed ingest wrote before its commit: games at or above the committed
-    /// `next_game_id`, their mainlines, facts, header facts, players entries and fingerprints. Returns how
-    /// many games it removed.
+    /// Removes what a killed or failed run wrote (or ingested) before its commit: games at or
+    /// above the committed `next_game_id`, their mainlines, facts, header facts, players and
+    /// twins entries and fingerprints (only when some such game is found: the games' family is
+    /// written or ingested first). Returns how many games it removed.
     pub fn discard_uncommitted(&self) -> Result<u64, StoreError> {
         let first = GameId(self.committed.load(std::sync::atomic::Ordering::Acquire).max(1));
         let games = self.cf(options::GAMES);

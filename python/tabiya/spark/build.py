@@ -14,8 +14,11 @@
    the single-game tier's records, summed with the positions the database stores already,
    under a directory of its own attempt, which the driver takes only from the attempt Spark
    reports successful;
-5. **assemble**: the driver writes the games, gathers the ranges' tier marks and ingests every
-   range's files with the new totals in one atomic step.
+5. **games**: a task a few batches writes each batch's game records (tags, mainlines, facts,
+   header facts, event and site texts, fingerprints, players, their names' words, twins) as
+   SST files of their families, under a directory of its own attempt;
+6. **assemble**: the driver ingests the games' files in input order, gathers the ranges' tier
+   marks and ingests every range's files with the new totals in one atomic step.
 
 The build is one commit: up to the size of one ``tabiya ingest`` commit (about 1 GiB of staged
 positions, a million games or so) the database is byte for byte the one ``tabiya ingest``
@@ -62,11 +65,13 @@ def build(
     db = os.path.abspath(os.fspath(db))
     work = os.path.abspath(work or db + ".spark-work")
     runs_dir = os.path.join(work, "runs")
-    os.makedirs(runs_dir, exist_ok=True)
     existing = db if os.path.exists(db) else None
     # The writer first: it removes the games an interrupted run wrote without committing them
-    # (else their fingerprints would make this run skip them), and holds the database.
+    # (else their fingerprints would make this run skip them), and holds the database; then
+    # what the tasks of an interrupted run left goes too.
     assembly = _native.Assembly(db, files)
+    shutil.rmtree(runs_dir, ignore_errors=True)
+    os.makedirs(runs_dir)
     partitions = partitions or 4 * sc.defaultParallelism
     stages = {}
     clock = time.perf_counter()
@@ -152,10 +157,14 @@ def build(
         records = [by_range[number] for number in sorted(by_range)]
         lap("ranges")
 
-        # 5. The games, in input order, then the commit.
-        games = parsed.filter(lambda item: "games" in item[1]).map(lambda item: (item[0], item[1]["games"])).collect()
-        assembly.add_batches([(*ids[batch], batch_games) for batch, batch_games in sorted(games)])
-        del games
+        # 5. Each batch's games written by a task, as SST files of the games' families.
+        games = parsed.mapPartitions(lambda items: _write_games(items, ids_value, db, runs_dir)).collect()
+        lap("games")
+
+        # 6. The games ingested in input order, then the commit.
+        if len({batch for batch, _ in games}) != len(games):
+            raise RuntimeError("a batch's games reported twice")
+        assembly.add_written([record for _, record in sorted(games)])
         summary = assembly.finish(records, counts)
         lap("assemble")
     except BaseException as err:
@@ -166,7 +175,12 @@ def build(
             parsed.unpersist()
         for value in broadcasts:
             value.unpersist()
-    shutil.rmtree(work, ignore_errors=True)
+        # What the tasks wrote (the games' and ranges' files) is ingested or of no use.
+        shutil.rmtree(runs_dir, ignore_errors=True)
+        try:
+            os.rmdir(work)
+        except OSError:
+            pass
     summary["rejected"] = [
         {"file": file, "game": game, "line": line, "reason": reason, "detail": detail}
         for file, game, line, reason, detail in rejected
@@ -226,12 +240,37 @@ def _occurrence_parts(item, pivots_value):
     return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], pivots_value.value)]
 
 
+def _attempt() -> str:
+    """This task attempt's name, for a directory of its own."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return f"stage{context.stageId()}-task{context.taskAttemptId()}" if context else f"pid{os.getpid()}"
+
+
+def _write_games(items: Iterable, ids_value, db: str, runs_dir: str):
+    """Writes each batch's games into a directory of this task attempt's own, from the
+    database opened read-only for this task alone (as ``_write_range``)."""
+    ids = ids_value.value
+    handle = None
+    try:
+        for batch, prepared in items:
+            if "games" not in prepared or batch not in ids:
+                continue
+            if handle is None:
+                handle = _native.Database(db)
+            first, dropped = ids[batch]
+            directory = os.path.join(runs_dir, f"games-{batch[0]:05d}-{batch[1]:07d}.{_attempt()}")
+            yield batch, os.fspath(_native.write_batch_games(handle, directory, first, dropped, prepared["games"]))
+    finally:
+        if handle is not None:
+            handle.close()
+
+
 def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
     """Writes key range ``number`` of the commit into a directory of this task attempt's own,
     from the database opened read-only for this task alone (a handle kept would hold the files
     the build's commit and compaction replace)."""
-    from pyspark import TaskContext
-
     ids = ids_value.value
     batches = []
     for _, (batch, part) in parts:
@@ -239,9 +278,7 @@ def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_va
         batches.append((first, dropped, part))
     if not batches:
         return
-    context = TaskContext.get()
-    attempt = f"stage{context.stageId()}-task{context.taskAttemptId()}" if context else f"pid{os.getpid()}"
-    directory = os.path.join(runs_dir, f"range-{number:05d}.{attempt}")
+    directory = os.path.join(runs_dir, f"range-{number:05d}.{_attempt()}")
     facts, end = facts_value.value
     handle = _native.Database(db)
     try:

@@ -285,7 +285,7 @@ impl Store {
                 blocks.push((block_key(&block, writes.segment, index), Some(games)));
             }
         }
-        let compressed = options::positions_sst(&self.cache);
+        let compressed = options::family_sst(options::POSITIONS, &self.cache);
         let raw = options::tier_hashes_sst(&self.cache);
         let write = |name: &str, records: Records, options: &rocksdb::Options| {
             let path = dir.join(name);

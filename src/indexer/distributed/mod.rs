@@ -17,30 +17,35 @@
 //!    and each range writes what that commit writes of it: its positions' SST files and its
 //!    single-game tier records, summed with the database's stored positions; the new games'
 //!    facts ([`kept_facts`]) go to every range.
-//! 5. **Assemble** ([`assemble`]): one process writes the games, gathers the ranges' tier
-//!    marks, and ingests every range's files with the new totals in one atomic step.
+//! 5. **Games** ([`write_batch_games`]): each batch's game records written as SST files of the
+//!    games' families (on any machine, once the batch has its ids).
+//! 6. **Assemble** ([`Assembly`], [`assemble`]): one process ingests the games' files in
+//!    input order, gathers the ranges' tier marks, and ingests every range's files with the
+//!    new totals in one atomic step.
+
+mod games;
 
 use std::{
     io,
     path::{Path, PathBuf},
-    time::Instant,
 };
 
 use bincode::{Decode, Encode};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
+pub use games::{Assembly, assemble, write_batch_games};
+
 use super::{
-    BATCH_GAMES, FileChunk, IngestError, Prepared, PreparedGame, SortedOccurrences, Summary, batch::mainline_order,
-    fail_run, finish_run, prepare, read_chunks, record_commit, start_run,
+    BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, prepare, read_chunks,
 };
 use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
-    model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, GameResult, Mainline, Tags, twins::TwinKey},
+    model::{Fingerprint, GameId, GameResult, Mainline, Tags},
     store::{
-        Batch, FactsTable, Occurrence, RunRecord, Staging, Store, StoreError, Totals, decode_run_records,
-        encode_run_records, facts_records, pack_facts, ranges_between,
+        FactsTable, Occurrence, Staging, Store, StoreError, decode_run_records, encode_run_records, facts_records,
+        pack_facts, ranges_between,
     },
     varint::{get_varint, put_varint},
 };
@@ -154,7 +159,7 @@ impl PreparedBatch {
         pack_facts(self.games.iter().map(|game| &game.facts))
     }
 
-    /// The kept games as [`assemble`] writes them.
+    /// The kept games as [`write_batch_games`] writes them.
     pub fn games_bytes(&self) -> Vec<u8> {
         let mut positions = vec![0u64; self.games.len()];
         let mut previous = None;
@@ -385,178 +390,4 @@ pub struct ReadCounts {
     pub skipped: Vec<(String, u64)>,
     /// Inputs that could not be read to their end.
     pub read_errors: u64,
-}
-
-/// The last step of a distributed build, in one process ([`Assembly::begin`],
-/// [`Assembly::add_batches`] with every batch in input order, [`Assembly::finish`], or
-/// [`Assembly::abort`] when the build fails): the games are written as batches, then the
-/// written ranges are committed with the new totals in one atomic step and the run recorded.
-pub struct Assembly {
-    run: RunRecord,
-    totals: Totals,
-    started: Instant,
-}
-
-impl Assembly {
-    /// Starts a build of `inputs` into `store` (recording the run, as an ingest does).
-    pub fn begin(store: &Store, inputs: &[PathBuf]) -> Result<Assembly, StoreError> {
-        let started = Instant::now();
-        let run = start_run(store, inputs)?;
-        Ok(Assembly { run, totals: store.totals()?, started })
-    }
-
-    /// Writes batches' kept games ([`PreparedBatch::games_bytes`], in input order) under their
-    /// ids, the first batch's first id following the database's games: their records are built
-    /// on every core, then written in order.
-    pub fn add_batches(&mut self, store: &Store, batches: Vec<(BatchIds, &[u8])>) -> Result<(), StoreError> {
-        // A few batches a core at a time: their write batches wait in memory until written.
-        let window = 2 * rayon::current_num_threads();
-        let mut batches = batches.into_iter().peekable();
-        while batches.peek().is_some() {
-            let window: Vec<(BatchIds, &[u8])> = batches.by_ref().take(window).collect();
-            let built: Vec<Result<BatchWrites, StoreError>> =
-                window.into_par_iter().map(|(ids, bytes)| BatchWrites::build(store, ids, bytes)).collect();
-            self.write_batches(store, built)?;
-        }
-        Ok(())
-    }
-
-    /// Writes built batches in order, each following the games written before.
-    fn write_batches(&mut self, store: &Store, built: Vec<Result<BatchWrites, StoreError>>) -> Result<(), StoreError> {
-        for writes in built {
-            let writes = writes?;
-            let next = GameId(self.totals.next_game_id.max(1));
-            if writes.first.is_some_and(|first| first != next) {
-                let what = format!("a batch's games start at id {} where {next} is next", writes.ids.first);
-                return Err(StoreError::Invariant { path: store.path().to_owned(), what });
-            }
-            let (totals, counts) = (&mut self.totals, &mut self.run.counts);
-            if let Some(last) = writes.last {
-                totals.next_game_id = last.0 + 1;
-            }
-            totals.games += writes.games;
-            totals.plies += writes.plies;
-            totals.position_occurrences += writes.positions;
-            counts.indexed += writes.games;
-            counts.positions_written += writes.positions;
-            writes.batch.commit()?;
-        }
-        Ok(())
-    }
-
-    /// Commits the ranges written apart (`records`, [`write_commit_range`]'s files: one a range
-    /// holding some position) with the new totals, then records the run with `counts`. A
-    /// commit that fails records the run as failed, as a failed ingest does.
-    pub fn finish(mut self, store: &Store, records: &[PathBuf], counts: &ReadCounts) -> Result<Summary, IngestError> {
-        let mut skipped = counts.skipped.clone();
-        skipped.sort();
-        self.run.counts.games_read = counts.games_read;
-        self.run.counts.duplicates = counts.duplicates;
-        self.run.counts.skipped = skipped;
-        let mut staging = None;
-        if let Err(err) = self.commit(store, records, &mut staging) {
-            fail_run(store, staging, &mut self.run, &err);
-            return Err(err.into());
-        }
-        let Assembly { mut run, mut totals, started } = self;
-        finish_run(store, &mut totals, &mut run)?;
-        Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
-    }
-
-    /// Commits the written ranges, the tier's files written into `staging` (kept there for
-    /// a failed run's cleanup).
-    fn commit(&mut self, store: &Store, records: &[PathBuf], staging: &mut Option<Staging>) -> Result<(), StoreError> {
-        // No range holds a position when no game is new (as an ingest that staged nothing).
-        if records.is_empty() {
-            if self.totals.next_game_id != store.totals()?.next_game_id {
-                let what = "new games, but no written range holds their positions".to_owned();
-                return Err(StoreError::Invariant { path: store.path().to_owned(), what });
-            }
-            return Ok(());
-        }
-        let dir = staging.insert(Staging::create(store.path())?).dir().to_owned();
-        let clock = Instant::now();
-        store.commit_written(records, &mut self.totals, &dir)?;
-        record_commit(store, &self.totals, &self.run, clock)?;
-        // Committed: what is left of the staging area goes, or the next writer removes it.
-        let _ = staging.take().map(Staging::remove);
-        Ok(())
-    }
-
-    /// Ends a build that failed (`why`) before [`Assembly::finish`]: removes the games it wrote
-    /// and records the run as failed, as a failed ingest does.
-    pub fn abort(mut self, store: &Store, why: &str) {
-        fail_run(store, None, &mut self.run, &why);
-    }
-}
-
-/// One batch's games as the database's records, built apart from the others
-/// ([`Assembly::add_batches`]).
-struct BatchWrites<'a> {
-    ids: BatchIds,
-    /// The ids of its first and last kept games.
-    first: Option<GameId>,
-    last: Option<GameId>,
-    games: u64,
-    plies: u64,
-    positions: u64,
-    batch: Batch<'a>,
-}
-
-impl<'a> BatchWrites<'a> {
-    fn build(store: &'a Store, ids: BatchIds, bytes: &[u8]) -> Result<BatchWrites<'a>, StoreError> {
-        let invariant = |what: String| StoreError::Invariant { path: store.path().to_owned(), what };
-        let (entries, read): (Vec<GameEntry>, usize) =
-            bincode::decode_from_slice(bytes, bincode::config::standard())
-                .map_err(|err| invariant(format!("the games of a batch do not read: {err}")))?;
-        if read != bytes.len() {
-            return Err(invariant("the games of a batch have bytes left over".to_owned()));
-        }
-        let mut writes =
-            BatchWrites { ids, first: None, last: None, games: 0, plies: 0, positions: 0, batch: store.batch() };
-        let batch = &mut writes.batch;
-        let mut facts = Vec::new();
-        let mut fingerprints = Vec::new();
-        let mut players = Vec::new();
-        let mut twins = Vec::new();
-        let mut headers = Vec::new();
-        for (number, entry) in entries.into_iter().enumerate() {
-            let Some(id) = writes.ids.id(number as u32) else { continue };
-            let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
-            writes.first.get_or_insert(id);
-            writes.last = Some(id);
-            writes.games += 1;
-            writes.plies += record.plies() as u64;
-            writes.positions += entry.positions;
-            batch.put_game(id, &record);
-            facts.push(GameFacts::of(id, record.result, &record.tags));
-            headers.push((GameHeaders::of(&record.tags, record.plies()), record.tags.clone()));
-            fingerprints.push((Fingerprint(entry.fingerprint), id));
-            twins.push((TwinKey::of(&record), id));
-            players.push((id, record.tags.white, record.tags.black));
-        }
-        batch.put_fingerprints(fingerprints);
-        batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
-        batch.put_twins(twins);
-        batch.put_facts_run(&facts)?;
-        if let Some(first) = writes.first {
-            batch.put_headers_run(first, headers.iter().map(|(h, tags)| (*h, tags)));
-        }
-        Ok(writes)
-    }
-}
-
-/// A whole assembly in one call (see [`Assembly`]): `batches` in input order, `records` the
-/// written ranges'.
-pub fn assemble(
-    store: &Store,
-    inputs: &[PathBuf],
-    batches: impl IntoIterator<Item = (BatchIds, Vec<u8>)>,
-    records: &[PathBuf],
-    counts: &ReadCounts,
-) -> Result<Summary, IngestError> {
-    let mut assembly = Assembly::begin(store, inputs)?;
-    let batches: Vec<(BatchIds, Vec<u8>)> = batches.into_iter().collect();
-    assembly.add_batches(store, batches.iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect())?;
-    assembly.finish(store, records, counts)
 }
