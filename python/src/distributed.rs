@@ -200,6 +200,11 @@ fn batch_ids(first: u64, dropped: &[u8]) -> Result<BatchIds, Error> {
     Ok(BatchIds { first: GameId(first), dropped })
 }
 
+/// Batches' bytes from Python, each (first id, dropped, bytes), with their ids ([`batch_ids`]).
+fn with_ids(batches: &[(u64, Vec<u8>, Vec<u8>)]) -> Result<Vec<(BatchIds, &[u8])>, Error> {
+    batches.iter().map(|(first, dropped, bytes)| Ok((batch_ids(*first, dropped)?, bytes.as_slice()))).collect()
+}
+
 /// commit_pivots(sample) -> bytes: the pivots (21-byte keys, ascending) of the key ranges a
 /// single-machine commit of the build's positions cuts, from the batches' candidate bounds
 /// (prepare_batch's bounds, concatenated): range i holds the keys from pivot i - 1 up to pivot i.
@@ -215,10 +220,9 @@ pub fn commit_pivots(py: Python<'_>, sample: &[u8]) -> PyResult<Py<PyBytes>> {
 #[pyfunction]
 pub fn kept_facts(py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyResult<Py<PyBytes>> {
     let facts = call(py, || {
-        let ids: Vec<BatchIds> =
-            batches.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
-        let batches = ids.iter().zip(&batches).map(|(ids, (_, _, facts))| (ids, facts.as_slice()));
-        distributed::kept_facts(batches).ok_or_else(|| Error::input("not a batch's facts (prepare_batch)"))
+        let batches = with_ids(&batches)?;
+        distributed::kept_facts(batches.iter().map(|(ids, facts)| (ids, *facts)))
+            .ok_or_else(|| Error::input("not a batch's facts (prepare_batch)"))
     })?;
     Ok(PyBytes::new(py, &facts).unbind())
 }
@@ -243,10 +247,7 @@ pub fn write_commit_range(
 ) -> PyResult<PathBuf> {
     let pivots = keys(pivots).map_err(|err| err.into_py_err(py))?;
     call(py, || {
-        let ids: Vec<BatchIds> =
-            parts.iter().map(|(first, dropped, _)| batch_ids(*first, dropped)).collect::<Result<_, _>>()?;
-        let parts: Vec<(BatchIds, &[u8])> =
-            ids.into_iter().zip(&parts).map(|(ids, (_, _, bytes))| (ids, &bytes[..])).collect();
+        let parts = with_ids(&parts)?;
         let store = database.store()?;
         Ok(distributed::write_commit_range(&store, &dir, &parts, (&pivots, index), facts, GameId(end))?)
     })

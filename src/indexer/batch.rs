@@ -8,7 +8,7 @@ use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
     model::{
-        GameHeaders, GameId, GameRecord,
+        GameId, GameRecord,
         twins::{TwinKey, same_players, twin_relation},
     },
     store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
@@ -78,25 +78,13 @@ impl PendingBatch {
             totals.games += 1;
             totals.plies += game.record.plies() as u64;
             run.counts.indexed += 1;
-            batch.put_game(id, &game.record);
             game.facts.id = id;
             accepted.push(game);
         }
-        batch.put_fingerprints(accepted.iter().map(|game| (game.fingerprint, game.facts.id)));
-        batch.put_players(
-            accepted.iter().map(|game| (game.facts.id, &*game.record.tags.white, &*game.record.tags.black)),
-        );
-        batch.put_twins(accepted.iter().map(|game| (TwinKey::of(&game.record), game.facts.id)));
         // The accepted games' ids are consecutive: their facts are one run, which the commit
         // reads to build the games' positions.
-        let facts: Vec<_> = accepted.iter().map(|game| game.facts).collect();
-        batch.put_facts_run(&facts)?;
-        if let Some(first) = accepted.first() {
-            let headers = accepted
-                .iter()
-                .map(|game| (GameHeaders::of(&game.record.tags, game.record.plies()), &game.record.tags));
-            batch.put_headers_run(first.facts.id, headers);
-        }
+        let written: Vec<_> = accepted.iter().map(|game| (game.fingerprint, game.facts, &game.record)).collect();
+        batch.put_games(&written)?;
         batch.commit()?;
         if accepted.is_empty() {
             return Ok(());

@@ -62,10 +62,10 @@ impl Store {
                 files.iter().filter(|file| file.family == family).map(|file| file.path.as_path()).collect();
             let Some(one) = paths.first() else { continue };
             let what = format!("{} files of the family {family} (the first {})", paths.len(), one.display());
-            self.db
-                .ingest_external_file_cf_opts(self.cf(family), &options::ingest_options(), paths)
-                .map_err(|err| StoreError::Invariant { path: self.path.clone(), what: format!("{what}: {err}") })?;
             let cf = self.cf(family);
+            self.db
+                .ingest_external_file_cf_opts(cf, &options::ingest_options(), paths)
+                .map_err(|err| StoreError::Invariant { path: self.path.clone(), what: format!("{what}: {err}") })?;
             match ID_KEYED.contains(&family) {
                 // The new ids sort after every stored one: only the new files are rewritten.
                 true => {

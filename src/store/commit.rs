@@ -86,13 +86,21 @@ impl Store {
     }
 
     /// What every range of a commit of the games up to `end` (exclusive) reads: the new games'
-    /// facts (`new_facts`, else read from the facts family, where the batches wrote them), and
-    /// for a later commit the stored games' facts and the tier's hash segments.
-    pub fn commit_base(&self, end: GameId, new_facts: Option<FactsTable>) -> Result<CommitBase, StoreError> {
+    /// facts (`new_facts`, packed as [`pack_facts`](super::pack_facts) packs them, else read
+    /// from the facts family, where the batches wrote them), and for a later commit the stored
+    /// games' facts and the tier's hash segments.
+    pub fn commit_base(&self, end: GameId, new_facts: Option<&[u8]>) -> Result<CommitBase, StoreError> {
         let before = self.totals()?;
         let first = GameId(before.next_game_id.max(1));
         let new_facts = match new_facts {
-            Some(facts) => facts,
+            Some(packed) => {
+                let games = end.0.checked_sub(first.0).and_then(|games| usize::try_from(games).ok());
+                let facts = FactsTable::from_packed(first, packed).filter(|facts| Some(facts.len() as usize) == games);
+                facts.ok_or_else(|| StoreError::Invariant {
+                    path: self.path().to_owned(),
+                    what: format!("the new games' facts do not read as games {first} to {end}"),
+                })?
+            }
             None => self.new_facts(first, end)?,
         };
         // A later commit sums positions stored already, whose one-game values need their

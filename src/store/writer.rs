@@ -10,7 +10,7 @@ use rocksdb::{FlushOptions, WriteBatch};
 use super::{
     RunRecord, Store, StoreError, Totals,
     layout::{
-        encode_facts, encode_game_head, encode_headers, encode_opening, encode_record,
+        encode_game_head, encode_headers, encode_opening, encode_record,
         headers::label_key,
         keys::{COMMIT_KEY, name_keys, player_key, player_key_game, twin_key},
     },
@@ -56,6 +56,26 @@ impl Batch<'_> {
         self.put(options::MAINLINES, id.to_bytes(), encode_record(record.line()));
     }
 
+    /// Stores games of consecutive ids, each with its fingerprint and facts (whose `id` is the
+    /// game's), in every games' family: their records, fingerprints, players and twins entries,
+    /// and their facts and header facts as runs.
+    pub fn put_games(&mut self, games: &[(Fingerprint, GameFacts, &GameRecord)]) -> Result<(), StoreError> {
+        for (_, facts, record) in games {
+            self.put_game(facts.id, record);
+        }
+        self.put_fingerprints(games.iter().map(|(fingerprint, facts, _)| (*fingerprint, facts.id)));
+        self.put_players(games.iter().map(|(_, facts, record)| (facts.id, &*record.tags.white, &*record.tags.black)));
+        self.put_twins(games.iter().map(|(_, facts, record)| (crate::model::twins::TwinKey::of(record), facts.id)));
+        let facts: Vec<GameFacts> = games.iter().map(|(_, facts, _)| *facts).collect();
+        self.put_facts_run(&facts)?;
+        if let Some((_, first, _)) = games.first() {
+            let headers =
+                games.iter().map(|(_, _, record)| (GameHeaders::of(&record.tags, record.plies()), &record.tags));
+            self.put_headers_run(first.id, headers);
+        }
+        Ok(())
+    }
+
     /// Stores the facts of games of consecutive ids (one value under the first id), which
     /// readers load whole; nothing for no game. Ids that are not consecutive are refused: the
     /// stored run names only its first.
@@ -65,8 +85,7 @@ impl Batch<'_> {
             let what = format!("the facts of a run from game {first} are not of consecutive games");
             return Err(StoreError::Invariant { path: self.store.path.clone(), what });
         }
-        let bytes: Vec<u8> = run.iter().flat_map(encode_facts).collect();
-        self.put(options::FACTS, first.to_bytes(), bytes);
+        self.put(options::FACTS, first.to_bytes(), super::pack_facts(run));
         Ok(())
     }
 

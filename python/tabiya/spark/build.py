@@ -112,14 +112,15 @@ def build(
         ids = {}
         next_id = first_id
         counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
-        rejected, read_errors, sample, facts_of = [], [], set(), {}
+        # Each kept batch's ids and facts, in input order (rows are sorted).
+        rejected, read_errors, sample, batch_facts = [], [], set(), []
         for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys, facts in rows:
             if error is not None:
                 read_errors.append(error)
                 continue
-            facts_of[batch] = facts
             numbers = sorted(dropped.get(batch, []))
             ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
+            batch_facts.append((*ids[batch], facts))
             next_id += kept - len(numbers)
             counts["games_read"] += games_read
             counts["duplicates"] += duplicates
@@ -135,8 +136,8 @@ def build(
         # 4. The commit's range pivots from the hash-chosen sample; the occurrences' shuffle; each
         # range written by a task, from the database opened read-only.
         pivots = _native.commit_pivots(b"".join(sorted(sample)))
-        facts = _native.kept_facts([(*ids[batch], facts) for batch, facts in sorted(facts_of.items()) if batch in ids])
-        del facts_of
+        facts = _native.kept_facts(batch_facts)
+        del batch_facts
         pivots_value = sc.broadcast(pivots)
         ids_value = sc.broadcast(ids)
         facts_value = sc.broadcast((facts, next_id))

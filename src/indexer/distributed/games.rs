@@ -10,7 +10,7 @@ use std::{
 use super::{BatchIds, GameEntry, ReadCounts};
 use crate::{
     indexer::{IngestError, Summary, fail_run, finish_run, record_commit, start_run},
-    model::{Fingerprint, GameFacts, GameHeaders, GameId, GameRecord, twins::TwinKey},
+    model::{Fingerprint, GameFacts, GameId, GameRecord},
     store::{
         Batch, FamilyFile, RunRecord, Staging, Store, StoreError, Totals, put_file_name, put_text, read_file_name,
         read_text,
@@ -116,31 +116,17 @@ fn put_batch_games(
         return Err(invariant("the games of a batch have bytes left over".to_owned()));
     }
     let (mut span, mut plies, mut positions) = (None, 0, 0);
-    let mut facts = Vec::new();
-    let mut fingerprints = Vec::new();
-    let mut players = Vec::new();
-    let mut twins = Vec::new();
-    let mut headers = Vec::new();
+    let mut kept = Vec::with_capacity(entries.len());
     for (number, entry) in entries.into_iter().enumerate() {
         let Some(id) = u32::try_from(number).ok().and_then(|number| ids.id(number)) else { continue };
         let record = GameRecord::from_parts(entry.tags, entry.result, entry.line);
         span = Some((span.map_or(id, |(first, _)| first), id));
         plies += record.plies() as u64;
         positions += entry.positions;
-        batch.put_game(id, &record);
-        facts.push(GameFacts::of(id, record.result, &record.tags));
-        headers.push((GameHeaders::of(&record.tags, record.plies()), record.tags.clone()));
-        fingerprints.push((Fingerprint(entry.fingerprint), id));
-        twins.push((TwinKey::of(&record), id));
-        players.push((id, record.tags.white, record.tags.black));
+        kept.push((Fingerprint(entry.fingerprint), GameFacts::of(id, record.result, &record.tags), record));
     }
-    batch.put_fingerprints(fingerprints);
-    batch.put_players(players.iter().map(|(id, white, black)| (*id, white.as_str(), black.as_str())));
-    batch.put_twins(twins);
-    batch.put_facts_run(&facts)?;
-    if let Some((first, _)) = span {
-        batch.put_headers_run(first, headers.iter().map(|(h, tags)| (*h, tags)));
-    }
+    let games: Vec<_> = kept.iter().map(|(fingerprint, facts, record)| (*fingerprint, *facts, record)).collect();
+    batch.put_games(&games)?;
     Ok(GamesWritten { span, plies, positions, files: Vec::new() })
 }
 

@@ -44,8 +44,8 @@ use crate::{
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
     store::{
-        FactsTable, Occurrence, Staging, Store, StoreError, decode_run_records, encode_run_records, facts_records,
-        pack_facts, ranges_between,
+        Occurrence, Staging, Store, StoreError, decode_run_records, encode_run_records, facts_records, pack_facts,
+        ranges_between,
     },
     varint::{get_varint, put_varint},
 };
@@ -294,15 +294,6 @@ pub fn write_commit_range(
 ) -> Result<PathBuf, StoreError> {
     let staging_error = |source| StoreError::Staging { path: dir.to_owned(), source };
     let occurrences = range_occurrences(parts).map_err(staging_error)?;
-    let first = GameId(store.totals()?.next_game_id.max(1));
-    let games = end.0.checked_sub(first.0).and_then(|games| usize::try_from(games).ok());
-    let facts =
-        FactsTable::from_packed(first, facts).filter(|facts| Some(facts.len() as usize) == games).ok_or_else(|| {
-            StoreError::Invariant {
-                path: store.path().to_owned(),
-                what: format!("the new games' facts do not read as games {first} to {end}"),
-            }
-        })?;
     let base = store.commit_base(end, Some(facts))?;
     let mut staging = Staging::create(dir)?;
     if let Some(base) = occurrences.iter().map(|(_, occurrence)| occurrence.game).min() {

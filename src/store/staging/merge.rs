@@ -33,9 +33,6 @@ pub(super) struct RunReader {
     /// The last key of the range read.
     last: Key,
     path: PathBuf,
-    /// The file's length, and where the current record starts in it.
-    length: u64,
-    record_offset: u64,
 }
 
 /// Bytes a run reader reads at a time.
@@ -72,8 +69,6 @@ impl RunReader {
             fresh: true,
             last: range.last,
             path: run.path.clone(),
-            length,
-            record_offset: start,
         };
         while reader.advance()? {
             if reader.key >= range.first {
@@ -98,7 +93,6 @@ impl RunReader {
         if self.at == self.buffer.len() {
             return Ok(false);
         }
-        self.record_offset = self.length - self.unread - (self.buffer.len() - self.at) as u64;
         let mut input = &self.buffer[self.at..];
         let mut key = *self.key.as_bytes();
         let occurrence = read_record(&mut input, &mut key, self.fresh, self.base)
