@@ -1,8 +1,9 @@
 //! A build spread over machines (`indexer::distributed`), its parts run here in one process in
 //! a shuffled order (the batches' games and the key ranges written apart, the last first),
 //! gives byte for byte the database a single-machine ingest of the same files gives (every
-//! family's digest), whatever its number of key ranges; and a single-machine ingest gives the
-//! same bytes on every run (its batches are cut by the input alone).
+//! family's digest), whatever the runs its range tasks spill; cut into more key ranges than a
+//! commit's (a larger build), every position answers the same; and a single-machine ingest
+//! gives the same bytes on every run (its batches are cut by the input alone).
 
 use std::{
     collections::BTreeMap,
@@ -10,18 +11,22 @@ use std::{
 };
 
 use tabiya::{
+    Key, Position,
     indexer::{
         self,
         distributed::{
-            BatchIds, PreparedBatch, ReadCounts, assemble, fingerprint_parts, kept_facts, later_twins,
-            occurrence_parts, read_batches, write_batch_games, write_commit_range,
+            BatchIds, PreparedBatch, RUN_OCCURRENCES, RangeWriter, ReadCounts, assemble, fingerprint_parts, kept_facts,
+            later_twins, occurrence_parts, range_count, read_batches, write_batch_games,
         },
     },
     model::GameId,
-    store::{Store, commit_pivots},
+    store::{COMMIT_RANGES, Store, commit_pivots},
 };
 
-use crate::{common::games::openings, db_digest};
+use crate::{
+    common::games::{openings, positions},
+    db_digest,
+};
 
 /// Two files of short games (a third of them copies of earlier ones, some across files), each
 /// spanning several batches.
@@ -52,11 +57,25 @@ fn single_machine(files: &[PathBuf], db: &Path) -> indexer::Summary {
     indexer::ingest(&store, files, &mut indexer::SilentObserver).unwrap()
 }
 
+/// How [`distributed`] cuts the key ranges' work.
+#[derive(Clone, Copy)]
+struct Ranges {
+    /// Written first to last (else the last first).
+    forward: bool,
+    /// Occurrences a range holds at most ([`range_count`]'s `per_range`).
+    per_range: u64,
+    /// Occurrences a range task spills a run every.
+    run: usize,
+}
+
+/// A single-machine commit's ranges, each task spilling one run, written the last first.
+const AS_A_COMMIT: Ranges = Ranges { forward: false, per_range: u64::MAX, run: RUN_OCCURRENCES };
+
 /// What a cluster does, in one process: batches prepared out of order, duplicates dropped
 /// across batches (and of the games `db` holds already), ids by a prefix sum, the key ranges
-/// written in reverse order (or in order, `forward`), each from the database opened
-/// read-only.
-fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> indexer::Summary {
+/// written as `cut` says, each from the database opened read-only, its parts added last batch
+/// first. Returns the summary and the number of ranges.
+fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (indexer::Summary, usize) {
     let store = Store::open(db).unwrap();
     let first_id = store.totals().unwrap().next_game_id.max(1);
     // Split and prepare, each batch on its own, in reverse input order.
@@ -106,7 +125,11 @@ fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> inde
         next += kept as u64;
     }
     // Range pivots from the batches' samples, then each range written, the last range first.
-    let pivots = commit_pivots(prepared.values().flat_map(PreparedBatch::bound_keys).collect());
+    let occurrences = prepared.values().map(PreparedBatch::occurrence_count).sum();
+    let pivots = commit_pivots(
+        prepared.values().flat_map(PreparedBatch::bound_keys).collect(),
+        range_count(occurrences, cut.per_range),
+    );
     let facts = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.facts_bytes())).collect::<Vec<_>>();
     let facts = kept_facts(facts.iter().map(|(ids, bytes)| (ids, bytes.as_slice()))).unwrap();
     let occurrences: BTreeMap<_, _> = prepared.iter().map(|(&at, batch)| (at, batch.occurrences_bytes())).collect();
@@ -119,17 +142,18 @@ fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> inde
     let reader = Store::open_read_only(db).unwrap();
     let mut records = Vec::new();
     let mut order: Vec<usize> = (0..parts.len()).collect();
-    if !forward {
+    if !cut.forward {
         order.reverse();
     }
     for range in order {
         if parts[range].is_empty() {
             continue;
         }
-        let dir = work.join(format!("range-{range}"));
-        let parts: Vec<(BatchIds, &[u8])> =
-            parts[range].iter().map(|(ids, bytes)| (ids.clone(), bytes.as_slice())).collect();
-        records.push(write_commit_range(&reader, &dir, &parts, (&pivots, range), &facts, GameId(next)).unwrap());
+        let mut writer = RangeWriter::new(&work.join(format!("range-{range}"))).with_run_occurrences(cut.run);
+        for (ids, bytes) in parts[range].iter().rev() {
+            writer.add(ids, bytes).unwrap();
+        }
+        records.push(writer.finish(&reader, (&pivots, range), &facts, GameId(next)).unwrap());
     }
     // Each batch's games written apart, the last batch first; ingested in input order.
     let mut games = BTreeMap::new();
@@ -142,7 +166,7 @@ fn distributed(files: &[PathBuf], db: &Path, forward: bool, work: &Path) -> inde
     }
     drop(reader);
     let games: Vec<PathBuf> = games.into_values().collect();
-    assemble(&store, files, &games, &records, &counts).unwrap()
+    (assemble(&store, files, &games, &records, &counts).unwrap(), pivots.len() + 1)
 }
 
 #[test]
@@ -154,11 +178,15 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
     let again = single_machine(&files, &dir.path().join("again"));
     let want = db_digest::digests(&dir.path().join("single")).unwrap();
     assert_eq!(db_digest::digests(&dir.path().join("again")).unwrap(), want, "a second single-machine ingest");
-    for forward in [false, true] {
-        let db = dir.path().join(format!("spread-{forward}"));
-        let work = dir.path().join(format!("work-{forward}"));
+    // Forward, each range task spills runs of 5,000 occurrences (several a range).
+    let several_runs = Ranges { forward: true, run: 5_000, ..AS_A_COMMIT };
+    for (name, cut) in [("backward", AS_A_COMMIT), ("forward", several_runs)] {
+        let db = dir.path().join(format!("spread-{name}"));
+        let work = dir.path().join(format!("work-{name}"));
         std::fs::create_dir_all(&work).unwrap();
-        let spread = distributed(&files, &db, forward, &work);
+        let (spread, ranges) = distributed(&files, &db, cut, &work);
+        assert_eq!(ranges, COMMIT_RANGES);
+        let forward = cut.forward;
         assert_eq!(spread.run.counts.games_read, single.run.counts.games_read);
         assert_eq!(spread.run.counts.indexed, single.run.counts.indexed);
         assert_eq!(spread.run.counts.duplicates, single.run.counts.duplicates);
@@ -172,6 +200,51 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
         assert!(spread_files.get("games").is_some_and(|&files| files >= 1), "{spread_files:?}");
     }
     assert_eq!(again.totals, single.totals);
+}
+
+/// A build larger than a commit cuts more key ranges (here forced by a small `per_range`), so
+/// its tier has more hash segments; every other family holds the same bytes, and every
+/// position the games reach, full-key or in the tier, answers as the single-machine
+/// database's, found through its own range's segment. So does a later ingest into it.
+#[test]
+fn a_build_of_more_ranges_answers_as_a_single_machine_ingest() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = collection(dir.path());
+    let (single, spread) = (dir.path().join("single"), dir.path().join("spread"));
+    let single_summary = single_machine(&files, &single);
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let cut = Ranges { forward: true, per_range: 10_000, run: 7_000 };
+    let (spread_summary, ranges) = distributed(&files, &spread, cut, &work);
+    assert!(ranges > 3 * COMMIT_RANGES, "{ranges} ranges");
+    assert_eq!(spread_summary.totals, single_summary.totals);
+    // Most of the positions are in the tier, found through its hash segments.
+    let single_game = single_summary.totals.single_game_positions.unwrap_or(0);
+    assert!(single_game > 20_000, "{single_game} tier positions");
+    let differing: Vec<&str> = db_digest::digests(&single)
+        .unwrap()
+        .into_iter()
+        .zip(db_digest::digests(&spread).unwrap())
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a.family)
+        .collect();
+    assert_eq!(differing, ["positions"], "only the tier's segments differ");
+    // A third file ingested into each: the later commit finds the tier's positions of either.
+    let third = dir.path().join("c.pgn");
+    let later: String = openings(41_000)[39_000..].iter().map(|game| game.pgn() + "\n").collect();
+    std::fs::write(&third, later).unwrap();
+    let more = single_machine(std::slice::from_ref(&third), &single);
+    assert_eq!(single_machine(std::slice::from_ref(&third), &spread).totals, more.totals);
+    let (single, spread) = (Store::open_read_only(&single).unwrap(), Store::open_read_only(&spread).unwrap());
+    let mut compared = 0;
+    for epd in positions(&openings(41_000)).keys() {
+        let key = Key::encode(&epd.parse::<Position>().unwrap()).unwrap();
+        let want = single.position(&key).unwrap();
+        assert!(want.is_some(), "{epd}");
+        assert_eq!(spread.position(&key).unwrap(), want, "{epd}");
+        compared += 1;
+    }
+    assert!(compared > single_game, "{compared} positions");
 }
 
 /// The games' families, which a distributed build's tasks write apart.
@@ -202,7 +275,7 @@ fn a_distributed_append_gives_the_bytes_of_two_ingests() {
     single_machine(&files[..1], &spread);
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let appended = distributed(&files[1..], &spread, false, &work);
+    let (appended, _) = distributed(&files[1..], &spread, AS_A_COMMIT, &work);
     assert!(appended.run.counts.duplicates > 1_000, "{:?}", appended.run.counts);
     assert_eq!(appended.run.counts, second.run.counts);
     assert_eq!(appended.totals, second.totals);

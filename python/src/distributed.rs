@@ -78,8 +78,8 @@ impl BatchReader {
 /// duplicates. The dict: games_read,
 /// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
 /// fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for kept_facts), games
-/// and occurrences (bytes for the Assembly and write_commit_range), bounds (21-byte keys,
-/// candidate range bounds, for commit_pivots).
+/// and occurrences (bytes for write_batch_games and occurrence_parts), occurrence_count (for
+/// range_count), bounds (21-byte keys, candidate range bounds, for commit_pivots).
 #[pyfunction]
 #[pyo3(signature = (raw, file, database = None))]
 pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<&Database>) -> PyResult<Py<PyDict>> {
@@ -109,6 +109,7 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<
     let dict = PyDict::new(py);
     dict.set_item("games_read", out.batch.games_read)?;
     dict.set_item("duplicates", out.batch.duplicates)?;
+    dict.set_item("occurrence_count", out.batch.occurrence_count())?;
     let skipped = PyDict::new(py);
     let rejected = PyList::empty(py);
     for (rejection, _) in &out.batch.rejected {
@@ -194,8 +195,8 @@ fn batch_ids(first: u64, dropped: &[u8]) -> Result<BatchIds, Error> {
         return Err(Error::input("batch ids: a first id from 1 and 4 bytes a dropped game"));
     }
     let dropped: Vec<u32> = dropped.chunks_exact(4).map(|n| u32::from_be_bytes([n[0], n[1], n[2], n[3]])).collect();
-    if !dropped.is_sorted() {
-        return Err(Error::input("batch ids: dropped games out of order"));
+    if !dropped.windows(2).all(|pair| pair[0] < pair[1]) {
+        return Err(Error::input("batch ids: dropped games out of order or repeated"));
     }
     Ok(BatchIds { first: GameId(first), dropped })
 }
@@ -205,14 +206,26 @@ fn with_ids(batches: &[(u64, Vec<u8>, Vec<u8>)]) -> Result<Vec<(BatchIds, &[u8])
     batches.iter().map(|(first, dropped, bytes)| Ok((batch_ids(*first, dropped)?, bytes.as_slice()))).collect()
 }
 
-/// commit_pivots(sample) -> bytes: the pivots (21-byte keys, ascending) of the key ranges a
-/// single-machine commit of the build's positions cuts, from the batches' candidate bounds
-/// (prepare_batch's bounds, concatenated): range i holds the keys from pivot i - 1 up to pivot i.
+/// commit_pivots(sample, ranges=16) -> bytes: the pivots (21-byte keys, ascending) of the
+/// `ranges` key ranges (range_count's) of the build's positions, from the batches' candidate
+/// bounds (prepare_batch's bounds, concatenated): range i holds the keys from pivot i - 1 up to
+/// pivot i. With 16, what a single-machine commit of the same positions cuts.
 #[pyfunction]
-pub fn commit_pivots(py: Python<'_>, sample: &[u8]) -> PyResult<Py<PyBytes>> {
+#[pyo3(signature = (sample, ranges = tabiya::store::COMMIT_RANGES))]
+pub fn commit_pivots(py: Python<'_>, sample: &[u8], ranges: usize) -> PyResult<Py<PyBytes>> {
     let sample = keys(sample).map_err(|err| err.into_py_err(py))?;
-    let pivots: Vec<u8> = tabiya::store::commit_pivots(sample).iter().flat_map(|key| *key.as_bytes()).collect();
+    let pivots: Vec<u8> = tabiya::store::commit_pivots(sample, ranges).iter().flat_map(|key| *key.as_bytes()).collect();
     Ok(PyBytes::new(py, &pivots).unbind())
+}
+
+/// range_count(occurrences, per_range=RANGE_OCCURRENCES) -> int: the key ranges of a build of
+/// `occurrences` position occurrences (the sum of prepare_batch's occurrence_count), each
+/// holding about `per_range` at most: 16 (a single-machine commit's) for a build of up to 16
+/// times that, more beyond.
+#[pyfunction]
+#[pyo3(signature = (occurrences, per_range = distributed::RANGE_OCCURRENCES))]
+pub fn range_count(occurrences: u64, per_range: u64) -> usize {
+    distributed::range_count(occurrences, per_range)
 }
 
 /// kept_facts(batches) -> bytes: the facts of the build's kept games in id order, from each
@@ -227,30 +240,58 @@ pub fn kept_facts(py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyRe
     Ok(PyBytes::new(py, &facts).unbind())
 }
 
-/// write_commit_range(database, dir, parts, pivots, index, facts, end) -> str: writes key range
-/// `index` of the commit cut at `pivots` into the directory `dir` (the task attempt's own) from
-/// its parts, each (first id, dropped, occurrences) of one batch: its positions' SST files and
-/// tier records, summed with those `database` (the database built into, read-only) stores.
-/// `facts` are kept_facts', `end` the id after the build's last game. Returns the path of the
-/// range's record, for Assembly.finish.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-pub fn write_commit_range(
-    py: Python<'_>,
-    database: &Database,
-    dir: PathBuf,
-    parts: Vec<(u64, Vec<u8>, Vec<u8>)>,
-    pivots: &[u8],
-    index: usize,
-    facts: &[u8],
-    end: u64,
-) -> PyResult<PathBuf> {
-    let pivots = keys(pivots).map_err(|err| err.into_py_err(py))?;
-    call(py, || {
-        let parts = with_ids(&parts)?;
-        let store = database.store()?;
-        Ok(distributed::write_commit_range(&store, &dir, &parts, (&pivots, index), facts, GameId(end))?)
-    })
+/// RangeWriter(dir, run_occurrences=RUN_OCCURRENCES): writes one key range of the build into
+/// the directory `dir` (the task attempt's own): add() each batch's part of the range (any
+/// order), then finish(). The parts are spilled to sorted runs every `run_occurrences`, so the
+/// writer holds one run's occurrences, not its range's.
+#[pyclass(module = "tabiya._native")]
+pub struct RangeWriter {
+    /// `None` once finished.
+    writer: Mutex<Option<distributed::RangeWriter>>,
+}
+
+#[pymethods]
+impl RangeWriter {
+    #[new]
+    #[pyo3(signature = (dir, run_occurrences = distributed::RUN_OCCURRENCES))]
+    fn new(dir: PathBuf, run_occurrences: usize) -> RangeWriter {
+        let writer = distributed::RangeWriter::new(&dir).with_run_occurrences(run_occurrences);
+        RangeWriter { writer: Mutex::new(Some(writer)) }
+    }
+
+    /// Adds one batch's part of the range (occurrence_parts'), its games numbered from `first`
+    /// but for the games `dropped` (4-byte big-endian numbers in the batch, ascending).
+    fn add(&self, py: Python<'_>, first: u64, dropped: Vec<u8>, part: &[u8]) -> PyResult<()> {
+        call(py, || {
+            let ids = batch_ids(first, &dropped)?;
+            let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let writer = writer.as_mut().ok_or_else(|| Error::input("the range is written already"))?;
+            Ok(writer.add(&ids, part)?)
+        })
+    }
+
+    /// finish(database, pivots, index, facts, end) -> str: writes range `index` of the commit
+    /// cut at `pivots` (commit_pivots') from every part added: its positions' SST files and tier
+    /// records, summed with those `database` (the database built into, read-only) stores.
+    /// `facts` are kept_facts', `end` the id after the build's last game. Returns the path of
+    /// the range's record, for Assembly.finish.
+    fn finish(
+        &self,
+        py: Python<'_>,
+        database: &Database,
+        pivots: &[u8],
+        index: usize,
+        facts: &[u8],
+        end: u64,
+    ) -> PyResult<PathBuf> {
+        let pivots = keys(pivots).map_err(|err| err.into_py_err(py))?;
+        call(py, || {
+            let writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let writer = writer.ok_or_else(|| Error::input("the range is written already"))?;
+            let store = database.store()?;
+            Ok(writer.finish(&store, (&pivots, index), facts, GameId(end))?)
+        })
+    }
 }
 
 /// write_batch_games(database, dir, first, dropped, games) -> str: writes one batch's kept
@@ -313,7 +354,7 @@ impl Assembly {
         })
     }
 
-    /// Commits the written ranges (write_commit_range's records) with the new totals and records
+    /// Commits the written ranges (RangeWriter.finish's records) with the new totals and records
     /// the run; returns the ingest summary (as the CLI's `ingest --json`).
     fn finish(&self, py: Python<'_>, records: Vec<PathBuf>, counts: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
         let count = |name: &str| -> PyResult<u64> {

@@ -38,6 +38,7 @@ pub(crate) fn call<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Err
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("FORMAT_VERSION", tabiya::store::meta::FORMAT_VERSION)?;
+    module.add("RANGE_OCCURRENCES", tabiya::indexer::distributed::RANGE_OCCURRENCES)?;
     module.add_class::<database::Database>()?;
     module.add_class::<database::GameCursor>()?;
     module.add_class::<database::PositionScan>()?;
@@ -51,12 +52,13 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(chunk::parse_games, module)?)?;
     module.add_class::<distributed::BatchReader>()?;
     module.add_class::<distributed::Assembly>()?;
+    module.add_class::<distributed::RangeWriter>()?;
     module.add_function(wrap_pyfunction!(distributed::read_batches, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::prepare_batch, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::occurrence_parts_of, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::commit_pivots, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::kept_facts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::write_commit_range, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::range_count, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::write_batch_games, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;

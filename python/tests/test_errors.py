@@ -129,6 +129,9 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     assembly = _native.Assembly(str(tmp_path / "db"), [])
     db = _native.Database(str(tmp_path / "db"))
     ranges = tmp_path / "ranges"
+    # A range written (here an empty one, elsewhere), then used again.
+    finished = _native.RangeWriter(str(tmp_path / "written"))
+    finished.finish(db, b"", 0, b"", 1)
     refused = [
         lambda: _native.prepare_batch(b"\xff\xff", "x.pgn"),
         lambda: _native.occurrence_parts(b"\x05abc", b""),
@@ -138,9 +141,11 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         lambda: _native.later_twins([b"not a record"]),
         lambda: _native.commit_pivots(b"not 21 bytes"),
         lambda: _native.kept_facts([(1, b"", b"not 8 bytes a game")]),
-        lambda: _native.write_commit_range(db, str(ranges), [(0, b"", b"")], b"", 0, b"", 1),
-        lambda: _native.write_commit_range(db, str(ranges), [(1, b"\0\0\0\2\0\0\0\1", b"")], b"", 0, b"", 1),
-        lambda: _native.write_commit_range(db, str(ranges), [], b"short", 0, b"", 1),
+        lambda: _native.RangeWriter(str(ranges)).add(0, b"", b""),
+        lambda: _native.RangeWriter(str(ranges)).add(1, b"\0\0\0\2\0\0\0\1", b""),
+        lambda: _native.RangeWriter(str(ranges)).finish(db, b"short", 0, b"", 1),
+        lambda: finished.add(1, b"", b""),
+        lambda: finished.finish(db, b"", 0, b"", 1),
         lambda: _native.write_batch_games(db, str(ranges), 1, b"\0", b""),
     ]
     for number, call in enumerate(refused):
@@ -149,11 +154,11 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         assert not ranges.exists(), number
     # Occurrences that do not read: an error naming the range's directory, nothing written.
     with pytest.raises(tabiya.TabiyaError, match="ranges"):
-        _native.write_commit_range(db, str(ranges), [(1, b"", b"\x05abc")], b"", 0, b"", 1)
+        _native.RangeWriter(str(ranges)).add(1, b"", b"\x05abc")
     assert not ranges.exists()
     # Facts that are not facts records, games that do not read, a record that is not a range's.
     with pytest.raises(tabiya.TabiyaError, match="facts do not read"):
-        _native.write_commit_range(db, str(ranges), [], b"", 0, b"\xff" * 8, 2)
+        _native.RangeWriter(str(ranges)).finish(db, b"", 0, b"\xff" * 8, 2)
     with pytest.raises(tabiya.TabiyaError, match="do not read"):
         _native.write_batch_games(db, str(ranges), 1, b"", b"\xff\xff\xff")
     assert not ranges.exists()

@@ -113,6 +113,33 @@ def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli
     assert digests(tmp_path / "other") == digests(cli_db)
 
 
+def test_a_build_of_more_key_ranges_answers_as_tabiya_ingest(spark, cli_db, collection, tmp_path):
+    """A larger build cuts more key ranges than a commit's 16 (forced here by a small
+    range_occurrences): the single-game tier's records (hash segments and block lists, one a
+    range) differ, every other family holds the same bytes, and every distinct position,
+    full-key or in the tier, is exported with the same statistics."""
+    session, _ = spark
+    cli_db, cli = cli_db
+    db = tmp_path / "db"
+    summary = build(session, collection, db, range_occurrences=40_000)
+    assert summary["ranges"] > 16, summary["ranges"]
+    assert summary["positionsWritten"] == cli["positionsWritten"]
+    ours, theirs = digests(db).splitlines(), digests(cli_db).splitlines()
+    assert [a.split()[0] for a, b in zip(ours, theirs) if a != b] == ["positions"]
+
+    def exported(path: Path) -> Path:
+        out = tmp_path / f"{path.parent.name}-{path.name}.csv"
+        run_cli("export", "positions", "--db", str(path), "--format", "csv", "-o", str(out))
+        subprocess.run(["sort", "-o", str(out), str(out)], check=True, env={**os.environ, "LC_ALL": "C"})
+        return out
+
+    ours, theirs = exported(db), exported(cli_db)
+    assert ours.stat().st_size > 10_000_000
+    assert ours.read_bytes() == theirs.read_bytes()
+    with pytest.raises(ValueError, match="at least 1"):
+        build(session, collection, tmp_path / "refused", range_occurrences=0)
+
+
 @pytest.mark.parametrize("pattern, options", [
     ("pin(B, n, k)", {}),
     ("check and count(Q) = 0", {"side": "white"}),

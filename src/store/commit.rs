@@ -33,17 +33,21 @@ use crate::{
 const FILE_BYTES: u64 = 128 << 20;
 /// Key ranges a commit is split into: its parallel tasks, and the single-game tier's segments.
 /// A constant, not a function of the cores, so that the same games make the same database
-/// on any machine.
-const COMMIT_RANGES: usize = 16;
+/// on any machine. (A build spread over machines cuts more when it is larger,
+/// [`range_count`](crate::indexer::distributed::range_count).)
+pub const COMMIT_RANGES: usize = 16;
+/// The most key ranges a commit can have: the tier's records name a range in two bytes.
+pub const MAX_COMMIT_RANGES: usize = 1 << 16;
 /// Run files a commit keeps open at once: each range being merged opens every run, so this
 /// caps how many ranges merge together (a segment holds some 60 runs).
 const OPEN_RUNS: usize = 512;
 
-/// The pivots of a commit's key ranges ([`ranges_between`](super::ranges_between) cuts them)
-/// from the candidate bounds of its staged keys: what a single-machine commit of the same
-/// positions cuts, for a build that writes the ranges apart.
-pub fn commit_pivots(bound_keys: Vec<Key>) -> Vec<Key> {
-    super::staging::range_pivots(bound_keys, COMMIT_RANGES)
+/// The pivots of a commit's `ranges` key ranges ([`ranges_between`](super::ranges_between)
+/// cuts them) from the candidate bounds of its staged keys, for a build that writes the ranges
+/// apart: with [`COMMIT_RANGES`], what a single-machine commit of the same positions cuts.
+/// Fewer when the keys do not make that many distinct quantiles.
+pub fn commit_pivots(bound_keys: Vec<Key>, ranges: usize) -> Vec<Key> {
+    super::staging::range_pivots(bound_keys, ranges.clamp(1, MAX_COMMIT_RANGES))
 }
 
 impl Store {
@@ -432,7 +436,7 @@ impl RangeWritten {
         }
         let counts = PositionCounts { distinct: number()?, single_game: number()? };
         let names = number()?;
-        if ranges > COMMIT_RANGES as u64 || index >= ranges {
+        if ranges > MAX_COMMIT_RANGES as u64 || index >= ranges {
             return Err(format!("range {index} of {ranges}"));
         }
         let mut files = Vec::new();
@@ -527,9 +531,9 @@ mod tests {
             assert!(error.is_some_and(|error| error.contains("plain name")));
         }
         let mut beyond = written(dir.path());
-        beyond.ranges = COMMIT_RANGES + 1;
+        beyond.ranges = MAX_COMMIT_RANGES + 1;
         let bytes = beyond.to_bytes().expect("bytes");
         let error = RangeWritten::read(&bytes, dir.path(), GAMES, &TierWrites::new(GameId(5), 9)).err();
-        assert!(error.is_some_and(|error| error == "range 1 of 17"));
+        assert!(error.is_some_and(|error| error == "range 1 of 65537"));
     }
 }

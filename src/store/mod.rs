@@ -41,7 +41,7 @@ pub mod writer;
 
 pub use apart::FamilyFile;
 pub(crate) use apart::{put_file_name, put_text, read_file_name, read_text};
-pub use commit::{CommitBase, RangeWritten, commit_pivots};
+pub use commit::{COMMIT_RANGES, CommitBase, MAX_COMMIT_RANGES, RangeWritten, commit_pivots};
 pub use error::StoreError;
 pub use facts::{FactsTable, GameColumn, HeadersTable, facts_records, pack_facts};
 pub use layout::{Detail, Occurrences, StoredValue};

@@ -39,6 +39,17 @@ _FILTERS = [("since", str), ("until", str), ("speed", str), ("min-rating", int),
 _PLAYER_FILTERS = [("player", str), ("color", str), ("opponent", str)]
 
 
+def _positive(text: str) -> int:
+    """An argument that must be a whole number of at least 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return number
+
+
 def _add_filters(command, filters):
     for name, kind in filters:
         command.add_argument(f"--{name}", type=kind, help=f"the CLI's --{name} filter")
@@ -58,6 +69,11 @@ def main(argv=None) -> int:
     build.add_argument("inputs", nargs="+", help="PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories")
     build.add_argument("--work", help="a directory the driver and every executor share (default: DB.spark-work)")
     build.add_argument("--partitions", type=int, help="prepare tasks (default: 4 x the default parallelism)")
+    build.add_argument(
+        "--range-occurrences",
+        type=_positive,
+        help="position occurrences a key-range task holds on average (default 8,388,608; fewer: more range tasks)",
+    )
     search = commands.add_parser("search", help="a pattern search over the whole database")
     search.add_argument("db", help="the database directory, at the same path on every executor")
     search.add_argument("--pattern", required=True, help="the pattern (the CLI's grammar)")
@@ -90,7 +106,10 @@ def main(argv=None) -> int:
         if args.command == "build":
             from .build import build as run_build
 
-            answer = run_build(spark, args.inputs, args.db, work=args.work, partitions=args.partitions)
+            answer = run_build(
+                spark, args.inputs, args.db, work=args.work, partitions=args.partitions,
+                range_occurrences=args.range_occurrences,
+            )
             for game in answer["rejected"]:
                 print(f"tabiya: skipped game {game['game']} of {game['file']} (line {game['line']}): "
                       f"{game['reason']}: {game['detail']}", file=sys.stderr)

@@ -8,12 +8,14 @@
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
    stays), and each batch gets its first game id, a prefix sum of the kept counts in input
    order: the ids ``tabiya ingest`` gives the same files;
-4. **ranges**: occurrences are shuffled to the key ranges ``tabiya ingest`` commits (their
-   pivots are quantiles of a sample of keys chosen by their hash: the same on every run), and
-   each range task writes what that commit writes of its range, the positions' SST files and
-   the single-game tier's records, summed with the positions the database stores already,
-   under a directory of its own attempt, which the driver takes only from the attempt Spark
-   reports successful;
+4. **ranges**: occurrences are shuffled to the key ranges ``tabiya ingest`` commits, or more
+   for a larger build, each holding ``range_occurrences`` on average (their pivots are quantiles
+   of a sample of keys chosen by their hash: the same on every run), and each range task
+   writes what a commit writes of its range, the positions' SST files and the single-game
+   tier's records, summed with the positions the database stores already, under a directory
+   of its own attempt, which the driver takes only from the attempt Spark reports successful;
+   a task spills its occurrences to sorted runs there as they arrive and merges them, not
+   holding its range's in memory;
 5. **games**: a task a few batches writes each batch's game records (tags, mainlines, facts,
    header facts, event and site texts, fingerprints, players, their names' words, twins) as
    SST files of their families, under a directory of its own attempt;
@@ -23,7 +25,7 @@
 The build is one commit: up to the size of one ``tabiya ingest`` commit (about 1 GiB of staged
 positions, a million games or so) the database is byte for byte the one ``tabiya ingest``
 builds from the same files (in the same order), beyond it it gives the same answers; whatever
-the number of executors or tasks. Building into an existing database appends, as ``tabiya
+the number of executors or tasks (the number of key ranges depends on the input alone). Building into an existing database appends, as ``tabiya
 ingest`` does; a build that fails removes the games it wrote and records its run as failed.
 """
 
@@ -50,16 +52,21 @@ def build(
     *,
     work: Optional[str] = None,
     partitions: Optional[int] = None,
+    range_occurrences: Optional[int] = None,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
     ``inputs``, on the cluster of ``spark`` (a SparkSession). ``work`` is a directory every
     executor and the driver share (default: beside the database; the database's own path must
     be one every executor reads too), ``partitions`` the number of prepare tasks (default: four
-    times the default parallelism). Returns the summary ``tabiya ingest
+    times the default parallelism), ``range_occurrences`` the position occurrences a range task
+    holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
+    commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary ``tabiya ingest
     --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
     from pyspark import StorageLevel
 
+    if range_occurrences is not None and range_occurrences < 1:
+        raise ValueError(f"range_occurrences must be at least 1, not {range_occurrences}")
     sc = spark.sparkContext
     files = _native.expand_inputs([os.fspath(path) for path in inputs])
     db = os.path.abspath(os.fspath(db))
@@ -112,9 +119,10 @@ def build(
         ids = {}
         next_id = first_id
         counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
+        occurrences = 0
         # Each kept batch's ids and facts, in input order (rows are sorted).
         rejected, read_errors, sample, batch_facts = [], [], set(), []
-        for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys, facts in rows:
+        for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys, facts, batch_occurrences in rows:
             if error is not None:
                 read_errors.append(error)
                 continue
@@ -124,6 +132,7 @@ def build(
             next_id += kept - len(numbers)
             counts["games_read"] += games_read
             counts["duplicates"] += duplicates
+            occurrences += batch_occurrences
             for reason, count in skipped.items():
                 counts["skipped"][reason] += count
             rejected.extend(batch_rejected)
@@ -133,9 +142,11 @@ def build(
         small.unpersist()
         lap("ids")
 
-        # 4. The commit's range pivots from the hash-chosen sample; the occurrences' shuffle; each
-        # range written by a task, from the database opened read-only.
-        pivots = _native.commit_pivots(b"".join(sorted(sample)))
+        # 4. The commit's range pivots from the hash-chosen sample, as many ranges as the build's
+        # size asks; the occurrences' shuffle; each range written by a task, from the database
+        # opened read-only.
+        ranges = _native.range_count(occurrences, range_occurrences or _native.RANGE_OCCURRENCES)
+        pivots = _native.commit_pivots(b"".join(sorted(sample)), ranges)
         facts = _native.kept_facts(batch_facts)
         del batch_facts
         pivots_value = sc.broadcast(pivots)
@@ -228,10 +239,10 @@ def _order(batch) -> int:
 def _batch_row(item):
     batch, prepared = item
     if "error" in prepared:
-        return (batch, 0, 0, {}, [], 0, prepared["error"], b"", b"")
+        return (batch, 0, 0, {}, [], 0, prepared["error"], b"", b"", 0)
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            None, prepared["bounds"], prepared["facts"])
+            None, prepared["bounds"], prepared["facts"], prepared["occurrence_count"])
 
 
 def _occurrence_parts(item, pivots_value):
@@ -270,20 +281,22 @@ def _write_games(items: Iterable, ids_value, db: str, runs_dir: str):
 
 def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
     """Writes key range ``number`` of the commit into a directory of this task attempt's own,
-    from the database opened read-only for this task alone (a handle kept would hold the files
-    the build's commit and compaction replace)."""
+    its parts added as the shuffle reads them (the writer spills sorted runs), from the
+    database opened read-only for this task alone (a handle kept would hold the files the
+    build's commit and compaction replace)."""
     ids = ids_value.value
-    batches = []
+    writer = None
     for _, (batch, part) in parts:
+        if writer is None:
+            writer = _native.RangeWriter(os.path.join(runs_dir, f"range-{number:05d}.{_attempt()}"))
         first, dropped = ids[batch]
-        batches.append((first, dropped, part))
-    if not batches:
+        writer.add(first, dropped, part)
+    if writer is None:
         return
-    directory = os.path.join(runs_dir, f"range-{number:05d}.{_attempt()}")
     facts, end = facts_value.value
     handle = _native.Database(db)
     try:
-        record = _native.write_commit_range(handle, directory, batches, pivots_value.value, number, facts, end)
+        record = writer.finish(handle, pivots_value.value, number, facts, end)
     finally:
         handle.close()
     yield number, os.fspath(record)

@@ -203,7 +203,7 @@ impl Assembly {
     }
 
     /// Commits the ranges written apart (`records`,
-    /// [`write_commit_range`](super::write_commit_range)'s files: one a range holding some
+    /// [`RangeWriter::finish`](super::RangeWriter::finish)'s files: one a range holding some
     /// position) with the new totals, then records the run with `counts`. A commit that fails
     /// (or follows games that failed to be added) records the run as failed, as a failed ingest
     /// does.

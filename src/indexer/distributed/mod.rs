@@ -12,11 +12,12 @@
 //! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays)
 //!    and gives each batch its first id, a prefix sum of the kept counts in input order
 //!    ([`BatchIds`]): the ids a single-machine ingest gives.
-//! 4. **Ranges** ([`write_commit_range`]): occurrences are shuffled to the key ranges a
-//!    single-machine commit of the same positions cuts ([`commit_pivots`](crate::store::commit_pivots), [`occurrence_parts`]),
-//!    and each range writes what that commit writes of it: its positions' SST files and its
-//!    single-game tier records, summed with the database's stored positions; the new games'
-//!    facts ([`kept_facts`]) go to every range.
+//! 4. **Ranges** ([`RangeWriter`], `ranges.rs`): occurrences are shuffled to the key ranges a
+//!    single-machine commit of the same positions cuts, more for a larger build ([`range_count`],
+//!    [`commit_pivots`](crate::store::commit_pivots), [`occurrence_parts`]), and each range
+//!    writes what a commit writes of it: its positions' SST files and its single-game tier
+//!    records, summed with the database's stored positions; the new games' facts
+//!    ([`kept_facts`]) go to every range.
 //! 5. **Games** ([`write_batch_games`]): each batch's game records written as SST files of the
 //!    games' families (on any machine, once the batch has its ids).
 //! 6. **Assemble** ([`Assembly`], [`assemble`]): one process ingests the games' files in
@@ -24,17 +25,16 @@
 //!    new totals in one atomic step.
 
 mod games;
+mod ranges;
 
-use std::{
-    io,
-    path::{Path, PathBuf},
-};
+use std::path::Path;
 
 use bincode::{Decode, Encode};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 pub use games::{Assembly, assemble, write_batch_games};
+pub use ranges::{RANGE_OCCURRENCES, RUN_OCCURRENCES, RangeWriter, range_count};
 
 use super::{
     BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, prepare, read_chunks,
@@ -43,10 +43,7 @@ use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
-    store::{
-        Occurrence, Staging, Store, StoreError, decode_run_records, encode_run_records, facts_records, pack_facts,
-        ranges_between,
-    },
+    store::{Occurrence, decode_run_records, encode_run_records, facts_records, pack_facts},
     varint::{get_varint, put_varint},
 };
 
@@ -153,6 +150,12 @@ impl PreparedBatch {
         self.games.iter().map(|game| game.fingerprint)
     }
 
+    /// The kept games' position occurrences ([`PreparedBatch::occurrences_bytes`] holds them):
+    /// summed over a build's batches, what [`range_count`] cuts ranges for.
+    pub fn occurrence_count(&self) -> u64 {
+        self.sorted.len() as u64
+    }
+
     /// The kept games' facts, in order (the facts family's records, [`pack_facts`]): what the
     /// ranges of the build need of its new games ([`kept_facts`]).
     pub fn facts_bytes(&self) -> Vec<u8> {
@@ -246,65 +249,15 @@ pub struct BatchIds {
 }
 
 impl BatchIds {
-    /// The id of game `number` of the batch, `None` when it is dropped.
+    /// The id of game `number` of the batch, `None` when it is dropped (or when the ids are
+    /// not a batch's: dropped numbers repeated, ids past the last).
     pub fn id(&self, number: u32) -> Option<GameId> {
         let before = self.dropped.partition_point(|&dropped| dropped < number);
         match self.dropped.get(before) {
             Some(&dropped) if dropped == number => None,
-            _ => Some(GameId(self.first.0 + u64::from(number) - before as u64)),
+            _ => self.first.0.checked_add(u64::from(number))?.checked_sub(before as u64).map(GameId),
         }
     }
-}
-
-/// The occurrences of one key range's parts of every batch ([`occurrence_parts`]), each with
-/// its batch's ids, sorted as a run holds them.
-fn range_occurrences(parts: &[(BatchIds, &[u8])]) -> io::Result<Vec<(Key, Occurrence)>> {
-    let mut occurrences = Vec::new();
-    for (ids, bytes) in parts {
-        let part =
-            decode_occurrences(bytes).ok_or_else(|| io::Error::other("occurrences of a batch that do not read"))?;
-        // Numbers from 1 in the bytes, from 0 in the batch.
-        occurrences.extend(part.into_iter().filter_map(|(key, occurrence)| {
-            let game = ids.id(u32::try_from(occurrence.game.0 - 1).ok()?)?;
-            Some((key, Occurrence { game, ..occurrence }))
-        }));
-    }
-    occurrences.par_sort_unstable_by_key(|&(key, occurrence)| (key, occurrence.game, occurrence.next));
-    Ok(occurrences)
-}
-
-/// The name of the file holding a written range's record, beside its SST files.
-const RANGE_RECORD: &str = "range.written";
-
-/// Writes key range `index` of a commit cut at `pivots` ([`commit_pivots`](crate::store::commit_pivots) of every batch's
-/// [`PreparedBatch::bound_keys`]) into `dir`, a directory of its own (a task attempt's): its
-/// run from its parts of every batch's occurrences ([`occurrence_parts`] cut at `pivots`), each
-/// with its batch's ids, then its SST files and single-game tier records, as a single-machine
-/// commit writes that range. `store` is the database the build goes into (opened read-only:
-/// its stored positions are summed in); `facts` the new games' facts in id order
-/// ([`kept_facts`]), `end` the id after the last new game. Returns the file holding the
-/// range's record, for [`Assembly::finish`].
-pub fn write_commit_range(
-    store: &Store,
-    dir: &Path,
-    parts: &[(BatchIds, &[u8])],
-    (pivots, index): (&[Key], usize),
-    facts: &[u8],
-    end: GameId,
-) -> Result<PathBuf, StoreError> {
-    let staging_error = |source| StoreError::Staging { path: dir.to_owned(), source };
-    let occurrences = range_occurrences(parts).map_err(staging_error)?;
-    let base = store.commit_base(end, Some(facts))?;
-    let mut staging = Staging::create(dir)?;
-    if let Some(base) = occurrences.iter().map(|(_, occurrence)| occurrence.game).min() {
-        staging.add_run(base, occurrences)?;
-    }
-    let written = store.write_range_apart(&staging, index, &ranges_between(pivots), &base)?;
-    // The run is merged: only the range's files stay, for the commit.
-    staging.remove_runs()?;
-    let record = staging.dir().join(RANGE_RECORD);
-    std::fs::write(&record, written.to_bytes()?).map_err(staging_error)?;
-    Ok(record)
 }
 
 /// The facts of every kept game of a build's batches, in id order: each batch's
