@@ -15,8 +15,9 @@ use tabiya::{
     indexer::{
         self,
         distributed::{
-            BatchIds, PreparedBatch, RUN_OCCURRENCES, RangeWriter, ReadCounts, assemble, fingerprint_parts, kept_facts,
-            later_twins, occurrence_parts, range_count, read_batches, write_batch_games,
+            BatchIds, Fetched, PreparedBatch, RUN_OCCURRENCES, RangeWriter, ReadCounts, assemble, fingerprint_parts,
+            kept_facts, later_twins, occurrence_parts, range_count, read_batches, read_fetched_batches,
+            write_batch_games,
         },
     },
     model::GameId,
@@ -82,11 +83,16 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
     let mut raw = Vec::new();
     for (file, path) in files.iter().enumerate() {
         let mut batch = 0;
-        assert!(read_batches(path, |games| {
+        let send = |games: Result<_, _>| {
             raw.push(((file, batch), games.unwrap()));
             batch += 1;
             true
-        }));
+        };
+        // The second file as a cluster's file system hands it over: its bytes, fetched.
+        match file {
+            1 => assert!(read_fetched_batches(path, Fetched::Bytes(Box::new(std::fs::read(path).unwrap())), send)),
+            _ => assert!(read_batches(path, send)),
+        }
     }
     let mut prepared: BTreeMap<(usize, usize), PreparedBatch> = BTreeMap::new();
     for (at, games) in raw.into_iter().rev() {

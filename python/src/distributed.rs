@@ -11,6 +11,7 @@ use std::{
 
 use pyo3::{
     prelude::*,
+    pybacked::PyBackedBytes,
     types::{PyBytes, PyDict, PyList},
 };
 use tabiya::{
@@ -18,7 +19,7 @@ use tabiya::{
     codec::KEY_LEN,
     explore::{Filter, PatternPartial},
     indexer::distributed::{
-        self, BatchIds, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
+        self, BatchIds, Fetched, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
     },
     model::GameId,
     render::json::IngestSummary,
@@ -36,23 +37,32 @@ use crate::{
 /// What a batch reader hands on: a batch's raw games as bytes, or why reading stopped.
 type BatchItem = Result<Vec<u8>, String>;
 
-/// read_batches(path) -> iterator of ("games", bytes) and ("error", message): the batches of
-/// one PGN file (plain, .zst, .bz2 or .gz), as a single-machine ingest cuts them; an error,
-/// if any, comes last, after the games read before it.
+/// read_batches(path, content=None, copy=None) -> iterator of ("games", bytes) and ("error",
+/// message): the batches of one PGN file (plain, .zst, .bz2 or .gz), as a single-machine
+/// ingest cuts them; an error, if any, comes last, after the games read before it. A file
+/// fetched from a cluster's file system is read from its bytes (`content`) or from a local
+/// copy (`copy`), `path` (its URL) naming it.
 #[pyclass(module = "tabiya._native")]
 pub struct BatchReader {
     items: Mutex<mpsc::Receiver<BatchItem>>,
 }
 
 #[pyfunction]
-pub fn read_batches(path: PathBuf) -> BatchReader {
+#[pyo3(signature = (path, content = None, copy = None))]
+pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<PathBuf>) -> BatchReader {
     // One batch ahead: reading goes on while the caller ships the last one.
     let (tx, rx) = mpsc::sync_channel::<BatchItem>(1);
     std::thread::spawn(move || {
-        distributed::read_batches(&path, |item| {
+        let send = |item: Result<Vec<_>, _>| {
             let item = item.map(|games| encode_raw_games(&games)).map_err(|err| crate::errors::message(&err));
             tx.send(item).is_ok()
-        })
+        };
+        // A fetched file's bytes are Python's own, read in place (up to 2 GB).
+        match (content, copy) {
+            (Some(bytes), _) => distributed::read_fetched_batches(&path, Fetched::Bytes(Box::new(bytes)), send),
+            (None, Some(copy)) => distributed::read_fetched_batches(&path, Fetched::Copy(copy), send),
+            (None, None) => distributed::read_batches(&path, send),
+        }
     });
     BatchReader { items: Mutex::new(rx) }
 }
@@ -475,6 +485,13 @@ pub fn expand_inputs(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String
         }
         Ok(expansion.files.iter().map(|file| file.display().to_string()).collect())
     })
+}
+
+/// is_pgn_name(name) -> bool: whether a directory's file of this name is a PGN collection that
+/// `tabiya ingest` reads (.pgn, optionally .zst, .bz2 or .gz).
+#[pyfunction]
+pub fn is_pgn_name(name: &str) -> bool {
+    tabiya::input::is_pgn_name(name)
 }
 
 // Piece-square statistics spread over tasks, as `tabiya psqt derive` derives them.

@@ -62,6 +62,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(distributed::write_batch_games, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
+    module.add_function(wrap_pyfunction!(distributed::is_pgn_name, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::fingerprint_parts, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::later_twins, module)?)?;
     module.add_function(wrap_pyfunction!(distributed::pattern_parts, module)?)?;

@@ -140,6 +140,46 @@ def test_a_build_of_more_key_ranges_answers_as_tabiya_ingest(spark, cli_db, coll
         build(session, collection, tmp_path / "refused", range_occurrences=0)
 
 
+def test_a_build_from_urls_holds_the_bytes_of_tabiya_ingest(spark, collection, cli_db, tmp_path, monkeypatch):
+    """Inputs named by URLs are listed and fetched through Spark's Hadoop file systems (file://
+    here; hdfs:// and s3a:// go through the same API with the cluster's configuration): a
+    directory's PGN files in sorted order, as tabiya ingest reads the same folder, so the same
+    bytes, a file fetched into its task (b.pgn.gz) or, too large for that (here over 8 MB
+    instead of 2 GB), copied by the driver into the work directory first (a.pgn); a broken
+    game is reported in the file its URL names; a URL naming nothing is refused before
+    anything is written."""
+    import importlib
+
+    from tabiya.errors import InvalidInput
+
+    module = importlib.import_module("tabiya.spark.build")
+
+    session, _ = spark
+    cli_db, cli = cli_db
+    assert collection[0].stat().st_size > 8 << 20 > collection[1].stat().st_size
+    monkeypatch.setattr(module, "_MAX_FETCHED", 8 << 20)
+    copied = []
+
+    def spied(sc, urls, directory):
+        copies = original(sc, urls, directory)
+        copied.extend((url, os.path.getsize(copy)) for url, copy in copies.items())
+        return copies
+
+    original = module._copied
+    monkeypatch.setattr(module, "_copied", spied)
+    summary = build(session, [f"file://{collection[0].parent}"], tmp_path / "db")
+    assert [(url.rsplit("/", 1)[1], size) for url, size in copied] == [("a.pgn", collection[0].stat().st_size)]
+    assert not (tmp_path / "db.spark-work").exists(), "the copy and the tasks' files removed"
+    assert digests(tmp_path / "db") == digests(cli_db)
+    assert summary["indexed"] == cli["indexed"] and summary["duplicates"] == cli["duplicates"]
+    broken = [game for game in summary["rejected"] if game["game"] == 10_001]
+    assert len(broken) == 1 and broken[0]["reason"] == "illegal_move", summary["rejected"]
+    assert broken[0]["file"].startswith("file:") and broken[0]["file"].endswith(f"{collection[1].parent.name}/b.pgn.gz")
+    with pytest.raises(InvalidInput, match="cannot read file:///nowhere/x.pgn"):
+        build(session, ["file:///nowhere/x.pgn"], tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()
+
+
 @pytest.mark.parametrize("pattern, options", [
     ("pin(B, n, k)", {}),
     ("check and count(Q) = 0", {"side": "white"}),

@@ -41,14 +41,21 @@ pub struct Source {
 impl Source {
     /// Opens `path`; `-` reads standard input (taken as PGN unless `kind` says otherwise).
     pub fn open(path: &Path, kind: Option<InputKind>) -> Result<Source, InputError> {
-        let name = path.display().to_string();
-        let kind =
-            kind.unwrap_or(if is_pgn_name(&name) || name == "-" { InputKind::Pgn } else { InputKind::PositionLines });
-        let raw: Box<dyn Read + Send> = if name == "-" {
+        let raw: Box<dyn Read + Send> = if path == Path::new("-") {
             Box::new(io::stdin())
         } else {
             Box::new(File::open(path).map_err(|source| InputError::Open { path: path.to_owned(), source })?)
         };
+        Source::from_reader(path, raw, kind)
+    }
+
+    /// An input read from `raw` (a file's bytes fetched by other means: from a cluster's file
+    /// system, say), named `path`, whose suffix says how it is compressed, as for
+    /// [`Source::open`].
+    pub fn from_reader(path: &Path, raw: Box<dyn Read + Send>, kind: Option<InputKind>) -> Result<Source, InputError> {
+        let name = path.display().to_string();
+        let kind =
+            kind.unwrap_or(if is_pgn_name(&name) || name == "-" { InputKind::Pgn } else { InputKind::PositionLines });
         let bytes_read = Arc::new(AtomicU64::new(0));
         let mut raw = BufReader::with_capacity(1 << 16, Counting { inner: raw, count: bytes_read.clone() });
         let read_error = |source| InputError::Read { path: path.to_owned(), source };

@@ -66,7 +66,11 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="build (or append to) a database from PGN files and directories")
     build.add_argument("db", help="the database directory (created, or appended to)")
-    build.add_argument("inputs", nargs="+", help="PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories")
+    build.add_argument(
+        "inputs",
+        nargs="+",
+        help="PGN files (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz) and directories: paths, or URLs Spark reads",
+    )
     build.add_argument("--work", help="a directory the driver and every executor share (default: DB.spark-work)")
     build.add_argument("--partitions", type=int, help="prepare tasks (default: 4 x the default parallelism)")
     build.add_argument(

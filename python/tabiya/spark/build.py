@@ -2,7 +2,10 @@
 
 1. **split**: a task a file reads it (decompressing .zst, .bz2 or .gz: a compressed stream is
    read from its start, so one file is one task) and cuts it into batches of 16,384 games,
-   which a shuffle spreads over the cluster;
+   which a shuffle spreads over the cluster; a file named by a URL (``hdfs://``, ``s3a://``,
+   ``file://``: any file system of Spark's Hadoop configuration) is fetched whole by its task
+   through Spark (up to 2 GB) or, larger, first copied by the driver into the shared work
+   directory; a local path is read by its task from a mount every executor shares;
 2. **prepare**: a task a few batches parses, replays and keys their games (tabiya's Rust code,
    in the Python worker), dropping twins within a batch and games the database holds already;
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
@@ -32,6 +35,7 @@ ingest`` does; a build that fails removes the games it wrote and records its run
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 import uuid
@@ -68,16 +72,18 @@ def build(
     if range_occurrences is not None and range_occurrences < 1:
         raise ValueError(f"range_occurrences must be at least 1, not {range_occurrences}")
     sc = spark.sparkContext
-    files = _native.expand_inputs([os.fspath(path) for path in inputs])
+    files, urls, large = _input_files(sc, [os.fspath(path) for path in inputs])
     db = os.path.abspath(os.fspath(db))
     work = os.path.abspath(work or db + ".spark-work")
     runs_dir = os.path.join(work, "runs")
+    copies_dir = os.path.join(work, "inputs")
     existing = db if os.path.exists(db) else None
     # The writer first: it removes the games an interrupted run wrote without committing them
     # (else their fingerprints would make this run skip them), and holds the database; then
     # what the tasks of an interrupted run left goes too.
     assembly = _native.Assembly(db, files)
-    shutil.rmtree(runs_dir, ignore_errors=True)
+    for directory in (runs_dir, copies_dir):
+        shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(runs_dir)
     partitions = partitions or 4 * sc.defaultParallelism
     stages = {}
@@ -98,7 +104,7 @@ def build(
         build_token = f"{first_id}:{uuid.uuid4()}"
         # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
         # disks for the later stages, with what the driver and the dedup need apart (small).
-        split = sc.parallelize(list(enumerate(files)), max(1, len(files))).flatMap(_split_file)
+        split = _split(sc, files, urls, _copied(sc, large, copies_dir))
         batches = split.partitionBy(partitions, _batch_partition)
         parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing, build_token))).persist(StorageLevel.DISK_ONLY)
         small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
@@ -187,8 +193,10 @@ def build(
             parsed.unpersist()
         for value in broadcasts:
             value.unpersist()
-        # What the tasks wrote (the games' and ranges' files) is ingested or of no use.
-        shutil.rmtree(runs_dir, ignore_errors=True)
+        # What the tasks wrote (the games' and ranges' files) is ingested or of no use, and so
+        # are the inputs' copies.
+        for directory in (runs_dir, copies_dir):
+            shutil.rmtree(directory, ignore_errors=True)
         try:
             os.rmdir(work)
         except OSError:
@@ -203,10 +211,99 @@ def build(
     return summary
 
 
-def _split_file(item):
-    """The batches of one input file: ((file, batch), ("games", bytes) or ("error", message))."""
-    file_number, path = item
-    for batch_number, (kind, value) in enumerate(_native.read_batches(path)):
+# A file a URL names is fetched whole into a task's memory (by Spark's binaryFiles): at most
+# what a Java array holds. A larger one is copied by the driver into the work directory.
+_MAX_FETCHED = 2**31 - 64
+
+
+def _is_url(path: str) -> bool:
+    """Whether an input names a file system by a scheme (hdfs://, s3a://, file:/...)."""
+    return re.match(r"[A-Za-z][A-Za-z0-9+.-]*:/", path) is not None
+
+
+def _input_files(sc, inputs: Sequence[str]):
+    """The PGN files ``inputs`` name, in order: local files and directories as ``tabiya
+    ingest`` expands them, URLs listed through Spark's Hadoop file systems (a directory's PGN
+    files recursively, in sorted order); which of them are URLs; and the URLs of those too
+    large to fetch into a task.
+    A URL that names nothing is refused before anything is written."""
+    files, urls, large = [], set(), []
+    for path in inputs:
+        if not _is_url(path):
+            files.extend(_native.expand_inputs([path]))
+            continue
+        for name, length in _listed(sc, path):
+            files.append(name)
+            urls.add(name)
+            if length > _MAX_FETCHED:
+                large.append(name)
+    return files, urls, large
+
+
+def _listed(sc, url: str) -> list:
+    from py4j.protocol import Py4JJavaError
+
+    from ..errors import InvalidInput
+
+    jvm = sc._jvm
+    try:
+        path = jvm.org.apache.hadoop.fs.Path(url)
+        system = path.getFileSystem(sc._jsc.hadoopConfiguration())
+        status = system.getFileStatus(path)
+        if status.isFile():
+            found = [status]
+        else:
+            found, listing = [], system.listFiles(path, True)
+            while listing.hasNext():
+                status = listing.next()
+                if _native.is_pgn_name(status.getPath().getName()):
+                    found.append(status)
+    except Py4JJavaError as err:
+        raise InvalidInput(f"cannot read {url}: {err.java_exception}") from None
+    # As a directory is walked: by path component, in order.
+    listed = [(status.getPath().toString(), status.getLen()) for status in found]
+    return sorted(listed, key=lambda item: item[0].split("/"))
+
+
+def _copied(sc, urls: Sequence[str], directory: str) -> dict:
+    """Copies each of ``urls`` (files too large to fetch into a task) into ``directory``, in
+    the work directory every executor shares, by the driver's Hadoop client: {url: copy}."""
+    if not urls:
+        return {}
+    os.makedirs(directory, exist_ok=True)
+    hadoop = sc._jvm.org.apache.hadoop.fs
+    conf = sc._jsc.hadoopConfiguration()
+    local = hadoop.FileSystem.getLocal(conf).getRaw()
+    copies = {}
+    for number, url in enumerate(urls):
+        source = hadoop.Path(url)
+        copy = os.path.join(directory, f"{number:05d}-{source.getName()}")
+        hadoop.FileUtil.copy(source.getFileSystem(conf), source, local, hadoop.Path(copy), False, conf)
+        copies[url] = copy
+    return copies
+
+
+def _split(sc, files: Sequence[str], urls: set, copies: dict):
+    """The batches of every input file, a task a file: ((file, batch), ("games", bytes) or
+    ("error", message), path). Local paths and the copies of large URL files are read from
+    the shared mount, the other URL files fetched into their task by Spark."""
+    parts = []
+    local = [(number, path, copies.get(path)) for number, path in enumerate(files)
+             if path not in urls or path in copies]
+    if local:
+        parts.append(sc.parallelize(local, len(local)).flatMap(
+            lambda item: _split_file(item[0], item[1], copy=item[2])))
+    for number, url in enumerate(files):
+        if url in urls and url not in copies:
+            fetched = sc.binaryFiles(url, minPartitions=1)
+            parts.append(fetched.flatMap(lambda item, number=number, url=url: _split_file(number, url, item[1])))
+    return parts[0] if len(parts) == 1 else sc.union(parts)
+
+
+def _split_file(file_number: int, path: str, content: Optional[bytes] = None, copy: Optional[str] = None):
+    """The batches of one input file, read from ``path`` or, fetched from a URL, from its
+    ``content`` or its ``copy``, ``path`` naming it."""
+    for batch_number, (kind, value) in enumerate(_native.read_batches(path, content, copy)):
         yield (file_number, batch_number), (kind, value, path)
 
 

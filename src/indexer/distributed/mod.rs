@@ -27,7 +27,7 @@
 mod games;
 mod ranges;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bincode::{Decode, Encode};
 use rayon::prelude::*;
@@ -50,12 +50,55 @@ use crate::{
 /// Reads the PGN file `path` (plain or compressed) batch by batch, handing each batch's raw
 /// games to `send`, then the error that stopped reading early, if any. Returns `false` when
 /// `send` stopped it.
-pub fn read_batches(path: &Path, mut send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool) -> bool {
-    let source = match Source::open(path, Some(InputKind::Pgn)) {
+pub fn read_batches(path: &Path, send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool) -> bool {
+    batches_of(path, Source::open(path, Some(InputKind::Pgn)), send)
+}
+
+/// [`read_batches`] of a file fetched by other means (from a cluster's file system) and named
+/// by `name` (its URL, whose suffix says how it is compressed) in what is reported: its bytes,
+/// or a local copy.
+pub fn read_fetched_batches(
+    name: &Path,
+    fetched: Fetched,
+    send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool,
+) -> bool {
+    let raw: Result<Box<dyn std::io::Read + Send>, InputError> = match fetched {
+        Fetched::Bytes(bytes) => Ok(Box::new(std::io::Cursor::new(FetchedBytes(bytes)))),
+        Fetched::Copy(copy) => match std::fs::File::open(&copy) {
+            Ok(file) => Ok(Box::new(file)),
+            Err(source) => Err(InputError::Open { path: copy, source }),
+        },
+    };
+    batches_of(name, raw.and_then(|raw| Source::from_reader(name, raw, Some(InputKind::Pgn))), send)
+}
+
+/// Where a file fetched from a cluster's file system is.
+pub enum Fetched {
+    /// Its bytes, in memory.
+    Bytes(Box<dyn AsRef<[u8]> + Send>),
+    /// A local copy.
+    Copy(PathBuf),
+}
+
+/// A fetched file's bytes, for a cursor to read.
+struct FetchedBytes(Box<dyn AsRef<[u8]> + Send>);
+
+impl AsRef<[u8]> for FetchedBytes {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+fn batches_of(
+    name: &Path,
+    source: Result<Source, InputError>,
+    mut send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool,
+) -> bool {
+    let source = match source {
         Ok(source) => source,
         Err(error) => return send(Err(error)),
     };
-    read_chunks(path, source.reader, BATCH_GAMES, |chunk| match chunk {
+    read_chunks(name, source.reader, BATCH_GAMES, |chunk| match chunk {
         FileChunk::Games { games, .. } => games.is_empty() || send(Ok(games)),
         FileChunk::Stopped(error) => send(Err(error)),
     })
