@@ -152,6 +152,10 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         with pytest.raises(tabiya.InvalidInput):
             call()
         assert not ranges.exists(), number
+    # A fetched file's copy that is not there: the error names the file by its URL.
+    assert list(_native.read_batches("hdfs://namenode/a.pgn", copy=str(tmp_path / "gone"))) == [
+        ("error", f"cannot open hdfs://namenode/a.pgn: its copy {tmp_path / 'gone'}: No such file or directory (os error 2)")
+    ]
     # Occurrences that do not read: an error naming the range's directory, nothing written.
     with pytest.raises(tabiya.TabiyaError, match="ranges"):
         _native.RangeWriter(str(ranges)).add(1, b"", b"\x05abc")

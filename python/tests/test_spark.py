@@ -180,6 +180,38 @@ def test_a_build_from_urls_holds_the_bytes_of_tabiya_ingest(spark, collection, c
     assert not (tmp_path / "refused").exists()
 
 
+def test_a_url_folder_is_read_as_tabiya_ingest_reads_the_same_folder(spark, collection, tmp_path):
+    """A folder named by a URL is listed in the order tabiya ingest walks it (nested folders,
+    capitals, dots, hidden names); names Spark's binaryFiles would not take as they are (a
+    comma, a glob's brackets, a leading underscore or dot) are copied by the driver instead of
+    fetched; the database holds the bytes of tabiya ingest of the folder. An empty folder
+    builds an empty database."""
+    import importlib
+
+    module = importlib.import_module("tabiya.spark.build")
+    session, _ = spark
+    games = collection[0].read_bytes().split(b"\n[Event ")
+    folder = tmp_path / "games"
+    names = ["a/x.pgn", "a.pgn", "B.pgn", ".h.pgn", "_u.pgn", "c,d.pgn", "e[1].pgn", "a/b/y.pgn.gz", "notes.txt"]
+    for number, name in enumerate(names):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = b"\n[Event ".join(games[1 + 40 * number : 41 + 40 * number])
+        path.write_bytes(gzip.compress(b"[Event " + text) if name.endswith(".gz") else b"[Event " + text)
+    from tabiya import _native
+
+    files, urls, large = module._input_files(session.sparkContext, [f"file://{folder}"])
+    assert [name.removeprefix("file:") for name in files] == _native.expand_inputs([str(folder)])
+    assert len(files) == 8 and set(files) == urls
+    assert sorted(name.rsplit("/", 1)[1] for name in large) == [".h.pgn", "_u.pgn", "c,d.pgn", "e[1].pgn"]
+    summary = build(session, [f"file://{folder}"], tmp_path / "db")
+    assert summary["indexed"] > 300 and not summary["readErrors"], summary
+    run_cli("ingest", "--db", str(tmp_path / "cli"), str(folder))
+    assert digests(tmp_path / "db") == digests(tmp_path / "cli")
+    (tmp_path / "empty").mkdir()
+    assert build(session, [f"file://{tmp_path / 'empty'}"], tmp_path / "none")["indexed"] == 0
+
+
 @pytest.mark.parametrize("pattern, options", [
     ("pin(B, n, k)", {}),
     ("check and count(Q) = 0", {"side": "white"}),

@@ -17,9 +17,10 @@ or from the shell: ``python -m tabiya.spark build --master spark://head:7077 DB 
 ``psqt-derive``, ``report``).
 
 Every executor needs the ``tabiya`` package (``pip install tabiya`` on each node), and every
-path (the inputs, the database, the work directory) must be the same file on the driver and on
-every executor: a shared mount (NFS, a cluster file system), or for searches a copy of the
-database at the same path on each node.
+path (the database, the work directory, inputs given as paths) must be the same file on the
+driver and on every executor: a shared mount (NFS, a cluster file system), or for searches a
+copy of the database at the same path on each node. Inputs may also be URLs of any file system
+Spark's Hadoop configuration reads (``hdfs://``, ``s3a://``).
 """
 
 from .build import build

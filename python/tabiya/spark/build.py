@@ -59,13 +59,14 @@ def build(
     range_occurrences: Optional[int] = None,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
-    ``inputs``, on the cluster of ``spark`` (a SparkSession). ``work`` is a directory every
+    ``inputs`` (paths every executor shares, or URLs Spark's Hadoop file systems read), on the
+    cluster of ``spark`` (a SparkSession). ``work`` is a directory every
     executor and the driver share (default: beside the database; the database's own path must
     be one every executor reads too), ``partitions`` the number of prepare tasks (default: four
     times the default parallelism), ``range_occurrences`` the position occurrences a range task
     holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
-    commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary ``tabiya ingest
-    --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
+    commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary
+    ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
     from pyspark import StorageLevel
 
@@ -214,6 +215,8 @@ def build(
 # A file a URL names is fetched whole into a task's memory (by Spark's binaryFiles): at most
 # what a Java array holds. A larger one is copied by the driver into the work directory.
 _MAX_FETCHED = 2**31 - 64
+# Names binaryFiles would not take as they are (a list, a glob, a hidden file): copied too.
+_NOT_FETCHED_NAME = re.compile(r"[,*?\[\]{}\\]|/[_.]")
 
 
 def _is_url(path: str) -> bool:
@@ -224,9 +227,9 @@ def _is_url(path: str) -> bool:
 def _input_files(sc, inputs: Sequence[str]):
     """The PGN files ``inputs`` name, in order: local files and directories as ``tabiya
     ingest`` expands them, URLs listed through Spark's Hadoop file systems (a directory's PGN
-    files recursively, in sorted order); which of them are URLs; and the URLs of those too
-    large to fetch into a task.
-    A URL that names nothing is refused before anything is written."""
+    files recursively, in sorted order); which of them are URLs; and the URLs of those to copy
+    instead of fetching them into a task (too large, or named as binaryFiles would not take
+    them). A URL that names nothing is refused before anything is written."""
     files, urls, large = [], set(), []
     for path in inputs:
         if not _is_url(path):
@@ -235,7 +238,7 @@ def _input_files(sc, inputs: Sequence[str]):
         for name, length in _listed(sc, path):
             files.append(name)
             urls.add(name)
-            if length > _MAX_FETCHED:
+            if length > _MAX_FETCHED or _NOT_FETCHED_NAME.search(name):
                 large.append(name)
     return files, urls, large
 
@@ -266,8 +269,14 @@ def _listed(sc, url: str) -> list:
 
 
 def _copied(sc, urls: Sequence[str], directory: str) -> dict:
-    """Copies each of ``urls`` (files too large to fetch into a task) into ``directory``, in
-    the work directory every executor shares, by the driver's Hadoop client: {url: copy}."""
+    """Copies each of ``urls`` (files too large to fetch into a task, or so named that it
+    would not take them) into ``directory``, in the work directory every executor shares, by
+    the driver's Hadoop client: {url: copy}. A copy is named by its number alone (its reader
+    takes the compression from the URL)."""
+    from py4j.protocol import Py4JJavaError
+
+    from ..errors import TabiyaError
+
     if not urls:
         return {}
     os.makedirs(directory, exist_ok=True)
@@ -276,9 +285,14 @@ def _copied(sc, urls: Sequence[str], directory: str) -> dict:
     local = hadoop.FileSystem.getLocal(conf).getRaw()
     copies = {}
     for number, url in enumerate(urls):
-        source = hadoop.Path(url)
-        copy = os.path.join(directory, f"{number:05d}-{source.getName()}")
-        hadoop.FileUtil.copy(source.getFileSystem(conf), source, local, hadoop.Path(copy), False, conf)
+        copy = os.path.join(directory, f"{number:05d}.pgn")
+        try:
+            source = hadoop.Path(url)
+            done = hadoop.FileUtil.copy(source.getFileSystem(conf), source, local, hadoop.Path(copy), False, conf)
+        except Py4JJavaError as err:
+            raise TabiyaError(f"cannot copy {url} into {directory}: {err.java_exception}") from None
+        if not done:
+            raise TabiyaError(f"cannot copy {url} into {directory}")
         copies[url] = copy
     return copies
 
@@ -297,6 +311,8 @@ def _split(sc, files: Sequence[str], urls: set, copies: dict):
         if url in urls and url not in copies:
             fetched = sc.binaryFiles(url, minPartitions=1)
             parts.append(fetched.flatMap(lambda item, number=number, url=url: _split_file(number, url, item[1])))
+    if not parts:
+        return sc.parallelize([], 1)
     return parts[0] if len(parts) == 1 else sc.union(parts)
 
 

@@ -66,7 +66,11 @@ pub fn read_fetched_batches(
         Fetched::Bytes(bytes) => Ok(Box::new(std::io::Cursor::new(FetchedBytes(bytes)))),
         Fetched::Copy(copy) => match std::fs::File::open(&copy) {
             Ok(file) => Ok(Box::new(file)),
-            Err(source) => Err(InputError::Open { path: copy, source }),
+            // Named by its URL, the copy's path said.
+            Err(err) => Err(InputError::Open {
+                path: name.to_owned(),
+                source: std::io::Error::new(err.kind(), format!("its copy {}: {err}", copy.display())),
+            }),
         },
     };
     batches_of(name, raw.and_then(|raw| Source::from_reader(name, raw, Some(InputKind::Pgn))), send)
