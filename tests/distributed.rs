@@ -90,7 +90,11 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
         };
         // The second file as a cluster's file system hands it over: its bytes, fetched.
         match file {
-            1 => assert!(read_fetched_batches(path, Fetched::Bytes(Box::new(std::fs::read(path).unwrap())), send)),
+            1 => assert!(read_fetched_batches(
+                path,
+                Fetched::Bytes(Box::new(std::io::Cursor::new(std::fs::read(path).unwrap()))),
+                send
+            )),
             _ => assert!(read_batches(path, send)),
         }
     }

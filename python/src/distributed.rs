@@ -59,7 +59,9 @@ pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<
         };
         // A fetched file's bytes are Python's own, read in place (up to 2 GB).
         match (content, copy) {
-            (Some(bytes), _) => distributed::read_fetched_batches(&path, Fetched::Bytes(Box::new(bytes)), send),
+            (Some(bytes), _) => {
+                distributed::read_fetched_batches(&path, Fetched::Bytes(Box::new(std::io::Cursor::new(bytes))), send)
+            }
             (None, Some(copy)) => distributed::read_fetched_batches(&path, Fetched::Copy(copy), send),
             (None, None) => distributed::read_batches(&path, send),
         }

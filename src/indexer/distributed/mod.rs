@@ -63,7 +63,7 @@ pub fn read_fetched_batches(
     send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool,
 ) -> bool {
     let raw: Result<Box<dyn std::io::Read + Send>, InputError> = match fetched {
-        Fetched::Bytes(bytes) => Ok(Box::new(std::io::Cursor::new(FetchedBytes(bytes)))),
+        Fetched::Bytes(bytes) => Ok(bytes),
         Fetched::Copy(copy) => match std::fs::File::open(&copy) {
             Ok(file) => Ok(Box::new(file)),
             // Named by its URL, the copy's path said.
@@ -78,19 +78,10 @@ pub fn read_fetched_batches(
 
 /// Where a file fetched from a cluster's file system is.
 pub enum Fetched {
-    /// Its bytes, in memory.
-    Bytes(Box<dyn AsRef<[u8]> + Send>),
+    /// Its bytes, in memory (a cursor over them).
+    Bytes(Box<dyn std::io::Read + Send>),
     /// A local copy.
     Copy(PathBuf),
-}
-
-/// A fetched file's bytes, for a cursor to read.
-struct FetchedBytes(Box<dyn AsRef<[u8]> + Send>);
-
-impl AsRef<[u8]> for FetchedBytes {
-    fn as_ref(&self) -> &[u8] {
-        (*self.0).as_ref()
-    }
 }
 
 fn batches_of(
