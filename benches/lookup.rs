@@ -2,7 +2,8 @@
 //! `TABIYA_BENCH_DB` does not name one): explorer lookups (12 moves + 4 top games) over a
 //! realistic mix of positions — openings (plies 2–8), middlegames (plies 20–40) and rare
 //! positions (ply 60 on) of games spread over the collection — unfiltered and with a rating and
-//! date filter; each header filter on the initial position and a rare one; and material
+//! date filter; the initial position filtered from its summary, with the summary built anew, and
+//! game by game; each header filter on the initial position and a rare one; and material
 //! searches. Prints p50/p99 per class, then criterion's figures.
 //!
 //! `cargo bench --bench lookup`
@@ -11,11 +12,12 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use tabiya::{
     Key,
     explore::{Filter, FilterSpec, Limits, Lookup, MaterialQuery, ResolvedTarget, Signature, Target},
     input::read_games,
+    store::{SUMMARY_BUDGET, SUMMARY_MIN_GAMES},
 };
 
 /// (class, target) pairs: one position per class from every 100th of the first 100k games.
@@ -92,6 +94,23 @@ fn lookup(c: &mut Criterion) {
     let start = Target::initial().resolve().expect("initial position");
     let start = Lookup { target: start, filter: filtered[0].1.filter.clone(), limits };
     group.bench_function("initial position filtered", |b| b.iter(|| start.run(&store).expect("lookup")));
+    // The same answer with the position's summary built anew each time, and with every game
+    // counted on its own (no summaries), side by side.
+    // (A summary is built the second time its position is asked for.)
+    let fresh = || {
+        store.set_summaries(SUMMARY_MIN_GAMES, SUMMARY_BUDGET);
+        start.run(&store).expect("lookup");
+    };
+    group.bench_function("initial position filtered, its summary built", |b| {
+        b.iter_batched(fresh, |()| start.run(&store).expect("lookup"), BatchSize::PerIteration)
+    });
+    store.set_summaries(u64::MAX, 0);
+    group.bench_function("initial position filtered, game by game", |b| b.iter(|| start.run(&store).expect("lookup")));
+    let mut cycle = filtered.iter().cycle();
+    group.bench_function("mix filtered, game by game", |b| {
+        b.iter(|| cycle.next().expect("lookups").1.run(&store).expect("lookup"))
+    });
+    fresh();
     group.finish();
 
     let mut group = c.benchmark_group("material");

@@ -94,7 +94,7 @@ fn every_players_position_round_trips() {
 }
 
 /// The first `games` games of the players collection, as a PGN file in `dir`.
-fn players_head(dir: &Path, games: usize) -> PathBuf {
+pub(crate) fn players_head(dir: &Path, games: usize) -> PathBuf {
     let players = datasets().join("players.pgn.zst");
     let mut text = Vec::new();
     zstd::Decoder::new(std::fs::File::open(players).unwrap()).unwrap().read_to_end(&mut text).unwrap();

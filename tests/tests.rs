@@ -37,4 +37,5 @@ mod replicas;
 mod report;
 mod scan_budget;
 mod slow_clients;
+mod summaries;
 mod twins;

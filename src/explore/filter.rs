@@ -10,7 +10,9 @@
 use shakmaty::Color;
 
 use super::QueryError;
-use crate::model::{Day, Eco, GameFacts, GameResult, MAX_PLIES, Month, RatingBand, SliceKey, Speed};
+use crate::model::{
+    Coverage, Day, Eco, GameFacts, GameResult, MAX_PLIES, Month, RatingBand, SliceKey, SliceSet, Speed,
+};
 
 /// A filter as a user writes it (the command line's options, the Python package's keyword
 /// arguments): parsed into a [`Filter`], and told back in words for reports.
@@ -347,6 +349,40 @@ impl Filter {
         self.slice_passes(key.month, key.speed, || key.band)
     }
 
+    /// How many of the slices of `set` it keeps, each as [`Filter::matches_slice`] (the player
+    /// and headers are not checked here): for a set of one slice, [`Coverage::All`] or
+    /// [`Coverage::None`]; for more, [`Coverage::Some`] when they may differ.
+    pub fn covers(&self, set: &SliceSet) -> Coverage {
+        let months = match (self.since, self.until) {
+            (None, None) => Coverage::All,
+            (since, until) => {
+                let after = |month: Month| since.is_none_or(|since| month >= since);
+                let before = |month: Month| until.is_none_or(|until| month <= until);
+                if set.first_month != Month::UNKNOWN && after(set.first_month) && before(set.last_month) {
+                    Coverage::All
+                } else if set.last_month == Month::UNKNOWN || !after(set.last_month) || !before(set.first_month) {
+                    Coverage::None
+                } else {
+                    Coverage::Some
+                }
+            }
+        };
+        let bits = |mask: Option<u32>, set: u32| match mask {
+            None => Coverage::All,
+            Some(mask) if set & !mask == 0 => Coverage::All,
+            Some(mask) if set & mask == 0 => Coverage::None,
+            Some(_) => Coverage::Some,
+        };
+        let parts = [months, bits(self.speeds.map(u32::from), u32::from(set.speeds)), bits(self.bands, set.bands)];
+        if parts.contains(&Coverage::None) {
+            Coverage::None
+        } else if parts.iter().all(|&part| part == Coverage::All) {
+            Coverage::All
+        } else {
+            Coverage::Some
+        }
+    }
+
     /// The slice's tests, its rating band (an average, for a game) computed only when asked for.
     fn slice_passes(&self, month: Month, speed: Speed, band: impl FnOnce() -> RatingBand) -> bool {
         self.month_in_range(month)
@@ -408,6 +444,109 @@ mod tests {
             let bounds = Filter::default().with_dates(since.map(|y| y.to_string()).as_deref(), until.map(|y| y.to_string()).as_deref());
             let filter = Filter { speeds, bands, ..bounds.expect("years") };
             proptest::prop_assert_eq!(filter.matches_game(&facts), filter.matches_slice(&SliceKey::of(&facts)));
+        }
+    }
+
+    /// Months of a few years, year-only dates and undated games, as the summaries' tests draw them.
+    fn month_of(code: u8) -> Month {
+        match code % 40 {
+            0 => Month::UNKNOWN,
+            c @ 1..=3 => Month::from_date(&format!("{}.??.??", 1995 + u16::from(c))),
+            c => Month::from_date(&format!("{}.{:02}.01", 1995 + u16::from(c) / 12, c % 12 + 1)),
+        }
+    }
+
+    fn bound(code: Option<u8>, until: bool) -> Option<Month> {
+        code.map(|code| match month_of(code) {
+            Month::UNKNOWN => Month::parse_bound("1996", until).expect("year"),
+            month => month,
+        })
+    }
+
+    fn slice_key(month: u8, speed: u8, band: u8) -> SliceKey {
+        let band = if band.is_multiple_of(12) {
+            RatingBand::UNRATED
+        } else {
+            RatingBand::of(Some(2000 + u16::from(band % 12) * 60))
+        };
+        SliceKey { month: month_of(month), speed: Speed::ALL[usize::from(speed) % Speed::ALL.len()], band }
+    }
+
+    proptest::proptest! {
+        /// Of a set of slices, a filter keeps all when it says all, none when it says none, and
+        /// says one or the other of a single slice.
+        #[test]
+        fn coverage_agrees_with_each_slice(
+            keys in proptest::collection::vec((0u8..80, 0u8..7, 0u8..24), 1..6),
+            since in proptest::option::of(0u8..80), until in proptest::option::of(0u8..80),
+            speeds in proptest::option::of(0u8..127), bands in proptest::option::of(0u32..u32::MAX),
+        ) {
+            let filter = Filter { since: bound(since, false), until: bound(until, true), speeds, bands, ..Filter::default() };
+            let keys: Vec<SliceKey> = keys.into_iter().map(|(m, s, b)| slice_key(m, s, b)).collect();
+            let set = keys.iter().skip(1).fold(singleton(&keys[0]), |set, key| SliceSet {
+                first_month: set.first_month.min(key.month),
+                last_month: set.last_month.max(key.month),
+                speeds: set.speeds | singleton(key).speeds,
+                bands: set.bands | singleton(key).bands,
+            });
+            match filter.covers(&set) {
+                Coverage::All => proptest::prop_assert!(keys.iter().all(|key| filter.matches_slice(key))),
+                Coverage::None => proptest::prop_assert!(!keys.iter().any(|key| filter.matches_slice(key))),
+                Coverage::Some => proptest::prop_assert!(keys.len() > 1),
+            }
+        }
+
+        /// A position's games summed by slice answer a filter of slices as counting each kept
+        /// game on its own does: totals, years, moves, top and recent games, slices.
+        #[test]
+        fn summaries_answer_as_the_games_counted_one_by_one(
+            games in proptest::collection::vec(((0u8..80, 0u8..7, 0u8..24), 0u8..4, proptest::collection::vec(0u16..6, 0..3)), 1..400),
+            since in proptest::option::of(0u8..80), until in proptest::option::of(0u8..80),
+            speeds in proptest::option::of(0u8..127), bands in proptest::option::of(0u32..u32::MAX),
+        ) {
+            use crate::{codec::CompactMove, model::{GameId, PositionStats, SliceSummary}};
+            let facts_of: Vec<GameFacts> = games.iter().enumerate().map(|(at, &((m, s, b), result, _))| {
+                let key = slice_key(m, s, b);
+                let rating = key.band.floor();
+                GameFacts {
+                    id: GameId(at as u64 + 1),
+                    result: [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown][usize::from(result)],
+                    ratings: [rating, rating.map(|r| r + 30)],
+                    month: key.month,
+                    speed: key.speed,
+                }
+            }).collect();
+            let facts = |id: GameId| facts_of.get(usize::try_from(id.0).ok()?.checked_sub(1)?).copied();
+            let moves = [12 | 28 << 6, 11 | 27 << 6, 6 | 21 << 6, 1 | 18 << 6, 10 | 26 << 6, 2 | 20 << 6];
+            let mut plays = Vec::new();
+            for (at, (_, _, next)) in games.iter().enumerate() {
+                let mut next: Vec<CompactMove> = next.iter().filter_map(|&m| CompactMove::from_bits(moves[usize::from(m)])).collect();
+                next.sort_unstable();
+                next.dedup();
+                let id = GameId(at as u64 + 1);
+                match next.is_empty() {
+                    true => plays.push((id, None)),
+                    false => plays.extend(next.into_iter().map(|m| (id, Some(m)))),
+                }
+            }
+            let stats = PositionStats::of_plays(plays, facts).expect("plays in order");
+            let filter = Filter { since: bound(since, false), until: bound(until, true), speeds, bands, ..Filter::default() };
+            let mut expected = PositionStats::of_kept_games(&stats, facts, |game| filter.matches_game(game)).expect("facts");
+            expected.derive_slices(facts).expect("facts");
+            expected.games_by_move.clear();
+            let summary = SliceSummary::of_games(&stats, facts).expect("facts");
+            proptest::prop_assert_eq!(summary.kept(|set| filter.covers(set), true), expected.clone());
+            proptest::prop_assert_eq!(summary.kept_tally(|set| filter.covers(set)), expected.total);
+            proptest::prop_assert_eq!(stats.kept_tally(facts, |game| filter.matches_game(game)), Some(expected.total));
+        }
+    }
+
+    fn singleton(key: &SliceKey) -> SliceSet {
+        SliceSet {
+            first_month: key.month,
+            last_month: key.month,
+            speeds: 1 << key.speed as u8,
+            bands: 1 << key.band.index(),
         }
     }
 

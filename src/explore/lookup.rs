@@ -11,7 +11,7 @@ use crate::{
     Key,
     codec::CompactMove,
     model::{GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally},
-    store::{Occurrences, Store},
+    store::{GamesBySlice, Occurrences, Store},
 };
 
 /// Most games a player filter's name may match.
@@ -264,14 +264,29 @@ pub fn reached_by_moves(
                 return Ok(Reached::of(tally));
             }
             // Other move orders reach it too: its games, each checked (by move, as stored:
-            // no sorted union of the lists).
-            let games = store.position_games(key)?.unwrap_or_default();
+            // no sorted union of the lists), or a popular position's slices summed.
+            let games = match counted_games(store, key, admission)? {
+                GamesBySlice::Summary(summary) => {
+                    return Ok(Reached::of(&summary.kept_tally(|set| admission.filter.covers(set))));
+                }
+                GamesBySlice::Games(games) => *games,
+            };
             let kept = games
                 .kept_tally(|id| store.facts_of(Some(&facts), id), |game| admission.admits(game))
                 .ok_or_else(|| store.corrupt(format!("position {key}: a game without facts")))?;
             Ok(Reached::of(&kept))
         })
         .collect()
+}
+
+/// What a filtered lookup counts the games of `key` from: a popular position's summary by
+/// slice when the filter is made only of slices, else its games by move.
+fn counted_games(store: &Store, key: &Key, admission: &Admission) -> Result<GamesBySlice, QueryError> {
+    let found = match admission.filter.is_by_slices() {
+        true => store.games_by_slice(key)?,
+        false => store.position_games(key)?.map(|stats| GamesBySlice::Games(Box::new(stats))),
+    };
+    Ok(found.unwrap_or_else(|| GamesBySlice::Games(Box::default())))
 }
 
 /// [`filtered_stats`] with the filter resolved already.
@@ -286,7 +301,12 @@ pub(crate) fn stats_of_games(
         let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
         return Ok(stats.unwrap_or_default());
     }
-    let stats = store.position_games(key)?.unwrap_or_default();
+    let stats = match counted_games(store, key, admission)? {
+        GamesBySlice::Summary(summary) => {
+            return Ok(summary.kept(|set| admission.filter.covers(set), with_slices));
+        }
+        GamesBySlice::Games(stats) => *stats,
+    };
     let Some(highest) = stats.highest_game() else {
         return Ok(PositionStats::default());
     };

@@ -39,17 +39,43 @@ impl<K: Ord> Leading<K> {
         Leading { limit, order, kept: std::collections::BinaryHeap::with_capacity(limit + 1) }
     }
 
-    pub(super) fn offer(&mut self, game: GameRef) {
+    /// Offers `game`; whether it is kept (for now).
+    pub(super) fn offer(&mut self, game: GameRef) -> bool {
         let key = (self.order)(&game);
         if self.kept.len() < self.limit {
             self.kept.push(Ranked(key, game));
         } else if self.kept.peek().is_some_and(|last| key < last.0) {
             self.kept.pop();
             self.kept.push(Ranked(key, game));
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Offers `games`, which are in this order already: they stop at the first one refused
+    /// (none after it can be kept).
+    pub(super) fn offer_ordered(&mut self, games: &[GameRef]) {
+        for &game in games {
+            if !self.offer(game) {
+                break;
+            }
         }
     }
 
     pub(super) fn into_sorted(self) -> Vec<GameRef> {
         self.kept.into_sorted_vec().into_iter().map(|Ranked(_, game)| game).collect()
     }
+}
+
+/// The first `limit` of `games` in `order` (whose keys are unique), in that order: what a
+/// [`Leading`] offered them one by one keeps, chosen at once.
+pub(super) fn first_in_order<K: Ord>(mut games: Vec<GameRef>, limit: usize, order: fn(&GameRef) -> K) -> Vec<GameRef> {
+    if games.len() > limit && limit > 0 {
+        games.select_nth_unstable_by_key(limit - 1, order);
+    }
+    games.truncate(limit);
+    games.sort_unstable_by_key(order);
+    games.shrink_to_fit();
+    games
 }

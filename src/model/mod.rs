@@ -12,6 +12,7 @@ mod headers;
 mod leading;
 pub mod names;
 mod position_stats;
+mod slice_summary;
 mod tally;
 pub mod twins;
 
@@ -20,4 +21,5 @@ pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, play
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
 pub use names::NameQuery;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
+pub use slice_summary::{Coverage, SliceSet, SliceSummary};
 pub use tally::{GameRef, Tally};

@@ -248,50 +248,14 @@ impl PositionStats {
     /// Fills `slices` from `games_by_move` and each game's facts (`None` from `facts`, a game
     /// it does not know, fails): the sum of the slice every game alone makes, as if each game
     /// were merged in on its own.
-    pub fn derive_slices(&mut self, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
-        let mut slices: Vec<Slice> = Vec::new();
-        // Each slice's best-rated games, as its games are met.
-        let mut best = Vec::new();
-        let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
-        let mut seen = SeenGames::new(&self.games_by_move);
-        for (next, ids) in &self.games_by_move {
-            for &id in ids {
-                let game = facts(id)?;
-                let tally = Tally::game(game.result, game.ratings);
-                let key = SliceKey::of(&game);
-                let at = *index.entry(key).or_insert_with(|| {
-                    slices.push(Slice { key, total: Tally::default(), moves: Vec::new(), games: Vec::new() });
-                    best.push(Leading::new(SLICE_GAMES, GameRef::by_rating));
-                    slices.len() - 1
-                });
-                let slice = &mut slices[at];
-                if seen.first_time(id) {
-                    slice.total.add(&tally);
-                    best[at].offer(GameRef::of(&game));
-                }
-                if let Some(m) = next {
-                    match slice.moves.binary_search_by_key(m, |(n, _)| *n) {
-                        Ok(at) => slice.moves[at].1.add(&tally),
-                        Err(at) => slice.moves.insert(at, (*m, tally)),
-                    }
-                }
-            }
-        }
-        for (slice, best) in slices.iter_mut().zip(best) {
-            slice.games = best.into_sorted();
-        }
-        slices.sort_unstable_by_key(|slice| slice.key);
-        self.slices = slices;
+    pub fn derive_slices(&mut self, facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
+        self.slices = super::SliceSummary::of_games(self, facts)?.slices();
         Some(())
     }
 
     /// Widens the known years to `min..=max` (0: no year known).
-    fn add_years(&mut self, min: u16, max: u16) {
-        self.min_year = match (self.min_year, min) {
-            (0, y) | (y, 0) => y,
-            (a, b) => a.min(b),
-        };
-        self.max_year = self.max_year.max(max);
+    pub(super) fn add_years(&mut self, min: u16, max: u16) {
+        (self.min_year, self.max_year) = widen_years((self.min_year, self.max_year), (min, max));
     }
 
     /// The highest id among the games by move.
@@ -385,9 +349,18 @@ fn highest_game(games_by_move: &[(Option<CompactMove>, Vec<GameId>)]) -> Option<
     games_by_move.iter().filter_map(|(_, ids)| ids.last()).max().copied()
 }
 
+/// Known years `years` (earliest, latest; 0: none known) widened to `other`.
+pub(super) fn widen_years(years: (u16, u16), other: (u16, u16)) -> (u16, u16) {
+    let min = match (years.0, other.0) {
+        (0, y) | (y, 0) => y,
+        (a, b) => a.min(b),
+    };
+    (min, years.1.max(other.1))
+}
+
 /// Which games a walk over a position's games by move has met (a game repeating the position
 /// with two different moves is in two lists).
-enum SeenGames {
+pub(super) enum SeenGames {
     /// One list: every game is met once.
     One,
     /// A bit per id: many games among few ids.
@@ -397,7 +370,7 @@ enum SeenGames {
 }
 
 impl SeenGames {
-    fn new(games_by_move: &[(Option<CompactMove>, Vec<GameId>)]) -> SeenGames {
+    pub(super) fn new(games_by_move: &[(Option<CompactMove>, Vec<GameId>)]) -> SeenGames {
         if games_by_move.len() <= 1 {
             return SeenGames::One;
         }
@@ -410,7 +383,7 @@ impl SeenGames {
     }
 
     /// Whether `id` is met for the first time.
-    fn first_time(&mut self, id: GameId) -> bool {
+    pub(super) fn first_time(&mut self, id: GameId) -> bool {
         match self {
             SeenGames::One => true,
             SeenGames::Set(set) => set.insert(id),

@@ -35,6 +35,7 @@ mod options;
 pub mod reader;
 pub mod scan;
 mod staging;
+mod summaries;
 pub mod tier;
 mod verify;
 pub mod writer;
@@ -53,6 +54,7 @@ pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
 pub use staging::{
     BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, ranges_between,
 };
+pub use summaries::{GamesBySlice, SUMMARY_BUDGET, SUMMARY_MIN_GAMES};
 pub use tier::TierHit;
 pub use verify::{Problem, Verification};
 pub use writer::Batch;
@@ -81,6 +83,8 @@ pub struct Store {
     facts: facts::SharedFacts,
     /// The committed games' header facts, loaded on first use ([`Store::headers`]).
     headers: facts::SharedHeaders,
+    /// Popular positions' games summed by slice, for filtered lookups.
+    summaries: summaries::Summaries,
     /// The single-game tier's hash segments, loaded on first use.
     tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
     /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
@@ -141,6 +145,7 @@ impl Store {
             cache,
             facts: Default::default(),
             headers: Default::default(),
+            summaries: Default::default(),
             tier: Default::default(),
             steady: Default::default(),
             damage: Default::default(),

@@ -1,0 +1,291 @@
+//! A position's games summed by slice (month × speed × rating band), with each slice's
+//! best-rated and most recent games: [`SliceSummary`]. Any filter made only of slices (dates by
+//! month, speeds, rating bands: the lichess explorer's filters) is then answered from the
+//! slices it keeps, however many games the position has, exactly as if every kept game were
+//! counted one by one ([`PositionStats::of_kept_games`]). A position's [`Slice`]s for its
+//! monthly history are the same sums.
+
+use crate::codec::CompactMove;
+
+use super::{
+    GameFacts, GameId, GameRef, Month, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally,
+    leading::{Leading, first_in_order},
+    position_stats::{SeenGames, widen_years},
+};
+
+/// A position's games summed by slice, and the slices summed again in a tree: a filter keeps
+/// whole subtrees (a range of months, sets of speeds and bands), so that a query adds up a few
+/// dozen nodes rather than every slice.
+///
+/// ```
+/// use tabiya::{codec::CompactMove, model::{Coverage, GameFacts, GameId, GameResult, Month, PositionStats, SliceSummary, Speed}};
+///
+/// let e4 = CompactMove::from_bits(12 | 28 << 6).unwrap();
+/// let facts = |id: GameId| Some(GameFacts {
+///     id, result: GameResult::WhiteWins, ratings: [Some(2600), Some(2600)],
+///     month: Month::parse_bound(if id.0 == 1 { "1990-05" } else { "2015-01" }, false).unwrap(), speed: Speed::Unknown,
+/// });
+/// let stats = PositionStats::of_plays([(GameId(1), Some(e4)), (GameId(2), Some(e4))], facts).unwrap();
+/// let summary = SliceSummary::of_games(&stats, facts).unwrap();
+/// let since = Month::parse_bound("2000", false).unwrap();
+/// let kept = summary.kept(|set| match (set.first_month >= since, set.last_month >= since) {
+///     (true, _) => Coverage::All,
+///     (false, true) => Coverage::Some,
+///     (false, false) => Coverage::None,
+/// }, false);
+/// assert_eq!((kept.total.games, kept.min_year, kept.top[0].id), (1, 2015, GameId(2)));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SliceSummary {
+    /// The slices' keys, ascending by (speed, band, month): a speed and band's months follow
+    /// one another, so that a range of months is a run of slices.
+    keys: Vec<SliceKey>,
+    /// `levels[0]`: the slices, as `keys`; each next level sums [`FANOUT`] nodes of the one
+    /// below; the last has at most [`FANOUT`] nodes.
+    levels: Vec<Vec<Node>>,
+}
+
+/// Nodes summed into one of the level above.
+const FANOUT: usize = 16;
+
+/// The slices a node of a [`SliceSummary`] sums: the range of their months, their speeds and
+/// rating bands as bit sets (bit = [`Speed`](super::Speed) and [`RatingBand`](super::RatingBand) index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceSet {
+    /// The earliest month.
+    pub first_month: Month,
+    /// The latest month.
+    pub last_month: Month,
+    /// The speeds.
+    pub speeds: u8,
+    /// The rating bands.
+    pub bands: u32,
+}
+
+/// How many of a [`SliceSet`]'s slices a filter keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// None of them.
+    None,
+    /// Some, maybe: each is asked on its own.
+    Some,
+    /// Every one.
+    All,
+}
+
+/// A slice, or a sum of neighbouring ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Node {
+    set: SliceSet,
+    /// The earliest and latest known year of its games (0: none known).
+    years: (u16, u16),
+    /// Each game once.
+    total: Tally,
+    /// Per next move, ascending by move bits.
+    moves: Vec<(CompactMove, Tally)>,
+    /// Best-rated first, at most [`TOP_GAMES`]: the best of a union are among its parts' best.
+    top: Vec<GameRef>,
+    /// Latest first, at most [`RECENT_GAMES`].
+    recent: Vec<GameRef>,
+}
+
+impl SliceSummary {
+    /// The summary of the games of `stats` (read with its games by move), from each game's
+    /// facts; `None` when `facts` does not know one of them.
+    pub fn of_games(stats: &PositionStats, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<SliceSummary> {
+        // Each slice's node, and every game of it (its best and latest chosen at the end).
+        let mut building: Vec<(SliceKey, Node, Vec<GameRef>)> = Vec::new();
+        let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
+        let mut seen = SeenGames::new(&stats.games_by_move);
+        for (next, ids) in &stats.games_by_move {
+            for &id in ids {
+                let game = facts(id)?;
+                let tally = Tally::game(game.result, game.ratings);
+                let key = SliceKey::of(&game);
+                let at = *index.entry(key).or_insert_with(|| {
+                    let set = SliceSet {
+                        first_month: key.month,
+                        last_month: key.month,
+                        speeds: 1 << key.speed as u8,
+                        bands: 1 << key.band.index(),
+                    };
+                    let year = key.month.year().unwrap_or(0);
+                    let node = Node {
+                        set,
+                        years: (year, year),
+                        total: Tally::default(),
+                        moves: Vec::new(),
+                        top: Vec::new(),
+                        recent: Vec::new(),
+                    };
+                    building.push((key, node, Vec::new()));
+                    building.len() - 1
+                });
+                let (_, node, games) = &mut building[at];
+                // A game repeating the position with another move counts once.
+                if seen.first_time(id) {
+                    node.total.add(&tally);
+                    games.push(GameRef::of(&game));
+                }
+                if let Some(m) = next {
+                    add_moves(&mut node.moves, &[(*m, tally)]);
+                }
+            }
+        }
+        building.sort_unstable_by_key(|(key, ..)| (key.speed, key.band, key.month));
+        let (keys, slices) = building
+            .into_iter()
+            .map(|(key, mut node, games)| {
+                node.top = first_in_order(games.clone(), TOP_GAMES, GameRef::by_rating);
+                node.recent = first_in_order(games, RECENT_GAMES, GameRef::by_recency);
+                node.moves.shrink_to_fit();
+                (key, node)
+            })
+            .unzip();
+        let mut levels: Vec<Vec<Node>> = vec![slices];
+        while let Some(below) = levels.last().filter(|level| level.len() > FANOUT) {
+            let above = below.chunks(FANOUT).map(Node::sum).collect();
+            levels.push(above);
+        }
+        Some(SliceSummary { keys, levels })
+    }
+
+    /// Calls `each` with every slice index range whose nodes `cover` keeps whole, walking
+    /// down from the top level; `each` gets the node and its level.
+    fn walk(&self, mut cover: impl FnMut(&SliceSet) -> Coverage, mut each: impl FnMut(&Node, usize, usize)) {
+        let Some(top) = self.levels.len().checked_sub(1) else { return };
+        let mut pending: Vec<(usize, usize)> = (0..self.levels[top].len()).rev().map(|at| (top, at)).collect();
+        while let Some((level, at)) = pending.pop() {
+            let node = &self.levels[level][at];
+            match cover(&node.set) {
+                Coverage::None => {}
+                Coverage::All => each(node, level, at),
+                // A slice is kept whole or not at all: a filter unsure of one keeps it.
+                Coverage::Some if level == 0 => each(node, level, at),
+                Coverage::Some => {
+                    let below = self.levels[level - 1].len();
+                    let children = at * FANOUT..((at + 1) * FANOUT).min(below);
+                    pending.extend(children.rev().map(|child| (level - 1, child)));
+                }
+            }
+        }
+    }
+
+    /// The statistics of the games of the slices `cover` keeps (asked of every node's
+    /// [`SliceSet`]; of a single slice, [`Coverage::Some`] keeps it): total, years, moves, top
+    /// and recent games, and the kept slices (ascending by key) when `with_slices`; no posting
+    /// list, no games by move.
+    pub fn kept(&self, cover: impl FnMut(&SliceSet) -> Coverage, with_slices: bool) -> PositionStats {
+        let mut kept = PositionStats::default();
+        let (mut top, mut recent) =
+            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
+        let mut slices = Vec::new();
+        self.walk(cover, |node, level, at| {
+            kept.total.add(&node.total);
+            kept.add_years(node.years.0, node.years.1);
+            add_moves(&mut kept.moves, &node.moves);
+            top.offer_ordered(&node.top);
+            recent.offer_ordered(&node.recent);
+            if with_slices {
+                let first = at * FANOUT.pow(level as u32);
+                let count = FANOUT.pow(level as u32).min(self.keys.len() - first);
+                slices.extend((first..first + count).map(|slice| self.slice(slice)));
+            }
+        });
+        kept.top = top.into_sorted();
+        kept.recent = recent.into_sorted();
+        slices.sort_unstable_by_key(|slice: &Slice| slice.key);
+        kept.slices = slices;
+        kept
+    }
+
+    /// The results and ratings of the games of the slices `cover` keeps, each game once.
+    pub fn kept_tally(&self, cover: impl FnMut(&SliceSet) -> Coverage) -> Tally {
+        let mut tally = Tally::default();
+        self.walk(cover, |node, _, _| tally.add(&node.total));
+        tally
+    }
+
+    /// Every slice, ascending by key, with its [`SLICE_GAMES`] best-rated games.
+    pub fn slices(&self) -> Vec<Slice> {
+        let mut slices: Vec<Slice> = (0..self.keys.len()).map(|at| self.slice(at)).collect();
+        slices.sort_unstable_by_key(|slice| slice.key);
+        slices
+    }
+
+    fn slice(&self, at: usize) -> Slice {
+        let node = &self.levels[0][at];
+        Slice {
+            key: self.keys[at],
+            total: node.total,
+            moves: node.moves.clone(),
+            games: node.top.iter().take(SLICE_GAMES).copied().collect(),
+        }
+    }
+
+    /// How many slices it sums.
+    pub fn slice_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// About the bytes it holds in memory.
+    pub fn heap_bytes(&self) -> usize {
+        let node = |node: &Node| {
+            size_of::<Node>()
+                + node.moves.capacity() * size_of::<(CompactMove, Tally)>()
+                + (node.top.capacity() + node.recent.capacity()) * size_of::<GameRef>()
+        };
+        size_of::<SliceSummary>()
+            + self.keys.capacity() * size_of::<SliceKey>()
+            + self.levels.iter().flatten().map(node).sum::<usize>()
+    }
+}
+
+impl Node {
+    /// The sum of neighbouring nodes.
+    fn sum(nodes: &[Node]) -> Node {
+        let (mut top, mut recent) =
+            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
+        let mut sum = Node {
+            set: nodes[0].set,
+            years: (0, 0),
+            total: Tally::default(),
+            moves: Vec::new(),
+            top: Vec::new(),
+            recent: Vec::new(),
+        };
+        for node in nodes {
+            sum.set.first_month = sum.set.first_month.min(node.set.first_month);
+            sum.set.last_month = sum.set.last_month.max(node.set.last_month);
+            sum.set.speeds |= node.set.speeds;
+            sum.set.bands |= node.set.bands;
+            sum.years = widen_years(sum.years, node.years);
+            sum.total.add(&node.total);
+            add_moves(&mut sum.moves, &node.moves);
+            top.offer_ordered(&node.top);
+            recent.offer_ordered(&node.recent);
+        }
+        sum.top = top.into_sorted();
+        sum.recent = recent.into_sorted();
+        sum.shrink();
+        sum
+    }
+
+    /// Gives back the room its lists were built with: a summary is kept a long time.
+    fn shrink(&mut self) {
+        self.moves.shrink_to_fit();
+        self.top.shrink_to_fit();
+        self.recent.shrink_to_fit();
+    }
+}
+
+/// Adds the tallies of `other` to `moves` (both ascending by move), in place: a position has
+/// few next moves.
+fn add_moves(moves: &mut Vec<(CompactMove, Tally)>, other: &[(CompactMove, Tally)]) {
+    for (m, tally) in other {
+        match moves.binary_search_by_key(m, |(n, _)| *n) {
+            Ok(at) => moves[at].1.add(tally),
+            Err(at) => moves.insert(at, (*m, *tally)),
+        }
+    }
+}
