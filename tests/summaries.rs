@@ -13,7 +13,7 @@ use tabiya::{
 use crate::datasets::players_head;
 
 /// Every filter made of slices a user may send: years and months, either bound or both, rating
-/// bands, speeds, and their combinations.
+/// bands, speeds, and their combinations; and none.
 fn filters() -> Vec<Filter> {
     let dates = [
         (None, None),
@@ -38,9 +38,8 @@ fn filters() -> Vec<Filter> {
                     .and_then(|filter| filter.with_rating_range(min, max))
                     .and_then(|filter| filter.with_speeds(speed))
                     .unwrap();
-                if !filter.is_unfiltered() {
-                    filters.push(filter);
-                }
+                // Unfiltered too: its monthly history from the summaries.
+                filters.push(filter);
             }
         }
     }
@@ -87,8 +86,9 @@ fn filtered_lookups_of_summarised_positions_equal_the_games_counted_one_by_one()
     }
     assert!(popular >= 50, "only {popular} positions of 30 games or more");
     // Summarised from 30 games on (the initial position's summary has thousands of slices, in
-    // three levels of sums): built on the first lookup, then read from memory; and again with
-    // a budget so small that summaries keep leaving.
+    // three levels of sums): built on a position's second lookup, then read from memory; and
+    // again with a budget so small that no summary is kept (each position then counted game
+    // by game after the summary built once).
     for (min_games, budget) in [(30, 1 << 40), (30, 1 << 16)] {
         store.set_summaries(min_games, budget);
         for round in 0..2 {

@@ -349,37 +349,38 @@ impl Filter {
         self.slice_passes(key.month, key.speed, || key.band)
     }
 
-    /// How many of the slices of `set` it keeps, each as [`Filter::matches_slice`] (the player
-    /// and headers are not checked here): for a set of one slice, [`Coverage::All`] or
-    /// [`Coverage::None`]; for more, [`Coverage::Some`] when they may differ.
+    /// How many of the slices of `set` a filter made only of slices ([`Filter::is_by_slices`])
+    /// keeps, each as [`Filter::matches_slice`]: for a set of one slice, [`Coverage::Included`]
+    /// or [`Coverage::Excluded`]; for more, [`Coverage::Mixed`] when they may differ.
     pub fn covers(&self, set: &SliceSet) -> Coverage {
+        debug_assert!(self.is_by_slices(), "covers answers for filters of slices only");
         let months = match (self.since, self.until) {
-            (None, None) => Coverage::All,
+            (None, None) => Coverage::Included,
             (since, until) => {
                 let after = |month: Month| since.is_none_or(|since| month >= since);
                 let before = |month: Month| until.is_none_or(|until| month <= until);
                 if set.first_month != Month::UNKNOWN && after(set.first_month) && before(set.last_month) {
-                    Coverage::All
+                    Coverage::Included
                 } else if set.last_month == Month::UNKNOWN || !after(set.last_month) || !before(set.first_month) {
-                    Coverage::None
+                    Coverage::Excluded
                 } else {
-                    Coverage::Some
+                    Coverage::Mixed
                 }
             }
         };
         let bits = |mask: Option<u32>, set: u32| match mask {
-            None => Coverage::All,
-            Some(mask) if set & !mask == 0 => Coverage::All,
-            Some(mask) if set & mask == 0 => Coverage::None,
-            Some(_) => Coverage::Some,
+            None => Coverage::Included,
+            Some(mask) if set & !mask == 0 => Coverage::Included,
+            Some(mask) if set & mask == 0 => Coverage::Excluded,
+            Some(_) => Coverage::Mixed,
         };
         let parts = [months, bits(self.speeds.map(u32::from), u32::from(set.speeds)), bits(self.bands, set.bands)];
-        if parts.contains(&Coverage::None) {
-            Coverage::None
-        } else if parts.iter().all(|&part| part == Coverage::All) {
-            Coverage::All
+        if parts.contains(&Coverage::Excluded) {
+            Coverage::Excluded
+        } else if parts.iter().all(|&part| part == Coverage::Included) {
+            Coverage::Included
         } else {
-            Coverage::Some
+            Coverage::Mixed
         }
     }
 
@@ -490,9 +491,9 @@ mod tests {
                 bands: set.bands | singleton(key).bands,
             });
             match filter.covers(&set) {
-                Coverage::All => proptest::prop_assert!(keys.iter().all(|key| filter.matches_slice(key))),
-                Coverage::None => proptest::prop_assert!(!keys.iter().any(|key| filter.matches_slice(key))),
-                Coverage::Some => proptest::prop_assert!(keys.len() > 1),
+                Coverage::Included => proptest::prop_assert!(keys.iter().all(|key| filter.matches_slice(key))),
+                Coverage::Excluded => proptest::prop_assert!(!keys.iter().any(|key| filter.matches_slice(key))),
+                Coverage::Mixed => proptest::prop_assert!(keys.len() > 1),
             }
         }
 

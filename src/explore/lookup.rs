@@ -10,8 +10,10 @@ use super::{
 use crate::{
     Key,
     codec::CompactMove,
-    model::{GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally},
-    store::{GamesBySlice, Occurrences, Store},
+    model::{
+        Coverage, GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally,
+    },
+    store::{CountedGames, Occurrences, Store},
 };
 
 /// Most games a player filter's name may match.
@@ -266,10 +268,10 @@ pub fn reached_by_moves(
             // Other move orders reach it too: its games, each checked (by move, as stored:
             // no sorted union of the lists), or a popular position's slices summed.
             let games = match counted_games(store, key, admission)? {
-                GamesBySlice::Summary(summary) => {
+                CountedGames::Summary(summary) => {
                     return Ok(Reached::of(&summary.kept_tally(|set| admission.filter.covers(set))));
                 }
-                GamesBySlice::Games(games) => *games,
+                CountedGames::Games(games) => *games,
             };
             let kept = games
                 .kept_tally(|id| store.facts_of(Some(&facts), id), |game| admission.admits(game))
@@ -281,12 +283,12 @@ pub fn reached_by_moves(
 
 /// What a filtered lookup counts the games of `key` from: a popular position's summary by
 /// slice when the filter is made only of slices, else its games by move.
-fn counted_games(store: &Store, key: &Key, admission: &Admission) -> Result<GamesBySlice, QueryError> {
+fn counted_games(store: &Store, key: &Key, admission: &Admission) -> Result<CountedGames, QueryError> {
     let found = match admission.filter.is_by_slices() {
-        true => store.games_by_slice(key)?,
-        false => store.position_games(key)?.map(|stats| GamesBySlice::Games(Box::new(stats))),
+        true => store.summary_or_games(key)?,
+        false => store.position_games(key)?.map(|stats| CountedGames::Games(Box::new(stats))),
     };
-    Ok(found.unwrap_or_else(|| GamesBySlice::Games(Box::default())))
+    Ok(found.unwrap_or_else(|| CountedGames::Games(Box::default())))
 }
 
 /// [`filtered_stats`] with the filter resolved already.
@@ -297,15 +299,27 @@ pub(crate) fn stats_of_games(
     with_slices: bool,
 ) -> Result<PositionStats, QueryError> {
     if admission.is_everything() {
-        // Neither read includes the posting list.
-        let stats = if with_slices { store.position_slices(key)? } else { store.position_head(key)? };
-        return Ok(stats.unwrap_or_default());
+        if !with_slices {
+            // Without the posting list.
+            return Ok(store.position_head(key)?.unwrap_or_default());
+        }
+        // The monthly history: a popular position's from its summary (the sums of the slices
+        // its games make) when its slices hold several games each (copying a slice costs
+        // about what counting a few games does), another's slices from its games.
+        return Ok(match store.summary_or_games(key)? {
+            Some(CountedGames::Summary(summary)) if summary.games() >= 4 * summary.slice_count() as u64 => {
+                summary.kept(|_| Coverage::Included, true)
+            }
+            Some(CountedGames::Summary(_)) => store.position_slices(key)?.unwrap_or_default(),
+            Some(CountedGames::Games(stats)) => store.with_slices(key, *stats)?,
+            None => PositionStats::default(),
+        });
     }
     let stats = match counted_games(store, key, admission)? {
-        GamesBySlice::Summary(summary) => {
+        CountedGames::Summary(summary) => {
             return Ok(summary.kept(|set| admission.filter.covers(set), with_slices));
         }
-        GamesBySlice::Games(stats) => *stats,
+        CountedGames::Games(stats) => *stats,
     };
     let Some(highest) = stats.highest_game() else {
         return Ok(PositionStats::default());

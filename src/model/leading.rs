@@ -67,15 +67,3 @@ impl<K: Ord> Leading<K> {
         self.kept.into_sorted_vec().into_iter().map(|Ranked(_, game)| game).collect()
     }
 }
-
-/// The first `limit` of `games` in `order` (whose keys are unique), in that order: what a
-/// [`Leading`] offered them one by one keeps, chosen at once.
-pub(super) fn first_in_order<K: Ord>(mut games: Vec<GameRef>, limit: usize, order: fn(&GameRef) -> K) -> Vec<GameRef> {
-    if games.len() > limit && limit > 0 {
-        games.select_nth_unstable_by_key(limit - 1, order);
-    }
-    games.truncate(limit);
-    games.sort_unstable_by_key(order);
-    games.shrink_to_fit();
-    games
-}

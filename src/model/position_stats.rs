@@ -249,7 +249,7 @@ impl PositionStats {
     /// it does not know, fails): the sum of the slice every game alone makes, as if each game
     /// were merged in on its own.
     pub fn derive_slices(&mut self, facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<()> {
-        self.slices = super::SliceSummary::of_games(self, facts)?.slices();
+        self.slices = super::slice_summary::slices_of(self, facts)?;
         Some(())
     }
 

@@ -9,7 +9,7 @@ use crate::codec::CompactMove;
 
 use super::{
     GameFacts, GameId, GameRef, Month, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally,
-    leading::{Leading, first_in_order},
+    leading::Leading,
     position_stats::{SeenGames, widen_years},
 };
 
@@ -29,9 +29,9 @@ use super::{
 /// let summary = SliceSummary::of_games(&stats, facts).unwrap();
 /// let since = Month::parse_bound("2000", false).unwrap();
 /// let kept = summary.kept(|set| match (set.first_month >= since, set.last_month >= since) {
-///     (true, _) => Coverage::All,
-///     (false, true) => Coverage::Some,
-///     (false, false) => Coverage::None,
+///     (true, _) => Coverage::Included,
+///     (false, true) => Coverage::Mixed,
+///     (false, false) => Coverage::Excluded,
 /// }, false);
 /// assert_eq!((kept.total.games, kept.min_year, kept.top[0].id), (1, 2015, GameId(2)));
 /// ```
@@ -66,11 +66,11 @@ pub struct SliceSet {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coverage {
     /// None of them.
-    None,
+    Excluded,
     /// Some, maybe: each is asked on its own.
-    Some,
+    Mixed,
     /// Every one.
-    All,
+    Included,
 }
 
 /// A slice, or a sum of neighbouring ones.
@@ -92,56 +92,11 @@ struct Node {
 impl SliceSummary {
     /// The summary of the games of `stats` (read with its games by move), from each game's
     /// facts; `None` when `facts` does not know one of them.
-    pub fn of_games(stats: &PositionStats, mut facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<SliceSummary> {
-        // Each slice's node, and every game of it (its best and latest chosen at the end).
-        let mut building: Vec<(SliceKey, Node, Vec<GameRef>)> = Vec::new();
-        let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
-        let mut seen = SeenGames::new(&stats.games_by_move);
-        for (next, ids) in &stats.games_by_move {
-            for &id in ids {
-                let game = facts(id)?;
-                let tally = Tally::game(game.result, game.ratings);
-                let key = SliceKey::of(&game);
-                let at = *index.entry(key).or_insert_with(|| {
-                    let set = SliceSet {
-                        first_month: key.month,
-                        last_month: key.month,
-                        speeds: 1 << key.speed as u8,
-                        bands: 1 << key.band.index(),
-                    };
-                    let year = key.month.year().unwrap_or(0);
-                    let node = Node {
-                        set,
-                        years: (year, year),
-                        total: Tally::default(),
-                        moves: Vec::new(),
-                        top: Vec::new(),
-                        recent: Vec::new(),
-                    };
-                    building.push((key, node, Vec::new()));
-                    building.len() - 1
-                });
-                let (_, node, games) = &mut building[at];
-                // A game repeating the position with another move counts once.
-                if seen.first_time(id) {
-                    node.total.add(&tally);
-                    games.push(GameRef::of(&game));
-                }
-                if let Some(m) = next {
-                    add_moves(&mut node.moves, &[(*m, tally)]);
-                }
-            }
-        }
-        building.sort_unstable_by_key(|(key, ..)| (key.speed, key.band, key.month));
-        let (keys, slices) = building
-            .into_iter()
-            .map(|(key, mut node, games)| {
-                node.top = first_in_order(games.clone(), TOP_GAMES, GameRef::by_rating);
-                node.recent = first_in_order(games, RECENT_GAMES, GameRef::by_recency);
-                node.moves.shrink_to_fit();
-                (key, node)
-            })
-            .unzip();
+    pub fn of_games(stats: &PositionStats, facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<SliceSummary> {
+        let mut leaves = leaves(stats, facts, TOP_GAMES, RECENT_GAMES)?;
+        leaves.iter_mut().for_each(|(_, node)| node.shrink());
+        leaves.sort_unstable_by_key(|(key, _)| (key.speed, key.band, key.month));
+        let (keys, slices): (Vec<SliceKey>, Vec<Node>) = leaves.into_iter().unzip();
         let mut levels: Vec<Vec<Node>> = vec![slices];
         while let Some(below) = levels.last().filter(|level| level.len() > FANOUT) {
             let above = below.chunks(FANOUT).map(Node::sum).collect();
@@ -150,19 +105,19 @@ impl SliceSummary {
         Some(SliceSummary { keys, levels })
     }
 
-    /// Calls `each` with every slice index range whose nodes `cover` keeps whole, walking
-    /// down from the top level; `each` gets the node and its level.
+    /// Calls `each` with every node `cover` keeps whole (and every slice it is unsure of),
+    /// walking down from the top level: the node, its level and its index in the level.
     fn walk(&self, mut cover: impl FnMut(&SliceSet) -> Coverage, mut each: impl FnMut(&Node, usize, usize)) {
         let Some(top) = self.levels.len().checked_sub(1) else { return };
         let mut pending: Vec<(usize, usize)> = (0..self.levels[top].len()).rev().map(|at| (top, at)).collect();
         while let Some((level, at)) = pending.pop() {
             let node = &self.levels[level][at];
             match cover(&node.set) {
-                Coverage::None => {}
-                Coverage::All => each(node, level, at),
+                Coverage::Excluded => {}
+                Coverage::Included => each(node, level, at),
                 // A slice is kept whole or not at all: a filter unsure of one keeps it.
-                Coverage::Some if level == 0 => each(node, level, at),
-                Coverage::Some => {
+                Coverage::Mixed if level == 0 => each(node, level, at),
+                Coverage::Mixed => {
                     let below = self.levels[level - 1].len();
                     let children = at * FANOUT..((at + 1) * FANOUT).min(below);
                     pending.extend(children.rev().map(|child| (level - 1, child)));
@@ -172,7 +127,7 @@ impl SliceSummary {
     }
 
     /// The statistics of the games of the slices `cover` keeps (asked of every node's
-    /// [`SliceSet`]; of a single slice, [`Coverage::Some`] keeps it): total, years, moves, top
+    /// [`SliceSet`]; of a single slice, [`Coverage::Mixed`] keeps it): total, years, moves, top
     /// and recent games, and the kept slices (ascending by key) when `with_slices`; no posting
     /// list, no games by move.
     pub fn kept(&self, cover: impl FnMut(&SliceSet) -> Coverage, with_slices: bool) -> PositionStats {
@@ -206,13 +161,6 @@ impl SliceSummary {
         tally
     }
 
-    /// Every slice, ascending by key, with its [`SLICE_GAMES`] best-rated games.
-    pub fn slices(&self) -> Vec<Slice> {
-        let mut slices: Vec<Slice> = (0..self.keys.len()).map(|at| self.slice(at)).collect();
-        slices.sort_unstable_by_key(|slice| slice.key);
-        slices
-    }
-
     fn slice(&self, at: usize) -> Slice {
         let node = &self.levels[0][at];
         Slice {
@@ -226,6 +174,11 @@ impl SliceSummary {
     /// How many slices it sums.
     pub fn slice_count(&self) -> usize {
         self.keys.len()
+    }
+
+    /// How many games it sums.
+    pub fn games(&self) -> u64 {
+        self.levels.last().into_iter().flatten().map(|node| node.total.games).sum()
     }
 
     /// About the bytes it holds in memory.
@@ -242,6 +195,24 @@ impl SliceSummary {
 }
 
 impl Node {
+    /// An empty slice's node.
+    fn leaf(key: SliceKey) -> Node {
+        let year = key.month.year().unwrap_or(0);
+        Node {
+            set: SliceSet {
+                first_month: key.month,
+                last_month: key.month,
+                speeds: 1 << key.speed as u8,
+                bands: 1 << key.band.index(),
+            },
+            years: (year, year),
+            total: Tally::default(),
+            moves: Vec::new(),
+            top: Vec::new(),
+            recent: Vec::new(),
+        }
+    }
+
     /// The sum of neighbouring nodes.
     fn sum(nodes: &[Node]) -> Node {
         let (mut top, mut recent) =
@@ -279,13 +250,79 @@ impl Node {
     }
 }
 
+/// The slices of the games of `stats` (by their facts), each with its first `top` games by
+/// rating and `recent` by recency; in no order.
+fn leaves(
+    stats: &PositionStats,
+    mut facts: impl FnMut(GameId) -> Option<GameFacts>,
+    top: usize,
+    recent: usize,
+) -> Option<Vec<(SliceKey, Node)>> {
+    // Each slice's key and node, with its best and latest games kept as they come.
+    let (mut keys, mut nodes, mut best, mut latest) = (Vec::new(), Vec::<Node>::new(), Vec::new(), Vec::new());
+    let mut index: rustc_hash::FxHashMap<SliceKey, usize> = rustc_hash::FxHashMap::default();
+    let mut seen = SeenGames::new(&stats.games_by_move);
+    for (next, ids) in &stats.games_by_move {
+        for &id in ids {
+            let game = facts(id)?;
+            let tally = Tally::game(game.result, game.ratings);
+            let key = SliceKey::of(&game);
+            let at = *index.entry(key).or_insert_with(|| {
+                keys.push(key);
+                nodes.push(Node::leaf(key));
+                best.push(Leading::new(top, GameRef::by_rating));
+                if recent > 0 {
+                    latest.push(Leading::new(recent, GameRef::by_recency));
+                }
+                nodes.len() - 1
+            });
+            let node = &mut nodes[at];
+            // A game repeating the position with another move counts once.
+            if seen.first_time(id) {
+                node.total.add(&tally);
+                best[at].offer(GameRef::of(&game));
+                if let Some(latest) = latest.get_mut(at) {
+                    latest.offer(GameRef::of(&game));
+                }
+            }
+            if let Some(m) = next {
+                add_move(&mut node.moves, *m, &tally);
+            }
+        }
+    }
+    let mut latest = latest.into_iter();
+    let leaves = keys.into_iter().zip(nodes).zip(best).map(move |((key, mut node), best)| {
+        node.top = best.into_sorted();
+        node.recent = latest.next().map(Leading::into_sorted).unwrap_or_default();
+        (key, node)
+    });
+    Some(leaves.collect())
+}
+
+/// The slices of the games of `stats` (by their facts), ascending by key, each with its
+/// [`SLICE_GAMES`] best-rated games: [`PositionStats::derive_slices`].
+pub(super) fn slices_of(stats: &PositionStats, facts: impl FnMut(GameId) -> Option<GameFacts>) -> Option<Vec<Slice>> {
+    let mut slices: Vec<Slice> = leaves(stats, facts, SLICE_GAMES, 0)?
+        .into_iter()
+        .map(|(key, node)| Slice { key, total: node.total, moves: node.moves, games: node.top })
+        .collect();
+    slices.sort_unstable_by_key(|slice| slice.key);
+    Some(slices)
+}
+
 /// Adds the tallies of `other` to `moves` (both ascending by move), in place: a position has
 /// few next moves.
 fn add_moves(moves: &mut Vec<(CompactMove, Tally)>, other: &[(CompactMove, Tally)]) {
     for (m, tally) in other {
-        match moves.binary_search_by_key(m, |(n, _)| *n) {
-            Ok(at) => moves[at].1.add(tally),
-            Err(at) => moves.insert(at, (*m, *tally)),
-        }
+        add_move(moves, *m, tally);
+    }
+}
+
+/// Adds `tally` to move `m`'s in `moves` (ascending by move), in place.
+#[inline]
+fn add_move(moves: &mut Vec<(CompactMove, Tally)>, m: CompactMove, tally: &Tally) {
+    match moves.binary_search_by_key(&m, |(n, _)| *n) {
+        Ok(at) => moves[at].1.add(tally),
+        Err(at) => moves.insert(at, (m, *tally)),
     }
 }

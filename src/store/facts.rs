@@ -283,6 +283,19 @@ impl Store {
         Ok(kept)
     }
 
+    /// The statistics of position `key` (`stats`, read with its games by move) with its
+    /// slices, from its games' facts, without the games by move: [`Store::position_slices`]
+    /// of a position read already.
+    pub fn with_slices(
+        &self,
+        key: &crate::codec::Key,
+        mut stats: crate::model::PositionStats,
+    ) -> Result<crate::model::PositionStats, StoreError> {
+        self.derive_slices(&mut stats, &format!("position {key}"))?;
+        stats.games_by_move.clear();
+        Ok(stats)
+    }
+
     /// Fills the slices of `stats` (read with its games by move) from its games' facts.
     pub(super) fn derive_slices(&self, stats: &mut crate::model::PositionStats, what: &str) -> Result<(), StoreError> {
         let Some(highest) = stats.highest_game() else {

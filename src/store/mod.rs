@@ -54,7 +54,7 @@ pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
 pub use staging::{
     BOUND_EVERY, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, ranges_between,
 };
-pub use summaries::{GamesBySlice, SUMMARY_BUDGET, SUMMARY_MIN_GAMES};
+pub use summaries::{CountedGames, SUMMARY_BUDGET, SUMMARY_MIN_GAMES};
 pub use tier::TierHit;
 pub use verify::{Problem, Verification};
 pub use writer::Batch;
