@@ -254,7 +254,7 @@ impl PositionStats {
     }
 
     /// Widens the known years to `min..=max` (0: no year known).
-    pub(super) fn add_years(&mut self, min: u16, max: u16) {
+    fn add_years(&mut self, min: u16, max: u16) {
         (self.min_year, self.max_year) = widen_years((self.min_year, self.max_year), (min, max));
     }
 

@@ -131,27 +131,27 @@ impl SliceSummary {
     /// and recent games, and the kept slices (ascending by key) when `with_slices`; no posting
     /// list, no games by move.
     pub fn kept(&self, cover: impl FnMut(&SliceSet) -> Coverage, with_slices: bool) -> PositionStats {
-        let mut kept = PositionStats::default();
-        let (mut top, mut recent) =
-            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
+        let mut sum = Summing::new();
         let mut slices = Vec::new();
         self.walk(cover, |node, level, at| {
-            kept.total.add(&node.total);
-            kept.add_years(node.years.0, node.years.1);
-            add_moves(&mut kept.moves, &node.moves);
-            top.offer_ordered(&node.top);
-            recent.offer_ordered(&node.recent);
+            sum.add(node);
             if with_slices {
                 let first = at * FANOUT.pow(level as u32);
                 let count = FANOUT.pow(level as u32).min(self.keys.len() - first);
                 slices.extend((first..first + count).map(|slice| self.slice(slice)));
             }
         });
-        kept.top = top.into_sorted();
-        kept.recent = recent.into_sorted();
         slices.sort_unstable_by_key(|slice: &Slice| slice.key);
-        kept.slices = slices;
-        kept
+        PositionStats {
+            total: sum.total,
+            min_year: sum.years.0,
+            max_year: sum.years.1,
+            moves: sum.moves,
+            top: sum.top.into_sorted(),
+            recent: sum.recent.into_sorted(),
+            slices,
+            ..PositionStats::default()
+        }
     }
 
     /// The results and ratings of the games of the slices `cover` keeps, each game once.
@@ -215,31 +215,25 @@ impl Node {
 
     /// The sum of neighbouring nodes.
     fn sum(nodes: &[Node]) -> Node {
-        let (mut top, mut recent) =
-            (Leading::new(TOP_GAMES, GameRef::by_rating), Leading::new(RECENT_GAMES, GameRef::by_recency));
-        let mut sum = Node {
-            set: nodes[0].set,
-            years: (0, 0),
-            total: Tally::default(),
-            moves: Vec::new(),
-            top: Vec::new(),
-            recent: Vec::new(),
-        };
+        let mut set = nodes[0].set;
+        let mut sum = Summing::new();
         for node in nodes {
-            sum.set.first_month = sum.set.first_month.min(node.set.first_month);
-            sum.set.last_month = sum.set.last_month.max(node.set.last_month);
-            sum.set.speeds |= node.set.speeds;
-            sum.set.bands |= node.set.bands;
-            sum.years = widen_years(sum.years, node.years);
-            sum.total.add(&node.total);
-            add_moves(&mut sum.moves, &node.moves);
-            top.offer_ordered(&node.top);
-            recent.offer_ordered(&node.recent);
+            set.first_month = set.first_month.min(node.set.first_month);
+            set.last_month = set.last_month.max(node.set.last_month);
+            set.speeds |= node.set.speeds;
+            set.bands |= node.set.bands;
+            sum.add(node);
         }
-        sum.top = top.into_sorted();
-        sum.recent = recent.into_sorted();
-        sum.shrink();
-        sum
+        let mut node = Node {
+            set,
+            years: sum.years,
+            total: sum.total,
+            moves: sum.moves,
+            top: sum.top.into_sorted(),
+            recent: sum.recent.into_sorted(),
+        };
+        node.shrink();
+        node
     }
 
     /// Gives back the room its lists were built with: a summary is kept a long time.
@@ -247,6 +241,35 @@ impl Node {
         self.moves.shrink_to_fit();
         self.top.shrink_to_fit();
         self.recent.shrink_to_fit();
+    }
+}
+
+/// Nodes being added up: what a sum of them holds, its best and latest games kept as they come.
+struct Summing {
+    total: Tally,
+    years: (u16, u16),
+    moves: Vec<(CompactMove, Tally)>,
+    top: Leading<(std::cmp::Reverse<u16>, std::cmp::Reverse<GameId>)>,
+    recent: Leading<(std::cmp::Reverse<u16>, std::cmp::Reverse<GameId>)>,
+}
+
+impl Summing {
+    fn new() -> Summing {
+        Summing {
+            total: Tally::default(),
+            years: (0, 0),
+            moves: Vec::new(),
+            top: Leading::new(TOP_GAMES, GameRef::by_rating),
+            recent: Leading::new(RECENT_GAMES, GameRef::by_recency),
+        }
+    }
+
+    fn add(&mut self, node: &Node) {
+        self.total.add(&node.total);
+        self.years = widen_years(self.years, node.years);
+        add_moves(&mut self.moves, &node.moves);
+        self.top.offer_ordered(&node.top);
+        self.recent.offer_ordered(&node.recent);
     }
 }
 
