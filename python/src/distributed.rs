@@ -21,6 +21,7 @@ use tabiya::{
     indexer::distributed::{
         self, BatchIds, Fetched, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
     },
+    input::RawGame,
     model::GameId,
     render::json::IngestSummary,
     report::database::{DatabaseOptions, DatabasePartial, DatabaseReport},
@@ -50,13 +51,12 @@ pub struct BatchReader {
 #[pyfunction]
 #[pyo3(signature = (path, content = None, copy = None))]
 pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<PathBuf>) -> BatchReader {
-    // One batch ahead: reading goes on while the caller ships the last one.
+    // Two threads, one batch ahead each: one reads and splits, one encodes and compresses the
+    // batch before, while the caller ships the one before that.
+    let (games_tx, games_rx) = mpsc::sync_channel::<Result<Vec<RawGame>, String>>(1);
     let (tx, rx) = mpsc::sync_channel::<BatchItem>(1);
     std::thread::spawn(move || {
-        let send = |item: Result<Vec<_>, _>| {
-            let item = item.map(|games| encode_raw_games(&games)).map_err(|err| crate::errors::message(&err));
-            tx.send(item).is_ok()
-        };
+        let send = |item: Result<Vec<_>, _>| games_tx.send(item.map_err(|err| crate::errors::message(&err))).is_ok();
         // A fetched file's bytes are Python's own, read in place (up to 2 GB).
         match (content, copy) {
             (Some(bytes), _) => {
@@ -64,6 +64,16 @@ pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<
             }
             (None, Some(copy)) => distributed::read_fetched_batches(&path, Fetched::Copy(copy), send),
             (None, None) => distributed::read_batches(&path, send),
+        }
+    });
+    std::thread::spawn(move || {
+        for item in games_rx {
+            let item = item.and_then(|games| {
+                encode_raw_games(&games).map_err(|err| format!("cannot compress a batch of games: {err}"))
+            });
+            if tx.send(item).is_err() {
+                break;
+            }
         }
     });
     BatchReader { items: Mutex::new(rx) }

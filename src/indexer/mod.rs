@@ -287,8 +287,10 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
     let mut done_bytes = 0;
     for path in files {
         let file: Arc<str> = path.display().to_string().into();
+        // Decompressed on a thread of its own, so that decompressing and splitting overlap:
+        // one reader thread caps an ingest on many cores.
         let source = match Source::open(path, None) {
-            Ok(source) => source,
+            Ok(source) => source.read_ahead(),
             Err(error) => {
                 let _ = tx.send(ReaderEvent::ReadError { file, error });
                 continue;

@@ -9,6 +9,7 @@ use std::{
     sync::{
         Arc,
         atomic::{AtomicU64, Ordering},
+        mpsc,
     },
 };
 
@@ -77,6 +78,82 @@ impl Source {
             Box::new(raw)
         };
         Ok(Source { name, kind, reader, bytes_read })
+    }
+}
+
+impl Source {
+    /// This input with its bytes read (and decompressed) on a thread of their own, a few
+    /// chunks ahead of its reader: for a reader that has a core to spare, as the split of one
+    /// file in a distributed build, whose decompression and splitting then overlap.
+    pub fn read_ahead(mut self) -> Source {
+        self.reader = Box::new(ReadAhead::spawn(self.reader));
+        self
+    }
+}
+
+/// The bytes of a reader read on another thread ([`Source::read_ahead`]).
+struct ReadAhead {
+    chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    at: usize,
+}
+
+impl ReadAhead {
+    /// Chunks read ahead: 4 of 1 MiB.
+    const CHUNK: usize = 1 << 20;
+    const AHEAD: usize = 4;
+
+    fn spawn(mut inner: Box<dyn Read + Send>) -> ReadAhead {
+        let (tx, chunks) = mpsc::sync_channel(Self::AHEAD);
+        std::thread::spawn(move || {
+            loop {
+                let mut chunk = vec![0; Self::CHUNK];
+                let mut filled = 0;
+                let result = loop {
+                    match inner.read(&mut chunk[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) if filled + n == Self::CHUNK => {
+                            filled += n;
+                            break Ok(());
+                        }
+                        Ok(n) => filled += n,
+                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                        Err(err) => break Err(err),
+                    }
+                };
+                let ended = filled < Self::CHUNK;
+                chunk.truncate(filled);
+                // The bytes before an error first; a closed channel is a reader that stopped.
+                if filled > 0 && tx.send(Ok(chunk)).is_err() {
+                    return;
+                }
+                if let Err(err) = result {
+                    let _ = tx.send(Err(err));
+                    return;
+                }
+                if ended {
+                    return;
+                }
+            }
+        });
+        ReadAhead { chunks, current: Vec::new(), at: 0 }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.current.len() {
+            match self.chunks.recv() {
+                Ok(Ok(chunk)) => (self.current, self.at) = (chunk, 0),
+                Ok(Err(err)) => return Err(err),
+                // The reading thread is done: the end of the input.
+                Err(mpsc::RecvError) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.at);
+        buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -226,6 +303,53 @@ mod tests {
         let named = [root.join("notes.txt"), PathBuf::from("-"), PathBuf::from("/dev/null")];
         assert_eq!(expand(&named, Wanted::Pgn)?.files, named);
         assert!(matches!(expand(&[root.join("missing.pgn")], Wanted::Any), Err(InputError::Missing { .. })));
+        Ok(())
+    }
+
+    /// Hands out its bytes a few at a time, then fails.
+    struct Failing {
+        bytes: Vec<u8>,
+        at: usize,
+    }
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.bytes.len() {
+                return Err(io::Error::other("the disk went away"));
+            }
+            let n = buf.len().min(7919).min(self.bytes.len() - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn read_ahead_gives_every_byte_then_the_error() -> Result<(), Box<dyn std::error::Error>> {
+        // Several chunks and a part of one, of bytes that differ from chunk to chunk.
+        let bytes: Vec<u8> = (0..3 * ReadAhead::CHUNK + 12_345).map(|i| (i * 31 + i / 1000) as u8).collect();
+        let source = |inner: Box<dyn Read + Send>| Source {
+            name: "x.pgn".into(),
+            kind: InputKind::Pgn,
+            reader: inner,
+            bytes_read: Arc::default(),
+        };
+        let mut whole = Vec::new();
+        source(Box::new(io::Cursor::new(bytes.clone()))).read_ahead().reader.read_to_end(&mut whole)?;
+        assert!(whole == bytes);
+
+        let mut ahead = source(Box::new(Failing { bytes: bytes.clone(), at: 0 })).read_ahead().reader;
+        let mut read = Vec::new();
+        let mut buf = vec![0; 100_000];
+        let error = loop {
+            match ahead.read(&mut buf) {
+                Ok(0) => panic!("the error was lost"),
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+                Err(err) => break err,
+            }
+        };
+        assert!(read == bytes, "{} bytes before the error, not {}", read.len(), bytes.len());
+        assert_eq!(error.to_string(), "the disk went away");
         Ok(())
     }
 

@@ -99,30 +99,39 @@ impl Store {
 
     /// A stored position, read as far as `detail` says, with its slices when `slices`.
     fn read_position(&self, key: &Key, detail: Detail, slices: bool) -> Result<Option<PositionStats>, StoreError> {
-        self.position_value(key)?.map(|value| self.decode_position(key, &value, detail, slices)).transpose()
+        self.with_position_value(key, |value| self.decode_position(key, value, detail, slices))
     }
 
-    /// The stored value of a position: from the full-key family, else the single-game tier.
-    fn position_value(&self, key: &Key) -> Result<Option<StoredValue<'static>>, StoreError> {
-        if let Some(value) = self.family_value(key)? {
-            return Ok(Some(value));
+    /// `read` of the stored value of a position, `None` when none is stored: from the full-key
+    /// family, read where it lies (a popular position's is large: not copied), else the
+    /// single-game tier.
+    fn with_position_value<T>(
+        &self,
+        key: &Key,
+        read: impl Fn(&StoredValue) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        if let Some(found) = self.with_family_value(key, &read)? {
+            return Ok(Some(found));
         }
         if let Some(hit) = self.tier_locate(key)? {
-            return Ok(Some(hit.value()));
+            return read(&hit.value()).map(Some);
         }
         // A secondary catching up between the two reads may have moved the position from the
         // tier to the family (a later commit reached it again): read the family once more.
-        self.family_value(key)
+        self.with_family_value(key, &read)
     }
 
-    /// The stored value of a position in the full-key family.
-    fn family_value(&self, key: &Key) -> Result<Option<StoredValue<'static>>, StoreError> {
+    /// `read` of the stored value of a position in the full-key family.
+    fn with_family_value<T>(
+        &self,
+        key: &Key,
+        read: &impl Fn(&StoredValue) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
         let found =
             self.db.get_pinned_cf(self.cf(options::POSITIONS), key.as_bytes()).map_err(|err| self.rocks(err))?;
-        found
-            .map(|bytes| StoredValue::parse(&bytes).map(StoredValue::into_owned))
-            .map(|value| value.ok_or_else(|| self.corrupt(format!("position {key}"))))
-            .transpose()
+        let Some(bytes) = found else { return Ok(None) };
+        let value = StoredValue::parse(&bytes).ok_or_else(|| self.corrupt(format!("position {key}")))?;
+        read(&value).map(Some)
     }
 
     /// Decodes the stored value of `key`, as far as `detail` says, and derives its slices when
@@ -167,10 +176,8 @@ impl Store {
     /// The games that reached a position, ascending (empty when none did): its posting list
     /// as ids, without encoding it.
     pub fn game_ids(&self, key: &Key) -> Result<Vec<GameId>, StoreError> {
-        match self.position_value(key)? {
-            None => Ok(Vec::new()),
-            Some(value) => value.game_ids().ok_or_else(|| self.corrupt(format!("position {key}"))),
-        }
+        let ids = |value: &StoredValue| value.game_ids().ok_or_else(|| self.corrupt(format!("position {key}")));
+        Ok(self.with_position_value(key, ids)?.unwrap_or_default())
     }
 
     /// The facts of a committed game: from the in-memory table when loaded ([`Store::facts`]),

@@ -1,13 +1,16 @@
 """A tabiya database built on Spark: the stages of a single-machine ingest, spread over tasks.
 
-1. **split**: a task a file reads it (decompressing .zst, .bz2 or .gz: a compressed stream is
-   read from its start, so one file is one task) and cuts it into batches of 16,384 games,
-   which a shuffle spreads over the cluster; a file named by a URL (``hdfs://``, ``s3a://``,
-   ``file://``: any file system of Spark's Hadoop configuration) is fetched whole by its task
-   through Spark (up to 2 GB) or, larger, first copied by the driver into the shared work
-   directory; a local path is read by its task from a mount every executor shares;
-2. **prepare**: a task a few batches parses, replays and keys their games (tabiya's Rust code,
-   in the Python worker), dropping twins within a batch and games the database holds already;
+1. **split**: a task a file reads it (decompressing .zst, .bz2 or .gz on a thread of its own: a
+   compressed stream is read from its start, so one file is one task) and cuts it into batches
+   of 16,384 games, each written zstd-compressed into the shared work directory (named by the
+   task attempt: only the attempt Spark reports is read), so the PGN goes through no shuffle;
+   a file named by a URL (``hdfs://``, ``s3a://``, ``file://``: any file system of Spark's
+   Hadoop configuration) is fetched whole by its task through Spark (up to 2 GB) or, larger,
+   first copied by the driver into the shared work directory; a local path is read by its
+   task from a mount every executor shares;
+2. **prepare**: a task a few consecutive batches (read from their files) parses, replays and
+   keys their games (tabiya's Rust code, in the Python worker), dropping twins within a batch
+   and games the database holds already;
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
    stays), and each batch gets its first game id, a prefix sum of the kept counts in input
    order: the ids ``tabiya ingest`` gives the same files;
@@ -103,15 +106,24 @@ def build(
         # The prepare tasks' handles are this build's own: one opened for another (before a
         # killed run's games were removed, say) is not reused.
         build_token = f"{first_id}:{uuid.uuid4()}"
-        # 1-2. Split (a task a file), shuffle the batches, prepare them; kept on the executors'
-        # disks for the later stages, with what the driver and the dedup need apart (small).
-        split = _split(sc, files, urls, _copied(sc, large, copies_dir))
-        batches = split.partitionBy(partitions, _batch_partition)
-        parsed = batches.map(lambda item: (item[0], _prepare(item[1], existing, build_token))).persist(StorageLevel.DISK_ONLY)
+        # 1-2. Split (a task a file, the batches written as files), prepare the batches; kept
+        # on the executors' disks for the later stages, with what the driver and the dedup need
+        # apart (small).
+        batches_dir = os.path.join(runs_dir, "batches")
+        split = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir).collect()
+        if len({batch for batch, _ in split}) != len(split):
+            raise RuntimeError("a batch reported twice")
+        lap("split")
+        split.sort()
+        parsed = (
+            sc.parallelize(split, max(1, min(partitions, len(split))))
+            .map(lambda item: (item[0], _prepare(item[1], existing, build_token)))
+            .persist(StorageLevel.DISK_ONLY)
+        )
         small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
         rows = small.map(_batch_row).collect()
         rows.sort()
-        lap("split_prepare")
+        lap("prepare")
 
         # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
         twins = (
@@ -297,43 +309,50 @@ def _copied(sc, urls: Sequence[str], directory: str) -> dict:
     return copies
 
 
-def _split(sc, files: Sequence[str], urls: set, copies: dict):
-    """The batches of every input file, a task a file: ((file, batch), ("games", bytes) or
-    ("error", message), path). Local paths and the copies of large URL files are read from
-    the shared mount, the other URL files fetched into their task by Spark."""
+def _split(sc, files: Sequence[str], urls: set, copies: dict, directory: str):
+    """The batches of every input file, a task a file, each written as a file into
+    ``directory`` (in the work directory every executor shares; named by its task attempt, so
+    only the attempt Spark reports is read): ((file, batch), ("games", batch's file) or
+    ("error", message), path). Local paths and the copies of large URL files are read from the
+    shared mount, the other URL files fetched into their task by Spark."""
     parts = []
     local = [(number, path, copies.get(path)) for number, path in enumerate(files)
              if path not in urls or path in copies]
     if local:
         parts.append(sc.parallelize(local, len(local)).flatMap(
-            lambda item: _split_file(item[0], item[1], copy=item[2])))
+            lambda item: _split_file(item[0], item[1], directory, copy=item[2])))
     for number, url in enumerate(files):
         if url in urls and url not in copies:
             fetched = sc.binaryFiles(url, minPartitions=1)
-            parts.append(fetched.flatMap(lambda item, number=number, url=url: _split_file(number, url, item[1])))
+            parts.append(fetched.flatMap(
+                lambda item, number=number, url=url: _split_file(number, url, directory, item[1])))
     if not parts:
         return sc.parallelize([], 1)
     return parts[0] if len(parts) == 1 else sc.union(parts)
 
 
-def _split_file(file_number: int, path: str, content: Optional[bytes] = None, copy: Optional[str] = None):
+def _split_file(file_number: int, path: str, directory: str, content: Optional[bytes] = None,
+                copy: Optional[str] = None):
     """The batches of one input file, read from ``path`` or, fetched from a URL, from its
-    ``content`` or its ``copy``, ``path`` naming it."""
+    ``content`` or its ``copy``, ``path`` naming it; each batch written into ``directory``."""
+    os.makedirs(directory, exist_ok=True)
+    attempt = _attempt()
     for batch_number, (kind, value) in enumerate(_native.read_batches(path, content, copy)):
+        if kind == "games":
+            name = os.path.join(directory, f"{file_number:05d}-{batch_number:07d}.{attempt}")
+            with open(name, "wb") as out:
+                out.write(value)
+            value = name
         yield (file_number, batch_number), (kind, value, path)
-
-
-def _batch_partition(batch) -> int:
-    """The same partition for a batch on every run (Python's hash of a tuple of ints is)."""
-    file_number, batch_number = batch
-    return file_number * 7919 + batch_number
 
 
 def _prepare(value, existing, state):
     kind, payload, path = value
     if kind == "error":
         return {"error": payload}
-    return _native.prepare_batch(payload, path, database(existing, state) if existing else None)
+    with open(payload, "rb") as batch:
+        raw = batch.read()
+    return _native.prepare_batch(raw, path, database(existing, state) if existing else None)
 
 
 def _small(item):

@@ -128,14 +128,6 @@ impl<'a> StoredValue<'a> {
         }
     }
 
-    /// The same value, owning its bytes.
-    pub fn into_owned(self) -> StoredValue<'static> {
-        match self {
-            StoredValue::OneGame { game, next } => StoredValue::OneGame { game, next },
-            StoredValue::General(bytes) => StoredValue::General(Cow::Owned(bytes.into_owned())),
-        }
-    }
-
     /// Appends the value's stored bytes to `out`.
     pub fn write(&self, out: &mut Vec<u8>) {
         match self {
