@@ -55,7 +55,8 @@ pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<
     // batch before, while the caller ships the one before that.
     let (games_tx, games_rx) = mpsc::sync_channel::<Result<Vec<RawGame>, String>>(1);
     let (tx, rx) = mpsc::sync_channel::<BatchItem>(1);
-    std::thread::spawn(move || {
+    let path_name = path.display().to_string();
+    let reader = std::thread::spawn(move || {
         let send = |item: Result<Vec<_>, _>| games_tx.send(item.map_err(|err| crate::errors::message(&err))).is_ok();
         // A fetched file's bytes are Python's own, read in place (up to 2 GB).
         match (content, copy) {
@@ -71,9 +72,16 @@ pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<
             let item = item.and_then(|games| {
                 encode_raw_games(&games).map_err(|err| format!("cannot compress a batch of games: {err}"))
             });
-            if tx.send(item).is_err() {
-                break;
+            // An error comes last: the batches after it are not read.
+            let stop = item.is_err();
+            if tx.send(item).is_err() || stop {
+                return;
             }
+        }
+        // The reader gone without an error: the file's end, unless it panicked (a decoder's
+        // bug), which must not pass for the end of the file.
+        if reader.join().is_err() {
+            let _ = tx.send(Err(format!("the thread reading {path_name} stopped")));
         }
     });
     BatchReader { items: Mutex::new(rx) }

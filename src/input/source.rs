@@ -96,6 +96,10 @@ struct ReadAhead {
     chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
     current: Vec<u8>,
     at: usize,
+    /// The end of the input was read (the thread's last message, an empty chunk).
+    ended: bool,
+    /// Why the thread could not be started, reported by the first read.
+    not_started: Option<io::Error>,
 }
 
 impl ReadAhead {
@@ -103,51 +107,60 @@ impl ReadAhead {
     const CHUNK: usize = 1 << 20;
     const AHEAD: usize = 4;
 
-    fn spawn(mut inner: Box<dyn Read + Send>) -> ReadAhead {
+    fn spawn(inner: Box<dyn Read + Send>) -> ReadAhead {
         let (tx, chunks) = mpsc::sync_channel(Self::AHEAD);
-        std::thread::spawn(move || {
-            loop {
-                let mut chunk = vec![0; Self::CHUNK];
-                let mut filled = 0;
-                let result = loop {
-                    match inner.read(&mut chunk[filled..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(n) if filled + n == Self::CHUNK => {
-                            filled += n;
-                            break Ok(());
-                        }
-                        Ok(n) => filled += n,
-                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                        Err(err) => break Err(err),
+        let spawned = std::thread::Builder::new().name("tabiya-read-ahead".into()).spawn(move || Self::run(inner, &tx));
+        ReadAhead { chunks, current: Vec::new(), at: 0, ended: false, not_started: spawned.err() }
+    }
+
+    /// Sends the chunks of `inner`, then an empty chunk at its end, or the error that stopped
+    /// it after the bytes before it; stops when the reader is gone.
+    fn run(mut inner: Box<dyn Read + Send>, tx: &mpsc::SyncSender<io::Result<Vec<u8>>>) {
+        loop {
+            let mut chunk = vec![0; Self::CHUNK];
+            let mut filled = 0;
+            let result = loop {
+                match inner.read(&mut chunk[filled..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) if filled + n == Self::CHUNK => {
+                        filled += n;
+                        break Ok(());
                     }
-                };
-                let ended = filled < Self::CHUNK;
-                chunk.truncate(filled);
-                // The bytes before an error first; a closed channel is a reader that stopped.
-                if filled > 0 && tx.send(Ok(chunk)).is_err() {
-                    return;
+                    Ok(n) => filled += n,
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(err) => break Err(err),
                 }
-                if let Err(err) = result {
-                    let _ = tx.send(Err(err));
-                    return;
-                }
-                if ended {
-                    return;
-                }
+            };
+            let at_end = filled < Self::CHUNK;
+            chunk.truncate(filled);
+            if filled > 0 && tx.send(Ok(chunk)).is_err() {
+                return;
             }
-        });
-        ReadAhead { chunks, current: Vec::new(), at: 0 }
+            match result {
+                Err(err) => return drop(tx.send(Err(err))),
+                Ok(()) if at_end => return drop(tx.send(Ok(Vec::new()))),
+                Ok(()) => {}
+            }
+        }
     }
 }
 
 impl Read for ReadAhead {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(err) = self.not_started.take() {
+            return Err(err);
+        }
         while self.at == self.current.len() {
+            if self.ended {
+                return Ok(0);
+            }
             match self.chunks.recv() {
+                Ok(Ok(chunk)) if chunk.is_empty() => self.ended = true,
                 Ok(Ok(chunk)) => (self.current, self.at) = (chunk, 0),
                 Ok(Err(err)) => return Err(err),
-                // The reading thread is done: the end of the input.
-                Err(mpsc::RecvError) => return Ok(0),
+                // Gone without its end: the thread panicked (a decoder's bug), which must not
+                // pass for the end of the input.
+                Err(mpsc::RecvError) => return Err(io::Error::other("the thread reading the input stopped")),
             }
         }
         let n = buf.len().min(self.current.len() - self.at);
@@ -351,6 +364,30 @@ mod tests {
         assert!(read == bytes, "{} bytes before the error, not {}", read.len(), bytes.len());
         assert_eq!(error.to_string(), "the disk went away");
         Ok(())
+    }
+
+    /// Panics after a few bytes, as a decoder's bug would.
+    struct Panicking(bool);
+
+    impl Read for Panicking {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            assert!(!std::mem::replace(&mut self.0, true), "a decoder's bug");
+            buf[..3].copy_from_slice(b"abc");
+            Ok(3)
+        }
+    }
+
+    #[test]
+    fn a_panic_while_reading_ahead_is_an_error_not_the_end() {
+        let source = Source {
+            name: "x.pgn".into(),
+            kind: InputKind::Pgn,
+            reader: Box::new(Panicking(false)),
+            bytes_read: Arc::default(),
+        };
+        let mut read = Vec::new();
+        let error = source.read_ahead().reader.read_to_end(&mut read);
+        assert!(error.is_err_and(|err| err.to_string().contains("stopped")), "{read:?}");
     }
 
     #[test]

@@ -309,9 +309,30 @@ mod tests {
 
     /// Pieces of PGN, well formed or not, that random texts are made of.
     const PIECES: [&str; 24] = [
-        "[Event \"a\"]", "[Site \"x 1-0 [y]\"]", "\n", "\r\n", "\r", "\n\n", " ", "\t", "1.", "e4", "Nf3", "{",
-        "}", "{ a long comment, %clk 0:03:00\r\nover lines\n}", "1-0", "0-1", "1/2-1/2", "*", ";", "%", "(",
-        ")", "\"", "\\",
+        "[Event \"a\"]",
+        "[Site \"x 1-0 [y]\"]",
+        "\n",
+        "\r\n",
+        "\r",
+        "\n\n",
+        " ",
+        "\t",
+        "1.",
+        "e4",
+        "Nf3",
+        "{",
+        "}",
+        "{ a long comment, %clk 0:03:00\r\nover lines\n}",
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+        "*",
+        ";",
+        "%",
+        "(",
+        ")",
+        "\"",
+        "\\",
     ];
 
     proptest! {

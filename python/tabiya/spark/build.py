@@ -65,8 +65,8 @@ def build(
     ``inputs`` (paths every executor shares, or URLs Spark's Hadoop file systems read), on the
     cluster of ``spark`` (a SparkSession). ``work`` is a directory every
     executor and the driver share (default: beside the database; the database's own path must
-    be one every executor reads too), ``partitions`` the number of prepare tasks (default: four
-    times the default parallelism), ``range_occurrences`` the position occurrences a range task
+    be one every executor reads too), ``partitions`` the number of prepare tasks, at most one
+    a batch (default: four times the default parallelism), ``range_occurrences`` the position occurrences a range task
     holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
     commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary
     ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
@@ -385,7 +385,7 @@ def _occurrence_parts(item, pivots_value):
 
 
 def _attempt() -> str:
-    """This task attempt's name, for a directory of its own."""
+    """This task attempt's name, for the files and directories it writes."""
     from pyspark import TaskContext
 
     context = TaskContext.get()
