@@ -79,9 +79,7 @@ impl Source {
         };
         Ok(Source { name, kind, reader, bytes_read })
     }
-}
 
-impl Source {
     /// This input with its bytes read (and decompressed) on a thread of their own, a few
     /// chunks ahead of its reader: for a reader that has a core to spare, as the split of one
     /// file in a distributed build, whose decompression and splitting then overlap.
@@ -341,17 +339,12 @@ mod tests {
     fn read_ahead_gives_every_byte_then_the_error() -> Result<(), Box<dyn std::error::Error>> {
         // Several chunks and a part of one, of bytes that differ from chunk to chunk.
         let bytes: Vec<u8> = (0..3 * ReadAhead::CHUNK + 12_345).map(|i| (i * 31 + i / 1000) as u8).collect();
-        let source = |inner: Box<dyn Read + Send>| Source {
-            name: "x.pgn".into(),
-            kind: InputKind::Pgn,
-            reader: inner,
-            bytes_read: Arc::default(),
-        };
+        let source = |inner: Box<dyn Read + Send>| Source::from_reader(Path::new("x.pgn"), inner, None);
         let mut whole = Vec::new();
-        source(Box::new(io::Cursor::new(bytes.clone()))).read_ahead().reader.read_to_end(&mut whole)?;
+        source(Box::new(io::Cursor::new(bytes.clone())))?.read_ahead().reader.read_to_end(&mut whole)?;
         assert!(whole == bytes);
 
-        let mut ahead = source(Box::new(Failing { bytes: bytes.clone(), at: 0 })).read_ahead().reader;
+        let mut ahead = source(Box::new(Failing { bytes: bytes.clone(), at: 0 }))?.read_ahead().reader;
         let mut read = Vec::new();
         let mut buf = vec![0; 100_000];
         let error = loop {
@@ -378,16 +371,12 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_while_reading_ahead_is_an_error_not_the_end() {
-        let source = Source {
-            name: "x.pgn".into(),
-            kind: InputKind::Pgn,
-            reader: Box::new(Panicking(false)),
-            bytes_read: Arc::default(),
-        };
+    fn a_panic_while_reading_ahead_is_an_error_not_the_end() -> Result<(), InputError> {
+        let source = Source::from_reader(Path::new("x.pgn"), Box::new(Panicking(false)), None)?;
         let mut read = Vec::new();
         let error = source.read_ahead().reader.read_to_end(&mut read);
         assert!(error.is_err_and(|err| err.to_string().contains("stopped")), "{read:?}");
+        Ok(())
     }
 
     #[test]

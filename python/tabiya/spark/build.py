@@ -66,8 +66,8 @@ def build(
     cluster of ``spark`` (a SparkSession). ``work`` is a directory every
     executor and the driver share (default: beside the database; the database's own path must
     be one every executor reads too), ``partitions`` the number of prepare tasks, at most one
-    a batch (default: four times the default parallelism), ``range_occurrences`` the position occurrences a range task
-    holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
+    a batch (default: four times the default parallelism), ``range_occurrences`` the position
+    occurrences a range task holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
     commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary
     ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
