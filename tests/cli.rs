@@ -152,7 +152,7 @@ fn ingest_query_stats_round_trip() {
     // The per-item sizes are the family bytes divided by the counts.
     let bytes = |family: &str| stats["bytes"][family].as_u64().unwrap() as f64;
     // The positions family as its full-key positions and the single-game tier's records.
-    let positions = ["positions", "tier marks", "tier hashes", "tier blocks"];
+    let positions = ["positions", "tier marks", "tier maps"];
     let total: f64 = positions
         .iter()
         .chain(&[

@@ -213,9 +213,9 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
 }
 
 /// A build larger than a commit cuts more key ranges (here forced by a small `per_range`), so
-/// its tier has more hash segments; every other family holds the same bytes, and every
+/// its tier has more maps; every other family holds the same bytes, and every
 /// position the games reach, full-key or in the tier, answers as the single-machine
-/// database's, found through its own range's segment. So does a later ingest into it.
+/// database's, found through its own range's map. So does a later ingest into it.
 #[test]
 fn a_build_of_more_ranges_answers_as_a_single_machine_ingest() {
     let dir = tempfile::tempdir().unwrap();
@@ -228,7 +228,7 @@ fn a_build_of_more_ranges_answers_as_a_single_machine_ingest() {
     let (spread_summary, ranges) = distributed(&files, &spread, cut, &work);
     assert!(ranges > 3 * COMMIT_RANGES, "{ranges} ranges");
     assert_eq!(spread_summary.totals, single_summary.totals);
-    // Most of the positions are in the tier, found through its hash segments.
+    // Most of the positions are in the tier, found through its maps.
     let single_game = single_summary.totals.single_game_positions.unwrap_or(0);
     assert!(single_game > 20_000, "{single_game} tier positions");
     let differing: Vec<&str> = db_digest::digests(&single)

@@ -27,9 +27,11 @@
 //! family keyed by game and the positions' game ids; labels and names are unchanged. Format 13
 //! stores a position of at most 64 games as its games by move alone (first byte 0xfe), its
 //! statistics derived from those games' facts when read; only the positions family changes.
-//! A change to any stored layout (a
-//! vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION and
-//! these digests change together.
+//! Format 14 replaces the tier's hash segments and block lists by one map a commit range (blocks
+//! of games by material and pawn files, and static functions from a key to its game's place in
+//! its block); only the positions family's tier records change. A change to any stored layout
+//! (a vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION
+//! and these digests change together.
 
 use crate::db_digest;
 
@@ -47,7 +49,7 @@ fn the_sample_database_has_the_pinned_bytes() {
     let got: Vec<(&str, u64, String)> =
         db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
     let want = [
-        ("positions", 59, "699ea834b5a9d68d25d6cacc3656c7d6"),
+        ("positions", 14, "d6ee28952b5e8aeda47cc0dd654b4657"),
         ("games", 5, "3dcd9f352ae3bfa68e621a8d704a3e4a"),
         ("mainlines", 5, "f736d1442ce77eb7ddbff556ec4890ff"),
         ("facts", 1, "2b9d9be225dfba13b40e57b86909e2f4"),
@@ -58,7 +60,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("names", 23, "62e38c0f4072316bcd3a65cb973026cf"),
         ("twins", 5, "61ca0248297899c7cb538175d4d294e8"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "acb75be374ff0129a669d7d3a1b14449"),
+        ("meta", 1, "32d89d1e125da02824c1691b6ab9de3c"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
@@ -92,11 +94,12 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
 
 /// The digests of [`a_commit_staging_the_smallest_key_has_the_pinned_bytes`]'s database: but for
 /// the positions family (hashed range bounds), the names and twins families (format 10), the
-/// headers and labels families and the run record (format 11), and every family holding games
-/// or their ids (format 12's mainline code), those the revision before the store's restructure
+/// headers and labels families and the run record (format 11), every family holding games
+/// or their ids (format 12's mainline code), and the positions family's tier records and the
+/// format version (format 14's tier maps), those the revision before the store's restructure
 /// gave.
 const PINNED_SMALLEST: [(&str, u64, &str); 13] = [
-    ("positions", 11, "863f6d3a9273485ac4bdf11ab5b18202"),
+    ("positions", 4, "50f53d495f3bcdaf797f1ad56166935a"),
     ("games", 2, "da38b989a5f49254ab7f72d4557670ea"),
     ("mainlines", 2, "dea79ff86379ad14afc7da7e4483fdb2"),
     ("facts", 1, "3fadb4f77f7f904e511af521404438a2"),
@@ -107,6 +110,6 @@ const PINNED_SMALLEST: [(&str, u64, &str); 13] = [
     ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
     ("twins", 2, "f92c25d2ee75699c6b118cbd1361ec08"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "acb75be374ff0129a669d7d3a1b14449"),
+    ("meta", 1, "32d89d1e125da02824c1691b6ab9de3c"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

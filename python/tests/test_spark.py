@@ -115,9 +115,9 @@ def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli
 
 def test_a_build_of_more_key_ranges_answers_as_tabiya_ingest(spark, cli_db, collection, tmp_path):
     """A larger build cuts more key ranges than a commit's 16 (forced here by a small
-    range_occurrences): the single-game tier's records (hash segments and block lists, one a
-    range) differ, every other family holds the same bytes, and every distinct position,
-    full-key or in the tier, is exported with the same statistics."""
+    range_occurrences): the single-game tier's records (its maps, one a range) differ, every
+    other family holds the same bytes, and every distinct position, full-key or in the tier,
+    is exported with the same statistics."""
     session, _ = spark
     cli_db, cli = cli_db
     db = tmp_path / "db"

@@ -59,7 +59,7 @@ pub const BATCH_GAMES: usize = 16 * CHUNK_GAMES;
 const PREPARED_CHUNKS: usize = 32;
 /// Staged bytes (about 70M position occurrences at some 15 bytes each) that make a commit
 /// before the end of the run: what a kill can lose, the disk the staging area takes, and what
-/// bounds the commit's memory (the tier's hashes and block lists of its new positions).
+/// bounds the commit's memory (the tier's maps of its new positions).
 pub const SEGMENT_BYTES: u64 = 1 << 30;
 
 /// What an ingest run reports as it goes.

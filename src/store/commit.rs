@@ -92,7 +92,7 @@ impl Store {
     /// What every range of a commit of the games up to `end` (exclusive) reads: the new games'
     /// facts (`new_facts`, packed as [`pack_facts`](super::pack_facts) packs them, else read
     /// from the facts family, where the batches wrote them), and for a later commit the stored
-    /// games' facts and the tier's hash segments.
+    /// games' facts and the tier's maps.
     pub fn commit_base(&self, end: GameId, new_facts: Option<&[u8]>) -> Result<CommitBase, StoreError> {
         let before = self.totals()?;
         let first = GameId(before.next_game_id.max(1));
@@ -108,7 +108,7 @@ impl Store {
             None => self.new_facts(first, end)?,
         };
         // A later commit sums positions stored already, whose one-game values need their
-        // facts, and looks its new keys up in the tier's hash segments.
+        // facts, and looks its new keys up in the tier's maps.
         let stored = match before.position_occurrences == 0 {
             true => None,
             false => Some((self.committed_facts()?, self.tier_index()?)),
@@ -232,7 +232,7 @@ impl Store {
 
     /// Merges the staged runs over one key range into SST files (`range-INDEX-N.sst`), summed
     /// with the stored positions in a later commit (`base` holds the stored games' facts and the
-    /// tier's hash segments). A position one new game reaches once goes to the single-game
+    /// tier's maps). A position one new game reaches once goes to the single-game
     /// tier (`tier`), and a tier position a new game reaches again leaves it for the full-key
     /// family.
     fn write_range(
@@ -368,7 +368,7 @@ pub struct CommitBase {
     end: GameId,
     /// The facts of its new games.
     new_facts: FactsTable,
-    /// A later commit's stored games' facts and the tier's hash segments (`None`: the first).
+    /// A later commit's stored games' facts and the tier's maps (`None`: the first).
     stored: Option<(Arc<FactsTable>, Arc<TierIndex>)>,
 }
 

@@ -85,7 +85,7 @@ pub struct Store {
     headers: facts::SharedHeaders,
     /// Popular positions' games summed by slice, for filtered lookups.
     summaries: summaries::Summaries,
-    /// The single-game tier's hash segments, loaded on first use.
+    /// The single-game tier's maps, loaded on first use.
     tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
     /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
     /// (a secondary's catch-up, a commit's ingestion).

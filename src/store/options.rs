@@ -81,9 +81,9 @@ pub fn compact_apart() -> CompactOptions {
     options
 }
 
-/// Options of a commit's SST file of tier hash segments: uncompressed, as hashes are random
-/// bits that compression only spends time on.
-pub fn tier_hashes_sst(cache: &Cache) -> Options {
+/// Options of a commit's SST file of tier maps: uncompressed, as their functions' cells are
+/// random bits that compression only spends time on.
+pub fn tier_maps_sst(cache: &Cache) -> Options {
     let mut options = family_sst(POSITIONS, cache);
     options.set_compression_type(DBCompressionType::None);
     options.set_bottommost_compression_type(DBCompressionType::None);

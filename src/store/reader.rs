@@ -497,10 +497,10 @@ impl Store {
     }
 
     /// Bytes of live SST files per column family, the positions family split into its full-key
-    /// positions (`positions`) and the single-game tier's records (`tier marks`, `tier hashes`,
-    /// `tier blocks`; RocksDB's estimates of their key ranges).
+    /// positions (`positions`) and the single-game tier's records (`tier marks`, `tier maps`;
+    /// RocksDB's estimates of their key ranges).
     pub fn family_bytes(&self) -> Result<Vec<(&'static str, u64)>, StoreError> {
-        let mut bytes = Vec::with_capacity(COLUMN_FAMILIES.len() + 3);
+        let mut bytes = Vec::with_capacity(COLUMN_FAMILIES.len() + 2);
         for name in COLUMN_FAMILIES {
             let cf = self.cf(name);
             let total = self

@@ -4,7 +4,7 @@
 //! The invariants, checked against the games (the one source every other record derives from):
 //! every committed game decodes and replays, its facts are those its record gives, and the
 //! commit record's game and ply counts are theirs; every position each game reaches is stored
-//! with that game: in the single-game tier at the plies its marks name (the tier's hashes name
+//! with that game: in the single-game tier at the plies its marks name (the tier's map names
 //! that game for the key of that ply), in the full-key family at the others (the posting
 //! list holds the game); and the full-key family holds no game beyond these (its posting lists
 //! add up to the games' distinct positions there), and its distinct and single-game counts are
@@ -210,10 +210,10 @@ impl Store {
             };
             let first_time = reached.insert(key);
             if tier_plies.contains(&(ply as u32)) {
-                // The game's own replay gives the key at its mark: the hashes must name the game
-                // (a lookup replays the candidates they name to the same marks).
+                // The game's own replay gives the key at its mark: the map must name the game (a
+                // lookup replays the game it names to the same marks).
                 if !tier_candidates(tier, &key).contains(&id) {
-                    checks.problem(at(&key), "marked in the tier, whose hashes do not name its game");
+                    checks.problem(at(&key), "marked in the tier, whose map does not name its game");
                 }
             } else if first_time {
                 checks.listed.push((key, id, ply as u32));

@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Square};
 
 use super::{
     Key, KeyError, KeyRange,
-    rank::{Frame, Header},
+    rank::{Frame, Header, unrank_pawns},
 };
 use crate::{
     codec::{
@@ -162,20 +162,56 @@ impl KeyDecoder {
             turn_ep: low / block.pawn_placements,
             indices: ByColor { white, black },
         };
-        let pawns = self.cached_pawns(&header);
+        let pawns = self.cached_pawns(header.pawn_index, header.pawns);
         Ok(header.place_with(pawns))
     }
 
-    fn cached_pawns(&mut self, header: &Header) -> ByColor<Bitboard> {
+    /// The material block of `key`, its pawns and its side to move, without placing its other
+    /// pieces: the single-game tier files a position under these (`store::tier`), for every
+    /// position a commit files, so this costs a division and the pawns' unranking, not a decode.
+    /// The pawn-structure cache is left alone: lookups call this on many threads, each with a
+    /// decoder of its own, and a commit's keys come in key order, where the pawn digit changes
+    /// fastest.
+    ///
+    /// ```
+    /// use shakmaty::{Color, Role};
+    /// use tabiya::{Key, Position, codec::KeyDecoder};
+    ///
+    /// let position: Position = "4k3/pp6/8/8/8/8/5PPP/4K3 b - - 0 1".parse()?;
+    /// let key = Key::encode(&position)?;
+    /// let (block, pawns, turn) = KeyDecoder::default().pawns_and_turn(&key)?;
+    /// assert!(block.contains(&key));
+    /// let board = key.decode_board(|_, _| true)?.expect("accepted");
+    /// assert_eq!(pawns.white, *board.by_role.get(Role::Pawn) & board.by_color.white);
+    /// assert_eq!(pawns.black.count(), 2);
+    /// assert_eq!(turn, Color::Black);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pawns_and_turn(&mut self, key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, Color), KeyError> {
+        self.admits(key, |_, _| true)?;
+        let (category, rank) = (key.category()?, U192::from_be_slice(&key.0[1..]));
+        let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
+            return Err(KeyError::NonCanonical("a key outside the block its header names"));
+        };
+        let (start, counts, pawn_placements) = (block.start, block.pawns, block.pawn_placements);
+        let range = self.block_range().ok_or(KeyError::NonCanonical("no material block"))?;
+        // rank − start = pawn_index + P·(turn_ep + 18·…): the low digits only.
+        let (_, low) = (rank - start).div_rem(U192::from(pawn_placements * TURN_EP_STATES));
+        let low = low.to::<u64>();
+        let turn = if low / pawn_placements >= 9 { Color::Black } else { Color::White };
+        Ok((range, unrank_pawns(low % pawn_placements, counts), turn))
+    }
+
+    fn cached_pawns(&mut self, pawn_index: u64, counts: ByColor<u32>) -> ByColor<Bitboard> {
         if self.pawn_cache.is_empty() {
             self.pawn_cache = vec![(u64::MAX, ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY }); PAWN_CACHE];
         }
         // The digits with the pawn counts: 48+ bits of index, then 4 + 4 bits of counts.
-        let tag = header.pawn_index << 8 | u64::from(header.pawns.white) << 4 | u64::from(header.pawns.black);
+        let tag = pawn_index << 8 | u64::from(counts.white) << 4 | u64::from(counts.black);
         let slot = (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % PAWN_CACHE;
         let entry = &mut self.pawn_cache[slot];
         if entry.0 != tag {
-            *entry = (tag, header.pawns());
+            *entry = (tag, unrank_pawns(pawn_index, counts));
         }
         entry.1
     }

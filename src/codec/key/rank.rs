@@ -30,10 +30,7 @@ pub(super) struct Header {
 impl Header {
     /// The pawns the digits stand for.
     pub(super) fn pawns(&self) -> ByColor<Bitboard> {
-        let white_count = self.pawns.white;
-        let white = unrank_subset(self.pawn_index % binomial(48, white_count), white_count, PAWN_SQUARES);
-        let black = unrank_subset(self.pawn_index / binomial(48, white_count), self.pawns.black, PAWN_SQUARES & !white);
-        ByColor { white, black }
+        unrank_pawns(self.pawn_index, self.pawns)
     }
 
     /// The placement the digits stand for, as bitboards.
@@ -75,6 +72,15 @@ impl Header {
             ep_square,
         }
     }
+}
+
+/// The pawns of a pawn placement digit, with `counts` pawns a side: White's on the 48 pawn
+/// squares, then Black's on those left.
+pub(super) fn unrank_pawns(pawn_index: u64, counts: ByColor<u32>) -> ByColor<Bitboard> {
+    let white_count = counts.white;
+    let white = unrank_subset(pawn_index % binomial(48, white_count), white_count, PAWN_SQUARES);
+    let black = unrank_subset(pawn_index / binomial(48, white_count), counts.black, PAWN_SQUARES & !white);
+    ByColor { white, black }
 }
 
 impl Key {

@@ -5,7 +5,7 @@
 //! size cuts as many, to write the same bytes. A larger build cuts more ([`range_count`]), so
 //! that a range task holds a bounded share of the occurrences however large the build: the
 //! answers stay the same (a position's value does not depend on the ranges; the single-game
-//! tier has a hash segment a range, each found by its first key). Within a task, occurrences
+//! tier has a map a range, each found by its first key). Within a task, occurrences
 //! are spilled as sorted runs of at most [`RUN_OCCURRENCES`] (or one part, if larger) and
 //! merged as a commit merges its runs, so that the task holds one run and one position's
 //! occurrences at a time, not its whole range.

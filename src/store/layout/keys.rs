@@ -8,8 +8,7 @@
 //! []                                       the commit record (Totals)
 //! [category, rank (20)]                    a position
 //! [MARKS]  game id (8)                     the game's tier plies
-//! [HASHES] segment (8) range (2)           a commit range's hash segment
-//! [BLOCKS] block (21) segment (8) range (2) the games with tier positions in a block
+//! [MAPS]   segment (8) range (2)           a commit range's tier map
 //! ```
 //!
 //! Game-keyed families (games, mainlines, facts) use the id's 8 big-endian bytes
@@ -19,10 +18,7 @@
 
 use shakmaty::Color;
 
-use crate::{
-    codec::{KEY_LEN, Key},
-    model::{GameId, player_name, twins::TwinKey},
-};
+use crate::model::{GameId, player_name, twins::TwinKey};
 
 /// Bytes of a game id in keys.
 pub const GAME_ID_LEN: usize = std::mem::size_of::<u64>();
@@ -36,16 +32,11 @@ pub const FIRST_POSITION: &[u8] = &[0];
 
 /// First byte of a game's marks key.
 pub const MARKS: u8 = 0xf0;
-/// First byte of a hash segment's key.
-pub const HASHES: u8 = 0xf1;
-/// First byte of a block list's key.
-pub const BLOCKS: u8 = 0xf2;
+/// First byte of a tier map's key.
+pub const MAPS: u8 = 0xf1;
 
 /// Where position keys end (exclusive): tier records start here.
 pub const POSITIONS_END: &[u8] = &[MARKS];
-
-/// Length of a block list's key.
-pub const BLOCK_KEY_LEN: usize = 1 + KEY_LEN + GAME_ID_LEN + RANGE_LEN;
 
 /// The meta family's key of the format version.
 pub const FORMAT_KEY: &[u8] = b"format";
@@ -131,53 +122,25 @@ pub fn parse_marks_key(key: &[u8]) -> Option<GameId> {
     }
 }
 
-/// The key of a commit range's hash segment: the commit's first game id, the range's number.
-pub fn hashes_key(segment: GameId, range: u16) -> Vec<u8> {
-    let mut key = vec![HASHES];
+/// The key of a commit range's tier map: the commit's first game id, the range's number.
+pub fn map_key(segment: GameId, range: u16) -> Vec<u8> {
+    let mut key = vec![MAPS];
     key.extend_from_slice(&segment.to_bytes());
     key.extend_from_slice(&range.to_be_bytes());
     key
 }
 
-/// The segment of a hash segment's key.
-pub fn parse_hashes_key(key: &[u8]) -> Option<GameId> {
+/// The segment of a tier map's key.
+pub fn parse_map_key(key: &[u8]) -> Option<GameId> {
     match key.split_first() {
-        Some((&HASHES, rest)) if rest.len() == GAME_ID_LEN + RANGE_LEN => GameId::from_bytes(&rest[..GAME_ID_LEN]),
+        Some((&MAPS, rest)) if rest.len() == GAME_ID_LEN + RANGE_LEN => GameId::from_bytes(&rest[..GAME_ID_LEN]),
         _ => None,
     }
 }
 
-/// Where the block lists of `block` (a material range's first key) start.
-pub fn block_prefix(block: &Key) -> Vec<u8> {
-    let mut key = vec![BLOCKS];
-    key.extend_from_slice(block.as_bytes());
-    key
-}
-
-/// The key of a block's list of games in a commit range.
-pub fn block_key(block: &Key, segment: GameId, range: u16) -> Vec<u8> {
-    let mut key = block_prefix(block);
-    key.extend_from_slice(&segment.to_bytes());
-    key.extend_from_slice(&range.to_be_bytes());
-    key
-}
-
-/// The segment of a block list's key.
-pub fn parse_block_key(key: &[u8]) -> Option<GameId> {
-    if key.len() != BLOCK_KEY_LEN || key[0] != BLOCKS {
-        return None;
-    }
-    let at = 1 + KEY_LEN;
-    GameId::from_bytes(&key[at..at + GAME_ID_LEN])
-}
-
-/// The key ranges of the tier's three record kinds, named as `tabiya stats` shows them.
-pub fn tier_record_ranges() -> [(&'static str, &'static [u8], &'static [u8]); 3] {
-    [
-        ("tier marks", &[MARKS], &[HASHES]),
-        ("tier hashes", &[HASHES], &[BLOCKS]),
-        ("tier blocks", &[BLOCKS], &[BLOCKS + 1]),
-    ]
+/// The key ranges of the tier's two record kinds, named as `tabiya stats` shows them.
+pub fn tier_record_ranges() -> [(&'static str, &'static [u8], &'static [u8]); 2] {
+    [("tier marks", &[MARKS], &[MAPS]), ("tier maps", &[MAPS], &[MAPS + 1])]
 }
 
 #[cfg(test)]
@@ -192,10 +155,8 @@ mod tests {
         assert_eq!(player_key_game(&key), Some(GameId(77)));
         assert_eq!(parse_player_key(b"short"), None);
         assert_eq!(parse_marks_key(&marks_key(GameId(9))), Some(GameId(9)));
-        assert_eq!(parse_hashes_key(&hashes_key(GameId(5), 3)), Some(GameId(5)));
-        let block = Key::from_bytes([7; KEY_LEN]);
-        assert_eq!(block_key(&block, GameId(5), 3).len(), BLOCK_KEY_LEN);
-        assert_eq!(parse_block_key(&block_key(&block, GameId(5), 3)), Some(GameId(5)));
-        assert!(POSITIONS_END > [80u8; KEY_LEN].as_slice());
+        assert_eq!(parse_map_key(&map_key(GameId(5), 3)), Some(GameId(5)));
+        assert_eq!(parse_map_key(&marks_key(GameId(5))), None);
+        assert!(POSITIONS_END > [80u8; crate::codec::KEY_LEN].as_slice());
     }
 }

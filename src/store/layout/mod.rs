@@ -7,7 +7,7 @@
 //! - [`facts`]: a game's facts in eight bytes;
 //! - [`headers`]: a game's header facts in twelve bytes, and the labels family's keys;
 //! - [`keys`]: the keys of every family and record kind;
-//! - [`tier`]: the single-game tier's values (a game's marks, a hash segment's header);
+//! - [`tier`]: the single-game tier's values (a game's marks, a tier map's header);
 //! - [`run`]: a staged occurrence record;
 //! - here: the bincode records (a game's tags and its mainline, the totals, the ingest runs)
 //!   and the opening table's values.

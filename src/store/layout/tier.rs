@@ -2,15 +2,12 @@
 //!
 //! - **Marks** (a game's tier plies): varints `count`, then per run of consecutive plies the gap
 //!   from the end of the previous run and the run's length minus one.
-//! - **Hash segment**: a flag byte, 1 when the range starts at a key (then its 21 bytes follow),
-//!   0 when it starts at the first key; then the range's [`HashIndex`](crate::store::tier::HashIndex)
-//!   as its own checked sections.
-//! - **Block list**: the ids of the games with tier positions in the block, ascending, as delta
-//!   varints (the first id, then each difference).
+//! - **Map**: a flag byte, 1 when the range starts at a key (then its 21 bytes follow), 0 when
+//!   it starts at the first key; then the range's [`GameMap`](crate::store::tier::GameMap) as a
+//!   checked section.
 
 use crate::{
     codec::{KEY_LEN, Key},
-    model::GameId,
     varint::{get_varint, put_varint},
 };
 
@@ -53,7 +50,7 @@ pub fn decode_marks(bytes: &[u8]) -> Option<Vec<u32>> {
     (input.is_empty() && runs > 0).then_some(plies)
 }
 
-/// Appends a hash segment's head: the first key of its range (`None`: the first key).
+/// Appends a tier map's head: the first key of its range (`None`: the first key).
 pub fn write_segment_head(lower: Option<&Key>, out: &mut Vec<u8>) {
     match lower {
         Some(lower) => {
@@ -64,7 +61,7 @@ pub fn write_segment_head(lower: Option<&Key>, out: &mut Vec<u8>) {
     }
 }
 
-/// Takes a hash segment's head from the front of `value`: the first key of its range.
+/// Takes a tier map's head from the front of `value`: the first key of its range.
 pub fn read_segment_head(value: &mut &[u8]) -> Option<Option<Key>> {
     match value.split_first()? {
         (0, rest) => {
@@ -78,25 +75,6 @@ pub fn read_segment_head(value: &mut &[u8]) -> Option<Option<Key>> {
         }
         _ => None,
     }
-}
-
-/// The stored bytes of a block's games (ascending, distinct).
-pub fn encode_block(games: &[GameId], out: &mut Vec<u8>) {
-    let mut previous = 0;
-    for game in games {
-        put_varint(out, game.0 - previous);
-        previous = game.0;
-    }
-}
-
-/// Appends to `games` those of a block's stored bytes; `None` for bytes that do not decode.
-pub fn decode_block(mut input: &[u8], games: &mut Vec<GameId>) -> Option<()> {
-    let mut previous = 0u64;
-    while !input.is_empty() {
-        previous = previous.checked_add(get_varint(&mut input)?)?;
-        games.push(GameId(previous));
-    }
-    Some(())
 }
 
 #[cfg(test)]
@@ -121,16 +99,6 @@ mod tests {
                 encode_marks(&plies, &mut canonical);
                 prop_assert_eq!(canonical, bytes);
             }
-        }
-
-        #[test]
-        fn blocks_round_trip(games in prop::collection::btree_set(1u64..1 << 40, 0..50)) {
-            let games: Vec<GameId> = games.into_iter().map(GameId).collect();
-            let mut bytes = Vec::new();
-            encode_block(&games, &mut bytes);
-            let mut read = Vec::new();
-            prop_assert_eq!(decode_block(&bytes, &mut read), Some(()));
-            prop_assert_eq!(read, games);
         }
     }
 

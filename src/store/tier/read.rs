@@ -1,23 +1,26 @@
-//! Reading the single-game tier: finding a key by replaying the candidate games of its hash,
+//! Reading the single-game tier: finding a key by replaying the game its range's map names,
 //! and listing the tier positions of some materials, or of a run of games, for scans.
 
-use std::sync::{Arc, atomic::Ordering};
+use std::{
+    cell::RefCell,
+    sync::{Arc, atomic::Ordering},
+};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use shakmaty::{Chess, Position as _};
+use shakmaty::{Chess, Color, Position as _};
 
-use super::{HashIndex, key_hash};
+use super::{GameMap, block_of, has_pawn_files, material_blocks};
 use crate::{
-    codec::{CompactMove, Key, KeyEncoder, KeyRange, Material, mainline::MainlineReader},
+    codec::{CompactMove, Key, KeyDecoder, KeyEncoder, KeyRange, Material, mainline::MainlineReader},
     model::{GameId, Mainline},
     position::Position,
     store::{
         Store, StoreError,
         layout::{
             StoredValue,
-            keys::{HASHES, block_prefix, marks_key, parse_block_key, parse_hashes_key, parse_marks_key},
-            tier::{decode_block, decode_marks, read_segment_head},
+            keys::{MAPS, marks_key, parse_map_key, parse_marks_key},
+            tier::{decode_marks, read_segment_head},
         },
         options,
     },
@@ -82,15 +85,14 @@ impl TierEntry {
 /// passed (what a scan counts as passed).
 pub(crate) type TierEntries = (Vec<TierEntry>, u64);
 
-/// A commit's hash indexes, one per range, by the range's first key (`None`: from the first
-/// key).
-type RangeIndexes = Vec<(Option<Key>, HashIndex)>;
+/// A commit's maps, one per range, by the range's first key (`None`: from the first key).
+type RangeMaps = Vec<(Option<Key>, GameMap)>;
 
-/// The hash segments of every commit, read again once a commit has landed.
+/// The tier maps of every commit, read again once a commit has landed.
 #[derive(Default)]
 pub(crate) struct TierIndex {
-    /// Per commit, its ranges' hash indexes.
-    segments: Vec<RangeIndexes>,
+    /// Per commit, its ranges' maps.
+    segments: Vec<RangeMaps>,
     /// The committed `next_game_id` when read.
     through: u64,
 }
@@ -162,42 +164,58 @@ fn walk_marked(
     Some(())
 }
 
-/// The games whose tier positions hash as `key` does, in the range of each commit's segment
-/// that holds `key`: the games that may hold it (a hash collision adds others).
+thread_local! {
+    /// Finds the blocks of the keys a thread looks up: it keeps the material block of the last
+    /// key, and a commit looks its keys up in key order.
+    static DECODER: RefCell<KeyDecoder> = RefCell::new(KeyDecoder::default());
+}
+
+/// The games that may hold `key`: in each commit's segment, the one game the map of the range
+/// holding `key` names. A key that names no material block (asked for, never stored) has none.
 pub(crate) fn tier_candidates(index: &TierIndex, key: &Key) -> Vec<GameId> {
-    let hash = key_hash(key);
+    key_block(key).map_or_else(Vec::new, |(block, _)| candidates_in_block(index, key, block))
+}
+
+/// The block of `key` and its side to move ([`block_of`]); `None` for a key of no material
+/// block.
+fn key_block(key: &Key) -> Option<(u64, Color)> {
+    DECODER.with_borrow_mut(|decoder| block_of(decoder, key)).ok()
+}
+
+/// [`tier_candidates`] of a key of block `block`.
+fn candidates_in_block(index: &TierIndex, key: &Key, block: u64) -> Vec<GameId> {
     let ranges = index.segments.iter().filter_map(|ranges| {
         let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
-        ranges.get(after.checked_sub(1)?).map(|(_, index)| index)
+        ranges.get(after.checked_sub(1)?).map(|(_, map)| map)
     });
-    ranges.flat_map(|range| range.candidates(hash)).collect()
+    ranges.filter_map(|map| map.candidate(key, block)).collect()
 }
 
 impl Store {
-    /// The hash segments of every commit, read again when a commit has landed since.
+    /// The tier maps of every commit, read again when a commit has landed since.
     pub(crate) fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
         let committed = self.committed.load(Ordering::Acquire);
         let loaded = self.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         if let Some(index) = loaded.filter(|index| index.through == committed) {
             return Ok(index);
         }
-        let mut segments: Vec<(GameId, RangeIndexes)> = Vec::new();
+        let mut segments: Vec<(GameId, RangeMaps)> = Vec::new();
         let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
-        iter.seek([HASHES]);
+        iter.seek([MAPS]);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if key.first() != Some(&HASHES) {
+            if key.first() != Some(&MAPS) {
                 break;
             }
-            let segment = parse_hashes_key(key).ok_or_else(|| self.corrupt("tier key"))?;
+            let segment = parse_map_key(key).ok_or_else(|| self.corrupt("tier key"))?;
             // A segment of a commit whose record this store has not read yet (a secondary
             // catching up) waits for it.
             if segment.0 < committed {
                 let mut value = value;
-                let lower = read_segment_head(&mut value).ok_or_else(|| self.corrupt("tier hashes: no range flag"))?;
-                let index = HashIndex::read(&mut value).map_err(|err| self.corrupt(format!("tier hashes: {err}")))?;
+                let lower = read_segment_head(&mut value).ok_or_else(|| self.corrupt("tier map: no range flag"))?;
+                let map = GameMap::read(&mut value).map_err(|err| self.corrupt(format!("tier map: {err}")))?;
                 match segments.last_mut() {
-                    Some((last, ranges)) if *last == segment => ranges.push((lower, index)),
-                    _ => segments.push((segment, vec![(lower, index)])),
+                    Some((last, ranges)) if *last == segment => ranges.push((lower, map)),
+                    _ => segments.push((segment, vec![(lower, map)])),
                 }
             }
             iter.next();
@@ -223,28 +241,33 @@ impl Store {
         Ok(marked)
     }
 
-    /// Where the tier holds `key`, if it does: each candidate game of its hash is replayed to
-    /// its marked plies, so a hash collision costs a replay, never a wrong answer.
+    /// Where the tier holds `key`, if it does: the game each commit's map names is replayed to
+    /// its marked plies, so a key the tier does not hold costs a replay, never a wrong answer.
     pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
         self.tier_locate_in(&*self.tier_index()?, key)
     }
 
-    /// [`Store::tier_locate`] with the hash segments read already (a commit looks up millions
-    /// of keys).
+    /// [`Store::tier_locate`] with the tier maps read already (a commit looks up millions of
+    /// keys).
     pub(crate) fn tier_locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
-        let mut games = tier_candidates(index, key);
+        // A key naming no material block (asked for, never stored) is in no game.
+        let Some((block, turn)) = key_block(key) else { return Ok(None) };
+        let mut games = candidates_in_block(index, key, block);
         if games.is_empty() {
-            // Most keys a later commit stages end here.
+            // The keys of blocks no map lists end here.
             return Ok(None);
         }
         games.sort_unstable();
         games.dedup();
-        // Only a position of the key's material can be it: the others are not keyed. A key
-        // naming no material (asked for, never stored) is in no game.
         let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
-        let same_material = |chess: &Chess, _: GameId| Wanted::from(Material(chess.board().material()) == material);
+        // Only a position of the key's block and side to move can be it: the others are not
+        // keyed.
+        let same_block = |chess: &Chess, _: GameId| {
+            let board = chess.board();
+            Wanted::from(chess.turn() == turn && has_pawn_files(board, block) && Material(board.material()) == material)
+        };
         let mut hit = None;
-        self.walk_games(&self.marks_of(&games)?, same_material, |found| {
+        self.walk_games(&self.marks_of(&games)?, same_block, |found| {
             hit = found.iter().find(|(k, _)| k == key).map(|(_, hit)| *hit);
             hit.is_none()
         })?;
@@ -300,24 +323,14 @@ impl Store {
         Ok((entries, marked))
     }
 
-    /// Appends to `games` those listed in `block` (a material range's first key), in every
-    /// committed segment.
-    fn block_games(&self, block: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
-        let prefix = block_prefix(block);
-        let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
-        iter.seek(&prefix);
-        let committed = self.committed.load(Ordering::Acquire);
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if !key.starts_with(&prefix) {
-                break;
-            }
-            let segment = parse_block_key(key).ok_or_else(|| self.corrupt("tier block key"))?;
-            if segment.0 < committed {
-                decode_block(value, games).ok_or_else(|| self.corrupt("tier block"))?;
-            }
-            iter.next();
+    /// Appends to `games` those of the blocks of a material (its range's first key `first`) in
+    /// every committed range's map.
+    fn material_games(&self, index: &TierIndex, first: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
+        let blocks = material_blocks(first);
+        for (_, map) in index.segments.iter().flatten() {
+            map.games_of_blocks(blocks.clone(), games).ok_or_else(|| self.corrupt("tier map's lists"))?;
         }
-        iter.status().map_err(|err| self.rocks(err))
+        Ok(())
     }
 
     /// The tier positions in any of `ranges` (each one material's range in a category) whose
@@ -331,8 +344,9 @@ impl Store {
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
+        let index = self.tier_index()?;
         for range in ranges {
-            self.block_games(&range.first, &mut games)?;
+            self.material_games(&index, &range.first, &mut games)?;
             let (_, material) = range
                 .first
                 .category_and_material()

@@ -1,6 +1,6 @@
 //! Writing the single-game tier: what a commit files there (each new position a single new game
-//! reaches once: a mark on the game's ply, its hash in the range's [`HashIndex`], its game in
-//! its block's list) and the SST files it writes for it, ingested with the commit's positions.
+//! reaches once: a mark on the game's ply, and its key, block and game in the range's
+//! [`GameMap`]) and the SST files it writes for it, ingested with the commit's positions.
 
 use std::{
     path::{Path, PathBuf},
@@ -9,15 +9,15 @@ use std::{
 
 use rustc_hash::FxHashMap;
 
-use super::{HashIndex, TierError, key_hash};
+use super::{GameMap, TierError, block_of};
 use crate::{
-    codec::{KEY_LEN, Key, KeyRange, material_range},
+    codec::{Key, KeyDecoder},
     model::GameId,
     store::{
         Store, StoreError,
         layout::{
-            keys::{block_key, hashes_key, marks_key},
-            tier::{MAX_PLY, encode_block, encode_marks, read_segment_head, write_segment_head},
+            keys::{map_key, marks_key},
+            tier::{MAX_PLY, encode_marks, read_segment_head, write_segment_head},
         },
         options,
     },
@@ -32,8 +32,8 @@ const TABLE_WORDS: usize = (TABLE_PLIES / u64::BITS) as usize;
 /// Records of a tier file, in key order (`None` deletes).
 type Records = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 
-/// What a commit adds to the tier: its new entries' marks, each range's hash segment and block
-/// lists, and the stored tier positions it moved to the full-key family.
+/// What a commit adds to the tier: its new entries' marks, each range's map, and the stored tier
+/// positions it moved to the full-key family.
 pub(crate) struct TierWrites {
     /// The commit's first game id (its segment's name).
     segment: GameId,
@@ -53,15 +53,12 @@ pub(crate) struct RangeTier {
     /// The range's first key (`None`: from the first key): a look-up probes only the range
     /// of its key.
     lower: Option<Key>,
-    /// Each new entry's hash and game ([`HashIndex::entry`]), until [`RangeTier::finish`]
-    /// indexes them.
-    hashes: Vec<u64>,
-    /// The hash segment's bytes (the first key, then the index), once finished.
+    /// Each new entry's key, block and game, until [`RangeTier::finish`] maps them.
+    entries: Vec<(Key, u64, GameId)>,
+    /// Finds the entries' blocks (keys come in key order: one material block after another).
+    decoder: KeyDecoder,
+    /// The map record's bytes (the first key, then the [`GameMap`]), once finished.
     segment: Vec<u8>,
-    /// (block, games ascending as delta varints) of the blocks the range's new entries are in.
-    blocks: Vec<(Key, Vec<u8>)>,
-    /// The block being filled: its range and games so far.
-    open: Option<(KeyRange, Vec<GameId>)>,
     /// Stored entries moved to the full-key family.
     pub promoted: Vec<(GameId, u32)>,
     /// The range's new entries (game, ply) when it is written apart from the commit's others.
@@ -92,16 +89,10 @@ impl TierWrites {
                 TierError::Internal(format!("staged game {game} of position {key} is not one of the commit's"))
             })?,
         }
-        range.hashes.push(HashIndex::entry(key_hash(key), game)?);
-        let in_open = range.open.as_ref().is_some_and(|(block, _)| block.contains(key));
-        if !in_open {
-            range.close_block();
-            let block = block_of(key)?;
-            range.open = Some((block, Vec::new()));
-        }
-        if let Some((_, games)) = &mut range.open {
-            games.push(game);
-        }
+        // A staged key is one the commit's own encoder wrote: one without a block is a bug.
+        let (block, _) = block_of(&mut range.decoder, key)
+            .map_err(|err| TierError::Internal(format!("staged position {key}: {err}")))?;
+        range.entries.push((*key, block, game));
         Ok(())
     }
 
@@ -184,21 +175,16 @@ impl RangeTier {
     /// What the commit range from `lower` on (`None`: from the first key) adds, with room for
     /// `entries` new entries.
     pub fn new(lower: Option<Key>, entries: usize) -> RangeTier {
-        RangeTier { lower, hashes: Vec::with_capacity(entries), ..RangeTier::default() }
+        RangeTier { lower, entries: Vec::with_capacity(entries), ..RangeTier::default() }
     }
 
     /// Appends a finished range's records to `out`, to hand them from the process that wrote
     /// the range to the one that commits ([`RangeTier::read`] reads them): its first key, its
-    /// hash segment, its blocks, the stored entries it promoted and its new entries.
+    /// map record, the stored entries it promoted and its new entries.
     pub fn write(&self, out: &mut Vec<u8>) {
-        debug_assert!(self.hashes.is_empty() && self.open.is_none(), "a range's records written before finish");
+        debug_assert!(self.entries.is_empty(), "a range's records written before finish");
         write_segment_head(self.lower.as_ref(), out);
         super::write_section(&self.segment, out);
-        put_varint(out, self.blocks.len() as u64);
-        for (block, games) in &self.blocks {
-            out.extend_from_slice(block.as_bytes());
-            super::write_section(games, out);
-        }
         write_entries(&self.promoted, out);
         write_entries(&self.marks, out);
     }
@@ -209,13 +195,6 @@ impl RangeTier {
         let corrupt = |what: &str| TierError::Corrupt(format!("a range's tier records: {what}"));
         let lower = read_segment_head(input).ok_or_else(|| corrupt("no first key"))?;
         let segment = super::read_section(input)?.to_vec();
-        let blocks_count = get_varint(input).ok_or_else(|| corrupt("no block count"))?;
-        let mut blocks = Vec::new();
-        for _ in 0..blocks_count {
-            let (block, rest) = input.split_first_chunk::<KEY_LEN>().ok_or_else(|| corrupt("a block cut short"))?;
-            *input = rest;
-            blocks.push((Key::from_bytes(*block), super::read_section(input)?.to_vec()));
-        }
         let mut promoted = Vec::new();
         // A promoted entry is a stored game's, before the commit's new ones.
         read_entries(input, |game, ply| {
@@ -228,85 +207,54 @@ impl RangeTier {
         read_entries(input, |game, ply| {
             commit.mark(game, ply).map_err(|()| corrupt(&format!("ply {ply} of game {game}, not a new game's")))
         })?;
-        Ok(RangeTier { lower, segment, blocks, promoted, ..RangeTier::default() })
+        Ok(RangeTier { lower, segment, promoted, ..RangeTier::default() })
     }
 
-    fn close_block(&mut self) {
-        if let Some((block, mut games)) = self.open.take() {
-            games.sort_unstable();
-            games.dedup();
-            let mut bytes = Vec::with_capacity(games.len() * 2);
-            encode_block(&games, &mut bytes);
-            self.blocks.push((block.first, bytes));
-        }
-    }
-
-    /// Closes the range: its last block, and its hash segment built (in the range's worker,
-    /// so that only the segment's bytes wait for the commit's tier files).
+    /// Closes the range: its map built (in the range's worker, so that only the map's bytes
+    /// wait for the commit's tier files).
     pub fn finish(&mut self) -> Result<(), TierError> {
-        self.close_block();
-        if !self.hashes.is_empty() {
-            let index = HashIndex::build(std::mem::take(&mut self.hashes));
+        if !self.entries.is_empty() {
+            let map = GameMap::build(std::mem::take(&mut self.entries))?;
             write_segment_head(self.lower.as_ref(), &mut self.segment);
-            index.write(&mut self.segment)?;
+            map.write(&mut self.segment)?;
         }
         Ok(())
     }
 }
 
-/// The block of `key`: its (category, material) key range. A staged key is one the commit's
-/// own encoder wrote: one without a block is a bug.
-fn block_of(key: &Key) -> Result<KeyRange, TierError> {
-    let internal = |err: crate::codec::KeyError| TierError::Internal(format!("staged position {key}: {err}"));
-    let (category, material) = key.category_and_material().map_err(internal)?;
-    material_range(category, &material).map_err(internal)
-}
-
 impl Store {
     /// Writes the tier records of a commit into SST files in `dir`, in parallel: the marks of
-    /// its new games and of the stored games it took positions from, each range's hash segment,
-    /// and the block lists. Returns the files written, in key order.
+    /// its new games and of the stored games it took positions from, and each range's map.
+    /// Returns the files written, in key order.
     pub(crate) fn write_tier_files(
         &self,
         writes: &TierWrites,
         ranges: &mut [RangeTier],
         dir: &Path,
     ) -> Result<Vec<PathBuf>, StoreError> {
-        let mut hashes = Vec::new();
-        let mut blocks = Vec::new();
+        let mut maps = Vec::new();
         let count = ranges.len();
         for (index, range) in ranges.iter_mut().enumerate() {
             let index = u16::try_from(index)
                 .map_err(|_| self.tier_error(TierError::Capacity(format!("{count} commit ranges"))))?;
             if !range.segment.is_empty() {
-                hashes.push((hashes_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
-            }
-            for (block, games) in std::mem::take(&mut range.blocks) {
-                blocks.push((block_key(&block, writes.segment, index), Some(games)));
+                maps.push((map_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
             }
         }
         let compressed = options::family_sst(options::POSITIONS, &self.cache);
-        let raw = options::tier_hashes_sst(&self.cache);
+        let raw = options::tier_maps_sst(&self.cache);
         let write = |name: &str, records: Records, options: &rocksdb::Options| {
             let path = dir.join(name);
             self.write_records(records, options, &path).map(|written| written.then_some(path))
         };
-        let (marks, (hashes, blocks)) = rayon::join(
+        let (marks, maps) = rayon::join(
             || {
                 self.tier_marks_records(writes, ranges)
                     .and_then(|records| write("tier-marks.sst", records, &compressed))
             },
-            || {
-                rayon::join(
-                    || write("tier-hashes.sst", hashes, &raw),
-                    || {
-                        blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                        write("tier-blocks.sst", blocks, &compressed)
-                    },
-                )
-            },
+            || write("tier-maps.sst", maps, &raw),
         );
-        Ok([marks?, hashes?, blocks?].into_iter().flatten().collect())
+        Ok([marks?, maps?].into_iter().flatten().collect())
     }
 
     /// The marks records of a commit, by game: the stored games that lost positions to the
@@ -374,9 +322,8 @@ mod tests {
         Key::encode(&fen.parse::<Position>().expect("a position")).expect("a key")
     }
 
-    /// A range's records read back as written: its first key, hash segment, blocks and promoted
-    /// entries; its new entries marked in the commit's table; stored games' entries only as
-    /// promoted ones.
+    /// A range's records read back as written: its first key, map and promoted entries; its new
+    /// entries marked in the commit's table; stored games' entries only as promoted ones.
     #[test]
     fn a_ranges_records_read_back() {
         let writes = TierWrites::apart(GameId(10));
@@ -397,7 +344,6 @@ mod tests {
         assert_eq!(read.lower, range.lower);
         assert_eq!(read.segment, range.segment);
         assert!(!read.segment.is_empty());
-        assert_eq!(read.blocks, range.blocks);
         assert_eq!(read.promoted, [(GameId(1), 2), (GameId(3), 5)]);
         assert_eq!(commit.new_marks(), [(GameId(11), vec![7, 9]), (GameId(12), vec![400])]);
         // A commit whose first new game is 3: game 3's entry is no stored game's to promote.
