@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Square};
 
 use super::{
     Key, KeyError, KeyRange,
-    rank::{Frame, Header, unrank_pawns},
+    rank::{Frame, Header, turn_of, unrank_pawns},
 };
 use crate::{
     codec::{
@@ -89,6 +89,14 @@ impl Block {
     fn holds(&self, category: Category, rank: U192) -> bool {
         self.category == category && self.start <= rank && rank < self.end
     }
+
+    /// The digits of `rank` (the block holds it): rank − start = pawn_index + P·(turn_ep +
+    /// 18·pieces), as (pieces, pawn_index, turn_ep).
+    fn digits(&self, rank: U192) -> (U192, u64, u64) {
+        let (pieces, low) = (rank - self.start).div_rem(U192::from(self.pawn_placements * TURN_EP_STATES));
+        let low = low.to::<u64>();
+        (pieces, low % self.pawn_placements, low / self.pawn_placements)
+    }
 }
 
 impl KeyDecoder {
@@ -141,9 +149,8 @@ impl KeyDecoder {
         let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
             return key.header().map(|header| header.place());
         };
-        // rank − start = pawn_index + P·(turn_ep + 18·(white_index + W·black_index)).
-        let (pieces, low) = (rank - block.start).div_rem(U192::from(block.pawn_placements * TURN_EP_STATES));
-        let low = low.to::<u64>();
+        // pieces = white_index + W·black_index.
+        let (pieces, pawn_index, turn_ep) = block.digits(rank);
         // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
         // split in 192 bits; each side's index fits 128.
         let (black, white) = match u128::try_from(pieces) {
@@ -158,8 +165,8 @@ impl KeyDecoder {
             material: block.material,
             vectors: block.vectors,
             pawns: block.pawns,
-            pawn_index: low % block.pawn_placements,
-            turn_ep: low / block.pawn_placements,
+            pawn_index,
+            turn_ep,
             indices: ByColor { white, black },
         };
         let pawns = self.cached_pawns(header.pawn_index, header.pawns);
@@ -188,18 +195,13 @@ impl KeyDecoder {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn pawns_and_turn(&mut self, key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, Color), KeyError> {
+        // `admits` keeps the key's block.
         self.admits(key, |_, _| true)?;
-        let (category, rank) = (key.category()?, U192::from_be_slice(&key.0[1..]));
-        let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
-            return Err(KeyError::NonCanonical("a key outside the block its header names"));
+        let (Some(block), Some(range)) = (self.block.as_ref(), self.block_range()) else {
+            return Err(KeyError::NonCanonical("no material block"));
         };
-        let (start, counts, pawn_placements) = (block.start, block.pawns, block.pawn_placements);
-        let range = self.block_range().ok_or(KeyError::NonCanonical("no material block"))?;
-        // rank − start = pawn_index + P·(turn_ep + 18·…): the low digits only.
-        let (_, low) = (rank - start).div_rem(U192::from(pawn_placements * TURN_EP_STATES));
-        let low = low.to::<u64>();
-        let turn = if low / pawn_placements >= 9 { Color::Black } else { Color::White };
-        Ok((range, unrank_pawns(low % pawn_placements, counts), turn))
+        let (_, pawn_index, turn_ep) = block.digits(U192::from_be_slice(&key.0[1..]));
+        Ok((range, unrank_pawns(pawn_index, block.pawns), turn_of(turn_ep)))
     }
 
     fn cached_pawns(&mut self, pawn_index: u64, counts: ByColor<u32>) -> ByColor<Bitboard> {

@@ -56,7 +56,7 @@ impl Header {
             let (vector, index) = (*self.vectors.get(color), *self.indices.get(color));
             unplace_free_pieces(&mut pieces, color, category, vector, index, &mut holes);
         }
-        let turn = if self.turn_ep >= 9 { Color::Black } else { Color::White };
+        let turn = turn_of(self.turn_ep);
         let ep_square = match self.turn_ep % 9 {
             0 => None,
             file => {
@@ -72,6 +72,11 @@ impl Header {
             ep_square,
         }
     }
+}
+
+/// The side to move of a turn-and-en-passant digit (`9·turn + …`).
+pub(super) fn turn_of(turn_ep: u64) -> Color {
+    if turn_ep >= 9 { Color::Black } else { Color::White }
 }
 
 /// The pawns of a pawn placement digit, with `counts` pawns a side: White's on the 48 pawn
