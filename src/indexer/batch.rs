@@ -11,7 +11,7 @@ use crate::{
         GameId, GameRecord,
         twins::{TwinKey, same_players, twin_relation},
     },
-    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals},
+    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals, tier::PawnFiles},
 };
 
 /// Games waiting to be committed together.
@@ -129,11 +129,15 @@ pub fn mainline_order(games: &mut [PreparedGame]) {
     });
 }
 
-/// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), then one
-/// integer of the game's index in the batch (from [`GAME_AT`]; ids follow it), the next move's
-/// bits (from [`MOVE_AT`], 0 for none) and the ply (the low [`PLY_BITS`]). Sorting them sorts
-/// by key, game, move, then ply.
+/// One occurrence packed for the batch's sort: the key as integers ([`Key::words`]), the last
+/// one's spare low bits holding the position's pawn files (a function of the key, so they
+/// change no order), then one integer of the game's index in the batch (from [`GAME_AT`]; ids
+/// follow it), the next move's bits (from [`MOVE_AT`], 0 for none) and the ply (the low
+/// [`PLY_BITS`]). Sorting them sorts by key, game, move, then ply.
 type Packed = (u64, u64, u64, u64);
+
+// The key's 21 bytes leave the last word's low 24 bits for the pawn files.
+const _: () = assert!(crate::codec::KEY_LEN == 21 && u16::BITS <= 24);
 
 /// Bits of a packed occurrence's ply: plies from 2^24 - 1 on are recorded as that (the
 /// single-game tier takes only plies under 2^16, and nothing else reads them).
@@ -161,8 +165,9 @@ impl SortedOccurrences {
         packed.clear();
         for (index, game) in games.iter().enumerate() {
             let high = (index as u64) << GAME_AT;
-            packed.extend(game.positions.iter().enumerate().map(|(ply, &(key, next))| {
+            packed.extend(game.positions.iter().enumerate().map(|(ply, &(key, next, files))| {
                 let (a, b, c) = key.words();
+                let c = c | u64::from(files.0);
                 let bits = u64::from(next.map_or(0, CompactMove::bits));
                 (a, b, c, high | bits << MOVE_AT | (ply as u64).min(PLY_MAX))
             }));
@@ -198,6 +203,7 @@ impl SortedOccurrences {
                 // Bits of a move or 0, as packed.
                 next: CompactMove::from_bits((d >> MOVE_AT) as u16),
                 ply: (d & PLY_MAX) as u32,
+                pawn_files: PawnFiles(c as u16),
             };
             (Key::from_words((a, b, c)), occurrence)
         })

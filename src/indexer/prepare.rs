@@ -1,9 +1,12 @@
 //! The parallel part of indexing a game: parse, replay, canonicalise and key every position.
 
+use shakmaty::Position as _;
+
 use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
     model::{Fingerprint, GameFacts, GameId, GameRecord},
+    store::tier::PawnFiles,
 };
 
 /// A game ready to be written, or why it is not.
@@ -31,9 +34,9 @@ pub struct PreparedGame {
     /// the writer assigns it.
     pub facts: GameFacts,
     /// Every mainline position in order (index: the ply, 0 the start) with the move played
-    /// from it; the final position has none. A repeated position is deduplicated with the
-    /// batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
-    pub positions: Vec<(Key, Option<CompactMove>)>,
+    /// from it (the final position has none) and its pawn files. A repeated position is
+    /// deduplicated with the batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
+    pub positions: Vec<(Key, Option<CompactMove>, PawnFiles)>,
 }
 
 /// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database
@@ -48,16 +51,19 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
         return Prepared::Stored;
     }
     let mut positions = Vec::with_capacity(game.moves.len() + 1);
-    let mut encoder = KeyEncoder::default();
     let mut unencodable = None;
-    game.visit_mainline(|position, next| {
-        if unencodable.is_some() {
-            return;
-        }
-        match encoder.encode(position) {
-            Ok(key) => positions.push((key, next.map(CompactMove::from_move))),
-            Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
-        }
+    KeyEncoder::with_thread_encoder(|encoder| {
+        game.visit_mainline(|position, next| {
+            if unencodable.is_some() {
+                return;
+            }
+            match encoder.encode(position) {
+                Ok(key) => {
+                    positions.push((key, next.map(CompactMove::from_move), PawnFiles::of(position.chess().board())))
+                }
+                Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
+            }
+        })
     });
     if let Some(detail) = unencodable {
         let rejection = Rejection { game: raw.number, line: raw.line, reason: RejectReason::Unencodable, detail };

@@ -286,7 +286,7 @@ impl Store {
             } else if let [only] = group
                 && only.ply < MAX_PLY
             {
-                tier.add(&mut range_tier, &key, only.game, only.ply).map_err(|err| self.tier_error(err))?;
+                tier.add(&mut range_tier, &key, only).map_err(|err| self.tier_error(err))?;
                 if fresh {
                     counts.distinct += 1;
                     counts.single_game += 1;
@@ -463,7 +463,10 @@ impl RangeWritten {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Position;
+    use crate::{
+        Position,
+        store::{Occurrence, tier::PawnFiles},
+    };
 
     /// The games of the commit the test's range is of.
     const GAMES: (GameId, GameId) = (GameId(5), GameId(9));
@@ -479,8 +482,9 @@ mod tests {
         let mut tier = RangeTier::new(None, 0);
         let start = key("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let later = key("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
-        writes.add(&mut tier, &start, GameId(6), 3).expect("filed");
-        writes.add(&mut tier, &later, GameId(7), 300).expect("filed");
+        let filed = |game, ply, files| Occurrence { game: GameId(game), next: None, ply, pawn_files: PawnFiles(files) };
+        writes.add(&mut tier, &start, &filed(6, 3, 0xffff)).expect("filed");
+        writes.add(&mut tier, &later, &filed(7, 300, 1 << 12)).expect("filed");
         tier.promoted.push((GameId(2), 4));
         tier.finish().expect("finished");
         let counts = PositionCounts { distinct: 3, single_game: 2 };

@@ -1,5 +1,7 @@
 //! Encoding the positions of a game one after the other: [`KeyEncoder`].
 
+use std::hash::{Hash as _, Hasher as _};
+
 use shakmaty::{Color, EnPassantMode, Piece, Position as _, Role};
 
 use super::{
@@ -15,9 +17,10 @@ use crate::{
     position::{Category, Position},
 };
 
-/// Encodes the positions of a game one after the other: consecutive positions mostly share
+/// Encodes positions one after the other, game after game: consecutive positions mostly share
 /// their category and material (only captures, promotions and the loss of castling rights change
-/// them), so the material block's frame is kept and a position inside it costs only its
+/// them), and games pass through the same materials, so each material block's frame is kept
+/// (the last one, and a small table of earlier ones) and a position inside it costs only its
 /// placement. The keys are those of [`Key::encode`].
 ///
 /// ```
@@ -32,30 +35,60 @@ use crate::{
 /// ```
 #[derive(Default)]
 pub struct KeyEncoder {
-    /// The last block encoded into: its category, material, frame and first rank.
-    block: Option<(Category, Material, Frame, U192)>,
+    /// The last block encoded into.
+    block: Option<Block>,
+    /// Earlier blocks, by a hash of their category and material ([`FRAME_SLOTS`] slots, made
+    /// on the first miss): building a frame costs several wide multiplications, and a game's
+    /// materials are mostly those of the games before it.
+    earlier: Vec<Option<Block>>,
+}
+
+/// A material block's category, material, frame and first rank.
+type Block = (Category, Material, Frame, U192);
+
+/// Slots of [`KeyEncoder`]'s table of earlier blocks.
+const FRAME_SLOTS: usize = 512;
+
+thread_local! {
+    static THREAD_ENCODER: std::cell::RefCell<KeyEncoder> = std::cell::RefCell::default();
 }
 
 impl KeyEncoder {
+    /// Runs `f` with this thread's encoder, kept from call to call with the blocks it has
+    /// framed (for code that keys game after game). `f` must not call it again.
+    pub fn with_thread_encoder<R>(f: impl FnOnce(&mut KeyEncoder) -> R) -> R {
+        THREAD_ENCODER.with_borrow_mut(f)
+    }
+
+    /// The block of `category` and `material`, made the last one.
+    fn block(&mut self, category: Category, material: Material) -> Result<&Block, KeyError> {
+        let is_last = matches!(&self.block, Some((c, m, _, _)) if *c == category && *m == material);
+        if !is_last {
+            if self.earlier.is_empty() {
+                self.earlier = vec![None; FRAME_SLOTS];
+            }
+            let slot = slot_of(category, &material);
+            let block = match self.earlier[slot] {
+                Some(block @ (c, m, _, _)) if c == category && m == material => block,
+                _ => {
+                    material.check()?;
+                    let frame = Frame::new(category, &material, tables())?;
+                    let block = (category, material, frame, frame.block_start());
+                    self.earlier[slot] = Some(block);
+                    block
+                }
+            };
+            self.block = Some(block);
+        }
+        self.block.as_ref().ok_or(KeyError::NonCanonical("no material block"))
+    }
+
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
         let category = Category::of(position);
         let chess = position.chess();
-        let material = Material::of(position);
-        let (frame, block_start) = match &self.block {
-            Some((last_category, last_material, frame, start))
-                if *last_category == category && *last_material == material =>
-            {
-                (frame, *start)
-            }
-            _ => {
-                material.check()?;
-                let frame = Frame::new(category, &material, tables())?;
-                let start = frame.block_start();
-                let (_, _, frame, start) = self.block.insert((category, material, frame, start));
-                (&*frame, *start)
-            }
-        };
+        let (_, _, frame, block_start) = self.block(category, Material::of(position))?;
+        let block_start = *block_start;
         let board = chess.board();
 
         let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
@@ -77,4 +110,12 @@ impl KeyEncoder {
             + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_parts(category, rank))
     }
+}
+
+/// The slot of a block in [`KeyEncoder`]'s table of earlier blocks.
+fn slot_of(category: Category, material: &Material) -> usize {
+    let mut hasher = rustc_hash::FxHasher::default();
+    category.hash(&mut hasher);
+    material.hash(&mut hasher);
+    (hasher.finish() >> 32) as usize % FRAME_SLOTS
 }

@@ -163,6 +163,7 @@ pub(super) struct SideSlot {
 }
 
 /// The per-material quantities shared by encode and [`material_range`].
+#[derive(Clone, Copy)]
 pub(super) struct Frame {
     pub(super) pawns: ByColor<u32>,
     pub(super) pawns_before: U192,

@@ -150,6 +150,7 @@ impl RangeWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::tier::PawnFiles;
 
     #[test]
     fn builds_of_up_to_a_commit_cut_its_ranges_and_larger_ones_more() {
@@ -164,7 +165,8 @@ mod tests {
 
     /// One batch's part: games 1 to `games`, each reaching its own position.
     fn part(games: u8) -> Vec<u8> {
-        let occurrence = |game: u8| Occurrence { game: GameId(game.into()), next: None, ply: 0 };
+        let occurrence =
+            |game: u8| Occurrence { game: GameId(game.into()), next: None, ply: 0, pawn_files: PawnFiles(0) };
         super::super::encode_occurrences((1..=games).map(|game| (Key::from_bytes([game; 21]), occurrence(game))))
     }
 
@@ -184,7 +186,7 @@ mod tests {
         writer.add(&BatchIds { first: GameId(40), ..ids }, &part(9)).expect("added");
         assert_eq!((runs(&writer), writer.pending.len()), ((2, 7), 8));
         // A game numbered past what a batch holds is refused.
-        let beyond = Occurrence { game: GameId(1 << 33), next: None, ply: 0 };
+        let beyond = Occurrence { game: GameId(1 << 33), next: None, ply: 0, pawn_files: PawnFiles(0) };
         let beyond = super::super::encode_occurrences(std::iter::once((Key::from_bytes([1; 21]), beyond)));
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: Vec::new() }, &beyond).is_err());
     }

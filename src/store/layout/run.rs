@@ -9,13 +9,14 @@
 //! suffix   21 − shared bytes of the key
 //! game     varint   the game id minus the base
 //! move     2 bytes  the next move's CompactMove bits, little-endian (0: the game ended there)
+//! files    2 bytes  the position's pawn files (PawnFiles), little-endian
 //! ply      varint   the ply it first reached the position with this move
 //! ```
 
 use crate::{
     codec::{CompactMove, KEY_LEN, Key},
     model::GameId,
-    store::staging::Occurrence,
+    store::{staging::Occurrence, tier::PawnFiles},
     varint::{get_varint, put_varint},
 };
 
@@ -25,9 +26,9 @@ pub const HEADER_LEN: usize = std::mem::size_of::<u64>();
 /// Most bytes a varint takes.
 const VARINT_MAX: usize = 10;
 
-/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, a ply
-/// (varints of up to ten bytes, as the reader accepts them).
-pub const RECORD_MAX: usize = 1 + KEY_LEN + VARINT_MAX + std::mem::size_of::<u16>() + VARINT_MAX;
+/// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, pawn
+/// files, a ply (varints of up to ten bytes, as the reader accepts them).
+pub const RECORD_MAX: usize = 1 + KEY_LEN + VARINT_MAX + 2 * std::mem::size_of::<u16>() + VARINT_MAX;
 
 /// A run file's header: its base game id.
 pub fn header(base: GameId) -> [u8; HEADER_LEN] {
@@ -47,6 +48,7 @@ pub fn write_record(key: &Key, occurrence: &Occurrence, shared: usize, base: Gam
     out.extend_from_slice(&key.as_bytes()[shared..]);
     put_varint(out, offset);
     out.extend_from_slice(&occurrence.next.map_or(0, CompactMove::bits).to_le_bytes());
+    out.extend_from_slice(&occurrence.pawn_files.0.to_le_bytes());
     put_varint(out, u64::from(occurrence.ply));
     Some(())
 }
@@ -70,6 +72,9 @@ pub fn read_record(input: &mut &[u8], key: &mut [u8; KEY_LEN], fresh: bool, base
         0 => None,
         bits => Some(CompactMove::from_bits(bits)?),
     };
+    let (files, rest) = input.split_first_chunk::<2>()?;
+    *input = rest;
+    let pawn_files = PawnFiles(u16::from_le_bytes(*files));
     let ply = u32::try_from(get_varint(input)?).ok()?;
-    (game.0 != 0).then_some(Occurrence { game, next, ply })
+    (game.0 != 0).then_some(Occurrence { game, next, ply, pawn_files })
 }

@@ -13,7 +13,10 @@ use super::{Occurrence, Run};
 use crate::{
     codec::{KEY_LEN, Key, KeyRange, KeyWords},
     model::GameId,
-    store::layout::run::{HEADER_LEN, RECORD_MAX, read_header, read_record},
+    store::{
+        layout::run::{HEADER_LEN, RECORD_MAX, read_header, read_record},
+        tier::PawnFiles,
+    },
 };
 
 /// One run file read record by record, up to the end of a range.
@@ -65,7 +68,7 @@ impl RunReader {
             unread: length.saturating_sub(start),
             base: read_header(header),
             key: Key::from_bytes([0; KEY_LEN]),
-            occurrence: Occurrence { game: GameId(0), next: None, ply: 0 },
+            occurrence: Occurrence { game: GameId(0), next: None, ply: 0, pawn_files: PawnFiles(0) },
             fresh: true,
             last: range.last,
             path: run.path.clone(),

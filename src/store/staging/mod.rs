@@ -36,6 +36,7 @@ pub use merge::MergedRuns;
 use super::{
     StoreError,
     layout::run::{HEADER_LEN, RECORD_MAX, header, read_record, write_record},
+    tier::PawnFiles,
 };
 use crate::{
     codec::{CompactMove, Key, KeyRange},
@@ -68,6 +69,9 @@ pub struct Occurrence {
     pub next: Option<CompactMove>,
     /// The ply at which it first reached the position with this move (0: its start).
     pub ply: u32,
+    /// The position's pawn files (a function of its key), noted where the board was at hand:
+    /// what the single-game tier files the position under.
+    pub pawn_files: PawnFiles,
 }
 
 /// One spilled run: its file and its sparse index.

@@ -11,7 +11,8 @@ fn key(n: u8) -> Key {
 }
 
 fn occurrence(game: u64) -> Occurrence {
-    Occurrence { game: GameId(game), next: CompactMove::from_bits(12 | 28 << 6), ply: game as u32 % 7 }
+    let pawn_files = PawnFiles(game as u16 ^ 0x5a5a);
+    Occurrence { game: GameId(game), next: CompactMove::from_bits(12 | 28 << 6), ply: game as u32 % 7, pawn_files }
 }
 
 /// Every position of `range` merged, as (key, games).
@@ -130,8 +131,8 @@ fn records_round_trip_and_bad_ones_are_refused() {
     next_key[KEY_LEN - 2] = 9;
     for game in [1000, 1001, 1 << 40, u64::MAX] {
         for next in [None, CompactMove::from_bits(1 | 2 << 6 | 5 << 12)] {
-            for ply in [0, 300, u32::MAX] {
-                let written = Occurrence { game: GameId(game), next, ply };
+            for (ply, files) in [(0, 0), (300, 0x8001), (u32::MAX, u16::MAX)] {
+                let written = Occurrence { game: GameId(game), next, ply, pawn_files: PawnFiles(files) };
                 for shared in [0, KEY_LEN - 2, KEY_LEN] {
                     let key = if shared == KEY_LEN { previous } else { next_key };
                     let mut bytes = Vec::new();
@@ -172,9 +173,10 @@ fn a_truncated_corrupt_or_unordered_run_is_an_error_naming_the_file() {
     let path = staging.runs[0].path.clone();
     let bytes = std::fs::read(&path).unwrap();
     let records = &bytes[HEADER_LEN..];
-    // The second record shares all but the last byte of its key.
-    let first = 1 + KEY_LEN + 1 + 2 + 1;
-    assert_eq!(records.len(), first + 1 + 1 + 1 + 2 + 1);
+    // The second record shares all but the last byte of its key. A record: the shared
+    // length, the key's rest, the game, the move, the pawn files, the ply.
+    let first = 1 + KEY_LEN + 1 + 2 + 2 + 1;
+    assert_eq!(records.len(), first + 1 + 1 + 1 + 2 + 2 + 1);
     let cut = bytes[..bytes.len() - 2].to_vec();
     let mut bad_move = bytes.clone();
     bad_move[HEADER_LEN + first + 3..][..2].copy_from_slice(&0xffffu16.to_le_bytes());

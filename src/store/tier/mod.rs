@@ -44,24 +44,52 @@ const PAWN_FILE_BITS: u32 = 16;
 /// sides' moves, and splitting it would list the game twice.
 pub fn block_of(decoder: &mut KeyDecoder, key: &Key) -> Result<(u64, Color), KeyError> {
     let (material, pawns, turn) = decoder.pawns_and_turn(key)?;
-    Ok((material_blocks(&material.first).start | pawn_files(pawns), turn))
+    Ok((block_in(&material.first, PawnFiles::of_pawns(pawns)), turn))
 }
 
-/// The low [`PAWN_FILE_BITS`] of a block id: each side's pawn files.
-fn pawn_files(pawns: ByColor<Bitboard>) -> u64 {
-    let files = |pawns: Bitboard| {
-        let ranks = pawns.0 | pawns.0 >> 32;
-        let ranks = ranks | ranks >> 16;
-        (ranks | ranks >> 8) & 0xff
-    };
-    files(pawns.white) << 8 | files(pawns.black)
+/// The block of the positions of the material whose range starts at `first` with pawns on
+/// `files`: what [`block_of`] finds from a key, for a writer that knows the files already.
+pub fn block_in(first: &Key, files: PawnFiles) -> u64 {
+    material_blocks(first).start | u64::from(files.0)
+}
+
+/// The files each side's pawns stand on, a bit a file: White's in the high byte, Black's in the
+/// low one (bit 0: the a-file). The low [`PAWN_FILE_BITS`] of a block id; ingest notes them
+/// with each position it stages, where it has the board, so that filing a position in the
+/// tier needs no unranking of its key's pawns.
+///
+/// ```
+/// use tabiya::store::tier::PawnFiles;
+///
+/// let board = shakmaty::Board::default();
+/// assert_eq!(PawnFiles::of(&board), PawnFiles(0xffff));
+/// let board: shakmaty::Board = "4k3/p7/8/8/8/8/4P3/4K3".parse().expect("a board");
+/// assert_eq!(PawnFiles::of(&board), PawnFiles(1 << 12 | 1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PawnFiles(pub u16);
+
+impl PawnFiles {
+    /// The pawn files of `board`.
+    pub fn of(board: &shakmaty::Board) -> PawnFiles {
+        PawnFiles::of_pawns(ByColor { white: board.white() & board.pawns(), black: board.black() & board.pawns() })
+    }
+
+    /// The files of each side's `pawns`.
+    fn of_pawns(pawns: ByColor<Bitboard>) -> PawnFiles {
+        let files = |pawns: Bitboard| {
+            let ranks = pawns.0 | pawns.0 >> 32;
+            let ranks = ranks | ranks >> 16;
+            ((ranks | ranks >> 8) & 0xff) as u16
+        };
+        PawnFiles(files(pawns.white) << 8 | files(pawns.black))
+    }
 }
 
 /// Whether a board's pawns stand on the files of block `block`: a replay looking for a key
 /// keys only such positions.
 pub(crate) fn has_pawn_files(board: &shakmaty::Board, block: u64) -> bool {
-    let pawns = ByColor { white: board.white() & board.pawns(), black: board.black() & board.pawns() };
-    pawn_files(pawns) == block & ((1 << PAWN_FILE_BITS) - 1)
+    u64::from(PawnFiles::of(board).0) == block & ((1 << PAWN_FILE_BITS) - 1)
 }
 
 /// The ids of every block of the material whose (category, material) range starts at `first`.

@@ -125,8 +125,19 @@ fn walk_marked(
     wanted: impl Fn(&Chess, GameId) -> Wanted,
     found: &mut Vec<(Key, TierHit)>,
 ) -> Option<()> {
+    KeyEncoder::with_thread_encoder(|encoder| walk_with(line, game, plies, wanted, found, encoder))
+}
+
+/// [`walk_marked`] with a key encoder.
+fn walk_with(
+    line: &Mainline,
+    game: GameId,
+    plies: &[u32],
+    wanted: impl Fn(&Chess, GameId) -> Wanted,
+    found: &mut Vec<(Key, TierHit)>,
+    encoder: &mut KeyEncoder,
+) -> Option<()> {
     let mut reader = line.reader()?;
-    let mut encoder = KeyEncoder::default();
     let mut ply = 0;
     // A position keyed, waiting for the move played from it.
     let mut pending: Option<(Key, u32)> = None;

@@ -9,12 +9,12 @@ use std::{
 
 use rustc_hash::FxHashMap;
 
-use super::{GameMap, TierError, block_of};
+use super::{GameMap, TierError, block_in};
 use crate::{
-    codec::{Key, KeyDecoder},
+    codec::{Key, KeyDecoder, KeyError, KeyRange},
     model::GameId,
     store::{
-        Store, StoreError,
+        Occurrence, Store, StoreError,
         layout::{
             keys::{map_key, marks_key},
             tier::{MAX_PLY, encode_marks, read_segment_head, write_segment_head},
@@ -55,8 +55,10 @@ pub(crate) struct RangeTier {
     lower: Option<Key>,
     /// Each new entry's key, block and game, until [`RangeTier::finish`] maps them.
     entries: Vec<(Key, u64, GameId)>,
-    /// Finds the entries' blocks (keys come in key order: one material block after another).
+    /// Finds the entries' materials (keys come in key order: one material block after another).
     decoder: KeyDecoder,
+    /// The keys of the last entry's material.
+    material: Option<KeyRange>,
     /// The map record's bytes (the first key, then the [`GameMap`]), once finished.
     segment: Vec<u8>,
     /// Stored entries moved to the full-key family.
@@ -81,8 +83,10 @@ impl TierWrites {
         TierWrites { segment, table: Vec::new(), apart: true, late: Default::default() }
     }
 
-    /// Files `key`, first reached by new game `game` at `ply` and by no other game, in the tier.
-    pub fn add(&self, range: &mut RangeTier, key: &Key, game: GameId, ply: u32) -> Result<(), TierError> {
+    /// Files `key`, first reached by new game `game` at `ply` (with the pawn files staged with
+    /// it) and by no other game, in the tier.
+    pub fn add(&self, range: &mut RangeTier, key: &Key, occurrence: &Occurrence) -> Result<(), TierError> {
+        let Occurrence { game, ply, pawn_files, .. } = *occurrence;
         match self.apart {
             true => range.marks.push((game, ply)),
             false => self.mark(game, ply).map_err(|_| {
@@ -90,9 +94,9 @@ impl TierWrites {
             })?,
         }
         // A staged key is one the commit's own encoder wrote: one without a block is a bug.
-        let (block, _) = block_of(&mut range.decoder, key)
-            .map_err(|err| TierError::Internal(format!("staged position {key}: {err}")))?;
-        range.entries.push((*key, block, game));
+        let material =
+            range.material_of(key).map_err(|err| TierError::Internal(format!("staged position {key}: {err}")))?;
+        range.entries.push((*key, block_in(&material.first, pawn_files), game));
         Ok(())
     }
 
@@ -176,6 +180,20 @@ impl RangeTier {
     /// `entries` new entries.
     pub fn new(lower: Option<Key>, entries: usize) -> RangeTier {
         RangeTier { lower, entries: Vec::with_capacity(entries), ..RangeTier::default() }
+    }
+
+    /// The range of keys of `key`'s (category, material), found again only when a key leaves
+    /// the last one.
+    fn material_of(&mut self, key: &Key) -> Result<KeyRange, KeyError> {
+        if let Some(material) = self.material
+            && material.contains(key)
+        {
+            return Ok(material);
+        }
+        self.decoder.admits(key, |_, _| true)?;
+        let material = self.decoder.block_range().ok_or(KeyError::NonCanonical("no material block"))?;
+        self.material = Some(material);
+        Ok(material)
     }
 
     /// Appends a finished range's records to `out`, to hand them from the process that wrote
@@ -316,7 +334,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Position;
+    use shakmaty::Position as _;
+
+    use crate::{Position, store::tier::PawnFiles};
 
     fn key(fen: &str) -> Key {
         Key::encode(&fen.parse::<Position>().expect("a position")).expect("a key")
@@ -333,7 +353,10 @@ mod tests {
             ("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 12, 400),
             ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", 11, 9),
         ] {
-            writes.add(&mut range, &key(fen), GameId(game), ply).expect("filed");
+            let board = fen.parse::<Position>().expect("a position").chess().board().clone();
+            let pawn_files = PawnFiles::of(&board);
+            let occurrence = Occurrence { game: GameId(game), next: None, ply, pawn_files };
+            writes.add(&mut range, &key(fen), &occurrence).expect("filed");
         }
         range.promoted.extend([(GameId(3), 5), (GameId(1), 2)]);
         range.finish().expect("finished");
