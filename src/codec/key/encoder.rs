@@ -47,7 +47,7 @@ pub struct KeyEncoder {
 type Block = (Category, Material, Frame, U192);
 
 /// Slots of [`KeyEncoder`]'s table of earlier blocks.
-const FRAME_SLOTS: usize = 512;
+const FRAME_SLOTS: usize = 4096;
 
 thread_local! {
     static THREAD_ENCODER: std::cell::RefCell<KeyEncoder> = std::cell::RefCell::default();
