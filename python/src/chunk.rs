@@ -75,7 +75,7 @@ pub fn parse_games(py: Python<'_>, chunk: &[u8]) -> PyResult<ParsedChunk> {
                 Prepared::Game(game) => {
                     let row = games.len() as u32;
                     let mut seen = rustc_hash::FxHashSet::default();
-                    for (ply, (key, next)) in game.positions.iter().enumerate() {
+                    for (ply, (key, next, _)) in game.positions.iter().enumerate() {
                         if seen.insert(*key) {
                             occurrences.push(Occurrence {
                                 key: *key,
