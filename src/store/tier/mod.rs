@@ -54,7 +54,7 @@ pub fn block_in(first: &Key, files: PawnFiles) -> u64 {
 }
 
 /// The files each side's pawns stand on, a bit a file: White's in the high byte, Black's in the
-/// low one (bit 0: the a-file). The low [`PAWN_FILE_BITS`] of a block id; ingest notes them
+/// low one (bit 0: the a-file). The low 16 bits of a block id; ingest notes them
 /// with each position it stages, where it has the board, so that filing a position in the
 /// tier needs no unranking of its key's pawns.
 ///
