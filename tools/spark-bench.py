@@ -40,7 +40,7 @@ def cluster_run(workers: int, work: Path, run):
     executor's peak memory (MiB)."""
     from pyspark.sql import SparkSession
 
-    from tabiya.spark.cluster import LocalCluster, wait_for_executors
+    from tabiya.spark.cluster import SMALL_NODE_JAVA_OPTIONS, LocalCluster, wait_for_executors
 
     started = time.perf_counter()
     with LocalCluster(workers=workers, root=str(work / f"cluster-{workers}")) as cluster:
@@ -50,6 +50,9 @@ def cluster_run(workers: int, work: Path, run):
             .config("spark.executor.memory", "1g")
             .config("spark.executor.cores", "1")
             .config("spark.executorEnv.RAYON_NUM_THREADS", "1")
+            # Small nodes: the JIT's first tier only (see tabiya.spark.cluster).
+            .config("spark.driver.extraJavaOptions", SMALL_NODE_JAVA_OPTIONS)
+            .config("spark.executor.extraJavaOptions", SMALL_NODE_JAVA_OPTIONS)
             .config("spark.executor.processTreeMetrics.enabled", "true")
             .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate()

@@ -19,6 +19,15 @@ from pathlib import Path
 from typing import Optional
 
 
+# Java options for the JVMs of a cluster of small nodes (a few cores each): the JIT's first
+# tier only, and the serial collector. On a 2-core machine the optimising compiler (C2) of the
+# master's, the workers', the driver's and the executors' JVMs took a fifth of the CPU of a
+# build whose work is in tabiya's Rust code (docs/PERFORMANCE.md, "Spark"). LocalCluster
+# starts its daemons with them; a session passes them to its driver and executors as
+# ``spark.driver.extraJavaOptions`` and ``spark.executor.extraJavaOptions``.
+SMALL_NODE_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 now."""
     with socket.socket() as probe:
@@ -28,7 +37,9 @@ def free_port() -> int:
 
 class LocalCluster:
     """A standalone master and ``workers`` workers of ``cores`` cores and ``memory`` each, their
-    logs and work directories under ``root`` (a new temporary directory by default)."""
+    logs and work directories under ``root`` (a new temporary directory by default). The
+    daemons' JVMs run with ``SPARK_DAEMON_JAVA_OPTS`` from the environment, else with
+    ``SMALL_NODE_JAVA_OPTIONS``."""
 
     def __init__(self, workers: int = 2, *, cores: int = 1, memory: str = "1200m", root: Optional[str] = None):
         import pyspark
@@ -41,6 +52,7 @@ class LocalCluster:
         # Executors run this interpreter, where tabiya is installed.
         self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1",
                         SPARK_LOG_DIR=str(self.root / "logs"), PYSPARK_PYTHON=sys.executable)
+        self.env.setdefault("SPARK_DAEMON_JAVA_OPTS", SMALL_NODE_JAVA_OPTIONS)
         self.master = self._start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                   "--port", str(self.port), "--webui-port", str(free_port()))
         self.workers = [
