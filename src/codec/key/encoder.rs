@@ -62,23 +62,8 @@ impl KeyEncoder {
 
     /// The block of `category` and `material`, made the last one.
     fn block(&mut self, category: Category, material: Material) -> Result<&Block, KeyError> {
-        let is_last = matches!(&self.block, Some((c, m, _, _)) if *c == category && *m == material);
-        if !is_last {
-            if self.earlier.is_empty() {
-                self.earlier = vec![None; FRAME_SLOTS];
-            }
-            let slot = slot_of(category, &material);
-            let block = match self.earlier[slot] {
-                Some(block @ (c, m, _, _)) if c == category && m == material => block,
-                _ => {
-                    material.check()?;
-                    let frame = Frame::new(category, &material, tables())?;
-                    let block = (category, material, frame, frame.block_start());
-                    self.earlier[slot] = Some(block);
-                    block
-                }
-            };
-            self.block = Some(block);
+        if !matches!(&self.block, Some((c, m, _, _)) if *c == category && *m == material) {
+            self.block = Some(earlier_block(&mut self.earlier, category, material)?);
         }
         self.block.as_ref().ok_or(KeyError::NonCanonical("no material block"))
     }
@@ -109,6 +94,23 @@ impl KeyEncoder {
             + U192::from(pawn_index)
             + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_parts(category, rank))
+    }
+}
+
+/// The block of `category` and `material` from `earlier` ([`KeyEncoder`]'s table, made here on
+/// the first call), framed and put there when its slot holds another.
+fn earlier_block(earlier: &mut Vec<Option<Block>>, category: Category, material: Material) -> Result<Block, KeyError> {
+    if earlier.is_empty() {
+        *earlier = vec![None; FRAME_SLOTS];
+    }
+    let slot = &mut earlier[slot_of(category, &material)];
+    match *slot {
+        Some(block @ (c, m, _, _)) if c == category && m == material => Ok(block),
+        _ => {
+            material.check()?;
+            let frame = Frame::new(category, &material, tables())?;
+            Ok(*slot.insert((category, material, frame, frame.block_start())))
+        }
     }
 }
 

@@ -125,18 +125,6 @@ fn walk_marked(
     wanted: impl Fn(&Chess, GameId) -> Wanted,
     found: &mut Vec<(Key, TierHit)>,
 ) -> Option<()> {
-    KeyEncoder::with_thread_encoder(|encoder| walk_with(line, game, plies, wanted, found, encoder))
-}
-
-/// [`walk_marked`] with a key encoder.
-fn walk_with(
-    line: &Mainline,
-    game: GameId,
-    plies: &[u32],
-    wanted: impl Fn(&Chess, GameId) -> Wanted,
-    found: &mut Vec<(Key, TierHit)>,
-    encoder: &mut KeyEncoder,
-) -> Option<()> {
     let mut reader = line.reader()?;
     let mut ply = 0;
     // A position keyed, waiting for the move played from it.
@@ -163,7 +151,9 @@ fn walk_with(
         match wanted(reader.position(), game) {
             Wanted::Yes => {
                 let position = Position::from_chess(reader.position().clone()).ok()?;
-                pending = Some((encoder.encode(&position).ok()?, mark));
+                // The thread's encoder keeps the frames of the materials of the games before.
+                let key = KeyEncoder::with_thread_encoder(|encoder| encoder.encode(&position)).ok()?;
+                pending = Some((key, mark));
             }
             Wanted::No => {}
             Wanted::NoMore => break,

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::{GameMap, TierError, block_in};
 use crate::{
-    codec::{Key, KeyDecoder, KeyError, KeyRange},
+    codec::{Key, KeyError, KeyRange, material_range},
     model::GameId,
     store::{
         Occurrence, Store, StoreError,
@@ -55,9 +55,8 @@ pub(crate) struct RangeTier {
     lower: Option<Key>,
     /// Each new entry's key, block and game, until [`RangeTier::finish`] maps them.
     entries: Vec<(Key, u64, GameId)>,
-    /// Finds the entries' materials (keys come in key order: one material block after another).
-    decoder: KeyDecoder,
-    /// The keys of the last entry's material.
+    /// The keys of the last entry's material (keys come in key order: one material after
+    /// another).
     material: Option<KeyRange>,
     /// The map record's bytes (the first key, then the [`GameMap`]), once finished.
     segment: Vec<u8>,
@@ -190,8 +189,8 @@ impl RangeTier {
         {
             return Ok(material);
         }
-        self.decoder.admits(key, |_, _| true)?;
-        let material = self.decoder.block_range().ok_or(KeyError::NonCanonical("no material block"))?;
+        let (category, material) = key.category_and_material()?;
+        let material = material_range(category, &material)?;
         self.material = Some(material);
         Ok(material)
     }
@@ -353,8 +352,7 @@ mod tests {
             ("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 12, 400),
             ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", 11, 9),
         ] {
-            let board = fen.parse::<Position>().expect("a position").chess().board().clone();
-            let pawn_files = PawnFiles::of(&board);
+            let pawn_files = PawnFiles::of(fen.parse::<Position>().expect("a position").chess().board());
             let occurrence = Occurrence { game: GameId(game), next: None, ply, pawn_files };
             writes.add(&mut range, &key(fen), &occurrence).expect("filed");
         }
