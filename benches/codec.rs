@@ -33,8 +33,13 @@ fn codec(c: &mut Criterion) {
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.measurement_time(Duration::from_secs(8));
     group.sample_size(20);
+    // Through the thread's encoder, which keeps the frames of the blocks it met.
     group.bench_function("key_encode", |b| {
         b.iter(|| positions.iter().map(|p| Key::encode(black_box(p)).is_ok() as u32).sum::<u32>())
+    });
+    // Each position by a fresh encoder: what keying costs with no frame kept.
+    group.bench_function("key_encode_alone", |b| {
+        b.iter(|| positions.iter().map(|p| KeyEncoder::default().encode(black_box(p)).is_ok() as u32).sum::<u32>())
     });
     // In game order, as ingest keys them: one encoder keeps the material block between positions.
     group.bench_function("key_encode_in_game_order", |b| {

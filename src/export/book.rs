@@ -27,8 +27,8 @@ use rustc_hash::FxHashSet;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, Role, Square, zobrist::Zobrist64};
 
 use crate::{
-    Key, Position,
-    explore::{Admission, Filter, QueryError, stats_of_games},
+    Key,
+    explore::{Admission, Filter, QueryError, key_of, stats_of_games},
     model::Tally,
     store::ScanProgress,
 };
@@ -309,11 +309,6 @@ fn fit_weights(weighed: Vec<(u16, u64)>) -> Vec<(u16, u16)> {
             (mv, u16::try_from(scaled).unwrap_or(u16::MAX))
         })
         .collect()
-}
-
-fn key_of(chess: &Chess) -> Result<Key, QueryError> {
-    let position = Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
-    Key::encode(&position).map_err(|err| QueryError::input(err.to_string()))
 }
 
 #[cfg(test)]

@@ -38,8 +38,9 @@ pub struct KeyEncoder {
     /// The last block encoded into.
     block: Option<Block>,
     /// Earlier blocks, by a hash of their category and material ([`FRAME_SLOTS`] slots, made
-    /// on the first miss): building a frame costs several wide multiplications, and a game's
-    /// materials are mostly those of the games before it.
+    /// when a second block is met, so that keying one position allocates nothing): building a
+    /// frame costs several wide multiplications, and a game's materials are mostly those of the
+    /// games before it.
     earlier: Vec<Option<Block>>,
 }
 
@@ -55,15 +56,21 @@ thread_local! {
 
 impl KeyEncoder {
     /// Runs `f` with this thread's encoder, kept from call to call with the blocks it has
-    /// framed (for code that keys game after game). `f` must not call it again.
+    /// framed (for code that keys game after game, and for [`Key::encode`]). Inside `f`, or
+    /// while the thread ends, a call gets a fresh encoder instead.
     pub fn with_thread_encoder<R>(f: impl FnOnce(&mut KeyEncoder) -> R) -> R {
-        THREAD_ENCODER.with_borrow_mut(f)
+        // One thread: nothing can take the encoder between the check and the borrow.
+        let free = THREAD_ENCODER.try_with(|cell| cell.try_borrow_mut().is_ok()).unwrap_or(false);
+        if free { THREAD_ENCODER.with_borrow_mut(f) } else { f(&mut KeyEncoder::default()) }
     }
 
     /// The block of `category` and `material`, made the last one.
     fn block(&mut self, category: Category, material: Material) -> Result<&Block, KeyError> {
         if !matches!(&self.block, Some((c, m, _, _)) if *c == category && *m == material) {
-            self.block = Some(earlier_block(&mut self.earlier, category, material)?);
+            self.block = Some(match self.block {
+                None if self.earlier.is_empty() => frame_block(category, material)?,
+                _ => earlier_block(&mut self.earlier, category, material)?,
+            });
         }
         self.block.as_ref().ok_or(KeyError::NonCanonical("no material block"))
     }
@@ -106,12 +113,15 @@ fn earlier_block(earlier: &mut Vec<Option<Block>>, category: Category, material:
     let slot = &mut earlier[slot_of(category, &material)];
     match *slot {
         Some(block @ (c, m, _, _)) if c == category && m == material => Ok(block),
-        _ => {
-            material.check()?;
-            let frame = Frame::new(category, &material, tables())?;
-            Ok(*slot.insert((category, material, frame, frame.block_start())))
-        }
+        _ => Ok(*slot.insert(frame_block(category, material)?)),
     }
+}
+
+/// The block of `category` and `material`, framed.
+fn frame_block(category: Category, material: Material) -> Result<Block, KeyError> {
+    material.check()?;
+    let frame = Frame::new(category, &material, tables())?;
+    Ok((category, material, frame, frame.block_start()))
 }
 
 /// The slot of a block in [`KeyEncoder`]'s table of earlier blocks.
@@ -120,4 +130,32 @@ fn slot_of(category: Category, material: &Material) -> usize {
     category.hash(&mut hasher);
     material.hash(&mut hasher);
     (hasher.finish() >> 32) as usize % FRAME_SLOTS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_inside_the_thread_encoder_gets_a_fresh_one() {
+        let position: Position = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq -".parse().expect("FEN");
+        let fresh = KeyEncoder::default().encode(&position);
+        let (outer, inner) =
+            KeyEncoder::with_thread_encoder(|encoder| (encoder.encode(&position), Key::encode(&position)));
+        assert_eq!(outer, fresh);
+        assert_eq!(inner, fresh);
+        assert!(fresh.is_ok());
+    }
+
+    #[test]
+    fn keying_one_position_makes_no_table() {
+        let mut encoder = KeyEncoder::default();
+        let position = Position::initial();
+        encoder.encode(&position).expect("the initial position has a key");
+        encoder.encode(&position).expect("the initial position has a key");
+        assert!(encoder.earlier.is_empty());
+        let fewer: Position = "4k3/8/8/8/8/8/8/4K3 w - -".parse().expect("FEN");
+        encoder.encode(&fewer).expect("two kings have a key");
+        assert_eq!(encoder.earlier.len(), FRAME_SLOTS);
+    }
 }

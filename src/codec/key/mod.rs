@@ -147,10 +147,10 @@ impl KeyRange {
 }
 
 impl Key {
-    /// Encodes a position. Fails only for material the scheme cannot express. Encoding the
-    /// positions of a game one after the other goes faster through a [`KeyEncoder`].
+    /// Encodes a position. Fails only for material the scheme cannot express. Goes through
+    /// this thread's [`KeyEncoder`], which keeps the frames of the material blocks it met.
     pub fn encode(position: &Position) -> Result<Key, KeyError> {
-        KeyEncoder::default().encode(position)
+        KeyEncoder::with_thread_encoder(|encoder| encoder.encode(position))
     }
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
