@@ -15,7 +15,7 @@ use tabiya::{
     indexer::{
         self,
         distributed::{
-            BatchIds, Fetched, PreparedBatch, RUN_OCCURRENCES, RangeWriter, ReadCounts, assemble, fingerprint_parts,
+            BatchIds, Fetched, PreparedBatch, RUN_BYTES, RangeWriter, ReadCounts, assemble, fingerprint_parts,
             kept_facts, later_twins, occurrence_parts, range_count, read_batches, read_fetched_batches,
             write_batch_games,
         },
@@ -65,12 +65,12 @@ struct Ranges {
     forward: bool,
     /// Occurrences a range holds at most ([`range_count`]'s `per_range`).
     per_range: u64,
-    /// Occurrences a range task spills a run every.
+    /// Bytes of parts a range task holds before it spills a run.
     run: usize,
 }
 
-/// A single-machine commit's ranges, each task spilling one run, written the last first.
-const AS_A_COMMIT: Ranges = Ranges { forward: false, per_range: u64::MAX, run: RUN_OCCURRENCES };
+/// A single-machine commit's ranges, each task holding its parts in memory, written the last first.
+const AS_A_COMMIT: Ranges = Ranges { forward: false, per_range: u64::MAX, run: RUN_BYTES };
 
 /// What a cluster does, in one process: batches prepared out of order, duplicates dropped
 /// across batches (and of the games `db` holds already), ids by a prefix sum, the key ranges
@@ -159,7 +159,7 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
         if parts[range].is_empty() {
             continue;
         }
-        let mut writer = RangeWriter::new(&work.join(format!("range-{range}"))).with_run_occurrences(cut.run);
+        let mut writer = RangeWriter::new(&work.join(format!("range-{range}"))).with_run_bytes(cut.run);
         for (ids, bytes) in parts[range].iter().rev() {
             writer.add(ids, bytes).unwrap();
         }
@@ -188,8 +188,8 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
     let again = single_machine(&files, &dir.path().join("again"));
     let want = db_digest::digests(&dir.path().join("single")).unwrap();
     assert_eq!(db_digest::digests(&dir.path().join("again")).unwrap(), want, "a second single-machine ingest");
-    // Forward, each range task spills runs of 5,000 occurrences (several a range).
-    let several_runs = Ranges { forward: true, run: 5_000, ..AS_A_COMMIT };
+    // Forward, each range task spills a run past 80,000 bytes held (several a range).
+    let several_runs = Ranges { forward: true, run: 80_000, ..AS_A_COMMIT };
     for (name, cut) in [("backward", AS_A_COMMIT), ("forward", several_runs)] {
         let db = dir.path().join(format!("spread-{name}"));
         let work = dir.path().join(format!("work-{name}"));
@@ -224,7 +224,7 @@ fn a_build_of_more_ranges_answers_as_a_single_machine_ingest() {
     let single_summary = single_machine(&files, &single);
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let cut = Ranges { forward: true, per_range: 10_000, run: 7_000 };
+    let cut = Ranges { forward: true, per_range: 10_000, run: 110_000 };
     let (spread_summary, ranges) = distributed(&files, &spread, cut, &work);
     assert!(ranges > 3 * COMMIT_RANGES, "{ranges} ranges");
     assert_eq!(spread_summary.totals, single_summary.totals);

@@ -270,10 +270,11 @@ pub fn kept_facts(py: Python<'_>, batches: Vec<(u64, Vec<u8>, Vec<u8>)>) -> PyRe
     Ok(PyBytes::new(py, &facts).unbind())
 }
 
-/// RangeWriter(dir, run_occurrences=RUN_OCCURRENCES): writes one key range of the build into
-/// the directory `dir` (the task attempt's own): add() each batch's part of the range (any
-/// order), then finish(). The parts are spilled to sorted runs every `run_occurrences`, so the
-/// writer holds one run's occurrences, not its range's.
+/// RangeWriter(dir, run_bytes=RUN_BYTES): writes one key range of the build into the directory
+/// `dir` (the task attempt's own): add() each batch's part of the range (any order), then
+/// finish(). The parts are held in memory as they came (each sorted already) and merged into a
+/// run spilled to a file past `run_bytes` held, so the writer holds a bounded part of its
+/// range, not all of it.
 #[pyclass(module = "tabiya._native")]
 pub struct RangeWriter {
     /// `None` once finished.
@@ -283,9 +284,9 @@ pub struct RangeWriter {
 #[pymethods]
 impl RangeWriter {
     #[new]
-    #[pyo3(signature = (dir, run_occurrences = distributed::RUN_OCCURRENCES))]
-    fn new(dir: PathBuf, run_occurrences: usize) -> RangeWriter {
-        let writer = distributed::RangeWriter::new(&dir).with_run_occurrences(run_occurrences);
+    #[pyo3(signature = (dir, run_bytes = distributed::RUN_BYTES))]
+    fn new(dir: PathBuf, run_bytes: usize) -> RangeWriter {
+        let writer = distributed::RangeWriter::new(&dir).with_run_bytes(run_bytes);
         RangeWriter { writer: Mutex::new(Some(writer)) }
     }
 

@@ -20,8 +20,9 @@
    writes what a commit writes of its range, the positions' SST files and the single-game
    tier's records, summed with the positions the database stores already, under a directory
    of its own attempt, which the driver takes only from the attempt Spark reports successful;
-   a task spills its occurrences to sorted runs there as they arrive and merges them, not
-   holding its range's in memory;
+   a task holds its parts (each sorted by its prepare task) as they arrive and merges them as
+   a commit merges runs, spilling them merged to a file past a bound, not holding its whole
+   range in memory;
 5. **games**: a task a few batches writes each batch's game records (tags, mainlines, facts,
    header facts, event and site texts, fingerprints, players, their names' words, twins) as
    SST files of their families, under a directory of its own attempt;
@@ -413,7 +414,7 @@ def _write_games(items: Iterable, ids_value, db: str, runs_dir: str):
 
 def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
     """Writes key range ``number`` of the commit into a directory of this task attempt's own,
-    its parts added as the shuffle reads them (the writer spills sorted runs), from the
+    its parts added as the shuffle reads them (the writer holds them, up to a bound), from the
     database opened read-only for this task alone (a handle kept would hold the files the
     build's commit and compaction replace)."""
     ids = ids_value.value

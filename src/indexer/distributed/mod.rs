@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 pub use games::{Assembly, assemble, write_batch_games};
-pub use ranges::{RANGE_OCCURRENCES, RUN_OCCURRENCES, RangeWriter, range_count};
+pub use ranges::{RANGE_OCCURRENCES, RUN_BYTES, RangeWriter, range_count};
 
 use super::{
     BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, prepare, read_chunks,
@@ -43,7 +43,11 @@ use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
-    store::{Occurrence, decode_run_records, encode_run_records, facts_records, pack_facts},
+    store::{
+        Occurrence, encode_run_records, facts_records,
+        layout::run::{read_record, write_record},
+        pack_facts,
+    },
     varint::{get_varint, put_varint},
 };
 
@@ -259,28 +263,37 @@ fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> V
     encode_run_records(occurrences, GameId(1), RESTART_EVERY)
 }
 
-/// Every occurrence of bytes [`encode_occurrences`] wrote; `None` for other bytes.
-fn decode_occurrences(bytes: &[u8]) -> Option<Vec<(Key, Occurrence)>> {
-    decode_run_records(bytes, GameId(1))
-}
-
 /// The parts of `occurrences` (as [`PreparedBatch::occurrences_bytes`] wrote them) in each key
 /// range that `bounds` (ascending) cut: `(range, bytes)` for each range holding some, range
-/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive), each part encoded as
-/// the whole. `None` for bytes that are not such occurrences.
+/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive). A part is the
+/// whole's records as they are but its first, written again to share no key prefix. `None` for
+/// bytes that are not such occurrences.
 pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize, Vec<u8>)>> {
-    let all = decode_occurrences(occurrences)?;
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for range in 0..=bounds.len() {
-        let end = match bounds.get(range) {
-            Some(bound) => start + all[start..].partition_point(|(key, _)| key < bound),
-            None => all.len(),
-        };
-        if end > start {
-            parts.push((range, encode_occurrences(all[start..end].iter().copied())));
+    let mut parts: Vec<(usize, Vec<u8>)> = Vec::new();
+    let (mut input, mut key) = (occurrences, [0u8; crate::codec::KEY_LEN]);
+    // The current part's range and where its records after the first start.
+    let mut current: Option<(usize, usize)> = None;
+    let mut range = 0;
+    while !input.is_empty() {
+        let start = occurrences.len() - input.len();
+        let occurrence = read_record(&mut input, &mut key, current.is_none(), GameId(1))?;
+        let key = Key::from_bytes(key);
+        while bounds.get(range).is_some_and(|bound| key >= *bound) {
+            range += 1;
         }
-        start = end;
+        if current.is_some_and(|(part_range, _)| part_range == range) {
+            continue;
+        }
+        if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
+            part.extend_from_slice(&occurrences[from..start]);
+        }
+        let mut first = Vec::new();
+        write_record(&key, &occurrence, 0, GameId(1), &mut first)?;
+        parts.push((range, first));
+        current = Some((range, occurrences.len() - input.len()));
+    }
+    if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
+        part.extend_from_slice(&occurrences[from..]);
     }
     Some(parts)
 }
@@ -381,4 +394,48 @@ pub struct ReadCounts {
     pub skipped: Vec<(String, u64)>,
     /// Inputs that could not be read to their end.
     pub read_errors: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{decode_run_records, tier::PawnFiles};
+
+    #[test]
+    fn parts_hold_each_range_s_occurrences_as_a_naive_split_does() {
+        // Keys sharing long prefixes (a part's first record must be written anew), several
+        // occurrences a key, games from 1.
+        let mut all: Vec<(Key, Occurrence)> = (0..3_000u32)
+            .map(|n| {
+                let mut bytes = [7u8; 21];
+                bytes[18..].copy_from_slice(&(n / 3).to_be_bytes()[1..]);
+                let occurrence =
+                    Occurrence { game: GameId(u64::from(n % 3) + 1), next: None, ply: n % 7, pawn_files: PawnFiles(1) };
+                (Key::from_bytes(bytes), occurrence)
+            })
+            .collect();
+        all.sort();
+        let bytes = encode_occurrences(all.iter().copied());
+        let key = |n: u32| all[n as usize * 3].0;
+        let bound_sets =
+            [vec![], vec![Key::MIN], vec![key(0)], vec![key(1), key(500), key(501), key(999)], vec![Key::MAX]];
+        for bounds in bound_sets {
+            let parts = occurrence_parts(&bytes, &bounds).expect("parts");
+            let mut naive: Vec<(usize, Vec<(Key, Occurrence)>)> = Vec::new();
+            for &(key, occurrence) in &all {
+                let range = bounds.partition_point(|bound| *bound <= key);
+                match naive.last_mut() {
+                    Some((last, part)) if *last == range => part.push((key, occurrence)),
+                    _ => naive.push((range, vec![(key, occurrence)])),
+                }
+            }
+            let decoded: Vec<(usize, Vec<(Key, Occurrence)>)> = parts
+                .iter()
+                .map(|(range, part)| (*range, decode_run_records(part, GameId(1)).expect("a part reads")))
+                .collect();
+            assert_eq!(decoded, naive, "bounds {bounds:?}");
+        }
+        assert_eq!(occurrence_parts(b"\x05abc", &[]), None);
+        assert_eq!(occurrence_parts(&bytes[..bytes.len() - 1], &[key(10)]), None);
+    }
 }

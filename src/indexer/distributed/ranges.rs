@@ -5,20 +5,21 @@
 //! size cuts as many, to write the same bytes. A larger build cuts more ([`range_count`]), so
 //! that a range task holds a bounded share of the occurrences however large the build: the
 //! answers stay the same (a position's value does not depend on the ranges; the single-game
-//! tier has a map a range, each found by its first key). Within a task, occurrences
-//! are spilled as sorted runs of at most [`RUN_OCCURRENCES`] (or one part, if larger) and
-//! merged as a commit merges its runs, so that the task holds one run and one position's
-//! occurrences at a time, not its whole range.
+//! tier has a map a range, each found by its first key). Within a task, each part (sorted
+//! already, by its batch's prepare task) is held in memory as it came, and the commit's merge
+//! reads the parts as it reads runs; past [`RUN_BYTES`] held, they are merged into one run
+//! spilled to a file, so that a task holds a bounded part of its range, not all of it.
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
-use super::{BatchIds, decode_occurrences};
+use super::BatchIds;
 use crate::{
-    codec::Key,
+    codec::{KEY_LEN, Key},
     model::GameId,
-    store::{COMMIT_RANGES, MAX_COMMIT_RANGES, Occurrence, Staging, Store, StoreError, ranges_between},
+    store::{
+        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, Staging, Store, StoreError, encode_run_records,
+        layout::run::read_record, ranges_between,
+    },
 };
 
 /// Occurrences a range of a build holds on average when the build does not say otherwise (the
@@ -27,9 +28,9 @@ use crate::{
 /// more than [`COMMIT_RANGES`] ranges.
 pub const RANGE_OCCURRENCES: u64 = 1 << 23;
 
-/// Occurrences a [`RangeWriter`] holds before it spills them as a sorted run (some 40 bytes
-/// each in memory).
-pub const RUN_OCCURRENCES: usize = 1 << 22;
+/// Bytes of parts a [`RangeWriter`] holds in memory before it merges them into a spilled run
+/// (some 16 bytes an occurrence: 8 million occurrences, a range's average share).
+pub const RUN_BYTES: usize = 1 << 27;
 
 /// The key ranges of a build of `occurrences` position occurrences (the sum of its batches'
 /// [`PreparedBatch::occurrence_count`](super::PreparedBatch::occurrence_count)), each holding
@@ -57,59 +58,81 @@ const RANGE_RECORD: &str = "range.written";
 /// as a single-machine commit writes that range.
 pub struct RangeWriter {
     dir: PathBuf,
-    /// Created with the first run: nothing is written before there is something to write.
+    /// Created with the first part: nothing is written before there is something to write.
     staging: Option<Staging>,
-    /// Occurrences not spilled yet, with their games' ids.
-    pending: Vec<(Key, Occurrence)>,
-    run_occurrences: usize,
+    run_bytes: usize,
 }
 
 impl RangeWriter {
-    /// A writer into `dir` (created with the first run; what it held is removed).
+    /// A writer into `dir` (created with the first part; what it held is removed).
     pub fn new(dir: &Path) -> RangeWriter {
-        RangeWriter { dir: dir.to_owned(), staging: None, pending: Vec::new(), run_occurrences: RUN_OCCURRENCES }
+        RangeWriter { dir: dir.to_owned(), staging: None, run_bytes: RUN_BYTES }
     }
 
-    /// Spills a run every `occurrences` (at least one) instead of every [`RUN_OCCURRENCES`]:
-    /// less memory, more runs to merge. The bytes written are the same.
-    pub fn with_run_occurrences(mut self, occurrences: usize) -> RangeWriter {
-        self.run_occurrences = occurrences.max(1);
+    /// Spills a run past `bytes` held instead of past [`RUN_BYTES`]: less memory, more runs
+    /// to write and merge. The bytes written are the same.
+    pub fn with_run_bytes(mut self, bytes: usize) -> RangeWriter {
+        self.run_bytes = bytes;
         self
     }
 
     /// Adds one batch's part of the range ([`occurrence_parts`](super::occurrence_parts)), its
-    /// games numbered by the batch's `ids` (its dropped games' occurrences left out). A part is
-    /// never split between runs.
+    /// games numbered by the batch's `ids` (its dropped games' occurrences left out).
     pub fn add(&mut self, ids: &BatchIds, part: &[u8]) -> Result<(), StoreError> {
-        let occurrences =
-            decode_occurrences(part).ok_or_else(|| self.refused("occurrences of a batch that do not read"))?;
-        if self.pending.len() + occurrences.len() > self.run_occurrences {
-            self.spill()?;
+        // Numbered from 1 in the part, a game is the batch's first id and its number less one:
+        // the part's records read as they are from that base, unless some games are dropped.
+        let run = match ids.dropped.is_empty() {
+            true => HeldRun::new(ids.first, part),
+            false => self.renumbered(ids, part)?,
+        };
+        let run = run.ok_or_else(|| self.refused("occurrences of a batch that do not read"))?;
+        // A batch's games are numbered by a u32 (BatchIds).
+        if run.last_game().0 - ids.first.0 > u64::from(u32::MAX) {
+            return Err(self.refused("a game numbered out of its batch"));
         }
-        // Numbers from 1 in the bytes, from 0 in the batch.
-        for (key, occurrence) in occurrences {
-            let number = occurrence.game.0.checked_sub(1).and_then(|number| u32::try_from(number).ok());
-            let Some(number) = number else { return Err(self.refused("a game numbered out of its batch")) };
-            if let Some(game) = ids.id(number) {
-                self.pending.push((key, Occurrence { game, ..occurrence }));
-            }
+        if run.is_empty() {
+            return Ok(());
+        }
+        let run_bytes = self.run_bytes;
+        let staging = self.staging()?;
+        staging.hold(run);
+        if staging.held_bytes() > run_bytes {
+            staging.spill_held()?;
         }
         Ok(())
+    }
+
+    /// `part` without the games `ids` drops, numbered by `ids`: its records read and written
+    /// again one by one.
+    fn renumbered(&self, ids: &BatchIds, part: &[u8]) -> Result<Option<HeldRun>, StoreError> {
+        let (mut input, mut key, mut refused) = (part, [0u8; KEY_LEN], None);
+        let kept = std::iter::from_fn(|| {
+            while !input.is_empty() {
+                let fresh = input.len() == part.len();
+                let Some(occurrence) = read_record(&mut input, &mut key, fresh, GameId(1)) else {
+                    refused = Some("occurrences of a batch that do not read");
+                    return None;
+                };
+                // Numbers from 1 in the bytes, from 0 in the batch.
+                let Some(number) = u32::try_from(occurrence.game.0 - 1).ok() else {
+                    refused = Some("a game numbered out of its batch");
+                    return None;
+                };
+                if let Some(game) = ids.id(number) {
+                    return Some((Key::from_bytes(key), Occurrence { game, ..occurrence }));
+                }
+            }
+            None
+        });
+        let records = encode_run_records(kept, ids.first, usize::MAX);
+        match refused {
+            Some(what) => Err(self.refused(what)),
+            None => Ok(HeldRun::new(ids.first, &records)),
+        }
     }
 
     fn refused(&self, what: &str) -> StoreError {
         StoreError::Staging { path: self.dir.clone(), source: std::io::Error::other(what.to_owned()) }
-    }
-
-    /// Writes the pending occurrences as a sorted run (the buffer kept for the next).
-    fn spill(&mut self) -> Result<(), StoreError> {
-        let mut pending = std::mem::take(&mut self.pending);
-        pending.par_sort_unstable_by_key(|&(key, occurrence)| (key, occurrence.game, occurrence.next));
-        if let Some(base) = pending.iter().map(|(_, occurrence)| occurrence.game).min() {
-            self.staging()?.add_run(base, pending.drain(..))?;
-        }
-        self.pending = pending;
-        Ok(())
     }
 
     fn staging(&mut self) -> Result<&mut Staging, StoreError> {
@@ -135,7 +158,6 @@ impl RangeWriter {
         end: GameId,
     ) -> Result<PathBuf, StoreError> {
         let base = store.commit_base(end, Some(facts))?;
-        self.spill()?;
         let staging = self.staging()?;
         let written = store.write_range_apart(staging, index, &ranges_between(pivots), &base)?;
         // The runs are merged: only the range's files stay, for the commit.
@@ -170,25 +192,48 @@ mod tests {
         super::super::encode_occurrences((1..=games).map(|game| (Key::from_bytes([game; 21]), occurrence(game))))
     }
 
+    /// What the writer's staging area merges, as (key's first byte, game).
+    fn merged(writer: &RangeWriter) -> Vec<(u8, u64)> {
+        let Some(staging) = writer.staging.as_ref() else { return Vec::new() };
+        let mut merged = staging.merged(crate::codec::KeyRange::ALL).expect("merged");
+        let mut all = Vec::new();
+        while let Some((key, occurrences)) = merged.next_group().expect("a group") {
+            all.extend(occurrences.iter().map(|occurrence| (key.as_bytes()[0], occurrence.game.0)));
+        }
+        all
+    }
+
     #[test]
-    fn parts_are_spilled_in_runs_of_the_size_asked_never_split() {
+    fn parts_are_held_then_spilled_past_the_bytes_asked() {
         let dir = tempfile::tempdir().expect("dir");
-        let mut writer = RangeWriter::new(&dir.path().join("range")).with_run_occurrences(5);
-        let runs = |writer: &RangeWriter| writer.staging.as_ref().map_or((0, 0), |s| (s.run_count(), s.records()));
-        // Game 2 of each batch dropped: 2 occurrences kept of 3, then 4, then 6 (5 + 3 > 5).
+        // A record of these parts is 28 bytes: two parts of 2 kept games hold 112 bytes, less
+        // than 150; a third part of 3 takes them past it.
+        let mut writer = RangeWriter::new(&dir.path().join("range")).with_run_bytes(150);
+        let state = |writer: &RangeWriter| {
+            writer.staging.as_ref().map_or((0, 0, 0), |s| (s.run_count(), s.records(), s.held_bytes()))
+        };
+        // Game 2 of each batch dropped: its first id for game 1, the next for game 3.
         let ids = BatchIds { first: GameId(10), dropped: vec![1] };
-        writer.add(&ids, &part(3)).expect("added");
         writer.add(&BatchIds { first: GameId(20), ..ids.clone() }, &part(3)).expect("added");
-        assert_eq!((runs(&writer), writer.pending.len()), ((0, 0), 4));
-        writer.add(&BatchIds { first: GameId(30), ..ids.clone() }, &part(4)).expect("added");
-        assert_eq!((runs(&writer), writer.pending.len()), ((1, 4), 3));
-        // A part larger than a run: the pending ones spilled, the part kept whole for one run.
-        writer.add(&BatchIds { first: GameId(40), ..ids }, &part(9)).expect("added");
-        assert_eq!((runs(&writer), writer.pending.len()), ((2, 7), 8));
+        writer.add(&ids, &part(3)).expect("added");
+        let (runs, records, held) = state(&writer);
+        assert_eq!((runs, records), (2, 4));
+        assert_eq!(held, 112);
+        assert_eq!(writer.staging.as_ref().map(Staging::bytes), Some(0), "nothing spilled");
+        assert_eq!(merged(&writer), [(1, 10), (1, 20), (3, 11), (3, 21)]);
+        // No game dropped: held as it came.
+        writer.add(&BatchIds { first: GameId(30), dropped: Vec::new() }, &part(3)).expect("added");
+        assert_eq!(state(&writer), (1, 7, 0), "merged into one spilled run");
+        assert_eq!(merged(&writer), [(1, 10), (1, 20), (1, 30), (2, 31), (3, 11), (3, 21), (3, 32)]);
+        writer.add(&BatchIds { first: GameId(40), dropped: Vec::new() }, &part(2)).expect("added");
+        assert_eq!(state(&writer).0, 2, "a spilled run and a held one");
+        let merged = merged(&writer);
+        assert_eq!(merged.iter().filter(|(key, _)| *key == 2).copied().collect::<Vec<_>>(), [(2, 31), (2, 41)]);
         // A game numbered past what a batch holds is refused.
         let beyond = Occurrence { game: GameId(1 << 33), next: None, ply: 0, pawn_files: PawnFiles(0) };
         let beyond = super::super::encode_occurrences(std::iter::once((Key::from_bytes([1; 21]), beyond)));
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: Vec::new() }, &beyond).is_err());
+        assert!(writer.add(&BatchIds { first: GameId(50), dropped: vec![0] }, &beyond).is_err());
     }
 
     #[test]

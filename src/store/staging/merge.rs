@@ -7,9 +7,10 @@ use std::{
     fs::File,
     io::{self, Read, Seek, SeekFrom},
     path::PathBuf,
+    sync::Arc,
 };
 
-use super::{Occurrence, Run};
+use super::{HeldRun, Occurrence, Run};
 use crate::{
     codec::{KEY_LEN, Key, KeyRange, KeyWords},
     model::GameId,
@@ -19,14 +20,11 @@ use crate::{
     },
 };
 
-/// One run file read record by record, up to the end of a range.
+/// One run read record by record, up to the end of a range.
 pub(super) struct RunReader {
-    file: File,
-    /// Bytes read from the file, parsed from `at` on.
-    buffer: Vec<u8>,
+    source: Source,
+    /// Where the next record starts in the source's bytes.
     at: usize,
-    /// Bytes of the file not read into `buffer` yet.
-    unread: u64,
     base: GameId,
     /// The current record.
     key: Key,
@@ -36,6 +34,19 @@ pub(super) struct RunReader {
     /// The last key of the range read.
     last: Key,
     path: PathBuf,
+}
+
+/// Where a run's records come from.
+enum Source {
+    File {
+        file: File,
+        /// Bytes read from the file, parsed from `at` on.
+        buffer: Vec<u8>,
+        /// Bytes of the file not read into `buffer` yet.
+        unread: u64,
+    },
+    /// A run held in memory, whole.
+    Held(Arc<[u8]>),
 }
 
 /// Bytes a run reader reads at a time.
@@ -61,21 +72,35 @@ impl RunReader {
             start = run.samples.get(at).map_or(start, |&(_, offset)| offset);
             file.seek(SeekFrom::Start(start)).map_err(context)?;
         }
-        let mut reader = RunReader {
-            file,
-            buffer: Vec::with_capacity(READ_BYTES + RECORD_MAX),
+        let buffer = Vec::with_capacity(READ_BYTES + RECORD_MAX);
+        let source = Source::File { file, buffer, unread: length.saturating_sub(start) };
+        RunReader::new(source, read_header(header), range, run.path.clone()).first_in(range)
+    }
+
+    /// Reads `run`, held in memory, from the first record of `range`; `None` when it has no
+    /// record in the range. `name` is what its errors call it.
+    fn held(run: &HeldRun, range: KeyRange, name: PathBuf) -> io::Result<Option<RunReader>> {
+        RunReader::new(Source::Held(Arc::clone(&run.records)), run.base, range, name).first_in(range)
+    }
+
+    fn new(source: Source, base: GameId, range: KeyRange, path: PathBuf) -> RunReader {
+        RunReader {
+            source,
             at: 0,
-            unread: length.saturating_sub(start),
-            base: read_header(header),
+            base,
             key: Key::from_bytes([0; KEY_LEN]),
             occurrence: Occurrence { game: GameId(0), next: None, ply: 0, pawn_files: PawnFiles(0) },
             fresh: true,
             last: range.last,
-            path: run.path.clone(),
-        };
-        while reader.advance()? {
-            if reader.key >= range.first {
-                return Ok(Some(reader));
+            path,
+        }
+    }
+
+    /// This reader at its first record in `range`, if any.
+    fn first_in(mut self, range: KeyRange) -> io::Result<Option<RunReader>> {
+        while self.advance()? {
+            if self.key >= range.first {
+                return Ok(Some(self));
             }
         }
         Ok(None)
@@ -84,23 +109,32 @@ impl RunReader {
     /// Reads the next record; `false` at the end of the file or range. A truncated or corrupt
     /// file, or records out of order, are an error naming the file.
     fn advance(&mut self) -> io::Result<bool> {
-        if self.buffer.len() - self.at < RECORD_MAX && self.unread > 0 {
-            self.buffer.drain(..self.at);
+        if let Source::File { file, buffer, unread } = &mut self.source
+            && buffer.len() - self.at < RECORD_MAX
+            && *unread > 0
+        {
+            buffer.drain(..self.at);
             self.at = 0;
-            let wanted = READ_BYTES.min(usize::try_from(self.unread).unwrap_or(READ_BYTES));
-            let filled = self.buffer.len();
-            self.buffer.resize(filled + wanted, 0);
-            self.file.read_exact(&mut self.buffer[filled..]).map_err(|err| self.error(&err.to_string()))?;
-            self.unread -= wanted as u64;
+            let wanted = READ_BYTES.min(usize::try_from(*unread).unwrap_or(READ_BYTES));
+            let filled = buffer.len();
+            buffer.resize(filled + wanted, 0);
+            let read = file.read_exact(&mut buffer[filled..]);
+            *unread -= wanted as u64;
+            read.map_err(|err| self.error(&err.to_string()))?;
         }
-        if self.at == self.buffer.len() {
+        let bytes = match &self.source {
+            Source::File { buffer, .. } => &buffer[..],
+            Source::Held(records) => &records[..],
+        };
+        if self.at == bytes.len() {
             return Ok(false);
         }
-        let mut input = &self.buffer[self.at..];
+        let mut input = &bytes[self.at..];
         let mut key = *self.key.as_bytes();
-        let occurrence = read_record(&mut input, &mut key, self.fresh, self.base)
-            .ok_or_else(|| self.error("a record is cut short or not valid"))?;
-        self.at = self.buffer.len() - input.len();
+        let occurrence = read_record(&mut input, &mut key, self.fresh, self.base);
+        let at = bytes.len() - input.len();
+        let occurrence = occurrence.ok_or_else(|| self.error("a record is cut short or not valid"))?;
+        self.at = at;
         let key = Key::from_bytes(key);
         if !self.fresh
             && (key, occurrence.game, occurrence.next) <= (self.key, self.occurrence.game, self.occurrence.next)
@@ -127,10 +161,15 @@ pub struct MergedRuns {
 }
 
 impl MergedRuns {
-    pub(super) fn new(runs: &[Run], range: KeyRange) -> io::Result<MergedRuns> {
+    /// The merge of the spilled `runs` and the `held` ones (its errors name a held run by its
+    /// place among them) over `range`.
+    pub(super) fn new(runs: &[Run], held: &[HeldRun], range: KeyRange) -> io::Result<MergedRuns> {
         let mut merged = MergedRuns { readers: Vec::new(), heap: BinaryHeap::new(), group: Vec::new() };
-        for run in runs {
-            if let Some(reader) = RunReader::open(run, range)? {
+        let held = held.iter().enumerate().map(|(number, run)| {
+            RunReader::held(run, range, PathBuf::from(format!("(held run {number}, of games from {})", run.base.0)))
+        });
+        for reader in runs.iter().map(|run| RunReader::open(run, range)).chain(held) {
+            if let Some(reader) = reader? {
                 merged.heap.push(Reverse((reader.key.words(), merged.readers.len())));
                 merged.readers.push(reader);
             }

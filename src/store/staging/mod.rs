@@ -19,6 +19,10 @@
 //! that a commit can split the key space into ranges of similar size ([`Staging::ranges`]) and
 //! merge each range on its own core, each range reading only its part of every run.
 //!
+//! A range task of a build spread over machines may also *hold* runs in memory ([`HeldRun`]:
+//! its parts of the batches' occurrences, each sorted already), merged with the spilled ones
+//! without being sorted or written again.
+//!
 //! The directory lives inside the database directory (so that ingestion moves files instead of
 //! copying them) and holds nothing committed: a writer that finds one left by a killed process
 //! removes it.
@@ -29,6 +33,7 @@ use std::{
     fs::File,
     io::{self, BufWriter, Write},
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 pub use merge::MergedRuns;
@@ -108,12 +113,63 @@ impl Run {
     }
 }
 
+/// A sorted run's records held in memory ([`encode_run_records`]' bytes), checked and
+/// indexed like a spilled run's: a part of a batch's occurrences that a range task holds
+/// ([`Staging::hold`]) instead of sorting it again with the others and writing it out.
+pub struct HeldRun {
+    base: GameId,
+    records: Arc<[u8]>,
+    /// Its keys that are candidate bounds of a commit's ranges, ascending.
+    bounds: Vec<Key>,
+    count: usize,
+    /// Its last game (the largest).
+    last_game: GameId,
+}
+
+impl HeldRun {
+    /// The records `bytes` of games from `base` on, in strictly increasing (key, game, move)
+    /// order (the merge checks the order); `None` when they do not read as records.
+    pub fn new(base: GameId, bytes: &[u8]) -> Option<HeldRun> {
+        let (mut input, mut key, mut previous) = (bytes, [0u8; crate::codec::KEY_LEN], None);
+        let mut run = HeldRun { base, records: Arc::from(bytes), bounds: Vec::new(), count: 0, last_game: base };
+        while !input.is_empty() {
+            let occurrence = read_record(&mut input, &mut key, run.count == 0, base)?;
+            run.last_game = run.last_game.max(occurrence.game);
+            let key = Key::from_bytes(key);
+            if previous != Some(key) && is_range_bound(&key) {
+                run.bounds.push(key);
+            }
+            previous = Some(key);
+            run.count += 1;
+        }
+        Some(run)
+    }
+
+    /// Its records' bytes.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether it holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Its last game (the largest; its base when it holds none).
+    pub fn last_game(&self) -> GameId {
+        self.last_game
+    }
+}
+
 /// Sorted runs of one ingest run, not yet committed.
 pub struct Staging {
     /// The database directory (what errors name).
     db: PathBuf,
     dir: PathBuf,
     runs: Vec<Run>,
+    /// Runs held in memory, by base (the merge then meets a position's games in order).
+    held: Vec<HeldRun>,
+    held_bytes: usize,
     bytes: u64,
     records: usize,
     next_file: u64,
@@ -130,7 +186,16 @@ impl Staging {
             _ => {}
         }
         std::fs::create_dir_all(&dir).map_err(error)?;
-        Ok(Staging { db: db.to_owned(), dir, runs: Vec::new(), bytes: 0, records: 0, next_file: 0 })
+        Ok(Staging {
+            db: db.to_owned(),
+            dir,
+            runs: Vec::new(),
+            held: Vec::new(),
+            held_bytes: 0,
+            bytes: 0,
+            records: 0,
+            next_file: 0,
+        })
     }
 
     /// The error of a staging area that could not be written or read.
@@ -172,7 +237,60 @@ impl Staging {
         self.runs.push(run);
     }
 
-    /// Records spilled since the last [`Staging::clear`].
+    /// Holds `run` in memory until the commit (or [`Staging::spill_held`]).
+    pub fn hold(&mut self, run: HeldRun) {
+        self.records += run.count;
+        self.held_bytes += run.len();
+        let at = self.held.partition_point(|held| held.base <= run.base);
+        self.held.insert(at, run);
+    }
+
+    /// Bytes of the runs held in memory.
+    pub fn held_bytes(&self) -> usize {
+        self.held_bytes
+    }
+
+    /// Merges the runs held in memory into one spilled run.
+    pub fn spill_held(&mut self) -> Result<(), StoreError> {
+        let Some(base) = self.held.iter().map(|held| held.base).min() else { return Ok(()) };
+        let held = std::mem::take(&mut self.held);
+        self.held_bytes = 0;
+        self.records -= held.iter().map(|held| held.count).sum::<usize>();
+        let path = self.new_file("run");
+        let merged = MergedRuns::new(&[], &held, KeyRange::ALL);
+        let run = merged.and_then(|mut merged| {
+            let mut failed = None;
+            let mut group: (Key, Vec<Occurrence>) = (Key::MIN, Vec::new());
+            let mut at = 0;
+            let occurrences = std::iter::from_fn(|| {
+                loop {
+                    if let Some(&occurrence) = group.1.get(at) {
+                        at += 1;
+                        return Some((group.0, occurrence));
+                    }
+                    match merged.next_group() {
+                        Ok(Some((key, occurrences))) => {
+                            group.0 = key;
+                            group.1.clear();
+                            group.1.extend_from_slice(occurrences);
+                            at = 0;
+                        }
+                        Ok(None) => return None,
+                        Err(err) => {
+                            failed = Some(err);
+                            return None;
+                        }
+                    }
+                }
+            });
+            let run = write_run_file_indexed(&path, base, occurrences)?;
+            failed.map_or(Ok(run), Err)
+        });
+        self.add(run.map_err(|err| self.error(err))?);
+        Ok(())
+    }
+
+    /// Records spilled or held since the last [`Staging::clear`].
     pub fn records(&self) -> usize {
         self.records
     }
@@ -184,12 +302,12 @@ impl Staging {
 
     /// Whether no run waits.
     pub fn is_empty(&self) -> bool {
-        self.runs.is_empty()
+        self.runs.is_empty() && self.held.is_empty()
     }
 
-    /// Runs waiting.
+    /// Runs waiting, spilled or held.
     pub fn run_count(&self) -> usize {
-        self.runs.len()
+        self.runs.len() + self.held.len()
     }
 
     /// At most `count` key ranges, in order, covering every key, holding similar numbers of
@@ -198,13 +316,14 @@ impl Staging {
     /// is empty (the first, when the smallest staged key is a split): it keeps its number, as
     /// the single-game tier's records name a commit's ranges by number.
     pub fn ranges(&self, count: usize) -> Vec<Option<KeyRange>> {
-        ranges_between(&range_pivots(self.runs.iter().flat_map(|run| run.bounds.iter().copied()).collect(), count))
+        let bounds = self.runs.iter().flat_map(|run| &run.bounds).chain(self.held.iter().flat_map(|run| &run.bounds));
+        ranges_between(&range_pivots(bounds.copied().collect(), count))
     }
 
     /// The waiting runs merged over `range`: each position once, in key order, with all its
     /// occurrences.
     pub fn merged(&self, range: KeyRange) -> io::Result<MergedRuns> {
-        MergedRuns::new(&self.runs, range)
+        MergedRuns::new(&self.runs, &self.held, range)
     }
 
     /// Removes every file of the directory (after a commit).
@@ -214,14 +333,18 @@ impl Staging {
             std::fs::remove_file(entry.map_err(|err| self.error(err))?.path()).map_err(|err| self.error(err))?;
         }
         self.runs.clear();
+        self.held.clear();
+        self.held_bytes = 0;
         self.bytes = 0;
         self.records = 0;
         Ok(())
     }
 
-    /// Removes the runs' files, keeping the rest of the directory (a range written apart
-    /// keeps its SST files there for the commit).
+    /// Removes the runs' files and the runs held, keeping the rest of the directory (a range
+    /// written apart keeps its SST files there for the commit).
     pub fn remove_runs(&mut self) -> Result<(), StoreError> {
+        self.held.clear();
+        self.held_bytes = 0;
         for run in std::mem::take(&mut self.runs) {
             std::fs::remove_file(&run.path).map_err(|err| self.error(named(&run.path, err)))?;
         }
