@@ -52,7 +52,8 @@ pub use options::{DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
 pub use reader::PositionCounts;
 pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
 pub use staging::{
-    BOUND_EVERY, HeldRun, Occurrence, Staging, decode_run_records, encode_run_records, is_range_bound, ranges_between,
+    BOUND_EVERY, HeldRun, Occurrence, RunRecords, Staging, decode_run_records, encode_run_records, is_range_bound,
+    ranges_between,
 };
 pub use summaries::{CountedGames, SUMMARY_BUDGET, SUMMARY_MIN_GAMES};
 pub use tier::TierHit;

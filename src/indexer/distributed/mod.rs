@@ -43,11 +43,7 @@ use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
-    store::{
-        Occurrence, encode_run_records, facts_records,
-        layout::run::{read_record, write_record},
-        pack_facts,
-    },
+    store::{Occurrence, RunRecords, encode_run_records, facts_records, pack_facts},
     varint::{get_varint, put_varint},
 };
 
@@ -270,14 +266,14 @@ fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> V
 /// bytes that are not such occurrences.
 pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize, Vec<u8>)>> {
     let mut parts: Vec<(usize, Vec<u8>)> = Vec::new();
-    let (mut input, mut key) = (occurrences, [0u8; crate::codec::KEY_LEN]);
+    let mut records = RunRecords::new(occurrences, GameId(1));
     // The current part's range and where its records after the first start.
     let mut current: Option<(usize, usize)> = None;
     let mut range = 0;
-    while !input.is_empty() {
-        let start = occurrences.len() - input.len();
-        let occurrence = read_record(&mut input, &mut key, current.is_none(), GameId(1))?;
-        let key = Key::from_bytes(key);
+    loop {
+        let start = records.offset();
+        let Some(record) = records.next() else { break };
+        let (key, occurrence) = record?;
         while bounds.get(range).is_some_and(|bound| key >= *bound) {
             range += 1;
         }
@@ -287,10 +283,8 @@ pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize
         if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
             part.extend_from_slice(&occurrences[from..start]);
         }
-        let mut first = Vec::new();
-        write_record(&key, &occurrence, 0, GameId(1), &mut first)?;
-        parts.push((range, first));
-        current = Some((range, occurrences.len() - input.len()));
+        parts.push((range, encode_occurrences(std::iter::once((key, occurrence)))));
+        current = Some((range, records.offset()));
     }
     if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
         part.extend_from_slice(&occurrences[from..]);

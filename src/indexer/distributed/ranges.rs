@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 use super::BatchIds;
 use crate::{
-    codec::{KEY_LEN, Key},
+    codec::Key,
     model::GameId,
     store::{
-        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, Staging, Store, StoreError, encode_run_records,
-        layout::run::read_record, ranges_between,
+        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, RunRecords, Staging, Store, StoreError,
+        encode_run_records, ranges_between,
     },
 };
 
@@ -105,11 +105,11 @@ impl RangeWriter {
     /// `part` without the games `ids` drops, numbered by `ids`: its records read and written
     /// again one by one.
     fn renumbered(&self, ids: &BatchIds, part: &[u8]) -> Result<Option<HeldRun>, StoreError> {
-        let (mut input, mut key, mut refused) = (part, [0u8; KEY_LEN], None);
+        let mut refused = None;
+        let mut records = RunRecords::new(part, GameId(1));
         let kept = std::iter::from_fn(|| {
-            while !input.is_empty() {
-                let fresh = input.len() == part.len();
-                let Some(occurrence) = read_record(&mut input, &mut key, fresh, GameId(1)) else {
+            for record in records.by_ref() {
+                let Some((key, occurrence)) = record else {
                     refused = Some("occurrences of a batch that do not read");
                     return None;
                 };
@@ -119,7 +119,7 @@ impl RangeWriter {
                     return None;
                 };
                 if let Some(game) = ids.id(number) {
-                    return Some((Key::from_bytes(key), Occurrence { game, ..occurrence }));
+                    return Some((key, Occurrence { game, ..occurrence }));
                 }
             }
             None

@@ -130,12 +130,11 @@ impl HeldRun {
     /// The records `bytes` of games from `base` on, in strictly increasing (key, game, move)
     /// order (the merge checks the order); `None` when they do not read as records.
     pub fn new(base: GameId, bytes: &[u8]) -> Option<HeldRun> {
-        let (mut input, mut key, mut previous) = (bytes, [0u8; crate::codec::KEY_LEN], None);
         let mut run = HeldRun { base, records: Arc::from(bytes), bounds: Vec::new(), count: 0, last_game: base };
-        while !input.is_empty() {
-            let occurrence = read_record(&mut input, &mut key, run.count == 0, base)?;
+        let mut previous = None;
+        for record in RunRecords::new(bytes, base) {
+            let (key, occurrence) = record?;
             run.last_game = run.last_game.max(occurrence.game);
-            let key = Key::from_bytes(key);
             if previous != Some(key) && is_range_bound(&key) {
                 run.bounds.push(key);
             }
@@ -414,14 +413,47 @@ pub fn encode_run_records(
 }
 
 /// Every occurrence of records [`encode_run_records`] wrote with `base`; `None` for other bytes.
-pub fn decode_run_records(mut bytes: &[u8], base: GameId) -> Option<Vec<(Key, Occurrence)>> {
-    let mut occurrences = Vec::new();
-    let mut key = [0u8; crate::codec::KEY_LEN];
-    while !bytes.is_empty() {
-        let occurrence = read_record(&mut bytes, &mut key, occurrences.is_empty(), base)?;
-        occurrences.push((Key::from_bytes(key), occurrence));
+pub fn decode_run_records(bytes: &[u8], base: GameId) -> Option<Vec<(Key, Occurrence)>> {
+    RunRecords::new(bytes, base).collect()
+}
+
+/// The records [`encode_run_records`] wrote with `base`, read one by one: `Some` each, then
+/// `None` once if the bytes stop reading as records (and nothing after it).
+pub struct RunRecords<'a> {
+    input: &'a [u8],
+    length: usize,
+    key: [u8; crate::codec::KEY_LEN],
+    base: GameId,
+}
+
+impl<'a> RunRecords<'a> {
+    /// The records of `bytes`, of games from `base` on.
+    pub fn new(bytes: &'a [u8], base: GameId) -> RunRecords<'a> {
+        RunRecords { input: bytes, length: bytes.len(), key: [0; crate::codec::KEY_LEN], base }
     }
-    Some(occurrences)
+
+    /// Bytes read so far: where the next record starts.
+    pub fn offset(&self) -> usize {
+        self.length - self.input.len()
+    }
+}
+
+impl Iterator for RunRecords<'_> {
+    type Item = Option<(Key, Occurrence)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.input.is_empty() {
+            return None;
+        }
+        let fresh = self.offset() == 0;
+        match read_record(&mut self.input, &mut self.key, fresh, self.base) {
+            Some(occurrence) => Some(Some((Key::from_bytes(self.key), occurrence))),
+            None => {
+                self.input = &[];
+                Some(None)
+            }
+        }
+    }
 }
 
 /// Bytes `key` shares with the key before it (none for the first).
