@@ -300,11 +300,11 @@ def test_a_worker_killed_during_the_shuffle_leaves_the_same_bytes(spark, collect
 
     thread = threading.Thread(target=run)
     thread.start()
-    # The key-range stage writes each range's run, then its files, after the shuffle: kill a
-    # worker as the first run appears.
+    # A range task makes its directory as the shuffle hands it its first part, then writes its
+    # files: kill a worker as the first range's directory appears.
     deadline = time.monotonic() + 300
-    while not any((work / "runs").rglob("*.run")) and thread.is_alive():
-        assert time.monotonic() < deadline, "no range run was written"
+    while not any((work / "runs").glob("range-*")) and thread.is_alive():
+        assert time.monotonic() < deadline, "no range task started"
         time.sleep(0.02)
     killed_during_build = thread.is_alive()
     cluster.kill(cluster.workers[1])
