@@ -45,6 +45,13 @@ def cluster_run(workers: int, work: Path, run):
 
     started = time.perf_counter()
     with LocalCluster(workers=workers, root=str(work / f"cluster-{workers}")) as cluster:
+        # The cluster is up when every worker has registered with the master (its log says so).
+        logs = [cluster.root / f"worker-{n}.log" for n in range(workers)]
+        deadline = time.monotonic() + 120
+        while not all("registered with master" in log.read_text(errors="replace") for log in logs):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the workers did not register with the master")
+            time.sleep(0.1)
         cluster_up = time.perf_counter()
         spark = (
             SparkSession.builder.master(cluster.url)
