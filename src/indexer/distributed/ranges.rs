@@ -17,8 +17,7 @@ use crate::{
     codec::Key,
     model::GameId,
     store::{
-        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, RunRecords, Staging, Store, StoreError,
-        encode_run_records, ranges_between,
+        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, RunRecords, Staging, Store, StoreError, ranges_between,
     },
 };
 
@@ -124,10 +123,10 @@ impl RangeWriter {
             }
             None
         });
-        let records = encode_run_records(kept, ids.first, usize::MAX);
+        let run = HeldRun::encode(ids.first, kept);
         match refused {
             Some(what) => Err(self.refused(what)),
-            None => Ok(HeldRun::new(ids.first, &records)),
+            None => Ok(Some(run)),
         }
     }
 

@@ -130,18 +130,36 @@ impl HeldRun {
     /// The records `bytes` of games from `base` on, in strictly increasing (key, game, move)
     /// order (the merge checks the order); `None` when they do not read as records.
     pub fn new(base: GameId, bytes: &[u8]) -> Option<HeldRun> {
-        let mut run = HeldRun { base, records: Arc::from(bytes), bounds: Vec::new(), count: 0, last_game: base };
-        let mut previous = None;
+        let mut run = HeldRun::empty(base);
         for record in RunRecords::new(bytes, base) {
             let (key, occurrence) = record?;
-            run.last_game = run.last_game.max(occurrence.game);
-            if previous != Some(key) && is_range_bound(&key) {
-                run.bounds.push(key);
-            }
-            previous = Some(key);
-            run.count += 1;
+            run.note(&key, &occurrence);
         }
+        run.records = Arc::from(bytes);
         Some(run)
+    }
+
+    /// `occurrences`, in strictly increasing (key, game, move) order, of games from `base` on,
+    /// written as records and indexed in one pass.
+    pub fn encode(base: GameId, occurrences: impl Iterator<Item = (Key, Occurrence)>) -> HeldRun {
+        let mut run = HeldRun::empty(base);
+        let records =
+            encode_run_records(occurrences.inspect(|(key, occurrence)| run.note(key, occurrence)), base, usize::MAX);
+        run.records = Arc::from(records);
+        run
+    }
+
+    fn empty(base: GameId) -> HeldRun {
+        HeldRun { base, records: Arc::from([]), bounds: Vec::new(), count: 0, last_game: base }
+    }
+
+    /// Indexes its next record, of `key` and `occurrence`.
+    fn note(&mut self, key: &Key, occurrence: &Occurrence) {
+        self.last_game = self.last_game.max(occurrence.game);
+        if self.bounds.last() != Some(key) && is_range_bound(key) {
+            self.bounds.push(*key);
+        }
+        self.count += 1;
     }
 
     /// Its records' bytes.
@@ -251,7 +269,8 @@ impl Staging {
 
     /// Merges the runs held in memory into one spilled run.
     pub fn spill_held(&mut self) -> Result<(), StoreError> {
-        let Some(base) = self.held.iter().map(|held| held.base).min() else { return Ok(()) };
+        // The held runs are in order of their bases.
+        let Some(base) = self.held.first().map(|held| held.base) else { return Ok(()) };
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         self.records -= held.iter().map(|held| held.count).sum::<usize>();

@@ -12,7 +12,7 @@ use shakmaty::{Chess, Color, Position as _};
 
 use super::{GameMap, block_of, has_pawn_files, material_blocks};
 use crate::{
-    codec::{CompactMove, Key, KeyDecoder, KeyEncoder, KeyRange, Material, mainline::MainlineReader},
+    codec::{CompactMove, Key, KeyDecoder, KeyRange, Material, mainline::MainlineReader},
     model::{GameId, Mainline},
     position::Position,
     store::{
@@ -151,9 +151,8 @@ fn walk_marked(
         match wanted(reader.position(), game) {
             Wanted::Yes => {
                 let position = Position::from_chess(reader.position().clone()).ok()?;
-                // The thread's encoder keeps the frames of the materials of the games before.
-                let key = KeyEncoder::with_thread_encoder(|encoder| encoder.encode(&position)).ok()?;
-                pending = Some((key, mark));
+                // Through the thread's encoder, which keeps the frames of the games before.
+                pending = Some((Key::encode(&position).ok()?, mark));
             }
             Wanted::No => {}
             Wanted::NoMore => break,
