@@ -47,7 +47,7 @@ pub fn scan(text: &[u8], on_move: OnMove<'_>) -> Result<(), SyntaxError> {
             }
             _ if is_blank(b) => i += 1,
             b'[' if !in_movetext => {
-                let end = text[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(text.len(), |n| i + n);
+                let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(text.len(), |n| i + n);
                 if end - i > MAX_TAG_LINE {
                     let message = format!("a tag line of {} bytes, more than the {MAX_TAG_LINE} read", end - i);
                     return Err(SyntaxError { line, message, too_long: true });
