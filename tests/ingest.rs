@@ -315,3 +315,53 @@ fn an_older_format_is_refused_and_left_untouched() {
     assert_eq!(listed(), before);
     assert!(!before.iter().any(|name| name == "facts"));
 }
+
+/// Verbatim copies of games read in earlier chunks (over 1,024 games before) are duplicates
+/// without a parse, with every count as a full parse finds it: copies of accepted games count
+/// as duplicates and a copy of a rejected game is reported again with its own number and line.
+/// The database is the one the distinct games make.
+#[test]
+fn verbatim_copies_count_as_the_parse_would() {
+    use tabiya::indexer::IngestOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let distinct = |i: usize| {
+        let moves = ["1. e4 e5 2. Nf3 Nc6 1-0", "1. d4 d5 2. c4 e6 0-1", "1. c4 e5 1/2-1/2"][i % 3];
+        let date = format!("{}.{:02}.{:02}", 1900 + i / 300, i / 25 % 12 + 1, i % 25 + 1);
+        game(&format!("[White \"w{i}\"]\n[Black \"b{i}\"]\n[Date \"{date}\"]\n[Result \"*\"]"), moves)
+    };
+    let broken = "[White \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5\n2. Ke3 *\n\n".to_owned();
+    // The twin of game 1: the same players spelled otherwise, date and moves.
+    let twin = distinct(1).replace("[White \"w1\"]", "[White \"W1\"]");
+    let mut first: Vec<String> = (1..=1100).map(distinct).collect();
+    first.insert(1, broken.clone());
+    first.insert(2, twin.clone());
+    // Copies far past the first chunk: of accepted games, of the broken one, of the twin.
+    let copies = [distinct(1), distinct(3), broken, twin, distinct(3)];
+    let text = [first.concat(), copies.concat()].concat();
+    let path = write(dir.path(), "copies.pgn", &text);
+    let broken_lines: Vec<u64> =
+        text.lines().enumerate().filter(|(_, line)| line.contains("Ke3")).map(|(at, _)| at as u64 + 1).collect();
+
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&store, std::slice::from_ref(&path));
+    let counts = &summary.run.counts;
+    assert_eq!(counts.games_read, 1107);
+    // The twin is a game of its own here; its copy and three others are duplicates.
+    assert_eq!((counts.indexed, counts.duplicates, counts.twins), (1101, 4, 0));
+    let rejected: Vec<(u64, u64)> = recorder.rejected.iter().map(|(_, r)| (r.game, r.line)).collect();
+    assert_eq!(rejected, [(2, broken_lines[0]), (1105, broken_lines[1])]);
+
+    // The same games without their copies make the same positions.
+    let alone = Store::open(&dir.path().join("alone")).unwrap();
+    ingest(&alone, &[write(dir.path(), "first.pgn", &first.concat())]);
+    assert_eq!(alone.totals().unwrap(), store.totals().unwrap());
+    assert_eq!(stats(&alone, START), stats(&store, START));
+
+    // Skipping twins, every copy is parsed: the twin is skipped, and its copy read later in the
+    // batch is its duplicate.
+    let skipping = Store::open(&dir.path().join("skipping")).unwrap();
+    let skip = IngestOptions { skip_twins: Some(tabiya::model::twins::MIN_PREFIX_PLIES) };
+    let summary = indexer::ingest_with(&skipping, &[path], &skip, &mut Recorder::default()).unwrap();
+    let counts = &summary.run.counts;
+    assert_eq!((counts.indexed, counts.duplicates, counts.twins), (1100, 4, 1));
+}

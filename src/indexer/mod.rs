@@ -9,6 +9,7 @@
 //! batches are capped, so memory stays bounded whatever the input size.
 
 mod batch;
+mod copies;
 pub mod distributed;
 mod prepare;
 
@@ -33,6 +34,7 @@ use crate::{
     store::{RunCounts, RunRecord, RunStatus, Staging, Store, StoreError, Totals},
 };
 use batch::PendingBatch;
+use copies::Copies;
 
 /// Why an ingest run stopped. Bad games and unreadable inputs do not stop a run: they go to the
 /// [`Observer`].
@@ -177,6 +179,8 @@ pub fn ingest_with(
     // Fewer chunks in flight under a memory budget (a chunk is some 2.5 MB of keyed games).
     let in_flight = ((PREPARED_CHUNKS as f64 * crate::store::memory_share()) as usize).max(2);
     let (prepared_tx, prepared_rx) = mpsc::sync_channel::<ReaderEvent<Vec<Prepared>>>(in_flight);
+    // Without twins skipped: a copy of a game skipped as a twin is a twin, not a duplicate.
+    let copies = options.skip_twins.is_none().then(|| Copies::with_room(copies_room()));
     let piped = thread::scope(|scope| -> Result<(), IngestError> {
         let reader_bytes = bytes_read.clone();
         thread::Builder::new()
@@ -185,7 +189,7 @@ pub fn ingest_with(
             .map_err(IngestError::Thread)?;
         thread::Builder::new()
             .name("tabiya-parse".to_owned())
-            .spawn_scoped(scope, move || prepare_chunks(store, raw_rx, &prepared_tx))
+            .spawn_scoped(scope, move || prepare_chunks(store, raw_rx, &prepared_tx, copies))
             .map_err(IngestError::Thread)?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
@@ -220,22 +224,46 @@ pub fn ingest_with(
     Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
 }
 
+/// Texts of accepted games an ingest remembers ([`Copies`]): some 16 MB at the default memory
+/// budget.
+fn copies_room() -> usize {
+    ((1 << 20) as f64 * crate::store::memory_share()) as usize
+}
+
 /// The pipeline's middle stage: parses, replays and keys each chunk of raw games on every core
-/// (looking their fingerprints up), in input order.
+/// (looking their fingerprints up), in input order; with `copies`, a verbatim copy of a game
+/// accepted in an earlier chunk is a duplicate without being parsed.
 fn prepare_chunks(
     store: &Store,
     raw: mpsc::Receiver<ReaderEvent>,
     prepared: &mpsc::SyncSender<ReaderEvent<Vec<Prepared>>>,
+    mut copies: Option<Copies>,
 ) {
     // A failed look-up counts as unknown: the writer checks again and reports.
     let stored = |fingerprint: &_| store.has_fingerprint(fingerprint).unwrap_or(false);
     for event in raw {
         let event = match event {
-            ReaderEvent::Chunk { file, games, ends_batch } => ReaderEvent::Chunk {
-                file,
-                games: games.into_par_iter().map(|raw| prepare(raw, stored)).collect(),
-                ends_batch,
-            },
+            ReaderEvent::Chunk { file, games, ends_batch } => {
+                let known = copies.as_ref();
+                let games: Vec<(u128, Prepared)> = games
+                    .into_par_iter()
+                    .map(|raw| {
+                        let text = known.map_or(0, |known| known.hash(&raw.text));
+                        match known.is_some_and(|known| known.contains(text)) {
+                            true => (text, Prepared::Stored),
+                            false => (text, prepare(raw, stored)),
+                        }
+                    })
+                    .collect();
+                if let Some(copies) = &mut copies {
+                    for (text, game) in &games {
+                        if !matches!(game, Prepared::Rejected { .. }) {
+                            copies.insert(*text);
+                        }
+                    }
+                }
+                ReaderEvent::Chunk { file, games: games.into_iter().map(|(_, game)| game).collect(), ends_batch }
+            }
             ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
         };
         if prepared.send(event).is_err() {
