@@ -1,0 +1,82 @@
+//! What one core spends on each of ingest's per-game stages, against a plain pgn-reader +
+//! shakmaty replay of the same games: the floor under `tools/ingest-bench.sh`'s ratio. The
+//! file is read and split into games first (timed apart); then, each over every game in
+//! memory: the replay (of the games' texts as one stream), tabiya's parse (the syntax pass, pgn-reader, SAN resolution, the
+//! replay and the mainline's code), and the whole prepare (the parse, the fingerprint and every
+//! position keyed). Prints JSON, seconds.
+//!
+//! `cargo run --release --example ingest_stages -- FILE.pgn[.zst|.bz2|.gz]`
+
+use std::{io::Cursor, ops::ControlFlow, time::Instant};
+
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::{Chess, Position as _};
+use tabiya::{
+    indexer::{Prepared, prepare},
+    input::{GameSplitter, Source, parse_game},
+};
+
+struct Replay;
+
+impl Visitor for Replay {
+    type Tags = ();
+    type Movetext = Chess;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), ()> {
+        ControlFlow::Continue(())
+    }
+    fn tag(&mut self, _tags: &mut (), _name: &[u8], _value: RawTag<'_>) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<(), Chess> {
+        ControlFlow::Continue(Chess::default())
+    }
+    fn san(&mut self, position: &mut Chess, san_plus: SanPlus) -> ControlFlow<()> {
+        match san_plus.san.to_move(position) {
+            Ok(m) => {
+                position.play_unchecked(m);
+                ControlFlow::Continue(())
+            }
+            Err(_) => ControlFlow::Break(()),
+        }
+    }
+    fn begin_variation(&mut self, _position: &mut Chess) -> ControlFlow<(), Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+    fn end_game(&mut self, _position: Chess) {}
+}
+
+fn main() -> anyhow::Result<()> {
+    let path = std::env::args_os().nth(1).ok_or_else(|| anyhow::anyhow!("usage: ingest_stages FILE.pgn[.zst]"))?;
+    let clock = Instant::now();
+    let source = Source::open(path.as_ref(), None)?;
+    let games = GameSplitter::new(source.reader).collect::<Result<Vec<_>, _>>()?;
+    let split = clock.elapsed().as_secs_f64();
+
+    // The replay reads the games' texts as one stream, as tools/replay.rs reads the file.
+    let text: Vec<u8> = games.iter().flat_map(|game| game.text.iter().copied()).collect();
+    let clock = Instant::now();
+    let mut reader = Reader::new(Cursor::new(&text));
+    while reader.read_game(&mut Replay)?.is_some() {}
+    let replay = clock.elapsed().as_secs_f64();
+
+    let clock = Instant::now();
+    let parsed = games.iter().filter(|game| parse_game(game).is_ok()).count();
+    let parse = clock.elapsed().as_secs_f64();
+
+    let clock = Instant::now();
+    let mut positions = 0;
+    for game in games.iter().cloned() {
+        if let Prepared::Game(game) = prepare(game, |_| false) {
+            positions += game.positions.len();
+        }
+    }
+    let prepared = clock.elapsed().as_secs_f64();
+    println!(
+        "{{\"games\": {}, \"parsed\": {parsed}, \"positions\": {positions}, \"readAndSplitSeconds\": {split:.3}, \
+         \"replaySeconds\": {replay:.3}, \"parseSeconds\": {parse:.3}, \"prepareSeconds\": {prepared:.3}}}",
+        games.len()
+    );
+    Ok(())
+}
