@@ -1,51 +1,24 @@
 //! What one core spends on each of ingest's per-game stages, against a plain pgn-reader +
 //! shakmaty replay of the same games: the floor under `tools/ingest-bench.sh`'s ratio. The
 //! file is read and split into games first (timed apart); then, each over every game in
-//! memory: the replay (of the games' texts as one stream), tabiya's parse (the syntax pass, pgn-reader, SAN resolution, the
-//! replay and the mainline's code), and the whole prepare (the parse, the fingerprint and every
-//! position keyed). Prints JSON, seconds.
+//! memory: the replay (`tools/replay.rs`'s, of the games' texts as one stream), tabiya's parse
+//! (the syntax pass, pgn-reader, SAN resolution, the replay and the mainline's code), and the
+//! whole prepare (the parse, the fingerprint and every position keyed). Prints JSON, seconds.
 //!
 //! `cargo run --release --example ingest_stages -- FILE.pgn[.zst|.bz2|.gz]`
 
-use std::{io::Cursor, ops::ControlFlow, time::Instant};
+use std::{io::Cursor, time::Instant};
 
-use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::{Chess, Position as _};
+use pgn_reader::Reader;
 use tabiya::{
     indexer::{Prepared, prepare},
     input::{GameSplitter, Source, parse_game},
 };
 
-struct Replay;
-
-impl Visitor for Replay {
-    type Tags = ();
-    type Movetext = Chess;
-    type Output = ();
-
-    fn begin_tags(&mut self) -> ControlFlow<(), ()> {
-        ControlFlow::Continue(())
-    }
-    fn tag(&mut self, _tags: &mut (), _name: &[u8], _value: RawTag<'_>) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<(), Chess> {
-        ControlFlow::Continue(Chess::default())
-    }
-    fn san(&mut self, position: &mut Chess, san_plus: SanPlus) -> ControlFlow<()> {
-        match san_plus.san.to_move(position) {
-            Ok(m) => {
-                position.play_unchecked(m);
-                ControlFlow::Continue(())
-            }
-            Err(_) => ControlFlow::Break(()),
-        }
-    }
-    fn begin_variation(&mut self, _position: &mut Chess) -> ControlFlow<(), Skip> {
-        ControlFlow::Continue(Skip(true))
-    }
-    fn end_game(&mut self, _position: Chess) {}
-}
+/// The replay of `tools/replay.rs` (its `main` unused here).
+#[path = "replay.rs"]
+#[allow(dead_code)]
+mod replay;
 
 fn main() -> anyhow::Result<()> {
     let path = std::env::args_os().nth(1).ok_or_else(|| anyhow::anyhow!("usage: ingest_stages FILE.pgn[.zst]"))?;
@@ -58,7 +31,7 @@ fn main() -> anyhow::Result<()> {
     let text: Vec<u8> = games.iter().flat_map(|game| game.text.iter().copied()).collect();
     let clock = Instant::now();
     let mut reader = Reader::new(Cursor::new(&text));
-    while reader.read_game(&mut Replay)?.is_some() {}
+    while reader.read_game(&mut replay::Replay { plies: 0 })?.is_some() {}
     let replay = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();

@@ -9,8 +9,9 @@ use std::{ops::ControlFlow, time::Instant};
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position as _};
 
-struct Replay {
-    plies: u64,
+/// The replay, shared with `tools/ingest_stages.rs`: plays every mainline move, counting them.
+pub struct Replay {
+    pub plies: u64,
 }
 
 impl Visitor for Replay {
