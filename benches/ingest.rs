@@ -5,7 +5,7 @@
 //! RocksDB, merge operands in a `WriteBatch` (what formats 1–3 did) against a sorted SST file
 //! ingested with `ingest_external_file` (what the bulk path's commit does). Also prints the
 //! value bytes per position.
-//! `tools/ingest-bench.sh` measures the whole command.
+//! `tools/bench/ingest.sh` measures the whole command.
 //!
 //! `cargo bench --bench ingest`
 

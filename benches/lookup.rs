@@ -98,13 +98,13 @@ fn lookup(c: &mut Criterion) {
     // counted on its own (no summaries), side by side.
     // (A summary is built the second time its position is asked for.)
     let fresh = || {
-        store.set_summaries(SUMMARY_MIN_GAMES, SUMMARY_BUDGET);
+        store.snapshot().summaries().configure(SUMMARY_MIN_GAMES, SUMMARY_BUDGET);
         start.run(&store).expect("lookup");
     };
     group.bench_function("initial position filtered, its summary built", |b| {
         b.iter_batched(fresh, |()| start.run(&store).expect("lookup"), BatchSize::PerIteration)
     });
-    store.set_summaries(u64::MAX, 0);
+    store.snapshot().summaries().configure(u64::MAX, 0);
     group.bench_function("initial position filtered, game by game", |b| b.iter(|| start.run(&store).expect("lookup")));
     let mut cycle = filtered.iter().cycle();
     group.bench_function("mix filtered, game by game", |b| {

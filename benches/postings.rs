@@ -2,7 +2,7 @@
 //! tabiya's stored form (Leapfrog or delta varints, whichever is smaller), Leapfrog's full
 //! decode, delta varints, and the `roaring` crate's bitmap iterated into the same vector; ids
 //! per second. Sizes over every list of a database: `cargo run --release --example
-//! postings_report -- DB_DIR`.
+//! postings-report -- DB_DIR`.
 //!
 //! `cargo bench --bench postings`
 
@@ -31,7 +31,8 @@ fn postings(c: &mut Criterion) {
         .iter()
         .map(|_| Class { lists: vec![], leapfrog: vec![], deltas: vec![], roaring: vec![], ids: 0 })
         .collect();
-    for item in store.posting_lists() {
+    let view = store.scan_snapshot();
+    for item in view.scanner().each(|position| position.games()) {
         let (_, list) = item.expect("readable database");
         let ids: Vec<u64> = list.iter().map(|id| id.0).collect();
         let class = &mut classes[density_class(&ids)];

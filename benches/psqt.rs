@@ -2,7 +2,7 @@
 //! (`../shared/datasets/psqt/pesto.csv`, or `TABIYA_DATASETS`), a few components with a fixed
 //! number of generations, and unpacking the result. Skipped with a message when the tables are
 //! absent. The whole-run figures (quality at 4..16 components, derive on a database) come from
-//! `tools/psqt-bench.sh`.
+//! `tools/bench/psqt.sh`.
 
 use std::path::PathBuf;
 

@@ -5,7 +5,8 @@
 //! the architecture (docs/ARCHITECTURE.md walks one game from file to answer); the stored bytes
 //! are docs/FORMAT.md's ([`format`](mod@format)).
 //!
-//! Chess and data, without I/O (each depends only on those above it):
+//! Chess and data, without a database: the `tabiya-core` crate (`crates/core`), re-exported here
+//! module by module (each depends only on those above it):
 //!
 //! - [`position`]: the canonical [`Position`] and its rook/castling [`Category`].
 //! - [`codec`]: the 21-byte [`Key`] (memcmp-ordered, material ranges contiguous), the Huffman
@@ -16,16 +17,20 @@
 //! - [`pattern`]: the pattern language, evaluated with vector attacks on a 0x88 board.
 //! - [`psqt`]: piece-square tables: their CSV form, the Texel fit, the factorisation into
 //!   bitboard components.
-//! - [`input`]: reading user files: PGN collections (split, checked, parsed, replayed into
-//!   model records) and EPD/FEN lists.
+//!
+//! Reading user files:
+//!
+//! - [`input`]: PGN collections (split, checked, parsed, replayed into model records) and
+//!   EPD/FEN lists.
 //!
 //! The database and what runs on it:
 //!
-//! - [`store`]: the RocksDB database: its families, options and byte layouts, reading,
-//!   scanning and writing.
+//! - [`store`]: the RocksDB database: opening it, its typed read views over one snapshot, the
+//!   writer, its families, options and byte layouts.
 //! - [`indexer`]: ingesting collections into the store in parallel, exactly once.
 //! - [`explore`]: queries: explorer lookups with filters, game lists, material and pattern
-//!   search, piece-square statistics.
+//!   search, piece-square statistics; scans split into parts that separate processes or
+//!   machines compute and one merges ([`explore::distributed`]).
 //! - [`export`]: Polyglot opening books and position exports (EPD, CSV).
 //! - [`report`]: the statistics reports, as data.
 //! - [`render`]: tables, JSON documents, PGN and the reports as HTML and CSV.
@@ -41,21 +46,17 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod codec;
+use tabiya_core::varint;
+pub use tabiya_core::{codec, model, pattern, position, postings, psqt};
+
 pub mod explore;
 pub mod export;
 pub mod indexer;
 pub mod input;
-pub mod model;
-pub mod pattern;
-pub mod position;
-pub mod postings;
-pub mod psqt;
 pub mod render;
 pub mod report;
 pub mod server;
 pub mod store;
-mod varint;
 
 pub use codec::{Key, Material};
 pub use position::{Category, Position};

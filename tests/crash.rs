@@ -74,13 +74,13 @@ fn fingerprint(db: &Path) -> (Totals, u64) {
     let store = Store::open_read_only(db).unwrap();
     let totals = store.totals().unwrap();
     let mut hasher = DefaultHasher::new();
-    for item in store.positions() {
-        let (key, stats) = item.unwrap();
+    for (key, stats) in common::stored_positions(&store) {
         key.as_bytes().hash(&mut hasher);
         format!("{stats:?}").hash(&mut hasher);
     }
+    let view = store.snapshot();
     for id in 1..totals.next_game_id {
-        format!("{:?}", store.game(GameId(id)).unwrap()).hash(&mut hasher);
+        format!("{:?}", view.games().get(GameId(id)).unwrap()).hash(&mut hasher);
     }
     (totals, hasher.finish())
 }
@@ -95,17 +95,18 @@ fn check_consistent(db: &Path) {
     };
     let totals = store.totals().unwrap();
     let mut occurrences = 0;
-    for item in store.positions() {
-        occurrences += item.unwrap().1.total.games;
+    for (_, stats) in common::stored_positions(&store) {
+        occurrences += stats.total.games;
     }
     assert_eq!(occurrences, totals.position_occurrences, "position counts match the games stored");
     let mut plies = 0;
+    let view = store.snapshot();
     for id in 1..totals.next_game_id {
-        plies += store.game(GameId(id)).unwrap().expect("every id below next_game_id is stored").plies() as u64;
+        plies += view.games().get(GameId(id)).unwrap().expect("every id below next_game_id is stored").plies() as u64;
     }
     assert_eq!(plies, totals.plies);
     assert_eq!(totals.next_game_id.saturating_sub(1), totals.games);
-    assert!(store.game(GameId(totals.next_game_id.max(1))).unwrap().is_none(), "no game beyond the totals");
+    assert!(view.games().get(GameId(totals.next_game_id.max(1))).unwrap().is_none(), "no game beyond the totals");
 }
 
 #[test]
@@ -240,6 +241,6 @@ fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
     child.wait().unwrap();
     let totals = Store::open_read_only(&db).unwrap().totals().unwrap();
     assert!(totals.distinct_positions.is_some() && totals.single_game_positions.is_some(), "{totals:?}");
-    let counts = Store::open_read_only(&db).unwrap().count_positions().unwrap();
+    let counts = Store::open_read_only(&db).unwrap().snapshot().positions().count().unwrap();
     assert_eq!(totals.distinct_positions, Some(counts.distinct));
 }

@@ -172,7 +172,12 @@ fn database_reports_equal_replaying_every_game() {
 /// another order) is the one-process report, byte for byte as JSON.
 #[test]
 fn a_database_report_spread_over_processes_is_the_whole_report() {
-    use tabiya::report::database::{DatabaseOptions, DatabasePartial, DatabaseReport};
+    use std::time::Instant;
+
+    use tabiya::{
+        explore::{DistributedScan, distributed::from_bytes},
+        report::database::{DatabaseOptions, DatabasePartial, DatabaseReport},
+    };
 
     // More games than one part of the pass over games reads (4,096), so that tallies, players
     // and positions by ply are merged across parts, and endgame classes across scan parts.
@@ -180,23 +185,22 @@ fn a_database_report_spread_over_processes_is_the_whole_report() {
     let (_dir, store) = build(&games);
     let options = DatabaseOptions { plies: 8, positions_per_ply: 7, top: 50 };
     let whole = serde_json::to_value(DatabaseReport::build(&store, &options).unwrap()).unwrap();
-    let count = DatabaseReport::part_count(&store).unwrap();
-    assert!(count > 4, "{count} parts");
-    let mut shipped = Vec::new();
-    for process in 0..3 {
-        let mine: Vec<usize> = (process..count).step_by(3).collect();
-        shipped.push(DatabaseReport::partial(&store, &options, &mine).unwrap().to_bytes());
-    }
-    shipped.reverse();
-    let partials = shipped.iter().map(|bytes| DatabasePartial::from_bytes(bytes).unwrap());
-    let spread = serde_json::to_value(DatabaseReport::answer(&store, &options, partials).unwrap()).unwrap();
+    let spread = serde_json::to_value(common::spread(&options, &store)).unwrap();
     assert_eq!(spread, whole);
     assert_eq!(u(&whole["totals"]["games"]), 9_000);
     assert!(whole["endgames"].as_array().unwrap().len() > 10);
-    // A part missing, or counted twice, shows.
-    let some = DatabaseReport::partial(&store, &options, &[0]).unwrap();
-    let fewer = serde_json::to_value(DatabaseReport::answer(&store, &options, [some]).unwrap()).unwrap();
+    let view = store.scan_snapshot();
+    let count = options.part_count(&view).unwrap();
+    assert!(count > 4, "{count} parts");
+    // A part missing shows; a part named twice counts once; a part beyond the count is refused.
+    let some = options.partial(&view, &[0], &Default::default()).unwrap();
+    let twice = options.partial(&view, &[0, 0], &Default::default()).unwrap();
+    drop(view);
+    let answer =
+        |partial| serde_json::to_value(options.answer(&store, vec![partial], Instant::now()).unwrap()).unwrap();
+    let (fewer, again) = (answer(some), answer(twice));
     assert_ne!(fewer["results"], whole["results"]);
-    assert!(DatabaseReport::partial(&store, &options, &[count]).is_err());
-    assert!(DatabasePartial::from_bytes(b"not a partial").is_none());
+    assert_eq!(fewer, again);
+    assert!(options.partial(&store.scan_snapshot(), &[count], &Default::default()).is_err());
+    assert!(from_bytes::<DatabasePartial>(b"not a partial").is_none());
 }

@@ -2,7 +2,7 @@
 //! perft suites, the promoted-piece positions of real games, every position of every game of the
 //! players collection, and ingestion of that collection checked against a naive replay.
 //!
-//! Every test here is ignored unless asked for (`--include-ignored`, which tools/test.sh passes
+//! Every test here is ignored unless asked for (`--include-ignored`, which tools/ci/test.sh passes
 //! when it finds the datasets), and fails when asked for without them.
 
 use crate::common;
@@ -208,11 +208,11 @@ fn ingest_matches_a_naive_replay() {
     for (epd, counts) in &expected {
         let position: Position = epd.parse().unwrap();
         let key = Key::encode(&position).unwrap();
-        let stats = store.position(&key).unwrap().unwrap();
+        let stats = tabiya::explore::position_stats(&store.snapshot(), &key).unwrap().unwrap();
         let t = stats.total;
         assert_eq!([t.games, t.white, t.draws, t.black], *counts, "{epd}");
         // The posting list holds one id per game, each a stored game.
-        let ids = store.postings(&key).unwrap().to_vec();
+        let ids = store.snapshot().positions().game_ids(&key).unwrap();
         assert_eq!(ids.len() as u64, t.games, "{epd}");
         assert!(ids.iter().all(|&id| id.0 >= 1 && id.0 <= summary.totals.games), "{epd}");
     }
@@ -244,9 +244,12 @@ fn lichess_openings_import() {
     assert!(all.len() > 3_000, "{} openings", all.len());
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(&tmp.path().join("db")).unwrap();
-    store.put_openings(&all).unwrap();
+    store.writer().unwrap().put_openings(&all).unwrap();
     let italian = Target::uci("g1f3,b8c6,e2e4,e7e5,f1c4").resolve().unwrap();
-    assert_eq!(store.opening(&italian.key).unwrap(), Some(("C50".to_owned(), "Italian Game".to_owned())));
+    assert_eq!(
+        store.snapshot().positions().opening(&italian.key).unwrap(),
+        Some(("C50".to_owned(), "Italian Game".to_owned()))
+    );
     // An unnamed position deeper in a line takes the deepest named one before it.
     let deep = Target::san("1. e4 e5 2. Nf3 Nc6 3. Bc4 h6 4. h3 a6").resolve().unwrap();
     let answer = Lookup { target: deep, filter: Filter::default(), limits: Limits::default() }.run(&store).unwrap();
@@ -266,20 +269,20 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
     assert!((70_000..80_000).contains(&counts.duplicates), "{counts:?}");
     assert_eq!(counts.indexed + counts.duplicates + 2, counts.games_read);
     assert_eq!(summary.totals.games, counts.indexed);
-    let positions = store.count_positions().unwrap();
+    let positions = store.snapshot().positions().count().unwrap();
     assert_eq!(Some(positions.distinct), summary.totals.distinct_positions);
     // Most positions occur in one game: the case the value layout makes cheap.
     assert!(positions.single_game * 100 > positions.distinct * 95, "{positions:?}");
 
     // One player spelled three ways in the collection's files; every game with those tags.
-    let garry = tabiya::explore::find_players(&store, "Kasparov, Garry").unwrap();
+    let garry = tabiya::explore::find_players(&store.snapshot(), "Kasparov, Garry").unwrap();
     let chosen = garry.chosen().unwrap_or_else(|| panic!("{garry:?}"));
     let names: BTreeSet<&str> = chosen.spellings.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Kasparov, Gary", "Kasparov,G", "Kasparov, G."].into_iter().collect());
     let ids: Vec<GameId> = (1..summary.totals.next_game_id).map(GameId).collect();
     let mut tagged = 0;
     for chunk in ids.chunks(10_000) {
-        for game in store.games(chunk).unwrap().into_iter().flatten() {
+        for game in store.snapshot().games().get_many(chunk).unwrap().into_iter().flatten() {
             let spelled = |tag: &str| {
                 names.iter().any(|n| {
                     n.to_lowercase()
@@ -296,7 +299,7 @@ fn ingest_players_reports_duplicates_and_the_two_broken_games() {
     // The surname alone is three players'; Judit Polgar's abbreviation is hers.
     let err = tabiya::explore::player_games(&store, "Kasparov", None).unwrap_err().to_string();
     assert!(err.contains("matches 3 players"), "{err}");
-    let judit = tabiya::explore::find_players(&store, "Polgar, Judit").unwrap();
+    let judit = tabiya::explore::find_players(&store.snapshot(), "Polgar, Judit").unwrap();
     let names: BTreeSet<&str> = judit.chosen().unwrap().spellings.iter().map(|s| s.name.as_str()).collect();
     assert!(
         names.contains("Polgar,Ju") && names.contains("Polgar, Judit") && !names.contains("Polgar,Zsu"),

@@ -170,7 +170,7 @@ fn build_in_runs(games: &[Game], runs: usize) -> Built {
     let mut stored = vec![0; games.len()];
     let mut generated = HashMap::new();
     for id in 1..=games.len() as u64 {
-        let record = store.game(GameId(id)).unwrap().unwrap();
+        let record = store.snapshot().games().get(GameId(id)).unwrap().unwrap();
         let round: u64 = record.tags.round.parse().unwrap();
         stored[round as usize - 1] = id;
         generated.insert(id, round);
@@ -409,9 +409,9 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     let expected = naive_index(&games, &NaiveFilter::default());
     // Every position: the list equals the naive games, and its length the stored game count.
     let mut positions = 0;
-    for item in built.store.positions() {
-        let (key, stats) = item.unwrap();
-        let list: Vec<u64> = built.store.postings(&key).unwrap().iter().map(|id| id.0).collect();
+    let view = built.store.snapshot();
+    for (key, stats) in common::stored_positions(&built.store) {
+        let list: Vec<u64> = view.positions().game_ids(&key).unwrap().iter().map(|id| id.0).collect();
         assert_eq!(list.len() as u64, stats.total.games, "{key}");
         assert_eq!(list, stats.game_ids.iter().map(|id| id.0).collect::<Vec<_>>());
         let epd = key.decode().unwrap().to_string();
@@ -421,7 +421,7 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
     }
     assert_eq!(positions, expected.len());
     // Counted from the full-key family and the single-game tier's marks: each position once.
-    let counts = built.store.count_positions().unwrap();
+    let counts = view.positions().count().unwrap();
     let single = expected.values().filter(|(ids, _)| built.stored_ids(ids).len() == 1).count() as u64;
     assert_eq!((counts.distinct, counts.single_game), (expected.len() as u64, single));
 

@@ -1,7 +1,7 @@
 //! The on-disk format, pinned: the embedded sample ingested into a new database gives exactly
 //! these bytes. Format 4 moved the totals from the meta family into the positions family's
 //! commit record; its positions, games, fingerprints and players are byte for byte what the
-//! format-3 code gave (digests taken with that revision's build, `tools/format-digest.sh`).
+//! format-3 code gave (digests taken with that revision's build, `tools/ci/format-digest.sh`).
 //! Format 5 stores each general position value's games by move instead of its slices, and adds
 //! the facts family; games, fingerprints, players and the commit record are unchanged. Format 6
 //! stores a one-game position as its game and next move only (the game's facts are in the facts

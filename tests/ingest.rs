@@ -42,7 +42,7 @@ fn ingest(store: &Store, files: &[PathBuf]) -> (Summary, Recorder) {
 
 fn stats(store: &Store, fen: &str) -> PositionStats {
     let position: Position = fen.parse().unwrap();
-    store.position(&Key::encode(&position).unwrap()).unwrap().unwrap_or_default()
+    tabiya::explore::position_stats(&store.snapshot(), &Key::encode(&position).unwrap()).unwrap().unwrap_or_default()
 }
 
 fn game(tags: &str, moves: &str) -> String {
@@ -126,7 +126,7 @@ fn known_answers() {
 
     // Every stored game reads back with its moves.
     for id in 1..=7 {
-        let record = store.game(GameId(id)).unwrap().unwrap();
+        let record = store.snapshot().games().get(GameId(id)).unwrap().unwrap();
         let positions = replay(&record).unwrap();
         assert_eq!(positions.len(), record.plies() + 1);
     }
@@ -190,20 +190,26 @@ fn games_written_for_a_commit_that_never_came_are_invisible_then_discarded() {
     let raw = RawGame { number: 1, line: 1, text: later_text.into_bytes() };
     let Prepared::Game(orphan) = indexer::prepare(raw, |_| false) else { panic!("the game prepares") };
     let id = GameId(committed.next_game_id);
-    let mut batch = store.batch();
+    let writer = store.writer().unwrap();
+    let mut batch = writer.batch();
     batch.put_game(id, &orphan.record);
     batch.put_fingerprints([(orphan.fingerprint, id)]);
     batch.put_players([(id, orphan.record.tags.white.as_str(), orphan.record.tags.black.as_str())]);
     batch.commit().unwrap();
-    store.flush().unwrap();
+    writer.flush().unwrap();
     drop(store);
 
     let reader = Store::open_read_only(&path).unwrap();
     assert_eq!(reader.totals().unwrap(), committed);
-    assert_eq!(reader.game(id).unwrap(), None);
-    assert_eq!(reader.games(&[GameId(1), id]).unwrap().iter().map(Option::is_some).collect::<Vec<_>>(), [true, false]);
-    assert!(reader.player_games("w1", None).unwrap().is_empty());
-    assert_eq!(reader.player_games("w0", None).unwrap(), [GameId(1)]);
+    let view = reader.snapshot();
+    assert_eq!(view.games().get(id).unwrap(), None);
+    assert_eq!(
+        view.games().get_many(&[GameId(1), id]).unwrap().iter().map(Option::is_some).collect::<Vec<_>>(),
+        [true, false]
+    );
+    assert!(view.players().games("w1", None).unwrap().is_empty());
+    assert_eq!(view.players().games("w0", None).unwrap(), [GameId(1)]);
+    drop(view);
     drop(reader);
 
     // The next writer removes it first, so the game is new to it, not a duplicate.
@@ -211,7 +217,7 @@ fn games_written_for_a_commit_that_never_came_are_invisible_then_discarded() {
     let (run, _) = ingest(&store, &[later]);
     assert_eq!((run.run.counts.indexed, run.run.counts.duplicates), (1, 0));
     assert_eq!(run.totals.games, 2);
-    assert_eq!(store.player_games("w1", None).unwrap(), [id]);
+    assert_eq!(store.snapshot().players().games("w1", None).unwrap(), [id]);
     assert_eq!(stats(&store, "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2").game_ids, [id]);
 }
 
@@ -261,8 +267,9 @@ fn bad_games_are_reported_and_good_games_around_them_kept() {
     );
     assert!(recorder.rejected[0].1.detail.contains("Ke5"), "{}", recorder.rejected[0].1.detail);
     // Ids follow the games' mainline order within a batch: find the Latin-1 game by its player.
-    let whites: Vec<String> =
-        (1..=summary.totals.games).map(|id| store.game(GameId(id)).unwrap().unwrap().tags.white).collect();
+    let whites: Vec<String> = (1..=summary.totals.games)
+        .map(|id| store.snapshot().games().get(GameId(id)).unwrap().unwrap().tags.white)
+        .collect();
     assert!(whites.iter().any(|w| w == "latin-1 \u{e9}"), "{whites:?}");
     let mate = stats(&store, "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
     assert_eq!(mate.total.games, 3);

@@ -1,24 +1,13 @@
-//! The folders' layering (docs/ARCHITECTURE.md), checked on the sources: the chess-and-data
-//! folders name neither RocksDB nor the modules that run on the database, so that they could
-//! build without it; nothing in the library names the binary's `cmd`; only the server knows
-//! HTTP; and no file outside the store takes stored bytes apart.
+//! The layering (docs/ARCHITECTURE.md), checked on the sources. The compiler keeps the
+//! chess-and-data layers (`crates/core`) apart from the database: that crate cannot name it.
+//! Here: `input` names nothing of the database either; nothing in the library names the
+//! binary's `cmd`; only the server knows HTTP; and no file outside the store, the Python
+//! binding included, takes stored bytes apart.
+//!
+//! Paths are read as the compiler reads them: `use crate::{store::{layout::X, ..}, ..}` names
+//! `crate::store::layout::X`, so a grouped import hides nothing.
 
 use std::path::{Path, PathBuf};
-
-/// Folders of `src/` without I/O: the lower layer.
-const PURE: [&str; 7] = ["position", "codec", "model", "postings", "pattern", "psqt", "input"];
-/// What the lower layer must not name.
-const IMPURE: [&str; 9] = [
-    "crate::store",
-    "crate::indexer",
-    "crate::explore",
-    "crate::report",
-    "crate::render",
-    "crate::server",
-    "rocksdb",
-    "axum",
-    "tokio",
-];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -31,23 +20,113 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code lines of a file (comments dropped) with their numbers.
-fn code(path: &Path) -> Vec<(usize, String)> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim_start().starts_with("//"))
-        .map(|(at, line)| (at + 1, line.to_owned()))
-        .collect()
+/// The source without its comments (line and block, doc comments included) and strings.
+fn code(text: &str) -> String {
+    let (mut out, mut chars) = (String::with_capacity(text.len()), text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    last = c;
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match (escaped, c) {
+                        (false, '\\') => escaped = true,
+                        (false, '"') => break,
+                        _ => escaped = false,
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
-/// Every line of the files under `folders` that names one of `names`.
-fn offences(folders: &[&str], names: &[&str]) -> Vec<String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every path a file names, grouped imports expanded: `use a::{b, c::{d, e}}` gives `a::b`,
+/// `a::c::d` and `a::c::e`; other paths (`crate::store::Store::open`) as written.
+fn paths(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + 4..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let end = rest.find(';').unwrap_or(rest.len());
+        expand("", &rest[..end], &mut found);
+        rest = &rest[end..];
+    }
+    // Paths in code: each run of identifiers joined by `::`.
+    let mut current = String::new();
+    for c in code.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            current.push(c);
+        } else {
+            if current.contains("::") {
+                found.push(current.trim_matches(':').to_owned());
+            }
+            current.clear();
+        }
+    }
+    found
+}
+
+/// Expands one `use` tree under `prefix` into `out` (`a as b` names `a`).
+fn expand(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        let name = tree.split(" as ").next().unwrap_or(tree).trim();
+        let name: String = name.split_whitespace().collect();
+        if !name.is_empty() {
+            out.push(format!("{prefix}{name}"));
+        }
+        return;
+    };
+    let head: String = tree[..open].split_whitespace().collect();
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    // Split the inner list at the commas of its own level.
+    let (mut depth, mut start) = (0, 0);
+    let bytes = inner.as_bytes();
+    for at in 0..=bytes.len() {
+        match bytes.get(at) {
+            Some(b'{') => depth += 1,
+            Some(b'}') => depth -= 1,
+            Some(b',') | None if depth == 0 => {
+                expand(&format!("{prefix}{head}"), &inner[start..at], out);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every path under `folders` (of `root`) that starts with one of `names`, with its file.
+fn offences(root: &str, folders: &[&str], names: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
     let mut files = Vec::new();
     for folder in folders {
-        let path = src.join(folder);
+        let path = root.join(folder);
         match path.is_dir() {
             true => rust_files(&path, &mut files),
             false => files.push(path),
@@ -55,35 +134,117 @@ fn offences(folders: &[&str], names: &[&str]) -> Vec<String> {
     }
     let mut found = Vec::new();
     for file in files {
-        for (at, line) in code(&file) {
-            if let Some(name) = names.iter().find(|name| line.contains(*name)) {
-                found.push(format!("{}:{at}: {name}: {}", file.display(), line.trim()));
+        let code = code(&std::fs::read_to_string(&file).unwrap());
+        for path in paths(&code) {
+            if let Some(name) = names.iter().find(|name| path.starts_with(*name) || path.contains(&format!("::{name}")))
+            {
+                found.push(format!("{}: {name}: {path}", file.display()));
             }
         }
     }
+    found.sort();
+    found.dedup();
     found
 }
 
 #[test]
-fn the_chess_and_data_folders_name_nothing_of_the_database() {
-    assert_eq!(offences(&PURE, &IMPURE), Vec::<String>::new());
+fn grouped_imports_are_read_as_the_paths_they_name() {
+    let code =
+        code("use crate::{\n    store::{Snapshot, layout::{Detail, X as Y}},\n    codec::Key, // crate::cmd\n};");
+    let mut found = paths(&code);
+    found.sort();
+    found.dedup();
+    let want =
+        ["crate::codec::Key", "crate::store::Snapshot", "crate::store::layout::Detail", "crate::store::layout::X"];
+    assert!(want.iter().all(|path| found.contains(&path.to_string())), "{found:?}");
+    assert!(!found.iter().any(|path| path.contains("cmd")), "{found:?}");
+}
+
+#[test]
+fn the_chess_and_data_crate_depends_on_no_database() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/Cargo.toml")).unwrap();
+    for name in ["rocksdb", "tabiya =", "tokio", "axum"] {
+        assert!(!manifest.contains(name), "crates/core depends on {name}");
+    }
+}
+
+#[test]
+fn reading_user_files_names_nothing_of_the_database() {
+    let database =
+        ["crate::store", "crate::indexer", "crate::explore", "crate::report", "crate::render", "crate::server"];
+    assert_eq!(
+        offences("src", &["input"], &[&database[..], &["rocksdb", "axum", "tokio"]].concat()),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn the_library_does_not_name_the_binary_and_only_the_server_knows_http() {
-    let library = ["position", "codec", "model", "postings", "pattern", "psqt", "input", "store", "indexer"];
-    let above = ["explore", "report", "render", "lib.rs"];
-    assert_eq!(
-        offences(&[&library[..], &above[..], &["server"]].concat(), &["crate::cmd", "mod cmd"]),
-        Vec::<String>::new()
-    );
-    assert_eq!(offences(&[&library[..], &above[..]].concat(), &["axum", "tokio", "hyper"]), Vec::<String>::new());
+    let library = ["input", "store", "indexer", "explore", "export", "report", "render", "lib.rs"];
+    assert_eq!(offences("src", &[&library[..], &["server"]].concat(), &["crate::cmd"]), Vec::<String>::new());
+    assert_eq!(offences("src", &library, &["axum", "tokio", "hyper"]), Vec::<String>::new());
 }
 
 #[test]
 fn no_file_outside_the_store_reads_stored_bytes() {
-    let outside = ["explore", "report", "render", "server", "indexer", "cmd"];
-    // The layouts are the store's: other modules get typed values from it.
+    // The layouts are the store's: other modules, and the Python binding, get typed values.
     let names = ["layout::", "StoredValue::parse", "rocksdb"];
-    assert_eq!(offences(&outside, &names), Vec::<String>::new());
+    let outside = ["explore", "export", "report", "render", "server", "indexer", "cmd"];
+    assert_eq!(offences("src", &outside, &names), Vec::<String>::new());
+    assert_eq!(offences("python/src", &["."], &names), Vec::<String>::new());
+}
+
+/// The sections of docs/ARCHITECTURE.md by heading (`### ...`), each with its text.
+fn architecture_sections() -> Vec<(String, String)> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md")).unwrap();
+    let mut sections = Vec::new();
+    for part in doc.split("\n### ").skip(1) {
+        let (heading, text) = part.split_once('\n').unwrap_or((part, ""));
+        let text = text.split("\n## ").next().unwrap_or(text);
+        sections.push((heading.to_owned(), text.to_owned()));
+    }
+    sections
+}
+
+/// The folders under `dir`, recursively, as their names.
+fn folders(dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.push(path.file_name().unwrap().to_string_lossy().into_owned());
+            folders(&path, out);
+        }
+    }
+}
+
+#[test]
+fn the_architecture_names_every_folder_of_the_sources() {
+    let sections = architecture_sections();
+    let mut missing = Vec::new();
+    for base in ["src", "crates/core/src"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(base);
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            // Each top folder has a section of its own; each folder inside it is named there.
+            let heading = format!("`{base}/{name}/`");
+            let Some((_, text)) = sections.iter().find(|(title, _)| title.contains(&heading)) else {
+                missing.push(heading);
+                continue;
+            };
+            let mut inside = Vec::new();
+            folders(&path, &mut inside);
+            missing.extend(
+                inside
+                    .into_iter()
+                    .filter(|inner| !text.contains(&format!("`{inner}/`")))
+                    .map(|inner| format!("{heading}: {inner}/")),
+            );
+        }
+    }
+    assert_eq!(missing, Vec::<String>::new(), "folders docs/ARCHITECTURE.md does not name");
 }

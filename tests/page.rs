@@ -442,11 +442,11 @@ async fn the_explorer_page_works_in_a_browser() {
     eprintln!("page timings: {}", browser.eval("return window.tabiyaTimings").await);
 }
 
-/// The page's speed on a real database (`TABIYA_PAGE_DB`), as `tools/page-bench.sh` runs it:
+/// The page's speed on a real database (`TABIYA_PAGE_DB`), as `tools/bench/page.sh` runs it:
 /// the first answer on screen after a cold load, and each move's answer after its click (both
 /// measured in the page, from navigation start and from the click), min / median / max.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs TABIYA_PAGE_DB, a built database; run by tools/page-bench.sh"]
+#[ignore = "needs TABIYA_PAGE_DB, a built database; run by tools/bench/page.sh"]
 async fn page_timings() {
     let db = std::env::var_os("TABIYA_PAGE_DB").expect("TABIYA_PAGE_DB names a database");
     let server = start(std::path::Path::new(&db));

@@ -183,7 +183,7 @@ fn patterns_match_a_naive_replay() {
     // Stored id → generated index, through the Round tag.
     let mut index_of = BTreeMap::new();
     for id in 1..=games.len() as u64 {
-        let record = store.game(GameId(id)).unwrap().unwrap();
+        let record = store.snapshot().games().get(GameId(id)).unwrap().unwrap();
         index_of.insert(GameId(id), record.tags.round.parse::<usize>().unwrap() - 1);
     }
     let all = positions(&games);
@@ -288,7 +288,7 @@ fn a_stopped_scan_says_so() {
 
 #[test]
 fn a_search_spread_over_parts_answers_as_one_search() {
-    use tabiya::{explore::PatternPartial, store::ScanProgress};
+    use tabiya::explore::{PatternPartial, distributed::from_bytes};
 
     let (_dir, store) = build(&generate(300));
     for (text, material) in
@@ -302,17 +302,7 @@ fn a_search_spread_over_parts_answers_as_one_search() {
             filter: Filter::default(),
         };
         let whole = query.run(&store).unwrap();
-        let parts = query.scan_parts(&store).unwrap();
-        assert!(parts.len() > 2, "{text}: {} parts", parts.len());
-        // Three processes' worth, each part once, shipped as bytes, merged in another order.
-        let mut shipped = Vec::new();
-        for process in 0..3 {
-            let mine: Vec<_> = parts.iter().skip(process).step_by(3).cloned().collect();
-            shipped.push(query.partial(&store, &mine, &ScanProgress::default()).unwrap().to_bytes());
-        }
-        shipped.reverse();
-        let partials = shipped.iter().map(|bytes| PatternPartial::from_bytes(bytes).unwrap());
-        let spread = query.answer(&store, partials, std::time::Instant::now()).unwrap();
+        let spread = common::spread(&query, &store);
         let json = |search: &tabiya::explore::PatternSearch| {
             let mut value = serde_json::to_value(search).unwrap();
             value.as_object_mut().unwrap().remove("elapsedMs");
@@ -322,5 +312,5 @@ fn a_search_spread_over_parts_answers_as_one_search() {
         assert_eq!(spread.game_ids, whole.game_ids, "{text}");
         assert!(whole.positions > 0, "{text}");
     }
-    assert!(PatternPartial::from_bytes(b"not a partial").is_none());
+    assert!(from_bytes::<PatternPartial>(b"not a partial").is_none());
 }

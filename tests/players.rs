@@ -74,7 +74,7 @@ fn names_match_every_spelling_of_one_player_and_refuse_ambiguity() {
 
     let garry = ["Kasparov, Garry", "Kasparov,G", "Garry Kasparov", "KASPAROV Garry", "Kásparov, Gary"];
     for query in ["Kasparov, Garry", "garry kasparov", "KASPAROV, Garry.", "Kasparov Gary", "kásparov garry"] {
-        let found = find_players(&store, query).unwrap();
+        let found = find_players(&store.snapshot(), query).unwrap();
         let chosen = found.chosen().unwrap_or_else(|| panic!("{query}: {found:?}"));
         let names: BTreeSet<&str> = chosen.spellings.iter().map(|s| s.name.as_str()).collect();
         // "KASPAROV Garry" is "Kasparov, Garry" to the players index (case, commas): one spelling,
@@ -104,26 +104,26 @@ fn names_match_every_spelling_of_one_player_and_refuse_ambiguity() {
     let err = player_games(&store, "Kasparov", None).unwrap_err().to_string();
     assert!(err.contains("matches 3 players") && err.contains("Kasparov, Sergey"), "{err}");
     assert!(player_games(&store, "Kasparov, G.", None).unwrap_err().to_string().contains("matches 2 players"));
-    let found = find_players(&store, "Kasparov").unwrap();
+    let found = find_players(&store.snapshot(), "Kasparov").unwrap();
     assert_eq!(found.unsure.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["Kasparov,G"]);
     // The team is no one's.
     assert!(found.players.iter().flat_map(|p| &p.spellings).all(|s| !s.name.contains(':')));
-    let polgars = find_players(&store, "Polgar").unwrap();
+    let polgars = find_players(&store.snapshot(), "Polgar").unwrap();
     let leads: BTreeSet<&str> = polgars.players.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(leads, ["Polgar, Judit", "Polgar, Susan", "Polgar,Zsuzsa"].into_iter().collect());
-    let judit = find_players(&store, "Polgar, Judit").unwrap();
+    let judit = find_players(&store.snapshot(), "Polgar, Judit").unwrap();
     let names: Vec<&str> = judit.chosen().unwrap().spellings.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Polgar, Judit", "Polgar,Ju"]);
     // Accents either way.
-    let muller = find_players(&store, "Jurgen Muller").unwrap();
+    let muller = find_players(&store.snapshot(), "Jurgen Muller").unwrap();
     assert_eq!(muller.chosen().unwrap().spellings.len(), 2);
-    assert!(find_players(&store, "Nobody, At All").unwrap().players.is_empty());
+    assert!(find_players(&store.snapshot(), "Nobody, At All").unwrap().players.is_empty());
     // A surname of several words, written apart or together.
     for query in ["Vanderwiel, J", "John van der Wiel", "van der Wiel, J."] {
-        let found = find_players(&store, query).unwrap();
+        let found = find_players(&store.snapshot(), query).unwrap();
         assert_eq!(found.chosen().map(|p| p.spellings.len()), Some(2), "{query}: {found:?}");
     }
-    assert!(find_players(&store, " ,. ").is_err());
+    assert!(find_players(&store.snapshot(), " ,. ").is_err());
     // Suggestions as a name is typed.
     let suggested = suggest_players(&store, "kasp", 10).unwrap();
     assert!(garry.contains(&suggested[0].name.as_str()) && suggested.len() == 3, "{suggested:?}");

@@ -236,23 +236,15 @@ fn the_mask_is_honoured() {
 
 #[test]
 fn a_derivation_spread_over_parts_is_the_one_derivation() {
-    use tabiya::explore::psqt::{PsqtPartial, derive, derive_answer, derive_partial};
+    use tabiya::explore::{
+        distributed::from_bytes,
+        psqt::{PsqtPartial, derive},
+    };
 
     let (_dir, store) = build(&generate(200));
     let options = DeriveOptions { sample: 700, seed: 5, ..DeriveOptions::default() };
     let whole = derive(&store, &options).unwrap();
-    let parts = store.scan_parts().unwrap();
-    assert!(parts.len() > 2, "{} parts", parts.len());
-    // Three processes' worth, each part once, shipped as bytes, merged in another order.
-    let mut shipped: Vec<Vec<u8>> = (0..3)
-        .map(|process| {
-            let mine: Vec<_> = parts.iter().skip(process).step_by(3).cloned().collect();
-            derive_partial(&store, &options, &mine).unwrap().to_bytes()
-        })
-        .collect();
-    shipped.reverse();
-    let partials = shipped.iter().map(|bytes| PsqtPartial::from_bytes(bytes).unwrap());
-    let spread = derive_answer(&options, partials, std::time::Instant::now()).unwrap();
+    let spread = common::spread(&options, &store);
     let json = |derived: &tabiya::explore::psqt::Derived| {
         let mut value = serde_json::to_value(derived).unwrap();
         value.as_object_mut().unwrap().remove("elapsedMs");
@@ -260,5 +252,5 @@ fn a_derivation_spread_over_parts_is_the_one_derivation() {
     };
     assert_eq!(json(&spread), json(&whole));
     assert_eq!(whole.fit.positions, 700);
-    assert!(PsqtPartial::from_bytes(b"not a partial").is_none());
+    assert!(from_bytes::<PsqtPartial>(b"not a partial").is_none());
 }

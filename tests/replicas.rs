@@ -1,6 +1,6 @@
 //! Serving replicas: `tabiya checkpoint` copies a database consistently while another process
 //! ingests into it, and two `tabiya serve` over copies behind Debian's nginx (with the
-//! repository's `tools/replicas/nginx.conf`) answer a bounded load without one failed request
+//! repository's `tools/deploy/nginx.conf`) answer a bounded load without one failed request
 //! while a replica is killed.
 
 use std::{
@@ -32,7 +32,7 @@ fn checkpoint(db: &Path, dest: &Path) {
 /// Games reaching the start position: every game of these collections.
 fn start_games(store: &Store) -> u64 {
     let start = Key::encode(&tabiya::position::Position::initial()).unwrap();
-    store.position(&start).unwrap().map_or(0, |stats| stats.total.games)
+    store.snapshot().positions().get(&start, tabiya::store::Detail::Head).unwrap().map_or(0, |stats| stats.total.games)
 }
 
 #[test]
@@ -116,7 +116,7 @@ impl Drop for Nginx {
 fn nginx(prefix: &Path, upstreams: [&str; 2]) -> Nginx {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let addr = format!("127.0.0.1:{port}");
-    let config = include_str!("../tools/replicas/nginx.conf")
+    let config = include_str!("../tools/deploy/nginx.conf")
         .replace("127.0.0.1:9101", upstreams[0])
         .replace("127.0.0.1:9102", upstreams[1])
         .replace("127.0.0.1:9100", &addr);
@@ -132,7 +132,7 @@ fn nginx(prefix: &Path, upstreams: [&str; 2]) -> Nginx {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("nginx (Debian's nginx package; tools/bootstrap.sh installs it)");
+        .expect("nginx (Debian's nginx package; tools/ci/bootstrap.sh installs it)");
     let deadline = Instant::now() + Duration::from_secs(10);
     while TcpStream::connect(&addr).is_err() {
         assert!(Instant::now() < deadline, "nginx did not listen on {addr}");
@@ -147,7 +147,7 @@ fn get(addr: &str, path: &str) -> Result<(u16, String), String> {
 }
 
 #[test]
-#[ignore = "needs Debian's nginx (tools/bootstrap.sh installs it)"]
+#[ignore = "needs Debian's nginx (tools/ci/bootstrap.sh installs it)"]
 fn replicas_behind_nginx_lose_no_request_when_one_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("games.pgn");

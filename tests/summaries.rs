@@ -50,7 +50,7 @@ fn filters() -> Vec<Filter> {
 fn opening_targets(store: &Store) -> Vec<ResolvedTarget> {
     let mut lines = BTreeSet::new();
     for id in 1..=400 {
-        let record = store.game(GameId(id)).unwrap().unwrap();
+        let record = store.snapshot().games().get(GameId(id)).unwrap().unwrap();
         let moves: Vec<String> = record.moves().take(8).map(|m| m.unwrap().to_string()).collect();
         for plies in 0..=moves.len() {
             lines.insert(moves[..plies].join(","));
@@ -74,11 +74,16 @@ fn filtered_lookups_of_summarised_positions_equal_the_games_counted_one_by_one()
         serde_json::to_string(&lookup.run(&store).unwrap()).unwrap()
     };
     // One by one: no position summarised.
-    store.set_summaries(u64::MAX, 0);
+    store.snapshot().summaries().configure(u64::MAX, 0);
     let mut counted = Vec::new();
     let mut popular = 0;
     for target in &targets {
-        let games = store.position_head(&target.key).unwrap().map_or(0, |stats| stats.total.games);
+        let games = store
+            .snapshot()
+            .positions()
+            .get(&target.key, tabiya::store::Detail::Head)
+            .unwrap()
+            .map_or(0, |stats| stats.total.games);
         popular += usize::from(games >= 30);
         for filter in &filters {
             counted.push(answer(target, filter));
@@ -90,7 +95,7 @@ fn filtered_lookups_of_summarised_positions_equal_the_games_counted_one_by_one()
     // again with a budget so small that no summary is kept (each position then counted game
     // by game after the summary built once).
     for (min_games, budget) in [(30, 1 << 40), (30, 1 << 16)] {
-        store.set_summaries(min_games, budget);
+        store.snapshot().summaries().configure(min_games, budget);
         for round in 0..2 {
             let mut expected = counted.iter();
             for target in &targets {
@@ -108,7 +113,7 @@ fn filtered_lookups_of_summarised_positions_equal_the_games_counted_one_by_one()
     }
 
     // A later commit: the summaries of the earlier games, all in memory, are not answered from.
-    store.set_summaries(30, 1 << 40);
+    store.snapshot().summaries().configure(30, 1 << 40);
     for _ in 0..2 {
         targets.iter().for_each(|target| filters.iter().for_each(|filter| drop(answer(target, filter))));
     }
@@ -118,7 +123,7 @@ fn filtered_lookups_of_summarised_positions_equal_the_games_counted_one_by_one()
     assert!(added > 3_000, "{added} games added");
     let later: Vec<String> =
         targets.iter().flat_map(|target| filters.iter().map(|filter| answer(target, filter))).collect();
-    store.set_summaries(u64::MAX, 0);
+    store.snapshot().summaries().configure(u64::MAX, 0);
     let mut expected = Vec::new();
     for target in &targets {
         for filter in &filters {

@@ -7,7 +7,7 @@
 //! beside the checkout, or `TABIYA_DATASETS`), and Chromium with chromedriver.
 
 mod common;
-#[path = "../tools/db_digest.rs"]
+#[path = "../tools/examples/db-digest.rs"]
 mod db_digest;
 
 mod cli;

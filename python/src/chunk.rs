@@ -7,7 +7,8 @@ use rayon::prelude::*;
 use tabiya::{
     indexer::{Prepared, prepare},
     input::GameSplitter,
-    store::layout::{encode_game_head, encode_record},
+    model::Fingerprint,
+    store::game_values,
 };
 
 use crate::{
@@ -96,14 +97,18 @@ pub fn parse_games(py: Python<'_>, chunk: &[u8]) -> PyResult<ParsedChunk> {
                 Prepared::Stored => {}
             }
         }
+        let (heads, lines): (Vec<Vec<u8>>, Vec<Vec<u8>>) = games.iter().map(|g| game_values(&g.2.record)).unzip();
         let game_columns = Columns::new(
             games.len(),
             vec![
                 ("number", Column::U64(games.iter().map(|g| g.0).collect())),
                 ("line", Column::U64(games.iter().map(|g| g.1).collect())),
-                ("fingerprint", Column::Fixed(16, games.iter().flat_map(|g| g.2.fingerprint.0).collect())),
-                ("head", Column::binary(games.iter().map(|g| encode_game_head(&g.2.record)))),
-                ("mainline", Column::binary(games.iter().map(|g| encode_record(g.2.record.line())))),
+                (
+                    "fingerprint",
+                    Column::Fixed(Fingerprint::LEN, games.iter().flat_map(|g| g.2.fingerprint.0).collect()),
+                ),
+                ("head", Column::binary(heads)),
+                ("mainline", Column::binary(lines)),
                 ("plies", Column::U32(games.iter().map(|g| g.2.record.plies() as u32).collect())),
             ],
         );

@@ -198,7 +198,7 @@ impl Database {
 
     /// Seconds per call of the lookup `query` runs, timed in Rust over `rounds` calls: the
     /// lookup alone, and the lookup with its JSON document written (what the binding's
-    /// overhead is measured against; tools/python-bench.py).
+    /// overhead is measured against; tools/bench/python.py).
     #[pyo3(signature = (fen, rounds))]
     fn _time_lookup(&self, py: Python<'_>, fen: String, rounds: u32) -> PyResult<(f64, f64)> {
         call(py, || {
@@ -532,9 +532,10 @@ pub struct GameCursor {
 impl GameCursor {
     fn page(&self, offset: usize, limit: usize) -> Result<GamePage, Error> {
         let ids = self.ids.get(offset.min(self.ids.len())..).unwrap_or_default();
-        let mut page = GamePage::of(&self.store, self.ids.len() as u64, &ids[..limit.min(ids.len())])?;
+        let view = self.store.snapshot();
+        let mut page = GamePage::of(&view, self.ids.len() as u64, &ids[..limit.min(ids.len())])?;
         if let Some(sequence) = &self.steps {
-            page.mark_steps(&self.store, sequence)?;
+            page.mark_steps(&view, sequence)?;
         }
         Ok(page)
     }
@@ -613,9 +614,10 @@ impl PositionScan {
                 .par_iter()
                 .map(|part| {
                     let rows = self.rows.rows_in(&self.store, part)?;
+                    let view = self.store.snapshot();
                     rows.into_iter()
                         .map(|row| match fen {
-                            true => Ok((row, self.store.stored_position(&row.key)?.to_string())),
+                            true => Ok((row, view.positions().position(&row.key)?.to_string())),
                             false => Ok((row, String::new())),
                         })
                         .collect::<Result<Vec<_>, Error>>()

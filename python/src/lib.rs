@@ -2,13 +2,19 @@
 //! that reads the database or parses PGN runs with the GIL released ([`call`]); answers cross as
 //! the Python values of the CLI's JSON documents ([`values`]) or as Arrow column buffers
 //! ([`columns`]); errors become the exceptions of `tabiya/errors.py` ([`errors`]).
+//!
+//! The files by role: `database.rs` (the `Database` class and its cursors), `pure.rs` and
+//! `chunk.rs` (functions with no database: keys, materials, patterns, PGN chunks), `build.rs`
+//! (the stages of a build spread over a cluster), `scans.rs` (whole-database scans spread over
+//! a cluster).
 
+mod build;
 mod chunk;
 mod columns;
 mod database;
-mod distributed;
 mod errors;
 mod pure;
+mod scans;
 mod values;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -39,6 +45,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("FORMAT_VERSION", tabiya::store::meta::FORMAT_VERSION)?;
     module.add("RANGE_OCCURRENCES", tabiya::indexer::distributed::RANGE_OCCURRENCES)?;
+    module.add("KEY_BYTES", tabiya::codec::KEY_LEN)?;
+    module.add("FINGERPRINT_BYTES", tabiya::model::Fingerprint::LEN)?;
     module.add_class::<database::Database>()?;
     module.add_class::<database::GameCursor>()?;
     module.add_class::<database::PositionScan>()?;
@@ -50,29 +58,23 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(pure::material, module)?)?;
     module.add_function(wrap_pyfunction!(pure::normalize_fen, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::parse_games, module)?)?;
-    module.add_class::<distributed::BatchReader>()?;
-    module.add_class::<distributed::Assembly>()?;
-    module.add_class::<distributed::RangeWriter>()?;
-    module.add_function(wrap_pyfunction!(distributed::read_batches, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::prepare_batch, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::occurrence_parts_of, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::commit_pivots, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::kept_facts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::range_count, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::write_batch_games, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::next_game_id, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::expand_inputs, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::is_pgn_name, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::fingerprint_parts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::later_twins, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::pattern_parts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::pattern_partial, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::pattern_answer, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::psqt_parts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::psqt_partial, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::psqt_answer, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::report_parts, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::report_partial, module)?)?;
-    module.add_function(wrap_pyfunction!(distributed::report_answer, module)?)?;
+    module.add_class::<build::BatchReader>()?;
+    module.add_class::<build::Assembly>()?;
+    module.add_class::<build::RangeWriter>()?;
+    module.add_function(wrap_pyfunction!(build::expand_inputs, module)?)?;
+    module.add_function(wrap_pyfunction!(build::is_pgn_name, module)?)?;
+    module.add_function(wrap_pyfunction!(build::read_batches, module)?)?;
+    module.add_function(wrap_pyfunction!(build::prepare_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(build::occurrence_parts_of, module)?)?;
+    module.add_function(wrap_pyfunction!(build::fingerprint_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(build::later_twins, module)?)?;
+    module.add_function(wrap_pyfunction!(build::commit_pivots, module)?)?;
+    module.add_function(wrap_pyfunction!(build::range_count, module)?)?;
+    module.add_function(wrap_pyfunction!(build::kept_facts, module)?)?;
+    module.add_function(wrap_pyfunction!(build::write_batch_games, module)?)?;
+    module.add_function(wrap_pyfunction!(build::next_game_id, module)?)?;
+    module.add_function(wrap_pyfunction!(scans::scan_part_count, module)?)?;
+    module.add_function(wrap_pyfunction!(scans::scan_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(scans::scan_answer, module)?)?;
     Ok(())
 }

@@ -26,7 +26,7 @@ DATASETS = Path(os.environ.get("TABIYA_DATASETS", ROOT.parent / "shared" / "data
 
 
 def digests(db: Path) -> str:
-    tool = cli_path().parent / "examples" / "db_digest"
+    tool = cli_path().parent / "examples" / "db-digest"
     if not tool.exists():
         pytest.fail(f"no {tool}: run `cargo test --release --no-run`")
     return subprocess.run([str(tool), str(db)], capture_output=True, text=True, check=True).stdout

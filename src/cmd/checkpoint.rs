@@ -3,7 +3,7 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-use tabiya::store::Store;
+use tabiya::store;
 
 use super::args::DbArgs;
 
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let totals = Store::checkpoint(&args.db.db, &args.dest)?;
+    let totals = store::checkpoint(&args.db.db, &args.dest)?;
     if args.json {
         println!("{}", serde_json::json!({ "path": args.dest.display().to_string(), "games": totals.games }));
     } else {

@@ -45,7 +45,7 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let store = Store::open(&dir.join("db"))?;
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver)?;
     let (openings, _) = parse_openings(OPENINGS)?;
-    store.put_openings(&openings.into_iter().map(|o| (o.key, o.eco, o.name)).collect::<Vec<_>>())?;
+    store.writer()?.put_openings(&openings.into_iter().map(|o| (o.key, o.eco, o.name)).collect::<Vec<_>>())?;
     let lookup = Lookup { target: Target::san(LINE).resolve()?, filter: Filter::default(), limits: Limits::default() };
     let answer = lookup.run(&store)?;
     if json {

@@ -35,7 +35,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         all.extend(openings.into_iter().filter(|o| seen.insert(o.key)).map(|o| (o.key, o.eco, o.name)));
     }
     let store = Store::open(&db.db)?;
-    store.put_openings(&all)?;
+    store.writer()?.put_openings(&all)?;
     println!("{} openings imported, {skipped} lines skipped", all.len());
     Ok(if skipped == 0 { ExitCode::SUCCESS } else { ExitCode::from(2) })
 }

@@ -31,7 +31,7 @@ pub struct SearchArgs {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     let Command::Search(args) = command;
     let store = Store::open_read_only(&args.db.db)?;
-    let found = find_players(&store, &args.name)?;
+    let found = find_players(&store.snapshot(), &args.name)?;
     if args.json {
         println!("{}", serde_json::to_string(&found)?);
     } else {

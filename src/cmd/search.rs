@@ -89,7 +89,8 @@ pub fn run_with_progress(query: &PatternQuery, store: &Store) -> anyhow::Result<
     if !std::io::stderr().is_terminal() {
         return Ok(query.run_with(store, &progress)?);
     }
-    let bar = ProgressBar::with_draw_target(Some(store.estimated_positions()), ProgressDrawTarget::stderr());
+    let bar =
+        ProgressBar::with_draw_target(Some(store.snapshot().positions().estimated()), ProgressDrawTarget::stderr());
     let template = "{elapsed_precise} [{bar:25}] {human_pos}/~{human_len} positions";
     let found = super::progress::while_counting(bar, template, &progress.passed, || query.run_with(store, &progress));
     Ok(found?)

@@ -23,10 +23,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string(&DatabaseTotals::of_store(&store)?)?);
     } else {
-        let totals = store.totals()?;
+        let view = store.snapshot();
+        let totals = view.totals()?;
         let families = store.family_bytes()?;
         let runs = store.runs()?;
-        let tier = store.tier_positions()?;
+        let tier = view.positions().in_tier()?;
         print!("{}", table::database(store.path(), &totals, tier, &families, &runs));
     }
     Ok(ExitCode::SUCCESS)

@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Err(err) => return Err(err.into()),
     };
-    let found = store.verify(args.quick);
+    let found = tabiya::store::verify(&store, args.quick);
     if args.json {
         let mut document = serde_json::to_value(&found)?;
         document["sound"] = found.is_sound().into();

@@ -14,14 +14,14 @@ use shakmaty::Color;
 
 use super::{Filter, PlayerMatch, QueryError, find_players, lookup::MAX_PLAYER_GAMES};
 use crate::{
-    model::{Day, GameFacts, GameHeaders, GameId, LabelHash, LabelKind, Tags},
+    model::{Day, GameFacts, GameHeaders, GameId, LabelHash, LabelKind},
     postings::intersect,
-    store::{HeadersTable, Store},
+    store::{HeadersTable, Snapshot},
 };
 
 /// A filter resolved against a database: [`Admission::admits`] says whether a game counts.
 pub struct Admission<'a> {
-    store: &'a Store,
+    view: &'a Snapshot<'a>,
     /// What the user asked.
     pub filter: Filter,
     /// The player's match, when the filter names one (an answer lists its spellings).
@@ -30,7 +30,7 @@ pub struct Admission<'a> {
     games: Option<Vec<GameId>>,
     /// The event and site texts matched.
     labels: Vec<LabelMatch>,
-    /// Every committed game's header facts, when a header filter needs them.
+    /// The header facts of every game the snapshot sees, when a header filter needs them.
     headers: Option<Arc<HeadersTable>>,
 }
 
@@ -38,8 +38,6 @@ pub struct Admission<'a> {
 /// where two texts share a hash and only one contains it, by the games checked one by one.
 struct LabelMatch {
     kind: LabelKind,
-    /// The text looked for, lower-case.
-    text: String,
     hashes: FxHashSet<LabelHash>,
     shared: FxHashSet<LabelHash>,
     checked: FxHashSet<GameId>,
@@ -48,15 +46,15 @@ struct LabelMatch {
 impl<'a> Admission<'a> {
     /// Resolves `filter`: refused when a player or opponent name matches several players (they
     /// are listed) or more than [`MAX_PLAYER_GAMES`] games.
-    pub fn resolve(store: &'a Store, filter: &Filter) -> Result<Admission<'a>, QueryError> {
+    pub fn resolve(view: &'a Snapshot<'a>, filter: &Filter) -> Result<Admission<'a>, QueryError> {
         let mut admission =
-            Admission { store, filter: filter.clone(), player: None, games: None, labels: Vec::new(), headers: None };
+            Admission { view, filter: filter.clone(), player: None, games: None, labels: Vec::new(), headers: None };
         if let Some(name) = filter.player.as_deref() {
-            let found = find_players(store, name)?;
+            let found = find_players(view, name)?;
             let games = match filter.opponent.as_deref() {
                 None => found.games(filter.color)?,
                 Some(opponent) => {
-                    let other = find_players(store, opponent)?;
+                    let other = find_players(view, opponent)?;
                     let against = |color: Color| -> Result<Vec<GameId>, QueryError> {
                         Ok(intersect(found.games(Some(color))?.into_iter(), other.games(Some(!color))?.into_iter())
                             .collect())
@@ -80,7 +78,7 @@ impl<'a> Admission<'a> {
             admission.games = Some(games);
         }
         if filter.needs_headers() {
-            admission.headers = Some(store.committed_headers()?);
+            admission.headers = Some(view.facts().headers()?);
         }
         for (kind, text) in [(LabelKind::Event, &filter.event), (LabelKind::Site, &filter.site)] {
             if let Some(text) = text {
@@ -104,7 +102,7 @@ impl<'a> Admission<'a> {
                 }
             }
         };
-        self.store.for_each_label(kind, |hash, label| {
+        self.view.facts().labels(kind, |hash, label| {
             let matched = label.to_lowercase().contains(text);
             match &mut run {
                 Some((current, some, others)) if *current == hash => {
@@ -121,13 +119,13 @@ impl<'a> Admission<'a> {
         {
             let ids: Vec<GameId> =
                 headers.ids().filter(|&id| headers.get(id).is_some_and(|h| shared.contains(&h.label(kind)))).collect();
-            for (id, record) in ids.iter().zip(self.store.games(&ids)?) {
+            for (id, record) in ids.iter().zip(self.view.games().get_many(&ids)?) {
                 if record.is_some_and(|record| kind.of(&record.tags).to_lowercase().contains(text)) {
                     checked.insert(*id);
                 }
             }
         }
-        Ok(LabelMatch { kind, text: text.to_owned(), hashes, shared, checked })
+        Ok(LabelMatch { kind, hashes, shared, checked })
     }
 
     /// Whether every game counts (the stored totals answer as they are).
@@ -150,20 +148,14 @@ impl<'a> Admission<'a> {
     pub fn admits(&self, facts: &GameFacts) -> bool {
         self.filter.matches_game(facts)
             && self.games.as_ref().is_none_or(|ids| ids.binary_search(&facts.id).is_ok())
-            && self.headers.as_ref().is_none_or(|table| match table.get(facts.id) {
-                Some(headers) => self.admits_headers(facts, &headers, None),
-                // A game of a commit newer than the table (a secondary catching up): its record
-                // read alone, its texts compared as they are (unreadable: not counted).
-                None => self.store.game(facts.id).ok().flatten().is_some_and(|record| {
-                    let headers = GameHeaders::of(&record.tags, record.plies());
-                    self.admits_headers(facts, &headers, Some(&record.tags))
-                }),
+            // The table holds every game of the snapshot: a game without header facts is none.
+            && self.headers.as_ref().is_none_or(|table| {
+                table.get(facts.id).is_some_and(|headers| self.admits_headers(facts, &headers))
             })
     }
 
-    /// Whether the header facts pass; with `tags`, texts are compared as they are rather than
-    /// by their hashes.
-    fn admits_headers(&self, facts: &GameFacts, headers: &GameHeaders, tags: Option<&Tags>) -> bool {
+    /// Whether the header facts pass.
+    fn admits_headers(&self, facts: &GameFacts, headers: &GameHeaders) -> bool {
         let filter = &self.filter;
         let dated = filter.date_from.is_none() && filter.date_to.is_none()
             || Day::span(facts.month, headers.day).is_some_and(|(first, last)| {
@@ -172,12 +164,9 @@ impl<'a> Admission<'a> {
         dated
             && filter.eco.is_none_or(|(low, high)| headers.eco.is_some_and(|eco| (low..=high).contains(&eco)))
             && filter.min_plies.is_none_or(|plies| headers.plies >= plies)
-            && self.labels.iter().all(|label| match tags {
-                Some(tags) => label.kind.of(tags).to_lowercase().contains(&label.text),
-                None => {
-                    let hash = headers.label(label.kind);
-                    label.hashes.contains(&hash) && (!label.shared.contains(&hash) || label.checked.contains(&facts.id))
-                }
+            && self.labels.iter().all(|label| {
+                let hash = headers.label(label.kind);
+                label.hashes.contains(&hash) && (!label.shared.contains(&hash) || label.checked.contains(&facts.id))
             })
     }
 }

@@ -252,13 +252,14 @@ pub struct PositionHit {
 }
 
 impl PositionHit {
-    /// The hit of a key `store` holds, with its counts (games, White wins, draws, Black wins).
+    /// The hit of a key the snapshot `view` holds, with its counts (games, White wins, draws,
+    /// Black wins).
     pub fn of(
-        store: &crate::store::Store,
+        view: &crate::store::Snapshot,
         key: &crate::Key,
         [games, white, draws, black]: [u64; 4],
     ) -> Result<PositionHit, crate::store::StoreError> {
-        let fen = store.stored_position(key)?.to_string();
+        let fen = view.positions().position(key)?.to_string();
         Ok(PositionHit { fen, key: key.to_string(), games, white, draws, black })
     }
 }

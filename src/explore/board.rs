@@ -6,7 +6,10 @@ use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
-use crate::{model::GameId, store::Store};
+use crate::{
+    model::{GameId, replay_with_moves},
+    store::Store,
+};
 
 /// A position as a board shows it, with the moves played to reach it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -126,7 +129,10 @@ pub struct Ply {
 impl GameView {
     /// Game `id`, `None` when there is none; a stored game that does not replay is corrupt data.
     pub fn read(store: &Store, id: GameId) -> Result<Option<GameView>, QueryError> {
-        let Some((record, positions, played)) = store.replayed_game(id)? else { return Ok(None) };
+        let view = store.snapshot();
+        let Some(record) = view.games().get(id)? else { return Ok(None) };
+        let (positions, played) =
+            replay_with_moves(&record).ok_or_else(|| view.corrupt(format!("game {id} does not replay")))?;
         let mut moves = Vec::with_capacity(played.len());
         for ((before, after), m) in positions.iter().zip(&positions[1..]).zip(played) {
             let LegalMove { uci, san } = LegalMove::of(before, &m);

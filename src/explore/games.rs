@@ -9,8 +9,8 @@ use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, Sequenc
 use crate::{
     model::{GameFacts, GameId, GameRecord},
     pattern::Sequence,
-    postings::{difference, intersect},
-    store::Store,
+    postings::{PostingList, difference, intersect},
+    store::{ScanProgress, Snapshot, Store},
 };
 
 /// How a game list is ordered.
@@ -137,16 +137,34 @@ impl GameHeader {
 }
 
 impl GamesQuery {
+    /// The snapshot the query reads: one for a scan when its games come from a pattern or a
+    /// sequence.
+    fn snapshot<'s>(&self, store: &'s Store) -> Snapshot<'s> {
+        match self.source {
+            GameSource::Pattern(_) | GameSource::Sequence(_) => store.scan_snapshot(),
+            GameSource::Position(_) | GameSource::Games(_) => store.snapshot(),
+        }
+    }
+
     /// The matching ids, ascending: streamed set operations over the packed lists.
     pub fn ids(&self, store: &Store) -> Result<Vec<GameId>, QueryError> {
+        self.ids_in(&self.snapshot(store))
+    }
+
+    fn ids_in(&self, view: &Snapshot) -> Result<Vec<GameId>, QueryError> {
+        let positions = view.positions();
         let base: Vec<GameId> = match &self.source {
-            GameSource::Position(target) => store.postings(&target.key)?.to_vec(),
-            GameSource::Pattern(query) => query.run(store)?.game_ids,
-            GameSource::Sequence(query) => query.run(store)?.games.into_iter().map(|game| game.id).collect(),
+            GameSource::Position(target) => positions.game_ids(&target.key)?,
+            GameSource::Pattern(query) => query.run_in(view, &ScanProgress::default())?.game_ids,
+            GameSource::Sequence(query) => {
+                query.run_in(view, &ScanProgress::default())?.games.into_iter().map(|game| game.id).collect()
+            }
             GameSource::Games(ids) => ids.to_vec(),
         };
-        let ands = self.and.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
-        let nots = self.not.iter().map(|t| store.postings(&t.key)).collect::<Result<Vec<_>, _>>()?;
+        let lists = |targets: &[ResolvedTarget]| -> Result<Vec<PostingList>, QueryError> {
+            targets.iter().map(|t| Ok(PostingList::encode(&positions.game_ids(&t.key)?))).collect()
+        };
+        let (ands, nots) = (lists(&self.and)?, lists(&self.not)?);
         let mut ids: Box<dyn Iterator<Item = GameId>> = Box::new(base.into_iter());
         for list in &ands {
             ids = Box::new(intersect(ids, list.iter()));
@@ -157,19 +175,20 @@ impl GamesQuery {
         if self.filter.is_unfiltered() {
             return Ok(ids.collect());
         }
-        let admission = Admission::resolve(store, &self.filter)?;
-        let facts = store.committed_facts()?;
-        Ok(ids.filter(|&id| store.facts_of(Some(&facts), id).is_some_and(|facts| admission.admits(&facts))).collect())
+        let admission = Admission::resolve(view, &self.filter)?;
+        let facts = view.facts().table()?;
+        Ok(ids.filter(|&id| facts.get(id).is_some_and(|facts| admission.admits(&facts))).collect())
     }
 
     /// The page; ordering by date or rating reads every matching game, so it is refused for
     /// more than `max_sorted` games.
     pub fn run(&self, store: &Store) -> Result<GamePage, QueryError> {
-        let ids = self.ordered_ids(store)?;
+        let view = self.snapshot(store);
+        let ids = self.ordered_ids_in(&view)?;
         let page: Vec<GameId> = ids.iter().copied().skip(self.offset).take(self.limit).collect();
-        let mut page = GamePage::of(store, ids.len() as u64, &page)?;
+        let mut page = GamePage::of(&view, ids.len() as u64, &page)?;
         if let Some(sequence) = &self.steps {
-            page.mark_steps(store, sequence)?;
+            page.mark_steps(&view, sequence)?;
         }
         Ok(page)
     }
@@ -177,8 +196,12 @@ impl GamesQuery {
     /// Every matching id in the query's order (what [`GamesQuery::run`] pages): a cursor
     /// resolves it once and reads its pages with [`GamePage::of`].
     pub fn ordered_ids(&self, store: &Store) -> Result<Vec<GameId>, QueryError> {
+        self.ordered_ids_in(&self.snapshot(store))
+    }
+
+    fn ordered_ids_in(&self, view: &Snapshot) -> Result<Vec<GameId>, QueryError> {
         let max_sorted = self.max_sorted;
-        let mut ids = self.ids(store)?;
+        let mut ids = self.ids_in(view)?;
         if self.sort == GameSort::Id {
             return Ok(ids);
         }
@@ -188,7 +211,7 @@ impl GamesQuery {
             )));
         }
         // Every matching game is read to order them: bounded by the list, not the database.
-        let records = store.games(&ids)?;
+        let records = view.games().get_many(&ids)?;
         let mut keyed: Vec<(GameId, u16)> = ids
             .iter()
             .zip(&records)
@@ -209,10 +232,10 @@ impl GamesQuery {
 
 impl GamePage {
     /// The page of the games `ids`, out of `total` matching.
-    pub fn of(store: &Store, total: u64, ids: &[GameId]) -> Result<GamePage, QueryError> {
+    pub fn of(view: &Snapshot, total: u64, ids: &[GameId]) -> Result<GamePage, QueryError> {
         let mut games = Vec::with_capacity(ids.len());
         let mut records = Vec::with_capacity(ids.len());
-        for (id, record) in ids.iter().zip(store.listed_games(ids)?) {
+        for (id, record) in ids.iter().zip(view.games().listed(ids)?) {
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }
@@ -220,9 +243,9 @@ impl GamePage {
     }
 
     /// Marks each listed game with the plies of `sequence`'s steps in it (its games replayed).
-    pub fn mark_steps(&mut self, store: &Store, sequence: &Sequence) -> Result<(), QueryError> {
+    pub fn mark_steps(&mut self, view: &Snapshot, sequence: &Sequence) -> Result<(), QueryError> {
         let ids: Vec<GameId> = self.games.iter().map(|game| game.id).collect();
-        let found = super::sequence::games_matching(store, sequence, &ids, &crate::store::ScanProgress::default())?;
+        let found = super::sequence::games_matching(view, sequence, &ids, &ScanProgress::default())?;
         for game in &mut self.games {
             game.steps = found.iter().find(|f| f.id == game.id).map(|f| f.plies.clone());
         }

@@ -6,6 +6,7 @@ use shakmaty::{Color, Position as _, san::San};
 use super::{
     Admission, Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
     PlayerMoveRow, PlayerSummary, QueryError, Reached, ResolvedTarget,
+    counting::{self, CountedGames, kept_games_stats, position_slices, summary_or_games},
 };
 use crate::{
     Key,
@@ -13,7 +14,7 @@ use crate::{
     model::{
         Coverage, GameFacts, GameId, GameRecord, GameRef, Month, PositionStats, RECENT_GAMES, Slice, TOP_GAMES, Tally,
     },
-    store::{CountedGames, Occurrences, Store},
+    store::{Detail, Occurrences, Snapshot, Store},
 };
 
 /// Most games a player filter's name may match.
@@ -42,18 +43,23 @@ pub struct Lookup {
 }
 
 impl Lookup {
-    /// The answer.
+    /// The answer, read from one snapshot.
     pub fn run(&self, store: &Store) -> Result<Answer, QueryError> {
+        self.run_in(&store.snapshot())
+    }
+
+    /// The answer from `view`.
+    pub fn run_in(&self, view: &Snapshot) -> Result<Answer, QueryError> {
         let (target, limits) = (&self.target, &self.limits);
-        let admission = Admission::resolve(store, &self.filter)?;
-        let stats = stats_of_games(store, &target.key, &admission, limits.history)?;
+        let admission = Admission::resolve(view, &self.filter)?;
+        let stats = stats_of_games(view, &target.key, &admission, limits.history)?;
         let chess = target.position.chess();
         let mover = chess.turn();
-        let top = summaries(store, &stats.top, limits.top.min(TOP_GAMES), target)?;
-        let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
+        let top = summaries(view, &stats.top, limits.top.min(TOP_GAMES), target)?;
+        let recent = summaries(view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let rows: Vec<(CompactMove, Tally, Option<GameSummary>)> = self.next_moves(&stats, &top, &recent).collect();
         let played: Vec<(CompactMove, Tally)> = rows.iter().map(|(m, tally, _)| (*m, *tally)).collect();
-        let reached = reached_by_moves(store, target, &played, &admission)?;
+        let reached = reached_by_moves(view, target, &played, &admission)?;
         let moves = rows
             .into_iter()
             .zip(reached)
@@ -83,7 +89,7 @@ impl Lookup {
             moves,
             top_games: top,
             recent_games: Some(recent),
-            opening: opening_of(store, target)?,
+            opening: opening_of(view, target)?,
             history: history_fields(limits.history, &stats.slices),
             player: admission.player,
         })
@@ -98,10 +104,11 @@ impl Lookup {
             (Some(_), Some(color)) => color,
             _ => return Err(QueryError::input("a player explorer lookup needs a player and a colour")),
         };
-        let admission = Admission::resolve(store, &self.filter)?;
-        let stats = stats_of_games(store, &target.key, &admission, limits.history)?;
+        let view = store.snapshot();
+        let admission = Admission::resolve(&view, &self.filter)?;
+        let stats = stats_of_games(&view, &target.key, &admission, limits.history)?;
         let chess = target.position.chess();
-        let recent = summaries(store, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
+        let recent = summaries(&view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let moves = self
             .next_moves(&stats, &[], &recent)
             .map(|(m, tally, game)| PlayerMoveRow {
@@ -121,7 +128,7 @@ impl Lookup {
             black: stats.total.black,
             moves,
             recent_games: recent,
-            opening: opening_of(store, target)?,
+            opening: opening_of(&view, target)?,
             history: history_fields(limits.history, &stats.slices),
             queue_position: 0,
             player: admission.player,
@@ -191,29 +198,25 @@ pub struct FilteredStats {
 }
 
 impl FilteredStats {
-    /// The statistics (zero when no game reached the position).
+    /// The statistics (zero when no game reached the position), counted from the facts of the
+    /// games the filter keeps (exact, top and recent games included), without the posting list
+    /// and the slices.
     pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
-        filtered_stats(store, &self.key, &self.filter, false)
+        let view = store.snapshot();
+        stats_of_games(&view, &self.key, &Admission::resolve(&view, &self.filter)?, false)
     }
-}
-
-/// The statistics of `key` restricted to `filter`, without the posting list, and with the
-/// slices of the games counted only when `with_slices`: counted from the facts of the games the
-/// filter keeps (exact, top and recent games included).
-fn filtered_stats(store: &Store, key: &Key, filter: &Filter, with_slices: bool) -> Result<PositionStats, QueryError> {
-    stats_of_games(store, key, &Admission::resolve(store, filter)?, with_slices)
 }
 
 /// The player filter's match and the player's games (with the colour, against the opponent),
 /// ascending: `None` without a player.
-pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMatch, Vec<GameId>)>, QueryError> {
+pub fn resolve_player(view: &Snapshot, filter: &Filter) -> Result<Option<(PlayerMatch, Vec<GameId>)>, QueryError> {
     let only_players = Filter {
         player: filter.player.clone(),
         color: filter.color,
         opponent: filter.opponent.clone(),
         ..Filter::default()
     };
-    Ok(Admission::resolve(store, &only_players)?.into_player())
+    Ok(Admission::resolve(view, &only_players)?.into_player())
 }
 
 /// The games reaching the position each of `played` leads to (the moves from `target`, each
@@ -222,7 +225,7 @@ pub fn resolve_player(store: &Store, filter: &Filter) -> Result<Option<(PlayerMa
 /// from the target (as many games in all as played the move here) is reached, under any
 /// filter, by exactly the games the move's tally counts: its games are not read again.
 pub fn reached_by_moves(
-    store: &Store,
+    view: &Snapshot,
     target: &ResolvedTarget,
     played: &[(CompactMove, Tally)],
     admission: &Admission,
@@ -231,7 +234,7 @@ pub fn reached_by_moves(
     let mut keys = Vec::with_capacity(played.len());
     for (m, _) in played {
         let legal =
-            m.to_move(chess).ok_or_else(|| store.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
+            m.to_move(chess).ok_or_else(|| view.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
         let mut next = chess.clone();
         next.play_unchecked(legal);
         keys.push(super::key_of(&next)?);
@@ -239,7 +242,7 @@ pub fn reached_by_moves(
     // A position the full-key family lacks was reached by one game: the one that played the
     // move here (no other can have reached it), so that its totals are the move's, under any
     // filter. Only the family is read.
-    let totals = store.family_totals(&keys)?;
+    let totals = view.positions().family_occurrences(&keys)?;
     let of = |o: &Occurrences| Reached { games: o.games, white: o.white, draws: o.draws, black: o.black };
     if admission.is_everything() {
         let reached = played.iter().zip(&totals);
@@ -248,7 +251,7 @@ pub fn reached_by_moves(
     // Every game that played each move here, whatever the filter: read when a position more
     // games reached than the move's kept ones asks.
     let mut all: Option<PositionStats> = None;
-    let facts = store.committed_facts()?;
+    let facts = view.facts().table()?;
     played
         .iter()
         .zip(&keys)
@@ -259,7 +262,7 @@ pub fn reached_by_moves(
             };
             let all = match &mut all {
                 Some(all) => all,
-                None => all.insert(store.position_head(&target.key)?.unwrap_or_default()),
+                None => all.insert(view.positions().get(&target.key, Detail::Head)?.unwrap_or_default()),
             };
             let playing = all.moves.iter().find(|(n, _)| n == m).map_or(0, |(_, t)| t.games);
             if total.games == playing {
@@ -267,15 +270,15 @@ pub fn reached_by_moves(
             }
             // Other move orders reach it too: its games, each checked (by move, as stored:
             // no sorted union of the lists), or a popular position's slices summed.
-            let games = match counted_games(store, key, admission)? {
+            let games = match counted_games(view, key, admission)? {
                 CountedGames::Summary(summary) => {
                     return Ok(Reached::of(&summary.kept_tally(|set| admission.filter.covers(set))));
                 }
                 CountedGames::Games(games) => *games,
             };
             let kept = games
-                .kept_tally(|id| store.facts_of(Some(&facts), id), |game| admission.admits(game))
-                .ok_or_else(|| store.corrupt(format!("position {key}: a game without facts")))?;
+                .kept_tally(|id| facts.get(id), |game| admission.admits(game))
+                .ok_or_else(|| view.corrupt(format!("position {key}: a game without facts")))?;
             Ok(Reached::of(&kept))
         })
         .collect()
@@ -283,17 +286,19 @@ pub fn reached_by_moves(
 
 /// What a filtered lookup counts the games of `key` from: a popular position's summary by
 /// slice when the filter is made only of slices, else its games by move.
-fn counted_games(store: &Store, key: &Key, admission: &Admission) -> Result<CountedGames, QueryError> {
+fn counted_games(view: &Snapshot, key: &Key, admission: &Admission) -> Result<CountedGames, QueryError> {
     let found = match admission.filter.is_by_slices() {
-        true => store.summary_or_games(key)?,
-        false => store.position_games(key)?.map(|stats| CountedGames::Games(Box::new(stats))),
+        true => summary_or_games(view, key)?,
+        false => view.positions().get(key, Detail::ByMove)?.map(|stats| CountedGames::Games(Box::new(stats))),
     };
     Ok(found.unwrap_or_else(|| CountedGames::Games(Box::default())))
 }
 
-/// [`filtered_stats`] with the filter resolved already.
+/// The statistics of `key` under the filter `admission` resolved, without the posting list,
+/// and with the slices of the games counted only when `with_slices`: counted from the facts of
+/// the games the filter keeps (exact, top and recent games included).
 pub(crate) fn stats_of_games(
-    store: &Store,
+    view: &Snapshot,
     key: &Key,
     admission: &Admission,
     with_slices: bool,
@@ -301,30 +306,30 @@ pub(crate) fn stats_of_games(
     if admission.is_everything() {
         if !with_slices {
             // Without the posting list.
-            return Ok(store.position_head(key)?.unwrap_or_default());
+            return Ok(view.positions().get(key, Detail::Head)?.unwrap_or_default());
         }
         // The monthly history: a popular position's from its summary (the sums of the slices
         // its games make) when its slices hold several games each (copying a slice costs
         // about what counting a few games does), another's slices from its games.
-        return Ok(match store.summary_or_games(key)? {
+        return Ok(match summary_or_games(view, key)? {
             Some(CountedGames::Summary(summary)) if summary.games() >= 4 * summary.slice_count() as u64 => {
                 summary.kept(|_| Coverage::Included, true)
             }
-            Some(CountedGames::Summary(_)) => store.position_slices(key)?.unwrap_or_default(),
-            Some(CountedGames::Games(stats)) => store.with_slices(key, *stats)?,
+            Some(CountedGames::Summary(_)) => position_slices(view, key)?.unwrap_or_default(),
+            Some(CountedGames::Games(stats)) => counting::with_slices(view, key, *stats)?,
             None => PositionStats::default(),
         });
     }
-    let stats = match counted_games(store, key, admission)? {
+    let stats = match counted_games(view, key, admission)? {
         CountedGames::Summary(summary) => {
             return Ok(summary.kept(|set| admission.filter.covers(set), with_slices));
         }
         CountedGames::Games(stats) => *stats,
     };
-    let Some(highest) = stats.highest_game() else {
+    if stats.highest_game().is_none() {
         return Ok(PositionStats::default());
-    };
-    Ok(store.kept_games_stats(key, &stats, highest, |game: &GameFacts| admission.admits(game), with_slices)?)
+    }
+    Ok(kept_games_stats(view, key, &stats, |game: &GameFacts| admission.admits(game), with_slices)?)
 }
 
 /// The games of the one player `name` matches (any common spelling, see [`find_players`](super::find_players)),
@@ -332,23 +337,24 @@ pub(crate) fn stats_of_games(
 /// are listed), or more than [`MAX_PLAYER_GAMES`] games.
 pub fn player_games(store: &Store, name: &str, color: Option<Color>) -> Result<Vec<GameId>, QueryError> {
     let filter = Filter { player: Some(name.to_owned()), color, ..Filter::default() };
-    Ok(resolve_player(store, &filter)?.map(|(_, ids)| ids).unwrap_or_default())
+    Ok(resolve_player(&store.snapshot(), &filter)?.map(|(_, ids)| ids).unwrap_or_default())
 }
 
 fn summaries(
-    store: &Store,
+    view: &Snapshot,
     refs: &[GameRef],
     limit: usize,
     target: &ResolvedTarget,
 ) -> Result<Vec<GameSummary>, QueryError> {
     let ids: Vec<GameId> = refs.iter().take(limit).map(|game| game.id).collect();
-    let records: Vec<Option<GameRecord>> = match store.listed_games(&ids) {
+    let games = view.games();
+    let records: Vec<Option<GameRecord>> = match games.listed(&ids) {
         Ok(records) => records.into_iter().map(Some).collect(),
         // One damaged game must not take the position's answer down: it is left out of the
         // list (the store remembers the damage, which a server reports on /health).
         Err(err) if err.is_corruption() => ids
             .iter()
-            .map(|id| match store.listed_games(&[*id]) {
+            .map(|id| match games.listed(&[*id]) {
                 Ok(mut record) => record.pop(),
                 Err(err) => {
                     tracing::warn!("game {id} left out of an answer's games: {err}");
@@ -363,9 +369,10 @@ fn summaries(
 }
 
 /// The opening of the deepest named position of the target's line.
-pub fn opening_of(store: &Store, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {
+pub fn opening_of(view: &Snapshot, target: &ResolvedTarget) -> Result<Option<Opening>, QueryError> {
+    let positions = view.positions();
     for key in std::iter::once(&target.key).chain(&target.line) {
-        if let Some((eco, name)) = store.opening(key)? {
+        if let Some((eco, name)) = positions.opening(key)? {
             return Ok(Some(Opening { eco, name }));
         }
     }

@@ -10,14 +10,14 @@
 //! ending with pawns.
 
 use serde::Serialize;
-use shakmaty::{Bitboard, ByColor, ByRole, Color, Position as _, Role, Square};
+use shakmaty::{Bitboard, ByColor, ByRole, Chess, Color, Position as _, Role, Square};
 
-use super::{Admission, Filter, PositionHit, QueryError};
+use super::{Admission, Filter, PositionHit, QueryError, counting::kept_occurrences};
 use crate::{
     Category, Key, Material,
     codec::{KeyRange, material_range},
-    model::GameFacts,
-    store::{Occurrences, ScanPart, Store},
+    model::{GameFacts, GameId},
+    store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError},
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -90,7 +90,7 @@ pub(super) fn key_ranges(materials: &[Material], keep: impl Fn(Category, &Materi
 /// The parts a scan over positions reads: with a signature, the key ranges of its materials
 /// that `admits`; without, the whole database's parts.
 pub(super) fn scan_parts(
-    store: &Store,
+    view: &Snapshot,
     signature: Option<&Signature>,
     admits: impl Fn(&Material) -> bool,
 ) -> Result<Vec<ScanPart>, QueryError> {
@@ -99,7 +99,7 @@ pub(super) fn scan_parts(
             let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
             Ok(ScanPart::of_materials(key_ranges(&materials, |_, _| true)))
         }
-        None => Ok(store.scan_parts()?),
+        None => Ok(view.scanner().parts()?),
     }
 }
 
@@ -222,17 +222,17 @@ impl MaterialQuery {
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
         let materials = self.signature.materials()?;
         // Short (the key ranges of one material): it does not give way to a waiting catch-up.
-        let _steady = store.steady_brief();
+        let view = store.snapshot();
         let ranges = key_ranges(&materials, |category, _| {
             self.castling.is_none_or(|rights| rights == category.castling_rights())
         });
-        let admission = Admission::resolve(store, &self.filter)?;
+        let admission = Admission::resolve(&view, &self.filter)?;
         let keep = |game: &GameFacts| admission.admits(game);
         let keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)> = match admission.is_everything() {
             true => None,
             false => Some(&keep),
         };
-        let mut found: Vec<(Key, Occurrences)> = store.positions_in(&ranges, keep)?;
+        let mut found: Vec<(Key, Occurrences)> = positions_in(&view, &ranges, keep)?;
         if let Some(side) = self.side {
             found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
         }
@@ -242,10 +242,48 @@ impl MaterialQuery {
         let hits = found
             .iter()
             .take(self.limit.min(MAX_LIMIT))
-            .map(|(key, seen)| PositionHit::of(store, key, [seen.games, seen.white, seen.draws, seen.black]))
+            .map(|(key, seen)| PositionHit::of(&view, key, [seen.games, seen.white, seen.draws, seen.black]))
             .collect::<Result<_, _>>()?;
         Ok(MaterialSearch { positions: found.len() as u64, occurrences, materials: materials.len(), ranges, hits })
     }
+}
+
+/// Every stored position in `ranges` (each one material's range in a category) with its result
+/// counts, in key order (what a material search lists: a value's moves are not decoded). With
+/// `keep`, only the games it keeps count (a position none of them reaches is left out): the
+/// games of a position several games reach are read from its posting list.
+fn positions_in(
+    view: &Snapshot,
+    ranges: &[KeyRange],
+    keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)>,
+) -> Result<Vec<(Key, Occurrences)>, StoreError> {
+    let parts = ScanPart::of_materials(ranges.to_vec());
+    // A one-game value's result is its game's.
+    let facts = view.facts().table()?;
+    // A game without facts is replayed, to be refused as corrupt when visited.
+    let game = |id: GameId| keep.is_none_or(|keep| facts.get(id).is_none_or(|g| keep(&g)));
+    let filter = ScanFilter { material: |_: &Material| true, board: |_: &Chess, _: GameId| true, game };
+    let mut found: Vec<(Key, Occurrences)> = view.scanner().run(
+        &parts,
+        &filter,
+        &ScanProgress::default(),
+        |found: &mut Vec<(Key, Occurrences)>, position| {
+            let seen = match keep {
+                None => position.results(&facts)?,
+                Some(keep) => kept_occurrences(&position, &facts, keep, |_| ())?,
+            };
+            if seen.games > 0 {
+                found.push((position.key, seen));
+            }
+            Ok::<_, StoreError>(())
+        },
+        |mut a, b| {
+            a.extend(b);
+            a
+        },
+    )?;
+    found.sort_unstable_by_key(|a| a.0);
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! Position search. Every query is a value with a `run(&Store)` method:
+//! Position search. Every query is a value with a `run(&Store)` method, which reads the
+//! database from one [`Snapshot`](crate::store::Snapshot) (a scan's for the queries that scan
+//! many positions); the pieces queries are built of read a snapshot they are handed:
 //!
 //! - [`Lookup`]: what an opening explorer answers about a position (its games, results,
 //!   ratings, next moves, top and recent games, opening name), with a [`Filter`];
@@ -14,6 +16,10 @@
 //! - [`TwinSearch`]: the games stored twice (other spellings, another round, a copy cut
 //!   short);
 //! - [`play`] and [`GameView`]: legal moves and SAN for a board, a stored game ply by ply.
+//!
+//! How a position's games are counted under a filter (its slices, a popular position's
+//! games summed by slice) is `counting.rs`'s; how whole-database scans are split into parts
+//! that separate processes compute is [`distributed`]'s.
 //!
 //! The position asked about is a [`Target`] (FEN, SAN or UCI moves), resolved first. The opening
 //! table ([`parse_openings`]) names positions.
@@ -32,6 +38,8 @@
 mod admit;
 mod answer;
 mod board;
+mod counting;
+pub mod distributed;
 mod filter;
 mod games;
 mod lookup;
@@ -42,7 +50,6 @@ mod players;
 pub mod psqt;
 mod rows;
 mod sequence;
-pub(crate) mod shipped;
 mod target;
 mod twins;
 
@@ -52,6 +59,9 @@ pub use answer::{
     PositionHit, Reached,
 };
 pub use board::{BoardAnswer, GameView, LegalMove, Ply, play};
+pub(crate) use counting::position_slices;
+pub use counting::position_stats;
+pub use distributed::DistributedScan;
 pub use filter::{Filter, FilterSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub(crate) use lookup::stats_of_games;

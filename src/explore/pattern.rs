@@ -1,11 +1,11 @@
 //! Pattern search: every distinct stored position tested against a [`Pattern`] once, however
 //! many games reach it, then the games reached through the posting lists.
 //!
-//! The scan ([`Store::scan`]) tests full-key positions on the boards their keys decode to, and
-//! the single-game tier's on the boards their games' replays reach (only those that match are
-//! keyed). It skips whole (category, material) key ranges that the pattern's [`MaterialNeed`] or
-//! a `--material` signature rules out, and with a signature it scans only that signature's key
-//! ranges.
+//! The scan ([`Scanner::run`](crate::store::read::Scanner::run)) tests full-key positions on
+//! the boards their keys decode to, and the single-game tier's on the boards their games'
+//! replays reach (only those that match are keyed). It skips whole (category, material) key
+//! ranges that the pattern's [`MaterialNeed`](crate::pattern::MaterialNeed) or a `--material`
+//! signature rules out, and with a signature it scans only that signature's key ranges.
 
 use std::{
     cmp::Reverse,
@@ -17,13 +17,17 @@ use std::{
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::{Admission, Filter, PositionHit, QueryError, Signature};
+use super::{
+    Admission, Filter, PositionHit, QueryError, Signature,
+    counting::kept_occurrences,
+    distributed::{DistributedScan, chosen, run_whole},
+};
 use crate::{
     Key,
     codec::Material,
     model::{GameFacts, GameId},
-    pattern::{MaterialNeed, Pattern, Scene},
-    store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
+    pattern::{Pattern, Scene},
+    store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Snapshot, Store, StoreError},
 };
 
 /// Most positions a search lists.
@@ -73,7 +77,7 @@ pub struct PatternSearch {
 }
 
 /// Game ids as a growable bit set.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, bincode::Encode, bincode::Decode)]
 struct GameSet(Vec<u64>);
 
 impl GameSet {
@@ -105,61 +109,16 @@ impl GameSet {
     }
 }
 
-/// What a search found in some of its parts ([`PatternQuery::partial`]), as bytes to ship
-/// between processes ([`PatternPartial::to_bytes`]).
-#[derive(Debug, Default)]
+/// What a search found in some of its parts ([`DistributedScan::partial`]), shipped between
+/// processes as bytes ([`to_bytes`](super::distributed::to_bytes)).
+#[derive(Debug, Default, bincode::Encode, bincode::Decode)]
 pub struct PatternPartial(Partial);
-
-/// [`Partial`] as bytes: its counts, game sets as words, and ranked hits.
-#[derive(bincode::Encode, bincode::Decode)]
-struct PartialBytes {
-    counts: [u64; 3],
-    games: Vec<u64>,
-    results: [Vec<u64>; 4],
-    top: Vec<(u64, [u8; crate::codec::KEY_LEN], [u64; 3])>,
-}
-
-impl PatternPartial {
-    /// Its bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let part = &self.0;
-        let bytes = PartialBytes {
-            counts: [part.positions, part.occurrences, part.scanned],
-            games: part.games.0.clone(),
-            results: part.results.clone().map(|set| set.0),
-            top: part
-                .top
-                .iter()
-                .map(|Reverse((games, Reverse(key), counts))| (*games, *key.as_bytes(), *counts))
-                .collect(),
-        };
-        super::shipped::pack(bytes)
-    }
-
-    /// The partial answer [`PatternPartial::to_bytes`] wrote; `None` for other bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Option<PatternPartial> {
-        let part: PartialBytes = super::shipped::unpack(bytes)?;
-        let [positions, occurrences, scanned] = part.counts;
-        Some(PatternPartial(Partial {
-            positions,
-            occurrences,
-            scanned,
-            games: GameSet(part.games),
-            results: part.results.map(GameSet),
-            top: part
-                .top
-                .into_iter()
-                .map(|(games, key, counts)| Reverse((games, Reverse(Key::from_bytes(key)), counts)))
-                .collect(),
-        }))
-    }
-}
 
 /// A hit as ranked: games (more first), then key (smaller first), then white/draws/black.
 type Ranked = (u64, Reverse<Key>, [u64; 3]);
 
 /// What one key range contributed.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, bincode::Encode, bincode::Decode)]
 struct Partial {
     positions: u64,
     occurrences: u64,
@@ -205,31 +164,35 @@ impl PatternQuery {
     /// Runs the search, counting progress into `progress` and stopping when it says so (the
     /// search then fails with an "interrupted" error).
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
-        let started = Instant::now();
-        let _steady = store.steady();
-        let parts = self.scan_parts(store)?;
-        let partial = self.partial(store, &parts, progress)?;
-        self.answer(store, [partial], started)
+        run_whole(self, store, progress)
     }
 
-    /// The parts a search scans (see [`Store::scan`]): the same list for the same database, so
-    /// that a search can be spread over processes, each scanning some of them
-    /// ([`PatternQuery::partial`]) and one merging what they found ([`PatternQuery::answer`]).
-    pub fn scan_parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
-        self.parts(store, &self.pattern.material_need())
+    /// The search on `view` (a query that lists the games of a search reads both from one
+    /// snapshot).
+    pub(crate) fn run_in(&self, view: &Snapshot, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
+        let started = Instant::now();
+        let partial = self.partial_of(view, &self.scan_parts(view)?, progress)?;
+        self.answer_in(view, partial.0, started)
+    }
+
+    /// The parts a search scans (see [`Scanner::run`](crate::store::read::Scanner::run)): the
+    /// key ranges of the materials asked for, or everything.
+    fn scan_parts(&self, view: &Snapshot) -> Result<Vec<ScanPart>, QueryError> {
+        let need = self.pattern.material_need();
+        super::material::scan_parts(view, self.material.as_ref(), |material| need.admits(material))
     }
 
     /// What the search finds in `parts` (some of [`PatternQuery::scan_parts`]).
-    pub fn partial(
+    fn partial_of(
         &self,
-        store: &Store,
+        view: &Snapshot,
         parts: &[ScanPart],
         progress: &ScanProgress,
     ) -> Result<PatternPartial, QueryError> {
         let limit = self.limit.min(MAX_HITS);
         // One-game values take their results from their games' facts.
-        let facts = store.committed_facts()?;
-        let admission = Admission::resolve(store, &self.filter)?;
+        let facts = view.facts().table()?;
+        let admission = Admission::resolve(view, &self.filter)?;
         let admission = (!admission.is_everything()).then_some(&admission);
         // Full-key parts first: when their hits are positions of two games or more, as many as
         // are listed, no tier position (one game each) can be listed, and the tier's matches
@@ -237,17 +200,17 @@ impl PatternQuery {
         // most of the cost of a pattern that matches nearly every position).
         let (family, tier): (Vec<ScanPart>, Vec<ScanPart>) =
             parts.iter().cloned().partition(|part| matches!(part, ScanPart::Family(_)));
-        let mut partial = self.scan(store, &family, progress, &facts, admission, None)?;
+        let mut partial = self.scan(view, &family, progress, &facts, admission, None)?;
         let whole_games = tier.iter().all(|part| matches!(part, ScanPart::TierGames(..)));
         let unkeyed = (whole_games && !tier.is_empty() && !partial.may_rank_one_game(limit))
-            .then(|| store.totals().map(|totals| Unkeyed::new(totals.next_game_id)))
+            .then(|| view.totals().map(|totals| Unkeyed::new(totals.next_game_id)))
             .transpose()?;
-        let rest = self.scan(store, &tier, progress, &facts, admission, unkeyed.as_ref())?;
+        let rest = self.scan(view, &tier, progress, &facts, admission, unkeyed.as_ref())?;
         partial = partial.merge(rest, limit);
         if let Some(unkeyed) = unkeyed {
             partial = partial.merge(
                 unkeyed.into_partial().map_err(|game| {
-                    store.corrupt(format!("game {game}, reached by a tier position: no facts for it"))
+                    view.corrupt(format!("game {game}, reached by a tier position: no facts for it"))
                 })?,
                 limit,
             );
@@ -262,7 +225,7 @@ impl PatternQuery {
     /// that matches is handed to `unkeyed` instead of being keyed and visited, when there is one.
     fn scan(
         &self,
-        store: &Store,
+        view: &Snapshot,
         parts: &[ScanPart],
         progress: &ScanProgress,
         facts: &FactsTable,
@@ -282,7 +245,7 @@ impl PatternQuery {
                 && self.pattern.matches(&mut Scene::of_chess(chess));
             match unkeyed {
                 Some(unkeyed) if matches => {
-                    unkeyed.record(game, store, facts);
+                    unkeyed.record(game, facts);
                     false
                 }
                 _ => matches,
@@ -290,9 +253,9 @@ impl PatternQuery {
         };
         let admits = |game: &GameFacts| admission.is_none_or(|admission| admission.admits(game));
         // A game without facts is replayed, to be refused as corrupt when one of its positions matches.
-        let game = |id: GameId| admission.is_none() || store.facts_of(Some(facts), id).is_none_or(|g| admits(&g));
+        let game = |id: GameId| admission.is_none() || facts.get(id).is_none_or(|g| admits(&g));
         let filter = ScanFilter { material: |material: &Material| need.admits(material), board, game };
-        let mut partial = store.scan(
+        let mut partial = view.scanner().run(
             parts,
             &filter,
             progress,
@@ -317,16 +280,8 @@ impl PatternQuery {
         Ok(partial)
     }
 
-    /// The answer from the partial answers of all the parts of [`PatternQuery::scan_parts`],
-    /// each part's once; `started` is when the search started.
-    pub fn answer(
-        &self,
-        store: &Store,
-        partials: impl IntoIterator<Item = PatternPartial>,
-        started: Instant,
-    ) -> Result<PatternSearch, QueryError> {
-        let limit = self.limit.min(MAX_HITS);
-        let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
+    /// The answer from `partial`, every part's merged; `started` is when the search started.
+    fn answer_in(&self, view: &Snapshot, partial: Partial, started: Instant) -> Result<PatternSearch, QueryError> {
         let mut tally = [0u64; 4];
         let mut unknown = Vec::new();
         let game_ids: Vec<GameId> = partial.games.ids().collect();
@@ -338,7 +293,7 @@ impl PatternQuery {
         }
         // Games only reached through multi-game positions: their records say the result.
         for chunk in unknown.chunks(4096) {
-            for record in store.listed_games(chunk)? {
+            for record in view.games().listed(chunk)? {
                 tally[record.result.index()] += 1;
             }
         }
@@ -347,7 +302,7 @@ impl PatternQuery {
         let hits = top
             .into_iter()
             .map(|Reverse((games, Reverse(key), [white, draws, black]))| {
-                PositionHit::of(store, &key, [games, white, draws, black])
+                PositionHit::of(view, &key, [games, white, draws, black])
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(PatternSearch {
@@ -363,10 +318,35 @@ impl PatternQuery {
             game_ids,
         })
     }
+}
 
-    /// The parts to scan: the key ranges of the materials asked for, or everything.
-    fn parts(&self, store: &Store, need: &MaterialNeed) -> Result<Vec<ScanPart>, QueryError> {
-        super::material::scan_parts(store, self.material.as_ref(), |material| need.admits(material))
+impl DistributedScan for PatternQuery {
+    type Partial = PatternPartial;
+    type Answer = PatternSearch;
+
+    fn part_count(&self, view: &Snapshot) -> Result<usize, QueryError> {
+        Ok(self.scan_parts(view)?.len())
+    }
+
+    fn partial(
+        &self,
+        view: &Snapshot,
+        numbers: &[usize],
+        progress: &ScanProgress,
+    ) -> Result<PatternPartial, QueryError> {
+        let parts = chosen(&self.scan_parts(view)?, numbers)?;
+        self.partial_of(view, &parts, progress)
+    }
+
+    fn answer(
+        &self,
+        store: &Store,
+        partials: Vec<PatternPartial>,
+        started: Instant,
+    ) -> Result<PatternSearch, QueryError> {
+        let limit = self.limit.min(MAX_HITS);
+        let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
+        self.answer_in(&store.snapshot(), partial, started)
     }
 }
 
@@ -411,7 +391,7 @@ impl Partial {
         limit: usize,
     ) -> Result<(), StoreError> {
         let (games, results) = (&mut self.games, &mut self.results);
-        let seen = position.kept(facts, admits, |game| {
+        let seen = kept_occurrences(position, facts, admits, |game| {
             games.insert(game.id);
             results[game.result.index()].insert(game.id);
         })?;
@@ -451,9 +431,9 @@ impl Unkeyed {
         }
     }
 
-    fn record(&self, game: GameId, store: &Store, facts: &FactsTable) {
+    fn record(&self, game: GameId, facts: &FactsTable) {
         let (word, bit) = ((game.0 / 64) as usize, 1 << (game.0 % 64));
-        let result = store.facts_of(Some(facts), game).map(|facts| facts.result.index());
+        let result = facts.get(game).map(|facts| facts.result.index());
         match (self.games.get(word), result) {
             (Some(games), Some(result)) => {
                 self.positions.fetch_add(1, Ordering::Relaxed);

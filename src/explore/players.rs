@@ -9,7 +9,7 @@
 //! use tabiya::store::Store;
 //!
 //! let store = Store::open_read_only("tabiya-db".as_ref())?;
-//! let found = find_players(&store, "Kasparov, Garry")?;
+//! let found = find_players(&store.snapshot(), "Kasparov, Garry")?;
 //! for spelling in &found.players[0].spellings {
 //!     println!("{}: {} with White, {} with Black", spelling.name, spelling.white, spelling.black);
 //! }
@@ -26,7 +26,7 @@ use crate::{
         names::{Matched, Reading, group, is_team, readings},
         player_name,
     },
-    store::Store,
+    store::{Snapshot, Store},
 };
 
 /// Most stored spellings a lookup weighs: a name shared by more is refused (give more of it).
@@ -134,14 +134,14 @@ impl PlayerMatch {
 
 /// The players `name` may be: every stored spelling holding one of its surname's tokens that
 /// may be the same player, grouped ([`group`](crate::model::names::group)).
-pub fn find_players(store: &Store, name: &str) -> Result<PlayerMatch, QueryError> {
+pub fn find_players(view: &Snapshot, name: &str) -> Result<PlayerMatch, QueryError> {
     let query = NameQuery::new(name);
     if query.is_empty() {
         return Err(QueryError::input(format!("empty player name {name:?}")));
     }
     let mut stored = std::collections::BTreeSet::new();
     for token in query.surname_tokens() {
-        stored.extend(store.names_with_token(&token, false, MAX_SPELLINGS + 1)?);
+        stored.extend(view.players().spellings(&token, false, MAX_SPELLINGS + 1)?);
         if stored.len() > MAX_SPELLINGS {
             return Err(QueryError::input(format!(
                 "{name:?}: more than {MAX_SPELLINGS} spellings share its surname; give more of the name"
@@ -151,7 +151,7 @@ pub fn find_players(store: &Store, name: &str) -> Result<PlayerMatch, QueryError
     // The index's spellings lost their commas: a first sift, then each is read as its games
     // spell it.
     let candidates = stored.into_iter().filter(|s| query.matches(s).is_some());
-    matched_players(store, name, candidates, |spelling| query.matches(spelling))
+    matched_players(view, name, candidates, |spelling| query.matches(spelling))
 }
 
 /// Players whose spellings have a token starting with `prefix` (folded), most played first, at
@@ -163,15 +163,17 @@ pub fn suggest_players(store: &Store, prefix: &str, limit: usize) -> Result<Vec<
     };
     // Every spelling holding the last token typed, which holds the tokens before it too.
     let earlier = &folded.tokens[..folded.tokens.len() - 1];
-    let candidates = store
-        .names_with_token(last, true, SUGGESTION_SPELLINGS)?
+    let view = store.snapshot();
+    let candidates = view
+        .players()
+        .spellings(last, true, SUGGESTION_SPELLINGS)?
         .into_iter()
         .filter(|stored| earlier.iter().all(|t| crate::model::names::fold(stored).tokens.contains(t)));
     let read = |spelling: &str| {
         let found = readings(&crate::model::names::fold(spelling));
         (!is_team(spelling) && !found.is_empty()).then_some(found)
     };
-    let mut found = matched_players(store, prefix, candidates, read)?;
+    let mut found = matched_players(&view, prefix, candidates, read)?;
     found.players.truncate(limit);
     Ok(found.players)
 }
@@ -179,20 +181,20 @@ pub fn suggest_players(store: &Store, prefix: &str, limit: usize) -> Result<Vec<
 /// Counts the games of each candidate spelling (as the players index holds it), reads it as
 /// its first game spells it (`read`: how it may read, `None` to leave it out), and groups.
 fn matched_players(
-    store: &Store,
+    view: &Snapshot,
     query: &str,
     candidates: impl Iterator<Item = String>,
     read: impl Fn(&str) -> Option<Vec<Reading>>,
 ) -> Result<PlayerMatch, QueryError> {
     let mut matched = Vec::new();
     for stored in candidates {
-        let white = store.player_games(&stored, Some(Color::White))?;
-        let black = store.player_games(&stored, Some(Color::Black))?;
+        let white = view.players().games(&stored, Some(Color::White))?;
+        let black = view.players().games(&stored, Some(Color::Black))?;
         let Some(&first) = white.first().into_iter().chain(black.first()).min() else {
             // Its games were never committed (an interrupted ingest).
             continue;
         };
-        let name = match store.game(first)? {
+        let name = match view.games().get(first)? {
             Some(game) if player_name(&game.tags.white) == stored => game.tags.white,
             Some(game) if player_name(&game.tags.black) == stored => game.tags.black,
             _ => stored.clone(),

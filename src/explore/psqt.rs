@@ -11,7 +11,10 @@ use std::time::Instant;
 use serde::Serialize;
 use shakmaty::{Color, Role};
 
-use super::{Admission, Filter, QueryError};
+use super::{
+    Admission, Filter, QueryError,
+    distributed::{DistributedScan, chosen, run_whole},
+};
 use crate::{
     Key,
     codec::KeyBoard,
@@ -20,7 +23,7 @@ use crate::{
         fit::{self, Feature, Fit, FitOptions, Samples, feature, phase},
         tables::{GamePhase, TABLES, owner_square, table_index, table_of},
     },
-    store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
+    store::{FactsTable, ScanFilter, ScanProgress, ScannedPosition, Snapshot, Store, StoreError},
 };
 
 /// Positions whose material phase is at most this count as endgame positions (a queen or two
@@ -55,7 +58,7 @@ impl DeriveOptions {
 
 /// Where pieces stand and how their owners scored, per table (piece kind × phase) and square
 /// from the owner's side.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct Occupancy {
     /// Games × positions with such a piece on the square (a game reaching two such positions
@@ -124,6 +127,7 @@ pub struct Derived {
 type Sampled = (u64, Key, Vec<Feature>, u32, [u32; 3]);
 
 /// One scan part's contribution.
+#[derive(bincode::Encode, bincode::Decode)]
 struct Partial {
     positions: u64,
     occurrences: u64,
@@ -148,121 +152,70 @@ impl Default for Partial {
 
 /// Derives statistics and fitted tables from `store`.
 pub fn derive(store: &Store, options: &DeriveOptions) -> Result<Derived, QueryError> {
-    options.check()?;
-    let started = Instant::now();
-    let steady = store.steady();
-    let partial = derive_partial(store, options, &store.scan_parts()?)?;
-    // The fit reads no store.
-    drop(steady);
-    derive_answer(options, [partial], started)
+    run_whole(options, store, &ScanProgress::default())
 }
 
-/// What a derivation finds in `parts` (some of [`Store::scan_parts`]): a derivation spread over
-/// processes scans each part once and merges the partial answers ([`derive_answer`]).
-pub fn derive_partial(store: &Store, options: &DeriveOptions, parts: &[ScanPart]) -> Result<PsqtPartial, QueryError> {
-    options.check()?;
-    let limit = sample_limit(options);
-    // One-game values take their results from their games' facts, and so does a filter.
-    let facts = store.committed_facts()?;
-    let admission = Admission::resolve(store, &options.filter)?;
-    let partial = store.scan(
-        parts,
-        &ScanFilter::all(),
-        &ScanProgress::default(),
-        |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (options, &admission), limit),
-        |a, b| a.merge(b, limit),
-    )?;
-    Ok(PsqtPartial(partial))
-}
+impl DistributedScan for DeriveOptions {
+    type Partial = PsqtPartial;
+    type Answer = Derived;
 
-/// The derivation from the partial answers of all the parts of [`Store::scan_parts`], each
-/// part's once; `started` is when it started.
-pub fn derive_answer(
-    options: &DeriveOptions,
-    partials: impl IntoIterator<Item = PsqtPartial>,
-    started: Instant,
-) -> Result<Derived, QueryError> {
-    let limit = sample_limit(options);
-    let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
-    let mut chosen = partial.sample;
-    chosen.sort_unstable_by_key(|a| (a.0, a.1));
-    chosen.truncate(limit);
-    let mut samples = Samples::default();
-    for (_, _, pieces, phase, results) in &chosen {
-        samples.push(pieces, *phase, *results);
+    fn check(&self) -> Result<(), QueryError> {
+        DeriveOptions::check(self)
     }
-    drop(chosen);
-    let fit = fit::fit(&samples, &FitOptions { seed: options.seed, ..options.fit.clone() });
-    Ok(Derived {
-        positions: partial.positions,
-        occurrences: partial.occurrences,
-        occupancy: partial.occupancy,
-        fit,
-        elapsed_ms: started.elapsed().as_millis() as u64,
-    })
+
+    fn part_count(&self, view: &Snapshot) -> Result<usize, QueryError> {
+        Ok(view.scanner().parts()?.len())
+    }
+
+    /// What a derivation finds in some parts of the scan.
+    fn partial(&self, view: &Snapshot, numbers: &[usize], progress: &ScanProgress) -> Result<PsqtPartial, QueryError> {
+        self.check()?;
+        let parts = chosen(&view.scanner().parts()?, numbers)?;
+        let limit = sample_limit(self);
+        // One-game values take their results from their games' facts, and so does a filter.
+        let facts = view.facts().table()?;
+        let admission = Admission::resolve(view, &self.filter)?;
+        let partial = view.scanner().run(
+            &parts,
+            &ScanFilter::all(),
+            progress,
+            |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (self, &admission), limit),
+            |a, b| a.merge(b, limit),
+        )?;
+        Ok(PsqtPartial(partial))
+    }
+
+    /// The derivation: the fit on the merged sample reads no store.
+    fn answer(&self, _store: &Store, partials: Vec<PsqtPartial>, started: Instant) -> Result<Derived, QueryError> {
+        let limit = sample_limit(self);
+        let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
+        let mut chosen = partial.sample;
+        chosen.sort_unstable_by_key(|a| (a.0, a.1));
+        chosen.truncate(limit);
+        let mut samples = Samples::default();
+        for (_, _, pieces, phase, results) in &chosen {
+            samples.push(pieces, *phase, *results);
+        }
+        drop(chosen);
+        let fit = fit::fit(&samples, &FitOptions { seed: self.seed, ..self.fit.clone() });
+        Ok(Derived {
+            positions: partial.positions,
+            occurrences: partial.occurrences,
+            occupancy: partial.occupancy,
+            fit,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
 }
 
 fn sample_limit(options: &DeriveOptions) -> usize {
     if options.sample == 0 { usize::MAX } else { options.sample }
 }
 
-/// What a derivation found in some parts ([`derive_partial`]), as bytes to ship between
-/// processes ([`PsqtPartial::to_bytes`]).
-pub struct PsqtPartial(Partial);
-
-/// [`Partial`] as bytes.
+/// What a derivation found in some parts ([`DistributedScan::partial`]), shipped between
+/// processes as bytes ([`to_bytes`](super::distributed::to_bytes)).
 #[derive(bincode::Encode, bincode::Decode)]
-struct PartialBytes {
-    counts: [u64; 2],
-    occurrences: Vec<u64>,
-    half_points: Vec<u64>,
-    phases: [u64; 2],
-    sample: Vec<SampledBytes>,
-}
-
-/// A [`Sampled`] position with its key as bytes.
-type SampledBytes = (u64, [u8; crate::codec::KEY_LEN], Vec<Feature>, u32, [u32; 3]);
-
-impl PsqtPartial {
-    /// Its bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let part = &self.0;
-        let bytes = PartialBytes {
-            counts: [part.positions, part.occurrences],
-            occurrences: part.occupancy.occurrences.iter().flatten().copied().collect(),
-            half_points: part.occupancy.half_points.iter().flatten().copied().collect(),
-            phases: part.occupancy.positions,
-            sample: part
-                .sample
-                .iter()
-                .map(|(hash, key, pieces, phase, results)| (*hash, *key.as_bytes(), pieces.clone(), *phase, *results))
-                .collect(),
-        };
-        super::shipped::pack(bytes)
-    }
-
-    /// The partial answer [`PsqtPartial::to_bytes`] wrote; `None` for other bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Option<PsqtPartial> {
-        let part: PartialBytes = super::shipped::unpack(bytes)?;
-        if part.occurrences.len() != TABLES * 64 || part.half_points.len() != TABLES * 64 {
-            return None;
-        }
-        let mut occupancy = Occupancy { positions: part.phases, ..Occupancy::default() };
-        for (t, (occurrences, half_points)) in part.occurrences.chunks(64).zip(part.half_points.chunks(64)).enumerate()
-        {
-            occupancy.occurrences[t].copy_from_slice(occurrences);
-            occupancy.half_points[t].copy_from_slice(half_points);
-        }
-        let sample: Vec<Sampled> = part
-            .sample
-            .into_iter()
-            .map(|(hash, key, pieces, phase, results)| (hash, Key::from_bytes(key), pieces, phase, results))
-            .collect();
-        let threshold = u64::MAX;
-        let [positions, occurrences] = part.counts;
-        Some(PsqtPartial(Partial { positions, occurrences, occupancy, sample, threshold }))
-    }
-}
+pub struct PsqtPartial(Partial);
 
 /// Keeps the `limit` lowest hashes (ties broken by key) once the list is twice that long.
 fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {

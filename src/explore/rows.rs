@@ -61,15 +61,16 @@ impl PositionRows {
     /// order or in parallel.
     pub fn parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
         let need = self.need();
-        super::material::scan_parts(store, self.material.as_ref(), |m| need.as_ref().is_none_or(|n| n.admits(m)))
+        let view = store.snapshot();
+        super::material::scan_parts(&view, self.material.as_ref(), |m| need.as_ref().is_none_or(|n| n.admits(m)))
     }
 
-    /// The listed positions of one part, in key order.
+    /// The listed positions of one part, in key order, read from a snapshot of their own.
     pub fn rows_in(&self, store: &Store, part: &ScanPart) -> Result<Vec<PositionRow>, QueryError> {
-        let _steady = store.steady();
+        let view = store.scan_snapshot();
         let need = self.need();
         // One-game values take their results from their games' facts.
-        let facts = store.committed_facts()?;
+        let facts = view.facts().table()?;
         let admits_material = |material: &Material| need.as_ref().is_none_or(|n| n.admits(material));
         let board = |chess: &Chess, _| {
             admits_material(&Material(chess.board().material()))
@@ -78,7 +79,7 @@ impl PositionRows {
         };
         let filter = ScanFilter { material: admits_material, board, game: |_| true };
         let tests_board = self.side.is_some() || self.pattern.is_some();
-        let mut rows = store.scan(
+        let mut rows = view.scanner().run(
             std::slice::from_ref(part),
             &filter,
             &ScanProgress::default(),

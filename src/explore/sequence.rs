@@ -14,7 +14,7 @@ use super::{Filter, PatternQuery, QueryError};
 use crate::{
     model::GameId,
     pattern::Sequence,
-    store::{ScanProgress, Store},
+    store::{ScanProgress, Snapshot, Store},
 };
 
 /// Games replayed together (one read of their mainlines).
@@ -63,11 +63,16 @@ impl SequenceQuery {
     /// Runs the search, counting the first step's scan into `progress` and stopping when it
     /// says so.
     pub fn run_with(&self, store: &Store, progress: &ScanProgress) -> Result<SequenceSearch, QueryError> {
+        self.run_in(&store.scan_snapshot(), progress)
+    }
+
+    /// The search on `view`.
+    pub(crate) fn run_in(&self, view: &Snapshot, progress: &ScanProgress) -> Result<SequenceSearch, QueryError> {
         let started = Instant::now();
         let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
         let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0, filter: self.filter.clone() };
-        let found = scan.run_with(store, progress)?;
-        let games = games_matching(store, &self.sequence, &found.game_ids, progress)?;
+        let found = scan.run_in(view, progress)?;
+        let games = games_matching(view, &self.sequence, &found.game_ids, progress)?;
         Ok(SequenceSearch {
             first_positions: found.positions,
             candidates: found.game_ids.len() as u64,
@@ -79,7 +84,7 @@ impl SequenceQuery {
 
 /// The games of `ids` that `sequence` matches, with their plies, ascending (each replayed).
 pub fn games_matching(
-    store: &Store,
+    view: &Snapshot,
     sequence: &Sequence,
     ids: &[GameId],
     progress: &ScanProgress,
@@ -91,9 +96,9 @@ pub fn games_matching(
                 return Err(QueryError::input("search interrupted"));
             }
             let mut found = Vec::new();
-            for (&id, line) in chunk.iter().zip(store.mainlines(chunk)?) {
-                let line = line.ok_or_else(|| store.corrupt(format!("game {id}: no mainline")))?;
-                let positions = replay(&line).ok_or_else(|| store.corrupt(format!("game {id} does not replay")))?;
+            for (&id, line) in chunk.iter().zip(view.games().mainlines(chunk)?) {
+                let line = line.ok_or_else(|| view.corrupt(format!("game {id}: no mainline")))?;
+                let positions = replay(&line).ok_or_else(|| view.corrupt(format!("game {id} does not replay")))?;
                 if let Some(plies) = sequence.find(&positions) {
                     found.push(SequenceGame { id, plies });
                 }

@@ -24,7 +24,7 @@ use crate::{
         GameId, GameRecord,
         twins::{MIN_PREFIX_PLIES, TwinRelation, same_players, twin_relation},
     },
-    store::Store,
+    store::{Snapshot, Store},
 };
 
 /// Which twins to find.
@@ -101,20 +101,21 @@ pub struct TwinReport {
 impl TwinSearch {
     /// The twin groups of the database; `progress` counts the twin keys read.
     pub fn run(&self, store: &Store, progress: &AtomicU64) -> Result<TwinReport, QueryError> {
-        let buckets = store.twin_buckets(progress)?;
+        let view = store.scan_snapshot();
+        let buckets = view.games().twin_buckets(progress)?;
         let compared = buckets.iter().map(|b| b.len() as u64).sum();
         let groups: Vec<Vec<TwinGroup>> =
-            buckets.par_iter().map(|ids| self.groups_of(store, ids)).collect::<Result<_, QueryError>>()?;
+            buckets.par_iter().map(|ids| self.groups_of(&view, ids)).collect::<Result<_, QueryError>>()?;
         let mut groups: Vec<TwinGroup> = groups.into_iter().flatten().collect();
         groups.sort_by_key(|group| group.games[0].id);
         let extra_copies = groups.iter().map(|g| g.games.len() as u64 - 1).sum();
-        let games = store.totals()?.games;
+        let games = view.totals()?.games;
         Ok(TwinReport { games, compared, groups, extra_copies })
     }
 
     /// The twin groups of one bucket, its games joined pair by pair.
-    fn groups_of(&self, store: &Store, ids: &[GameId]) -> Result<Vec<TwinGroup>, QueryError> {
-        let games: Vec<(GameId, GameRecord)> = ids.iter().copied().zip(store.listed_games(ids)?).collect();
+    fn groups_of(&self, view: &Snapshot, ids: &[GameId]) -> Result<Vec<TwinGroup>, QueryError> {
+        let games: Vec<(GameId, GameRecord)> = ids.iter().copied().zip(view.games().listed(ids)?).collect();
         let mut pairs = Vec::new();
         let mut root: Vec<usize> = (0..games.len()).collect();
         for a in 0..games.len() {

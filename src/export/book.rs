@@ -30,7 +30,7 @@ use crate::{
     Key,
     explore::{Admission, Filter, QueryError, key_of, stats_of_games},
     model::Tally,
-    store::ScanProgress,
+    store::{ScanProgress, Snapshot, Store},
 };
 
 /// Bytes of a Polyglot book entry.
@@ -186,7 +186,7 @@ impl BookOptions {
     /// The book, walked from the root ply by ply, each ply's positions read on every core;
     /// `progress` counts the positions as they are read, and stops the walk when told to (an
     /// error).
-    pub fn make(&self, store: &crate::store::Store, progress: &ScanProgress) -> Result<Book, QueryError> {
+    pub fn make(&self, store: &Store, progress: &ScanProgress) -> Result<Book, QueryError> {
         if self.min_games == 0 {
             return Err(QueryError::input("the fewest games a book move needs is at least 1"));
         }
@@ -195,8 +195,10 @@ impl BookOptions {
         {
             return Err(QueryError::input(format!("a score floor is a percentage from 0 to 100, not {score}")));
         }
+        // Many positions are read: a scan's snapshot.
+        let view = store.scan_snapshot();
         // The player's games and the texts are found once, not once a position.
-        let admission = Admission::resolve(store, &self.filter)?;
+        let admission = Admission::resolve(&view, &self.filter)?;
         let root = Visit { key: key_of(&self.root)?, chess: self.root.clone() };
         let mut seen = FxHashSet::default();
         seen.insert(root.key);
@@ -215,7 +217,7 @@ impl BookOptions {
                             "the book was stopped at ply {ply}, before it was complete"
                         )));
                     }
-                    let found = self.visit(store, visit, &admission);
+                    let found = self.visit(&view, visit, &admission);
                     progress.passed.fetch_add(1, Ordering::Relaxed);
                     found
                 })
@@ -241,8 +243,8 @@ impl BookOptions {
     }
 
     /// One position's entries and the positions its kept moves lead to.
-    fn visit(&self, store: &crate::store::Store, visit: &Visit, admission: &Admission) -> Result<Visited, QueryError> {
-        let stats = stats_of_games(store, &visit.key, admission, false)?;
+    fn visit(&self, view: &Snapshot, visit: &Visit, admission: &Admission) -> Result<Visited, QueryError> {
+        let stats = stats_of_games(view, &visit.key, admission, false)?;
         let mover = visit.chess.turn();
         let mut kept = Vec::new();
         for &(compact, tally) in stats.moves.iter().filter(|(_, tally)| tally.games >= self.min_games) {

@@ -11,7 +11,7 @@ use crate::{
         GameId, GameRecord,
         twins::{TwinKey, same_players, twin_relation},
     },
-    store::{Occurrence, RunRecord, Staging, Store, StoreError, Totals, tier::PawnFiles},
+    store::{Occurrence, RunRecord, Staging, StoreError, Totals, Writer, tier::PawnFiles},
 };
 
 /// Games waiting to be committed together.
@@ -37,7 +37,7 @@ impl PendingBatch {
     /// ([`twin_relation`], either way) is not indexed, and counted in `run`.
     pub fn stage(
         &mut self,
-        store: &Store,
+        store: &Writer,
         staging: &mut Staging,
         totals: &mut Totals,
         run: &mut RunRecord,
@@ -99,7 +99,7 @@ impl PendingBatch {
 
 /// Whether `record` is a twin of a game stored under `twin` or of one of `earlier`.
 fn is_twin<'a>(
-    store: &Store,
+    store: &Writer,
     record: &GameRecord,
     twin: TwinKey,
     earlier: impl Iterator<Item = &'a GameRecord>,

@@ -5,7 +5,7 @@
 //! duplicates, writes the games, and sorts each batch's position occurrences into a sorted run
 //! in the staging area (`batch.rs`). At the end of the run (and whenever the staged runs reach
 //! [`SEGMENT_BYTES`]) the runs are merged into SST files and committed with the new totals in
-//! one atomic step ([`Store::commit_positions`]). Channels between stages are bounded and
+//! one atomic step ([`Writer::commit`]). Channels between stages are bounded and
 //! batches are capped, so memory stays bounded whatever the input size.
 
 mod batch;
@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::{
     input::{GameSplitter, InputError, RawGame, Rejection, Source},
-    store::{RunCounts, RunRecord, RunStatus, Staging, Store, StoreError, Totals},
+    store::{RunCounts, RunRecord, RunStatus, Staging, Store, StoreError, Totals, Writer},
 };
 use batch::PendingBatch;
 use copies::Copies;
@@ -127,7 +127,7 @@ enum ReaderEvent<G = Vec<RawGame>> {
 /// compacted and its distinct positions counted at the end.
 ///
 /// ```
-/// use tabiya::{Key, indexer, store::Store};
+/// use tabiya::{Key, indexer, store::{Store, layout::Detail}};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let pgn = dir.path().join("games.pgn");
@@ -137,7 +137,7 @@ enum ReaderEvent<G = Vec<RawGame>> {
 /// assert_eq!((summary.run.counts.indexed, summary.run.counts.duplicates), (2, 1));
 ///
 /// let after_e4 = Key::encode(&"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -".parse()?)?;
-/// let stats = store.position(&after_e4)?.expect("both games reached it");
+/// let stats = store.snapshot().positions().get(&after_e4, Detail::Head)?.expect("both games reached it");
 /// assert_eq!((stats.total.games, stats.total.white, stats.total.black), (2, 1, 1));
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
@@ -163,9 +163,10 @@ pub fn ingest_with(
     observer: &mut dyn Observer,
 ) -> Result<Summary, IngestError> {
     let started = Instant::now();
-    let mut run = start_run(store, files)?;
-    let mut writer = Writer {
-        store,
+    let store_writer = store.writer()?;
+    let mut run = start_run(&store_writer, files)?;
+    let mut writer = Sink {
+        store: &store_writer,
         totals: store.totals()?,
         staging: Staging::create(store.path())?,
         run: &mut run,
@@ -189,7 +190,7 @@ pub fn ingest_with(
             .map_err(IngestError::Thread)?;
         thread::Builder::new()
             .name("tabiya-parse".to_owned())
-            .spawn_scoped(scope, move || prepare_chunks(store, raw_rx, &prepared_tx, copies))
+            .spawn_scoped(scope, move || prepare_chunks(&store_writer, raw_rx, &prepared_tx, copies))
             .map_err(IngestError::Thread)?;
         let mut pending = PendingBatch::default();
         for event in prepared_rx {
@@ -214,13 +215,13 @@ pub fn ingest_with(
         }
         writer.stage(&mut pending)
     });
-    let Writer { mut totals, mut staging, .. } = writer;
-    if let Err(err) = piped.and_then(|()| Ok(commit(store, &mut staging, &mut totals, &run)?)) {
-        fail_run(store, Some(staging), &mut run, &err);
+    let Sink { mut totals, mut staging, .. } = writer;
+    if let Err(err) = piped.and_then(|()| Ok(commit(&store_writer, &mut staging, &mut totals, &run)?)) {
+        fail_run(&store_writer, Some(staging), &mut run, &err);
         return Err(err);
     }
     staging.remove()?;
-    finish_run(store, &mut totals, &mut run)?;
+    finish_run(&store_writer, &mut totals, &mut run)?;
     Ok(Summary { run, totals, read_errors, elapsed: started.elapsed() })
 }
 
@@ -234,7 +235,7 @@ fn copies_room() -> usize {
 /// (looking their fingerprints up), in input order; with `copies`, a verbatim copy of a game
 /// accepted in an earlier chunk is a duplicate without being parsed.
 fn prepare_chunks(
-    store: &Store,
+    store: &Writer,
     raw: mpsc::Receiver<ReaderEvent>,
     prepared: &mpsc::SyncSender<ReaderEvent<Vec<Prepared>>>,
     mut copies: Option<Copies>,
@@ -273,15 +274,15 @@ fn prepare_chunks(
 }
 
 /// The pipeline's last stage: what it writes to, and the run it counts into.
-struct Writer<'a> {
-    store: &'a Store,
+struct Sink<'a> {
+    store: &'a Writer<'a>,
     totals: Totals,
     staging: Staging,
     run: &'a mut RunRecord,
     skip_twins: Option<usize>,
 }
 
-impl Writer<'_> {
+impl Sink<'_> {
     /// Counts a chunk of prepared games of `file` and adds the new ones to the batch.
     fn take(&mut self, pending: &mut PendingBatch, file: &str, games: Vec<Prepared>, observer: &mut dyn Observer) {
         for item in games {
@@ -395,20 +396,20 @@ fn now() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Commits the staged positions with `totals` (see [`Store::commit_positions`]), then records
+/// Commits the staged positions with `totals` (see [`Writer::commit`]), then records
 /// the run's counts so far. Distinct counts the commit leaves unknown are counted by
 /// [`finish_run`].
-fn commit(store: &Store, staging: &mut Staging, totals: &mut Totals, run: &RunRecord) -> Result<(), StoreError> {
+fn commit(store: &Writer, staging: &mut Staging, totals: &mut Totals, run: &RunRecord) -> Result<(), StoreError> {
     if staging.is_empty() {
         return Ok(());
     }
     let clock = Instant::now();
-    store.commit_positions(staging, totals)?;
+    store.commit(staging, totals)?;
     record_commit(store, totals, run, clock)
 }
 
 /// Records the run's counts after a commit (started at `clock`) of the games up to `totals`.
-fn record_commit(store: &Store, totals: &Totals, run: &RunRecord, clock: Instant) -> Result<(), StoreError> {
+fn record_commit(store: &Writer, totals: &Totals, run: &RunRecord, clock: Instant) -> Result<(), StoreError> {
     tracing::info!(elapsed = ?clock.elapsed(), games = totals.games, "committed");
     let mut batch = store.batch();
     batch.put_run(run);
@@ -421,12 +422,12 @@ fn record_commit(store: &Store, totals: &Totals, run: &RunRecord, clock: Instant
 /// its staging area and the games it wrote without committing them, and records it as failed.
 /// What cannot be done now (the disk may still be full) the next writer does: it removes the
 /// games and the staging area, and marks a run left `Running` interrupted.
-fn fail_run(store: &Store, staging: Option<Staging>, run: &mut RunRecord, err: &dyn std::fmt::Display) {
+fn fail_run(store: &Writer, staging: Option<Staging>, run: &mut RunRecord, err: &dyn std::fmt::Display) {
     tracing::info!("the run failed ({err}): removing what it did not commit");
     let _ = staging.map(Staging::remove);
     let _ = store.discard_uncommitted();
     // The counts of what was committed (recorded at each commit), not of what was removed.
-    let recorded = store.runs().ok().and_then(|runs| runs.into_iter().find(|recorded| recorded.id == run.id));
+    let recorded = store.store().runs().ok().and_then(|runs| runs.into_iter().find(|recorded| recorded.id == run.id));
     run.counts = recorded.map(|recorded| recorded.counts).unwrap_or_default();
     run.status = RunStatus::Failed;
     run.finished = Some(now());
@@ -439,12 +440,12 @@ fn fail_run(store: &Store, staging: Option<Staging>, run: &mut RunRecord, err: &
 
 /// Removes what a killed run wrote without committing it, marks runs left `Running` by a dead
 /// process as interrupted and records a new run.
-fn start_run(store: &Store, files: &[PathBuf]) -> Result<RunRecord, StoreError> {
+fn start_run(store: &Writer, files: &[PathBuf]) -> Result<RunRecord, StoreError> {
     let discarded = store.discard_uncommitted()?;
     if discarded > 0 {
         tracing::info!(games = discarded, "removed the uncommitted games of an interrupted run");
     }
-    let runs = store.runs()?;
+    let runs = store.store().runs()?;
     let mut batch = store.batch();
     for mut stale in runs.iter().filter(|r| r.status == RunStatus::Running).cloned() {
         stale.status = RunStatus::Interrupted;
@@ -465,14 +466,14 @@ fn start_run(store: &Store, files: &[PathBuf]) -> Result<RunRecord, StoreError> 
 
 /// Flushes, compacts, counts distinct positions (unless the commit counted them) and records
 /// the run as completed.
-fn finish_run(store: &Store, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
+fn finish_run(store: &Writer, totals: &mut Totals, run: &mut RunRecord) -> Result<(), StoreError> {
     let clock = Instant::now();
     store.flush()?;
     tracing::info!(elapsed = ?clock.elapsed(), "flushed");
     // Counted and recorded before the compaction, which changes no count: a kill during it
     // leaves the counts known (they stayed unknown until the next ingest).
     if totals.distinct_positions.is_none() || totals.single_game_positions.is_none() {
-        let counts = store.count_positions()?;
+        let counts = store.store().snapshot().positions().count()?;
         totals.distinct_positions = Some(counts.distinct);
         totals.single_game_positions = Some(counts.single_game);
         tracing::info!(elapsed = ?clock.elapsed(), ?counts, "counted positions");

@@ -97,10 +97,11 @@ impl DatabaseTotals {
     /// Everything `tabiya stats --json` prints: the totals, the positions in the tier, the
     /// bytes per family and per item, and the ingest runs.
     pub fn of_store(store: &Store) -> Result<DatabaseTotals, StoreError> {
-        let totals = store.totals()?;
+        let view = store.snapshot();
+        let totals = view.totals()?;
         let families = store.family_bytes()?;
         Ok(DatabaseTotals {
-            tier_positions: Some(store.tier_positions()?),
+            tier_positions: Some(view.positions().in_tier()?),
             bytes: Some(families.iter().map(|(name, bytes)| (name.to_string(), *bytes)).collect()),
             sizes: Some(Sizes::of(&totals, &families)),
             runs: Some(store.runs()?.iter().map(Run::new).collect()),

@@ -134,7 +134,7 @@ pub async fn game_pgn(State(state): State<Arc<AppState>>, id: Segment) -> Result
     let id = segment(id)?;
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
-        let record = state.store.game(GameId(id)).map_err(QueryError::from)?;
+        let record = state.store.snapshot().games().get(GameId(id)).map_err(QueryError::from)?;
         let record = record.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?;
         let pgn = pgn::game(&record).ok_or_else(|| ApiError::internal(pgn::Unreplayable(GameId(id))))?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
@@ -407,7 +407,7 @@ fn respond(format: Format, params: &Params, report: &impl Report) -> Result<Resp
 pub async fn players(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
     blocking(move || match (params.get("name"), params.get("prefix")) {
-        (Some(name), None) => Ok(Json(find_players(&state.store, name)?).into_response()),
+        (Some(name), None) => Ok(Json(find_players(&state.store.snapshot(), name)?).into_response()),
         (None, Some(prefix)) => {
             let limit = params.count("limit", 10, 50)?;
             Ok(Json(suggest_players(&state.store, prefix, limit)?).into_response())
@@ -464,11 +464,10 @@ pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Resu
 /// The database totals.
 pub async fn totals(State(state): State<Arc<AppState>>) -> Result<Json<DatabaseTotals>, ApiError> {
     blocking(move || {
-        // Read between catch-ups, never during one: a catch-up shows the new commit record
+        // Read from a snapshot, never during a catch-up: a catch-up shows the new commit record
         // before the store has taken in its commit, and a client that saw the new totals would
         // then look up positions in the view before it.
-        let _steady = state.store.steady_brief();
-        let totals = state.store.totals().map_err(QueryError::from)?;
+        let totals = state.store.snapshot().totals().map_err(QueryError::from)?;
         Ok(Json(DatabaseTotals::new(&totals)))
     })
     .await

@@ -4,7 +4,7 @@
 //! | family | holds |
 //! |---|---|
 //! | `positions` | each position's statistics under its [`Key`](crate::Key); the commit record; the single-game [`tier`] |
-//! | `games` | each game's tags and result, by [`GameId`] |
+//! | `games` | each game's tags and result, by [`GameId`](crate::model::GameId) |
 //! | `mainlines` | each game's start and mainline, what a replay reads |
 //! | `facts` | each game's result, ratings, month and speed, eight bytes, held in memory by [`FactsTable`] |
 //! | `headers` | each game's day, ECO code, length and event and site hashes, twelve bytes, held in memory by [`HeadersTable`] when a filter needs them |
@@ -16,85 +16,92 @@
 //! | `openings` | an imported opening table's names, by [`Key`](crate::Key) |
 //! | `meta` | the format version, the ingest runs ([`RunRecord`]) |
 //!
-//! Writers open it with [`Store::open`] (one at a time: RocksDB locks the directory), write
-//! games through a [`Batch`] ([`writer`]; or ingest them from files another process wrote,
-//! `apart.rs`) and commit positions with their totals through
-//! [`Staging`] and [`Store::commit_positions`] (`commit.rs`); readers open it with
-//! [`Store::open_read_only`], which sees the data flushed when it opened, or
-//! [`Store::open_secondary`], which follows a writer, and read it through [`reader`] and
-//! [`scan`]. Every RocksDB option is in `options.rs`; every stored byte in [`layout`].
+//! A [`Store`] is the open database: opening it ([`Store::open`] for the one writer,
+//! [`Store::open_read_only`], [`Store::open_secondary`] to follow a writer), its totals and
+//! runs, and catching up with a writer. Everything else goes through two doors:
+//!
+//! - **reading**: a [`Snapshot`] ([`Store::snapshot`], or [`Store::scan_snapshot`] for a query
+//!   that may run long) is a value a query holds: the database stands still for it, and its
+//!   typed views read one thing each ([`read`]: positions, games, players, facts, scans);
+//! - **writing**: the [`Writer`] ([`Store::writer`]): batches of games, the commit of staged
+//!   positions, and what a build spread over machines writes apart ([`mod@write`]).
+//!
+//! Every RocksDB option is in `options.rs`; every stored byte in [`layout`].
 
-mod apart;
 mod checkpoint;
-mod commit;
 mod error;
-mod facts;
 pub mod layout;
 pub mod meta;
 mod options;
-pub mod reader;
-pub mod scan;
-mod staging;
-mod summaries;
+pub mod read;
+mod snapshot;
 pub mod tier;
 mod verify;
-pub mod writer;
+pub mod write;
 
-pub use apart::FamilyFile;
-pub(crate) use apart::{put_file_name, put_text, read_file_name, read_text};
-pub use commit::{COMMIT_RANGES, CommitBase, MAX_COMMIT_RANGES, RangeWritten, commit_pivots};
+pub use checkpoint::checkpoint;
 pub use error::StoreError;
-pub use facts::{FactsTable, GameColumn, HeadersTable, facts_records, pack_facts};
-pub use layout::{Detail, Occurrences, StoredValue};
+pub use layout::{Detail, Occurrences, StoredValue, game_values};
 pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
-pub use options::COLUMN_FAMILIES;
-pub use options::{DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
-pub use reader::PositionCounts;
-pub use scan::{ScanFilter, ScanPart, ScanProgress, ScannedPosition};
-pub use staging::{
-    BOUND_EVERY, HeldRun, Occurrence, RunRecords, Staging, decode_run_records, encode_run_records, is_range_bound,
-    ranges_between,
+pub use options::{COLUMN_FAMILIES, DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
+pub use read::{
+    FactsTable, GameColumn, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter, ScanPart,
+    ScanProgress, ScannedPosition, facts_records, pack_facts,
 };
-pub use summaries::{CountedGames, SUMMARY_BUDGET, SUMMARY_MIN_GAMES};
+pub use snapshot::Snapshot;
 pub use tier::TierHit;
-pub use verify::{Problem, Verification};
-pub use writer::Batch;
+pub use verify::{Problem, Verification, verify};
+pub use write::{
+    BOUND_EVERY, Batch, COMMIT_RANGES, CommitBase, FamilyFile, HeldRun, MAX_COMMIT_RANGES, Occurrence, RangeWritten,
+    RunRecords, Staging, Writer, commit_pivots, decode_run_records, encode_run_records, is_range_bound, ranges_between,
+};
+pub(crate) use write::{put_file_name, put_text, read_file_name, read_text};
 
 use std::{
     path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
-    time::Duration,
 };
 
 use rocksdb::{ColumnFamily, DB, Options};
 
-use crate::model::GameId;
+use self::layout::{
+    decode_record,
+    keys::{COMMIT_KEY, FORMAT_KEY, RUN_PREFIX, tier_record_ranges},
+};
 
 /// An open database.
 pub struct Store {
     db: DB,
     path: PathBuf,
+    /// How it was opened: only a writer hands out a [`Writer`].
+    mode: Mode,
     /// The private directory of a secondary instance, removed on drop.
     secondary: Option<PathBuf>,
     /// The committed `next_game_id`: games, facts, players and fingerprints at or above it are not
     /// committed yet (or were left by a killed ingest) and are not shown.
     committed: AtomicU64,
     cache: rocksdb::Cache,
-    /// The committed games' facts, loaded on first use ([`Store::facts`]).
-    facts: facts::SharedFacts,
-    /// The committed games' header facts, loaded on first use ([`Store::headers`]).
-    headers: facts::SharedHeaders,
+    /// The committed games' facts, loaded on first use.
+    facts: read::facts::SharedFacts,
+    /// The committed games' header facts, loaded on first use.
+    headers: read::facts::SharedHeaders,
     /// Popular positions' games summed by slice, for filtered lookups.
-    summaries: summaries::Summaries,
+    summaries: read::summaries::Memory,
     /// The single-game tier's maps, loaded on first use.
     tier: std::sync::RwLock<Option<std::sync::Arc<tier::TierIndex>>>,
-    /// Held shared by scans ([`Store::steady`]), exclusively while the database's view changes
-    /// (a secondary's catch-up, a commit's ingestion).
-    steady: std::sync::RwLock<()>,
+    /// Keeps the view still under snapshots, and lets a catch-up or a commit change it between
+    /// them.
+    stillness: snapshot::Stillness,
     /// The first damage found in the database's data (see [`Store::damage`]).
     damage: std::sync::OnceLock<String>,
-    /// Set while a catch-up waits for the scans under way to end.
-    catching_up: std::sync::atomic::AtomicBool,
+}
+
+/// How a [`Store`] was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Writer,
+    ReadOnly,
+    Secondary,
 }
 
 /// How a secondary's private directory in the temporary directory starts; the owning process's
@@ -137,10 +144,11 @@ impl Drop for Store {
 
 impl Store {
     /// A store over an opened database; the committed id is read by the caller.
-    fn new(db: DB, path: &Path, secondary: Option<PathBuf>, cache: rocksdb::Cache) -> Store {
+    fn new(db: DB, path: &Path, mode: Mode, secondary: Option<PathBuf>, cache: rocksdb::Cache) -> Store {
         Store {
             db,
             path: path.to_owned(),
+            mode,
             secondary,
             committed: AtomicU64::new(0),
             cache,
@@ -148,9 +156,8 @@ impl Store {
             headers: Default::default(),
             summaries: Default::default(),
             tier: Default::default(),
-            steady: Default::default(),
+            stillness: Default::default(),
             damage: Default::default(),
-            catching_up: Default::default(),
         }
     }
 
@@ -166,9 +173,9 @@ impl Store {
         let cache = options::block_cache();
         let db = DB::open_cf_descriptors(&options::db_options(), path, options::column_families(&cache))
             .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
-        let store = Store::new(db, path, None, cache);
-        match store.meta(layout::keys::FORMAT_KEY)? {
-            None => store.write_format(meta::FORMAT_VERSION)?,
+        let store = Store::new(db, path, Mode::Writer, None, cache);
+        match store.meta(FORMAT_KEY)? {
+            None => store.writer()?.write_format(meta::FORMAT_VERSION)?,
             Some(bytes) => store.check_format(&bytes)?,
         }
         store.load_committed()?;
@@ -183,7 +190,7 @@ impl Store {
         db_options.create_if_missing(false);
         let db = DB::open_cf_descriptors_read_only(&db_options, path, Self::families(&cache, &present), false)
             .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
-        Store::new(db, path, None, cache).with_format(&present)
+        Store::new(db, path, Mode::ReadOnly, None, cache).with_format(&present)
     }
 
     /// Opens an existing database as a RocksDB secondary: it reads while another process
@@ -194,7 +201,7 @@ impl Store {
     /// again on a new view while a writer replaces files): a damaged database is refused.
     pub fn open_secondary(path: &Path) -> Result<Store, StoreError> {
         let present = Self::check_created(path)?;
-        Self::on_a_view(path, |path| Store::open_read_only(path).map(drop))?;
+        checkpoint::on_a_view(path, |path| Store::open_read_only(path).map(drop))?;
         let temp = std::env::temp_dir();
         remove_dead_secondaries(&temp);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -206,7 +213,7 @@ impl Store {
         db_options.set_max_open_files(-1);
         let db = DB::open_cf_descriptors_as_secondary(&db_options, path, &secondary, Self::families(&cache, &present))
             .map_err(|error| StoreError::Rocks { path: path.to_owned(), error })?;
-        Store::new(db, path, Some(secondary), cache).with_format(&present)
+        Store::new(db, path, Mode::Secondary, Some(secondary), cache).with_format(&present)
     }
 
     /// Refuses a directory that holds no database (no meta family); returns the families of
@@ -237,7 +244,7 @@ impl Store {
     /// families existed (RocksDB creates them one by one; the format key, written after them,
     /// was then never committed either).
     fn with_format(self, present: &[&str]) -> Result<Store, StoreError> {
-        match self.meta(layout::keys::FORMAT_KEY)? {
+        match self.meta(FORMAT_KEY)? {
             Some(bytes) => self.check_format(&bytes)?,
             None => return Err(StoreError::Missing { path: self.path.clone() }),
         }
@@ -255,72 +262,114 @@ impl Store {
         Ok(())
     }
 
-    /// The committed `next_game_id`, for ids up to `highest`: a secondary that has caught up with
-    /// a commit serves its positions before [`Store::catch_up`] returns (and a writer between
-    /// its commit's ingestion and its next line), so when `highest` is not below the known
-    /// value it reads the commit record again.
-    fn committed_for(&self, highest: GameId) -> Result<u64, StoreError> {
-        let known = self.committed.load(Ordering::Acquire);
-        if highest.0 >= known {
-            self.load_committed()?;
-            return Ok(self.committed.load(Ordering::Acquire));
-        }
-        Ok(known)
+    /// The committed `next_game_id` as this store last read it.
+    fn committed(&self) -> u64 {
+        self.committed.load(Ordering::Acquire)
     }
 
     /// Brings a secondary up to what the writing process has flushed (a no-op otherwise).
     ///
-    /// It waits for the scans under way to end without queueing on the lock: a waiting writer
-    /// would make every new reader wait behind it, and a server's short reads (`/stats`) would
-    /// stall for as long as the longest scan. New scans wait for it instead ([`Store::steady`]).
+    /// Snapshots see the database as it was when they were taken: the catch-up waits for the
+    /// scan snapshots under way to end while other reads go on, then for the short snapshots
+    /// under way, and changes the view between them ([`Snapshot`]).
     pub fn catch_up(&self) -> Result<(), StoreError> {
-        if self.secondary.is_some() {
-            self.catching_up.store(true, Ordering::Release);
-            let _changing = loop {
-                match self.steady.try_write() {
-                    Ok(guard) => break guard,
-                    Err(std::sync::TryLockError::Poisoned(poisoned)) => break poisoned.into_inner(),
-                    Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(5)),
-                }
-            };
+        if self.mode != Mode::Secondary {
+            return Ok(());
+        }
+        self.stillness.change(|| {
             // Not remembered as damage: a secondary may read a MANIFEST the writer is still
             // writing, and the next catch-up succeeds.
-            let caught_up = self
-                .db
+            self.db
                 .try_catch_up_with_primary()
-                .map_err(|error| StoreError::Rocks { path: self.path.clone(), error });
-            self.catching_up.store(false, Ordering::Release);
-            caught_up?;
-            self.load_committed()?;
-        }
-        Ok(())
+                .map_err(|error| StoreError::Rocks { path: self.path.clone(), error })?;
+            self.load_committed()
+        })
     }
 
-    /// Keeps this store's view of the database still while the guard lives: a secondary's
-    /// catch-up (or this writer's next commit) waits for it. A scan reads the full-key family
-    /// and the single-game tier at different moments, and a commit may move a position from
-    /// the tier to the family: holding the guard, the scan sees it in one place. Take it once
-    /// per query (a second guard taken by the same thread while a catch-up waits would wait
-    /// too).
-    ///
-    /// A scan waits first for a catch-up waiting to start, so that scans one after another
-    /// cannot hold it off for ever; a short read takes [`Store::steady_brief`].
-    pub fn steady(&self) -> std::sync::RwLockReadGuard<'_, ()> {
-        while self.catching_up.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.steady_brief()
+    /// A snapshot for a query of a few reads (a lookup, a game list): the database stands still
+    /// for as long as it is held. It waits only while a catch-up changes the view.
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot::new(self, self.stillness.read())
     }
 
-    /// [`Store::steady`] for a short read, which does not give way to a catch-up waiting for
-    /// scans to end: it waits only while a catch-up runs.
-    pub fn steady_brief(&self) -> std::sync::RwLockReadGuard<'_, ()> {
-        self.steady.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// A snapshot for a query that may run long (a scan over many positions): a catch-up
+    /// waiting to change the view goes first, and later ones wait for this snapshot to end while
+    /// short snapshots go on. Hold one snapshot at a time in a thread: a second one, taken while
+    /// a catch-up waits for the first, would wait for ever.
+    pub fn scan_snapshot(&self) -> Snapshot<'_> {
+        Snapshot::new(self, self.stillness.scan())
+    }
+
+    /// The writer of a database opened for writing ([`Store::open`]).
+    pub fn writer(&self) -> Result<Writer<'_>, StoreError> {
+        match self.mode {
+            Mode::Writer => Ok(Writer::new(self)),
+            _ => Err(StoreError::Invariant {
+                path: self.path.clone(),
+                what: "a write to a database opened for reading".to_owned(),
+            }),
+        }
     }
 
     /// The database directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The database totals as last committed (all zero for a new database).
+    pub fn totals(&self) -> Result<Totals, StoreError> {
+        let found = self.db.get_pinned_cf(self.cf(options::POSITIONS), COMMIT_KEY).map_err(|err| self.rocks(err))?;
+        match found {
+            None => Ok(Totals::default()),
+            Some(bytes) => decode_record(&bytes).ok_or_else(|| self.corrupt("totals")),
+        }
+    }
+
+    /// The ingest runs, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let mut runs = Vec::new();
+        let mode = rocksdb::IteratorMode::From(RUN_PREFIX, rocksdb::Direction::Forward);
+        for item in self.db.iterator_cf(self.cf(options::META), mode) {
+            let (key, value) = item.map_err(|err| self.rocks(err))?;
+            if !key.starts_with(RUN_PREFIX) {
+                break;
+            }
+            runs.push(decode_record(&value).ok_or_else(|| self.corrupt("ingest run record"))?);
+        }
+        Ok(runs)
+    }
+
+    /// Bytes of live SST files per column family, the positions family split into its full-key
+    /// positions (`positions`) and the single-game tier's records (`tier marks`, `tier maps`;
+    /// RocksDB's estimates of their key ranges).
+    pub fn family_bytes(&self) -> Result<Vec<(&'static str, u64)>, StoreError> {
+        let mut bytes = Vec::with_capacity(COLUMN_FAMILIES.len() + 2);
+        for name in COLUMN_FAMILIES {
+            let cf = self.cf(name);
+            let total = self
+                .db
+                .property_int_value_cf(cf, rocksdb::properties::LIVE_SST_FILES_SIZE)
+                .map_err(|err| self.rocks(err))?
+                .unwrap_or(0);
+            if name != options::POSITIONS {
+                bytes.push((name, total));
+                continue;
+            }
+            let tier = tier_record_ranges();
+            let ranges: Vec<rocksdb::Range> = tier.iter().map(|(_, from, to)| rocksdb::Range::new(from, to)).collect();
+            let sizes = self.db.get_approximate_sizes_cf(cf, &ranges);
+            let in_tier: u64 = sizes.iter().sum();
+            bytes.push((name, total.saturating_sub(in_tier)));
+            bytes.extend(tier.iter().zip(sizes).map(|((label, _, _), size)| (*label, size)));
+        }
+        Ok(bytes)
+    }
+
+    /// The first damage this store has found in the database's data since it was opened (a
+    /// table file RocksDB finds corrupt or missing, bytes that do not decode): a server reports
+    /// it on `/health`. Every read that meets damage fails with an error; this remembers it.
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.get().map(String::as_str)
     }
 
     fn check_format(&self, bytes: &[u8]) -> Result<(), StoreError> {
@@ -334,13 +383,6 @@ impl Store {
     fn cf(&self, name: &str) -> &ColumnFamily {
         // Every family is created or required when the database opens.
         self.db.cf_handle(name).expect("column family opened with the database")
-    }
-
-    /// The first damage this store has found in the database's data since it was opened (a
-    /// table file RocksDB finds corrupt or missing, bytes that do not decode): a server reports
-    /// it on `/health`. Every read that meets damage fails with an error; this remembers it.
-    pub fn damage(&self) -> Option<&str> {
-        self.damage.get().map(String::as_str)
     }
 
     /// `err`, remembered when it is damage (the first time: the one that says where it began).
@@ -361,8 +403,13 @@ impl Store {
     }
 
     /// The error for corrupt data found in this database.
-    pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
+    fn corrupt(&self, what: impl Into<String>) -> StoreError {
         self.noted(StoreError::DataCorruption { path: self.path.clone(), what: what.into() })
+    }
+
+    /// The error for a broken invariant of tabiya's own code.
+    fn invariant(&self, what: impl Into<String>) -> StoreError {
+        StoreError::Invariant { path: self.path.clone(), what: what.into() }
     }
 
     /// The error for the single-game tier's failures.
@@ -377,33 +424,66 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
-    use crate::Key;
+    use crate::{Key, model::GameId};
+
+    fn pgn(dir: &Path, name: &str, moves: &str) -> PathBuf {
+        let file = dir.join(name);
+        std::fs::write(&file, format!("[White \"{name}\"]\n[Result \"1-0\"]\n\n{moves} 1-0\n")).unwrap();
+        file
+    }
 
     #[test]
-    fn a_secondary_that_caught_up_with_a_commit_shows_its_games_at_once() {
+    fn a_snapshot_holds_its_view_while_a_secondary_catches_up() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
-        let pgn = |name: &str, moves: &str| {
-            let file = dir.path().join(name);
-            std::fs::write(&file, format!("[White \"{name}\"]\n[Result \"1-0\"]\n\n{moves} 1-0\n")).unwrap();
-            file
-        };
         let writer = Store::open(&path).unwrap();
-        crate::indexer::ingest(&writer, &[pgn("a", "1. e4")], &mut crate::indexer::SilentObserver).unwrap();
+        crate::indexer::ingest(&writer, &[pgn(dir.path(), "a", "1. e4")], &mut crate::indexer::SilentObserver).unwrap();
         let reader = Store::open_secondary(&path).unwrap();
         let start = Key::encode(&crate::Position::initial()).unwrap();
-        // Reading it loads the facts of the games committed so far.
-        assert_eq!(reader.position_head(&start).unwrap().unwrap().total.games, 1);
-        crate::indexer::ingest(&writer, &[pgn("b", "1. d4")], &mut crate::indexer::SilentObserver).unwrap();
-        // Between RocksDB's catch-up and the reload of the commit record, requests already see
-        // the new positions: their games, and their facts, must be there too.
-        reader.db.try_catch_up_with_primary().unwrap();
-        let head = reader.position_head(&start).unwrap().unwrap();
-        assert_eq!((head.total.games, head.top.len()), (2, 2));
-        assert!(reader.game(GameId(2)).unwrap().is_some());
-        assert_eq!(reader.games(&[GameId(1), GameId(2)]).unwrap().iter().filter(|g| g.is_some()).count(), 2);
-        assert_eq!(reader.player_games("b", None).unwrap(), [GameId(2)]);
+        let games = |view: &Snapshot| view.positions().get(&start, layout::Detail::Head).unwrap().unwrap().total.games;
+        crate::indexer::ingest(&writer, &[pgn(dir.path(), "b", "1. d4")], &mut crate::indexer::SilentObserver).unwrap();
+        std::thread::scope(|scope| {
+            let before = reader.snapshot();
+            let caught_up = scope.spawn(|| reader.catch_up());
+            std::thread::sleep(Duration::from_millis(200));
+            // The catch-up waits for the snapshot, which still sees one game.
+            assert!(!caught_up.is_finished());
+            assert_eq!(games(&before), 1);
+            assert_eq!(before.games().get(GameId(2)).unwrap(), None);
+            drop(before);
+            caught_up.join().unwrap().unwrap();
+        });
+        let after = reader.snapshot();
+        assert_eq!(games(&after), 2);
+        assert!(after.games().get(GameId(2)).unwrap().is_some());
+        assert_eq!(after.players().games("b", None).unwrap(), [GameId(2)]);
+    }
+
+    #[test]
+    fn a_scan_snapshot_lets_a_waiting_catch_up_go_first_and_short_snapshots_go_on_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let writer = Store::open(&path).unwrap();
+        crate::indexer::ingest(&writer, &[pgn(dir.path(), "a", "1. e4")], &mut crate::indexer::SilentObserver).unwrap();
+        let reader = Store::open_secondary(&path).unwrap();
+        crate::indexer::ingest(&writer, &[pgn(dir.path(), "b", "1. d4")], &mut crate::indexer::SilentObserver).unwrap();
+        std::thread::scope(|scope| {
+            let scan = reader.scan_snapshot();
+            let caught_up = scope.spawn(|| reader.catch_up());
+            std::thread::sleep(Duration::from_millis(100));
+            // While the catch-up waits for the scan, a short snapshot is served.
+            assert_eq!(reader.snapshot().totals().unwrap().games, 1);
+            // A second scan waits for the catch-up, which waits for the first.
+            let second = scope.spawn(|| reader.scan_snapshot().totals().map(|totals| totals.games));
+            std::thread::sleep(Duration::from_millis(100));
+            assert!(!second.is_finished());
+            drop(scan);
+            caught_up.join().unwrap().unwrap();
+            assert_eq!(second.join().unwrap().unwrap(), 2);
+        });
     }
 
     #[test]
@@ -417,7 +497,15 @@ mod tests {
         // As after a catch-up that a slower reader of the older record then finishes behind.
         store.committed.store(recorded + 5, Ordering::Release);
         store.load_committed().unwrap();
-        assert_eq!(store.committed.load(Ordering::Acquire), recorded + 5);
+        assert_eq!(store.committed(), recorded + 5);
+    }
+
+    #[test]
+    fn only_a_store_opened_for_writing_has_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        assert!(Store::open(&path).unwrap().writer().is_ok());
+        assert!(matches!(Store::open_read_only(&path).unwrap().writer(), Err(StoreError::Invariant { .. })));
     }
 
     #[test]

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use rocksdb::ReadOptions;
 
 use super::{
-    COLUMN_FAMILIES, Store, StoreError,
-    tier::{TierIndex, tier_candidates},
+    COLUMN_FAMILIES, Snapshot, Store, StoreError, Totals,
+    tier::{TierIndex, TierReader, tier_candidates},
 };
 use crate::{
     codec::Key,
@@ -30,7 +30,7 @@ const CHUNK: u64 = 4096;
 /// Problems reported, at most: a badly damaged database has millions.
 const MAX_PROBLEMS: usize = 1000;
 
-/// What [`Store::verify`] found.
+/// What [`verify`] found.
 #[derive(Debug, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Verification {
@@ -93,63 +93,71 @@ impl Verification {
     }
 }
 
-impl Store {
-    /// Reads every entry of every column family with its checksums verified; then, unless
-    /// `quick`, checks the invariants (the module's documentation) game by game.
-    pub fn verify(&self, quick: bool) -> Verification {
-        let mut found = Verification::default();
-        for family in COLUMN_FAMILIES {
-            let mut reads = ReadOptions::default();
-            reads.fill_cache(false);
-            reads.set_verify_checksums(true);
-            let mut iter = self.db.raw_iterator_cf_opt(self.cf(family), reads);
-            iter.seek_to_first();
-            let mut entries = 0;
-            while iter.valid() {
-                entries += 1;
-                iter.next();
-            }
-            if let Err(err) = iter.status() {
-                found.problem(format!("column family {family}"), self.rocks(err).to_string());
-            }
-            found.entries.push((family, entries));
+/// Reads every entry of every column family of `store` with its checksums verified; then,
+/// unless `quick`, checks the invariants (the module's documentation) game by game, on one
+/// snapshot.
+pub fn verify(store: &Store, quick: bool) -> Verification {
+    let mut found = Verification::default();
+    for family in COLUMN_FAMILIES {
+        let mut reads = ReadOptions::default();
+        reads.fill_cache(false);
+        reads.set_verify_checksums(true);
+        let mut iter = store.db.raw_iterator_cf_opt(store.cf(family), reads);
+        iter.seek_to_first();
+        let mut entries = 0;
+        while iter.valid() {
+            entries += 1;
+            iter.next();
         }
-        if quick || !found.is_sound() {
-            return found;
+        if let Err(err) = iter.status() {
+            found.problem(format!("column family {family}"), store.rocks(err).to_string());
         }
-        if let Err(err) = self.verify_games(&mut found) {
-            found.problem("database", err.to_string());
-        }
-        found
+        found.entries.push((family, entries));
     }
+    if quick || !found.is_sound() {
+        return found;
+    }
+    let view = store.scan_snapshot();
+    let checks = Checks { view: &view, tier: TierReader::at(store, store.committed()) };
+    if let Err(err) = checks.games(&mut found) {
+        found.problem("database", err.to_string());
+    }
+    found
+}
 
+/// The invariants' checks over one snapshot.
+struct Checks<'v, 's> {
+    view: &'v Snapshot<'s>,
+    tier: TierReader<'s>,
+}
+
+impl Checks<'_, '_> {
     /// The invariants, game by game (see the module's documentation), on every core.
-    fn verify_games(&self, found: &mut Verification) -> Result<(), StoreError> {
-        let _steady = self.steady();
-        let totals = self.totals()?;
-        let facts = self.committed_facts()?;
-        let tier = self.tier_index()?;
+    fn games(&self, found: &mut Verification) -> Result<(), StoreError> {
+        let totals = self.view.totals()?;
+        let facts = self.view.facts().table()?;
+        let tier = self.tier.index()?;
         let (mut games, mut sum) = (0, GameChecks::default());
         let end = totals.next_game_id.max(1);
         let mut first = 1;
         while first < end {
             let ids: Vec<GameId> = (first..end.min(first + CHUNK)).map(GameId).collect();
             first += CHUNK;
-            let records = self.games(&ids)?;
-            let marks: HashMap<GameId, Vec<u32>> = self.marks_of(&ids)?.into_iter().collect();
+            let records = self.view.games().get_many(&ids)?;
+            let marks: HashMap<GameId, Vec<u32>> = self.tier.marks_of(&ids)?.into_iter().collect();
             let checked: Vec<GameChecks> = ids
                 .par_iter()
                 .zip(records)
                 .filter_map(|(id, record)| Some((*id, record?)))
                 .map(|(id, record)| {
                     let tier_plies = marks.get(&id).map_or(&[][..], Vec::as_slice);
-                    self.verify_game(id, &record, facts.get(id), (&tier, tier_plies))
+                    Self::game(id, &record, facts.get(id), (&tier, tier_plies))
                 })
                 .collect::<Result<_, _>>()?;
             let mut listed: Vec<(Key, GameId, u32)> =
                 checked.iter().flat_map(|game| game.listed.iter().copied()).collect();
             listed.sort_unstable();
-            for (place, what) in self.verify_listed(&listed)? {
+            for (place, what) in self.listed(&listed)? {
                 found.problem(place, what);
             }
             games += checked.len() as u64;
@@ -173,13 +181,12 @@ impl Store {
                 ),
             );
         }
-        self.verify_positions(found, sum.pairs, &totals)
+        self.positions(found, sum.pairs, &totals)
     }
 
     /// One game's checks: its facts (`stored`), its replay, and each position it reaches,
     /// in the tier at `tier_plies`, in the full-key family at the others.
-    fn verify_game(
-        &self,
+    fn game(
         id: GameId,
         record: &GameRecord,
         stored: Option<GameFacts>,
@@ -225,14 +232,14 @@ impl Store {
 
     /// Whether each full-key position of `listed` (sorted by key, then game) lists its games:
     /// each key's posting list read once, on every core.
-    fn verify_listed(&self, listed: &[(Key, GameId, u32)]) -> Result<Vec<(String, String)>, StoreError> {
+    fn listed(&self, listed: &[(Key, GameId, u32)]) -> Result<Vec<(String, String)>, StoreError> {
         let groups: Vec<&[(Key, GameId, u32)]> = listed.chunk_by(|a, b| a.0 == b.0).collect();
         let problems: Vec<Vec<(String, String)>> = groups
             .par_iter()
             .map(|group| {
                 let key = group[0].0;
-                let postings = self.postings(&key)?;
-                let mut stored = postings.iter().peekable();
+                let ids = self.view.positions().game_ids(&key)?;
+                let mut stored = ids.iter().copied().peekable();
                 let mut problems = Vec::new();
                 for (_, id, ply) in group.iter() {
                     while stored.next_if(|listed| listed < id).is_some() {}
@@ -249,9 +256,9 @@ impl Store {
 
     /// Every stored position against the games' positions: no game listed beyond them, and
     /// the commit record's counts.
-    fn verify_positions(&self, found: &mut Verification, pairs: u64, totals: &super::Totals) -> Result<(), StoreError> {
+    fn positions(&self, found: &mut Verification, pairs: u64, totals: &Totals) -> Result<(), StoreError> {
         let mut listed = 0u64;
-        for entry in self.posting_lists() {
+        for entry in self.view.scanner().each(|position| position.games()) {
             let (key, postings) = entry?;
             let mut count = 0u64;
             for id in postings.iter() {
@@ -268,7 +275,7 @@ impl Store {
                 format!("they list {listed} (position, game) pairs, where the games reach {pairs}"),
             );
         }
-        let counts = self.count_positions()?;
+        let counts = self.view.positions().count()?;
         let recorded = (totals.distinct_positions, totals.single_game_positions);
         if recorded.0.is_some_and(|distinct| distinct != counts.distinct)
             || recorded.1.is_some_and(|single| single != counts.single_game)

@@ -21,7 +21,7 @@ fn require_chromedriver() {
     assert!(
         found,
         "the browser tests need Chromium and chromedriver (Debian: apt-get install chromium chromium-driver; \
-         tools/bootstrap.sh installs them)"
+         tools/ci/bootstrap.sh installs them)"
     );
 }
 

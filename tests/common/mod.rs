@@ -70,7 +70,7 @@ impl Lcg {
 }
 
 /// The shared real-data sets (`../shared/datasets`, or `TABIYA_DATASETS`); the tests that read
-/// them are ignored unless run with `--include-ignored` (tools/test.sh does when it finds them),
+/// them are ignored unless run with `--include-ignored` (tools/ci/test.sh does when it finds them),
 /// and fail here when they are missing.
 pub fn datasets() -> PathBuf {
     let dir = std::env::var_os("TABIYA_DATASETS")
@@ -82,4 +82,29 @@ pub fn datasets() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// Every stored position with its statistics (everything stored, no slices), part by part.
+pub fn stored_positions(store: &tabiya::store::Store) -> Vec<(Key, tabiya::model::PositionStats)> {
+    let view = store.scan_snapshot();
+    view.scanner().each(|position| position.stats()).map(|item| item.expect("a stored position")).collect()
+}
+
+/// The answer of `scan` computed as three processes would: each some of its parts, once,
+/// shipped as bytes, merged in another order.
+pub fn spread<S: tabiya::explore::DistributedScan>(scan: &S, store: &tabiya::store::Store) -> S::Answer {
+    use tabiya::explore::distributed::{from_bytes, to_bytes};
+    let view = store.scan_snapshot();
+    let count = scan.part_count(&view).expect("parts");
+    assert!(count > 2, "{count} parts");
+    let mut shipped: Vec<Vec<u8>> = (0..3)
+        .map(|process| {
+            let mine: Vec<usize> = (process..count).step_by(3).collect();
+            to_bytes(&scan.partial(&view, &mine, &Default::default()).expect("a partial answer"))
+        })
+        .collect();
+    drop(view);
+    shipped.reverse();
+    let partials = shipped.iter().map(|bytes| from_bytes(bytes).expect("a partial answer's bytes")).collect();
+    scan.answer(store, partials, std::time::Instant::now()).expect("the answer")
 }

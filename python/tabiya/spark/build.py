@@ -49,8 +49,9 @@ from typing import Iterable, Optional, Sequence
 from .. import _native
 from ._workers import database
 
-_FINGERPRINT = 16
-_KEY = 21
+# The sizes of what prepare_batch and commit_pivots hand on, as the library writes them.
+_FINGERPRINT = _native.FINGERPRINT_BYTES
+_KEY = _native.KEY_BYTES
 
 
 def build(

@@ -22,6 +22,33 @@ def _spread(spark, count: int, tasks: Optional[int], partial) -> list:
     return spark.sparkContext.parallelize(groups, len(groups)).map(partial).collect()
 
 
+def _scan(spark, db: str, kind: str, tasks: Optional[int], **options) -> tuple:
+    """The scan ``kind`` (``pattern``, ``psqt`` or ``report``, with the options its CLI command
+    takes) of the database ``db`` on the cluster of ``spark``: its parts counted and its
+    options checked on the driver (a bad filter fails here, before any task), each task's
+    parts scanned on the executors, the partial answers merged on the driver. Returns the
+    answer and the number of tasks."""
+    db = os.path.abspath(os.fspath(db))
+    state = _native.next_game_id(db)
+    local = _native.Database(db)
+    try:
+        count = _native.scan_part_count(local, kind, **options)
+        # The filters resolved (a player's games found) before any task: no part scanned.
+        _native.scan_partial(local, kind, [], **options)
+    except BaseException:
+        local.close()
+        raise
+
+    def partial(parts):
+        return _native.scan_partial(_database(db, state), kind, parts, **options)
+
+    try:
+        partials = _spread(spark, count, tasks, partial)
+        return _native.scan_answer(local, kind, partials, **options), len(partials)
+    finally:
+        local.close()
+
+
 def search(
     spark,
     db: str,
@@ -41,28 +68,10 @@ def search(
     the games they keep), with ``elapsedMs`` the whole job's. ``tasks`` defaults to four times
     the default parallelism."""
     started = time.perf_counter()
-    db = os.path.abspath(os.fspath(db))
-    state = _native.next_game_id(db)
-    local = _native.Database(db)
-    options = {"material": material, "side": side, "flip_colours": flip_colours}
-    try:
-        count = _native.pattern_parts(local, pattern, **options)
-        if filters:
-            # The filters checked (and a player resolved) here, before any task: no part scanned.
-            _native.pattern_partial(local, pattern, [], limit=limit, filters=filters, **options)
-    except BaseException:
-        local.close()
-        raise
-
-    def partial(parts):
-        return _native.pattern_partial(_database(db, state), pattern, parts, limit=limit, filters=filters or None,
-                                       **options)
-
-    partials = _spread(spark, count, tasks, partial)
-    answer = _native.pattern_answer(local, pattern, partials, limit=limit, **options)
-    local.close()
+    answer, used = _scan(spark, db, "pattern", tasks, expression=pattern, material=material, side=side,
+                         flip_colours=flip_colours, limit=limit, filters=filters or None)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
-    answer["tasks"] = len(partials)
+    answer["tasks"] = used
     return answer
 
 
@@ -82,18 +91,7 @@ def psqt_derive(
     ``since``, ``until``, ``speed``, ``min_rating``, ``max_rating``). The scan is spread; the fit
     on the sample runs on the driver."""
     started = time.perf_counter()
-    db = os.path.abspath(os.fspath(db))
-    state = _native.next_game_id(db)
-    local = _native.Database(db)
-    count = _native.psqt_parts(local)
-    local.close()
-    options = {"filters": filters or None, "sample": sample, "seed": seed, "epochs": epochs}
-
-    def partial(parts):
-        return _native.psqt_partial(_database(db, state), parts, **options)
-
-    partials = _spread(spark, count, tasks, partial)
-    answer = _native.psqt_answer(partials, **options)
+    answer, _ = _scan(spark, db, "psqt", tasks, sample=sample, seed=seed, epochs=epochs, filters=filters or None)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     return answer
 
@@ -104,15 +102,5 @@ def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[in
     :meth:`tabiya.Database.report_database` (``tabiya report database --format json``) for the
     same ``plies`` and ``top``. Runs of games and key ranges are dealt to tasks; the driver
     merges their counts and names the listed positions."""
-    db = os.path.abspath(os.fspath(db))
-    state = _native.next_game_id(db)
-    local = _native.Database(db)
-    count = _native.report_parts(local, plies=plies, top=top)
-
-    def partial(parts):
-        return _native.report_partial(_database(db, state), parts, plies=plies, top=top)
-
-    partials = _spread(spark, count, tasks, partial)
-    answer = _native.report_answer(local, partials, plies=plies, top=top)
-    local.close()
+    answer, _ = _scan(spark, db, "report", tasks, plies=plies, top=top)
     return answer

@@ -93,10 +93,10 @@ impl GamesWritten {
 /// [`Assembly::add_written`].
 pub fn write_batch_games(store: &Store, dir: &Path, ids: BatchIds, games: &[u8]) -> Result<PathBuf, StoreError> {
     let written_error = |err: std::io::Error| StoreError::Staging { path: dir.to_owned(), source: err };
-    let mut batch = store.batch_apart();
+    let mut batch = Batch::for_files(store);
     let mut written = put_batch_games(store, &mut batch, ids, games)?;
     std::fs::create_dir_all(dir).map_err(written_error)?;
-    written.files = batch.write_apart(dir, "games")?;
+    written.files = batch.write_files(dir, "games")?;
     let record = dir.join(GAMES_RECORD);
     std::fs::write(&record, written.to_bytes()?).map_err(written_error)?;
     Ok(record)
@@ -146,7 +146,7 @@ impl Assembly {
     /// Starts a build of `inputs` into `store` (recording the run, as an ingest does).
     pub fn begin(store: &Store, inputs: &[PathBuf]) -> Result<Assembly, StoreError> {
         let started = Instant::now();
-        let run = start_run(store, inputs)?;
+        let run = start_run(&store.writer()?, inputs)?;
         Ok(Assembly { run, totals: store.totals()?, started, failed: None })
     }
 
@@ -156,7 +156,7 @@ impl Assembly {
     pub fn add_written(&mut self, store: &Store, records: &[PathBuf]) -> Result<(), StoreError> {
         let added = self.read_written(store, records);
         let added = added.and_then(|(totals, files)| {
-            store.ingest_apart(&files, GameId(self.totals.next_game_id.max(1)))?;
+            store.writer()?.ingest_game_files(&files, GameId(self.totals.next_game_id.max(1)))?;
             Ok(totals)
         });
         match added {
@@ -221,12 +221,13 @@ impl Assembly {
             }
             None => self.commit(store, records, &mut staging),
         };
+        let writer = store.writer()?;
         if let Err(err) = committed {
-            fail_run(store, staging, &mut self.run, &err);
+            fail_run(&writer, staging, &mut self.run, &err);
             return Err(err.into());
         }
         let Assembly { mut run, mut totals, started, .. } = self;
-        finish_run(store, &mut totals, &mut run)?;
+        finish_run(&writer, &mut totals, &mut run)?;
         Ok(Summary { run, totals, read_errors: counts.read_errors, elapsed: started.elapsed() })
     }
 
@@ -241,10 +242,11 @@ impl Assembly {
             }
             return Ok(());
         }
+        let writer = store.writer()?;
         let dir = staging.insert(Staging::create(store.path())?).dir().to_owned();
         let clock = Instant::now();
-        store.commit_written(records, &mut self.totals, &dir)?;
-        record_commit(store, &self.totals, &self.run, clock)?;
+        writer.commit_written(records, &mut self.totals, &dir)?;
+        record_commit(&writer, &self.totals, &self.run, clock)?;
         // Committed: what is left of the staging area goes, or the next writer removes it.
         let _ = staging.take().map(Staging::remove);
         Ok(())
@@ -253,7 +255,10 @@ impl Assembly {
     /// Ends a build that failed (`why`) before [`Assembly::finish`]: removes the games it wrote
     /// and records the run as failed, as a failed ingest does.
     pub fn abort(mut self, store: &Store, why: &str) {
-        fail_run(store, None, &mut self.run, &why);
+        match store.writer() {
+            Ok(writer) => fail_run(&writer, None, &mut self.run, &why),
+            Err(err) => tracing::warn!("the failed build could not be recorded: {err}"),
+        }
     }
 }
 

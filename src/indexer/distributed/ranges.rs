@@ -17,7 +17,8 @@ use crate::{
     codec::Key,
     model::GameId,
     store::{
-        COMMIT_RANGES, HeldRun, MAX_COMMIT_RANGES, Occurrence, RunRecords, Staging, Store, StoreError, ranges_between,
+        COMMIT_RANGES, CommitBase, HeldRun, MAX_COMMIT_RANGES, Occurrence, RunRecords, Staging, Store, StoreError,
+        ranges_between,
     },
 };
 
@@ -156,9 +157,9 @@ impl RangeWriter {
         facts: &[u8],
         end: GameId,
     ) -> Result<PathBuf, StoreError> {
-        let base = store.commit_base(end, Some(facts))?;
+        let base = CommitBase::read(store, end, Some(facts))?;
         let staging = self.staging()?;
-        let written = store.write_range_apart(staging, index, &ranges_between(pivots), &base)?;
+        let written = base.write_range(store, staging, index, &ranges_between(pivots))?;
         // The runs are merged: only the range's files stay, for the commit.
         staging.remove_runs()?;
         let record = staging.dir().join(RANGE_RECORD);

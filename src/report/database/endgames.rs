@@ -10,7 +10,7 @@ use crate::{
     codec::KeyRange,
     explore::QueryError,
     model::GameId,
-    store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
+    store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Snapshot, StoreError},
 };
 
 /// Positions with at most this many men (kings included) are endgames here: the sizes
@@ -18,7 +18,7 @@ use crate::{
 pub const MAX_MEN: usize = 7;
 
 /// One class's positions and games.
-#[derive(Default)]
+#[derive(Default, bincode::Encode, bincode::Decode)]
 pub struct ClassGames {
     /// Men on the board, kings included.
     pub men: usize,
@@ -46,16 +46,17 @@ pub fn class_of(material: &Material) -> String {
     if white > black || (white == black && a >= b) { a } else { b }
 }
 
-/// The endgame classes of the scan's `parts` (some of [`Store::scan_parts`]) with their positions
-/// and games (ids ascending, once). The caller holds [`Store::steady`].
-pub fn classes(store: &Store, parts: &[ScanPart]) -> Result<BTreeMap<String, ClassGames>, QueryError> {
+/// The endgame classes of the scan's `parts` (some of
+/// [`Scanner::parts`](crate::store::read::Scanner::parts)) with their positions and games (ids
+/// ascending, once), read from `view`.
+pub fn classes(view: &Snapshot, parts: &[ScanPart]) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
         board: |chess: &shakmaty::Chess, _| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
         game: |_| true,
     };
-    let scanned = store.scan(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
+    let scanned = view.scanner().run(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;
     for part in merged.values_mut() {
         part.games.sort_unstable();

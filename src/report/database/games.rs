@@ -11,14 +11,14 @@ use crate::{
     Key,
     explore::{QueryError, key_of},
     model::{GameFacts, GameId, GameRecord, GameResult, Tally},
-    store::Store,
+    store::Snapshot,
 };
 
 /// Games read at a time.
 const CHUNK: u64 = 1024;
 
 /// A player's games.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, bincode::Encode, bincode::Decode)]
 pub struct PlayerSums {
     /// Games with either colour.
     pub games: u64,
@@ -29,7 +29,7 @@ pub struct PlayerSums {
 }
 
 /// What the pass counts.
-#[derive(Default)]
+#[derive(Default, bincode::Encode, bincode::Decode)]
 pub struct Counts {
     pub total: Tally,
     pub plies: u64,
@@ -151,7 +151,7 @@ impl Counts {
 
 /// Reads the games of `runs` (ranges of ids) once each, with the opening table `openings`.
 pub fn count(
-    store: &Store,
+    view: &Snapshot,
     runs: &[Range<u64>],
     openings: &HashMap<Key, (String, String)>,
     plies: usize,
@@ -165,7 +165,7 @@ pub fn count(
         .map(|&(first, end)| -> Result<Counts, QueryError> {
             let ids: Vec<GameId> = (first..end).map(GameId).collect();
             let mut counts = Counts::default();
-            for (&id, record) in ids.iter().zip(store.games(&ids)?) {
+            for (&id, record) in ids.iter().zip(view.games().get_many(&ids)?) {
                 let Some(record) = record else { continue };
                 let facts = GameFacts::of(id, record.result, &record.tags);
                 counts.add(&facts, &record, openings, plies);

@@ -13,20 +13,20 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod distributed;
 pub mod endgames;
 mod games;
-mod spread;
 
 use serde::Serialize;
 
 pub use super::results::Results;
 use super::results::{band_label, percent};
 use crate::{
-    explore::QueryError,
+    explore::{QueryError, distributed::run_whole},
     model::{RatingBand, Speed},
-    store::Store,
+    store::{ScanProgress, Snapshot, Store},
 };
-pub use spread::DatabasePartial;
+pub use distributed::DatabasePartial;
 
 /// How much the report lists.
 #[derive(Clone, Debug)]
@@ -213,26 +213,16 @@ pub struct PositionCount {
 impl DatabaseReport {
     /// The report of the whole database.
     pub fn build(store: &Store, options: &DatabaseOptions) -> Result<DatabaseReport, QueryError> {
-        options.check()?;
-        // The parts are read in one view of a database that another process may be ingesting
-        // into. A server's catch-up waits for the whole report (seconds on a large database),
-        // and scans asked for meanwhile wait behind it.
-        let _steady = store.steady();
-        let all: Vec<usize> = (0..DatabaseReport::part_count(store)?).collect();
-        let partial = DatabaseReport::partial(store, options, &all)?;
-        DatabaseReport::answer(store, options, [partial])
+        // The parts are read in one scan snapshot of a database that another process may be
+        // ingesting into: a server's catch-up waits for the scan (seconds on a large
+        // database), and scans asked for meanwhile wait behind it.
+        run_whole(options, store, &ScanProgress::default())
     }
 
-    /// The report from the partial answers of all the parts of [`DatabaseReport::part_count`],
-    /// each part's once.
-    pub fn answer(
-        store: &Store,
-        options: &DatabaseOptions,
-        partials: impl IntoIterator<Item = DatabasePartial>,
-    ) -> Result<DatabaseReport, QueryError> {
-        options.check()?;
-        let DatabasePartial { counts, classes } = DatabasePartial::merged(partials);
-        let totals = store.totals()?;
+    /// The report from what every part held, merged; its positions and totals read from `view`.
+    fn of(view: &Snapshot, options: &DatabaseOptions, merged: DatabasePartial) -> Result<DatabaseReport, QueryError> {
+        let DatabasePartial { counts, classes } = merged;
+        let totals = view.totals()?;
         let games = counts.total.games;
         let mut endgames: Vec<EndgameClass> = classes
             .into_iter()
@@ -278,7 +268,7 @@ impl DatabaseReport {
             top.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
             let mut positions = Vec::new();
             for (key, &n) in top.into_iter().take(options.positions_per_ply) {
-                let fen = store.stored_position(key)?;
+                let fen = view.positions().position(key)?;
                 positions.push(PositionCount { fen: fen.to_string(), games: n, share: percent(n, reached) });
             }
             positions_by_ply.push(PlyPositions { ply: ply + 1, games: reached, positions });
@@ -315,7 +305,7 @@ impl DatabaseReport {
                 .filter(|(_, n)| *n > 0)
                 .map(|(s, n)| SpeedCount { speed: s.name(), games: n, share: percent(n, games) })
                 .collect(),
-            opening_table: !spread::opening_names(store)?.is_empty(),
+            opening_table: !distributed::opening_names(view)?.is_empty(),
             unnamed: counts.unnamed,
             openings,
             players,

@@ -16,7 +16,7 @@ use crate::{
     explore::{Admission, QueryError, arrivals, key_of},
     model::{GameFacts, GameId, GameRecord, GameResult, Month, Tally, replay_with_moves},
     pattern::{GamePattern, Scene},
-    store::Store,
+    store::Snapshot,
 };
 
 /// Games read from the store at a time (per parallel task).
@@ -277,7 +277,7 @@ fn moved_roles(before: &shakmaty::Board, after: &shakmaty::Board) -> u8 {
 
 /// Reads and replays every game of `ids` once, counting each into the selections admitting it.
 pub fn tally(
-    store: &Store,
+    view: &Snapshot,
     ids: &[GameId],
     selections: &[&Admission],
     probe: &Probe,
@@ -286,7 +286,7 @@ pub fn tally(
     ids.par_chunks(CHUNK)
         .map(|chunk| -> Result<Vec<Tallies>, QueryError> {
             let mut tallies = empty();
-            for (&id, record) in chunk.iter().zip(store.listed_games(chunk)?) {
+            for (&id, record) in chunk.iter().zip(view.games().listed(chunk)?) {
                 let facts = GameFacts::of(id, record.result, &record.tags);
                 let admitted: Vec<bool> = selections.iter().map(|s| s.admits(&facts)).collect();
                 if !admitted.contains(&true) {

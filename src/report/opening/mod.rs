@@ -356,30 +356,32 @@ impl OpeningReport {
                 "theory lines go at most {MAX_DEPTH} plies deep and number at most {MAX_LINES}"
             )));
         }
+        // Every game reaching the position is replayed: a scan's snapshot.
+        let view = &store.scan_snapshot();
         let chess = target.position.chess();
-        let mut selections = vec![(Admission::resolve(store, &options.filter)?, options.label.clone())];
+        let mut selections = vec![(Admission::resolve(view, &options.filter)?, options.label.clone())];
         if let Some((filter, label)) = &options.versus {
-            selections.push((Admission::resolve(store, filter)?, label.clone()));
+            selections.push((Admission::resolve(view, filter)?, label.clone()));
         }
         let probe = Probe::new(chess, &target.key, &options.themes, options.within);
-        let ids = store.postings(&target.key)?.to_vec();
+        let ids = view.positions().game_ids(&target.key)?;
         let refs: Vec<&Admission> = selections.iter().map(|(s, _)| s).collect();
-        let tallies = games::tally(store, &ids, &refs, &probe)?;
+        let tallies = games::tally(view, &ids, &refs, &probe)?;
         let mut subsets = Vec::new();
         for ((selection, label), tallies) in selections.iter().zip(tallies) {
-            let year_games = subset::year_games(store, selection)?;
-            subsets.push(subset::subset(store, target, (label, selection), tallies, &year_games)?);
+            let year_games = subset::year_games(view, selection)?;
+            subsets.push(subset::subset(view, target, (label, selection), tallies, &year_games)?);
         }
         Ok(OpeningReport {
             fen: target.position.to_string(),
-            opening: crate::explore::opening_of(store, target)?,
+            opening: crate::explore::opening_of(view, target)?,
             turn: color_name(chess.turn()),
             move_order_method: "posting list: every game reaching the position replayed, the position before each \
                                 arrival keyed",
             themes: options.themes.clone(),
             theme_plies: options.within,
             subsets,
-            theory: theory::theory(store, chess, &selections[0].0, options.depth, options.lines)?,
+            theory: theory::theory(view, chess, &selections[0].0, options.depth, options.lines)?,
         })
     }
 }

@@ -11,22 +11,22 @@ use super::{
 };
 use crate::{
     codec::CompactMove,
-    explore::{Admission, QueryError, ResolvedTarget, key_of, reached_by_moves, san, summarize},
+    explore::{Admission, QueryError, ResolvedTarget, key_of, position_slices, reached_by_moves, san, summarize},
     model::{GameId, Month, RatingBand, Speed, Tally},
     report::results::{band_label, color_name, mover_score, percent},
-    store::Store,
+    store::Snapshot,
 };
 
 /// Each year's games under the selection, in the whole database: the games from the standard
 /// start, from the initial position's slices when they answer the filter, else from each of
 /// those games' facts.
-pub(super) fn year_games(store: &Store, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
+pub(super) fn year_games(view: &Snapshot, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
     let mut years = BTreeMap::new();
     let start = key_of(&shakmaty::Chess::default())?;
     if !selection.filter.is_by_slices() {
-        let facts = store.committed_facts()?;
-        for id in store.postings(&start)?.iter() {
-            if let Some(facts) = store.facts_of(Some(&facts), id)
+        let facts = view.facts().table()?;
+        for id in view.positions().game_ids(&start)? {
+            if let Some(facts) = facts.get(id)
                 && selection.admits(&facts)
             {
                 *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
@@ -34,7 +34,7 @@ pub(super) fn year_games(store: &Store, selection: &Admission) -> Result<BTreeMa
         }
         return Ok(years);
     }
-    for slice in store.position_slices(&start)?.unwrap_or_default().slices {
+    for slice in position_slices(view, &start)?.unwrap_or_default().slices {
         if selection.filter.matches_slice(&slice.key) {
             *years.entry(slice.key.month.year().unwrap_or(0)).or_default() += slice.total.games;
         }
@@ -43,7 +43,7 @@ pub(super) fn year_games(store: &Store, selection: &Admission) -> Result<BTreeMa
 }
 
 pub(super) fn subset(
-    store: &Store,
+    view: &Snapshot,
     target: &ResolvedTarget,
     (label, selection): (&str, &Admission),
     t: Tallies,
@@ -99,7 +99,7 @@ pub(super) fn subset(
         })
         .collect();
     let played: Vec<(CompactMove, Tally)> = t.moves.iter().map(|(&m, mt)| (m, mt.tally)).collect();
-    let reached = reached_by_moves(store, target, &played, selection)?;
+    let reached = reached_by_moves(view, target, &played, selection)?;
     let mut moves: Vec<MoveStats> = t
         .moves
         .iter()
@@ -124,7 +124,7 @@ pub(super) fn subset(
     moves.sort_by(|a, b| b.results.games.cmp(&a.results.games).then_with(|| a.uci.cmp(&b.uci)));
     let mut move_orders = Vec::with_capacity(t.orders.len());
     for ((key, m), &count) in &t.orders {
-        let before = store.stored_position(key)?;
+        let before = view.positions().position(key)?;
         move_orders.push(MoveOrder {
             fen: before.to_string(),
             san: san(before.chess(), *m),
@@ -174,7 +174,7 @@ pub(super) fn subset(
         rows.truncate(MAX_PLAYERS);
         players.extend(rows);
     }
-    let notable = notable(store, target, t.rated, t.dated, t.wins)?;
+    let notable = notable(view, target, t.rated, t.dated, t.wins)?;
     Ok(Subset {
         label: label.to_owned(),
         overview,
@@ -192,7 +192,7 @@ pub(super) fn subset(
 }
 
 fn notable(
-    store: &Store,
+    view: &Snapshot,
     target: &ResolvedTarget,
     mut rated: Vec<(u16, GameId)>,
     mut dated: Vec<(Month, GameId)>,
@@ -202,7 +202,7 @@ fn notable(
     dated.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     let list = |ids: Vec<GameId>| -> Result<Vec<NotableGame>, QueryError> {
         let mut out = Vec::new();
-        for (id, record) in ids.iter().zip(store.listed_games(&ids)?) {
+        for (id, record) in ids.iter().zip(view.games().listed(&ids)?) {
             out.push(NotableGame { plies: record.plies() as u32, summary: summarize(*id, &record, Some(target)) });
         }
         Ok(out)

@@ -9,20 +9,20 @@ use crate::{
     explore::{Admission, QueryError, key_of, stats_of_games},
     model::Tally,
     report::results::mover_score,
-    store::Store,
+    store::Snapshot,
 };
 
 /// Main lines: the `lines` most played moves from the position, each followed by the most
 /// played continuation until `depth` plies or no game goes on.
 pub(super) fn theory(
-    store: &Store,
+    view: &Snapshot,
     root: &Chess,
     selection: &Admission,
     depth: usize,
     lines: usize,
 ) -> Result<Vec<TheoryLine>, QueryError> {
     let ranked = |chess: &Chess| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
-        let stats = stats_of_games(store, &key_of(chess)?, selection, false)?;
+        let stats = stats_of_games(view, &key_of(chess)?, selection, false)?;
         Ok(stats.moves_by_games())
     };
     let mut out = Vec::new();

@@ -240,8 +240,10 @@ impl PlayerReport {
         if options.depth > MAX_DEPTH {
             return Err(QueryError::input(format!("repertoire trees go at most {MAX_DEPTH} plies deep")));
         }
+        // Every game of the player is read: a scan's snapshot.
+        let view = &store.scan_snapshot();
         let filter = Filter { player: Some(name.to_owned()), color: options.color, ..options.filter.clone() };
-        let admission = Admission::resolve(store, &filter)?;
+        let admission = Admission::resolve(view, &filter)?;
         let found = admission.player.clone().unwrap_or_default();
         let ids = admission.player_games().unwrap_or_default();
         // The player's spellings, as the players index holds them.
@@ -252,7 +254,7 @@ impl PlayerReport {
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
-        for (&id, record) in ids.iter().zip(store.listed_games(ids)?) {
+        for (&id, record) in ids.iter().zip(view.games().listed(ids)?) {
             let facts = GameFacts::of(id, record.result, &record.tags);
             if !admission.admits(&facts) {
                 continue;
@@ -302,7 +304,7 @@ impl PlayerReport {
         let list = |games: Vec<&Seen>| -> Result<Vec<PlayerGame>, QueryError> {
             let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
             let mut out = Vec::new();
-            for (seen, record) in games.iter().zip(store.listed_games(&ids)?) {
+            for (seen, record) in games.iter().zip(view.games().listed(&ids)?) {
                 out.push(PlayerGame {
                     summary: summarize(seen.id, &record, None),
                     color: color_name(seen.color),

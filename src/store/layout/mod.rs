@@ -49,6 +49,12 @@ pub fn encode_game_head(record: &GameRecord) -> Vec<u8> {
     encode_record(&(&record.tags, &record.result))
 }
 
+/// A game's values in the games family (its tags and result) and in the mainlines family (its
+/// start and mainline): what a writer stores for it.
+pub fn game_values(record: &GameRecord) -> (Vec<u8>, Vec<u8>) {
+    (encode_game_head(record), encode_record(record.line()))
+}
+
 /// A game from its games-family and mainlines-family values; `None` unless both are valid.
 pub fn decode_game_record(head: &[u8], line: &[u8]) -> Option<GameRecord> {
     let (tags, result) = decode_record::<(Tags, GameResult)>(head)?;

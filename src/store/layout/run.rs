@@ -16,7 +16,7 @@
 use crate::{
     codec::{CompactMove, KEY_LEN, Key},
     model::GameId,
-    store::{staging::Occurrence, tier::PawnFiles},
+    store::{tier::PawnFiles, write::Occurrence},
     varint::{get_varint, put_varint},
 };
 

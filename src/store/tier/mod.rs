@@ -7,8 +7,8 @@
 //! game that may hold a key: a lookup replays that game to its marked plies and keys those
 //! positions, so a key the tier does not hold costs a replay, never a wrong answer.
 //!
-//! - `read.rs`: finding a key ([`Store::tier_locate`](crate::store::Store::tier_locate)), and
-//!   listing the tier positions of materials or of a run of games for scans, by replaying games;
+//! - `read.rs`: finding a key (`TierReader::locate`), and listing the tier positions of
+//!   materials or of a run of games for scans, by replaying games;
 //! - `write.rs`: what a commit files in the tier and the SST files it writes for it;
 //! - `game_map.rs`: the [`GameMap`] of one commit range, its blocks of games and the functions
 //!   from a key to its game's place in its block;
@@ -24,7 +24,7 @@ pub(crate) mod write;
 
 pub use game_map::GameMap;
 pub use read::TierHit;
-pub(crate) use read::{TierIndex, tier_candidates};
+pub(crate) use read::{TierIndex, TierReader, tier_candidates};
 pub(crate) use write::{RangeTier, TierWrites};
 
 use shakmaty::{Bitboard, ByColor, Color};

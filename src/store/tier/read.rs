@@ -1,10 +1,7 @@
 //! Reading the single-game tier: finding a key by replaying the game its range's map names,
 //! and listing the tier positions of some materials, or of a run of games, for scans.
 
-use std::{
-    cell::RefCell,
-    sync::{Arc, atomic::Ordering},
-};
+use std::{cell::RefCell, sync::Arc};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -23,6 +20,7 @@ use crate::{
             tier::{decode_marks, read_segment_head},
         },
         options,
+        read::games::Games,
     },
 };
 
@@ -191,28 +189,39 @@ fn candidates_in_block(index: &TierIndex, key: &Key, block: u64) -> Vec<GameId> 
     ranges.filter_map(|map| map.candidate(key, block)).collect()
 }
 
-impl Store {
+/// Reads the single-game tier as it stands for the games below a committed id: a snapshot's, or
+/// the writer's own.
+pub(crate) struct TierReader<'a> {
+    store: &'a Store,
+    committed: u64,
+}
+
+impl<'a> TierReader<'a> {
+    pub(crate) fn at(store: &'a Store, committed: u64) -> TierReader<'a> {
+        TierReader { store, committed }
+    }
+
     /// The tier maps of every commit, read again when a commit has landed since.
-    pub(crate) fn tier_index(&self) -> Result<Arc<TierIndex>, StoreError> {
-        let committed = self.committed.load(Ordering::Acquire);
-        let loaded = self.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    pub(crate) fn index(&self) -> Result<Arc<TierIndex>, StoreError> {
+        let (store, committed) = (self.store, self.committed);
+        let loaded = store.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         if let Some(index) = loaded.filter(|index| index.through == committed) {
             return Ok(index);
         }
         let mut segments: Vec<(GameId, RangeMaps)> = Vec::new();
-        let mut iter = self.db.raw_iterator_cf(self.cf(options::POSITIONS));
+        let mut iter = store.db.raw_iterator_cf(store.cf(options::POSITIONS));
         iter.seek([MAPS]);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             if key.first() != Some(&MAPS) {
                 break;
             }
-            let segment = parse_map_key(key).ok_or_else(|| self.corrupt("tier key"))?;
+            let segment = parse_map_key(key).ok_or_else(|| store.corrupt("tier key"))?;
             // A segment of a commit whose record this store has not read yet (a secondary
             // catching up) waits for it.
             if segment.0 < committed {
                 let mut value = value;
-                let lower = read_segment_head(&mut value).ok_or_else(|| self.corrupt("tier map: no range flag"))?;
-                let map = GameMap::read(&mut value).map_err(|err| self.corrupt(format!("tier map: {err}")))?;
+                let lower = read_segment_head(&mut value).ok_or_else(|| store.corrupt("tier map: no range flag"))?;
+                let map = GameMap::read(&mut value).map_err(|err| store.corrupt(format!("tier map: {err}")))?;
                 match segments.last_mut() {
                     Some((last, ranges)) if *last == segment => ranges.push((lower, map)),
                     _ => segments.push((segment, vec![(lower, map)])),
@@ -220,21 +229,22 @@ impl Store {
             }
             iter.next();
         }
-        iter.status().map_err(|err| self.rocks(err))?;
+        iter.status().map_err(|err| store.rocks(err))?;
         let segments = segments.into_iter().map(|(_, ranges)| ranges).collect();
         let index = Arc::new(TierIndex { segments, through: committed });
-        *self.tier.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(index.clone());
+        *store.tier.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(index.clone());
         Ok(index)
     }
 
     /// The marks of each of `games` that has some.
     pub(crate) fn marks_of(&self, games: &[GameId]) -> Result<Vec<(GameId, Vec<u32>)>, StoreError> {
-        let cf = self.cf(options::POSITIONS);
+        let store = self.store;
+        let cf = store.cf(options::POSITIONS);
         let mut marked = Vec::with_capacity(games.len());
-        let found = self.db.multi_get_cf(games.iter().map(|&game| (cf, marks_key(game))));
+        let found = store.db.multi_get_cf(games.iter().map(|&game| (cf, marks_key(game))));
         for (&game, found) in games.iter().zip(found) {
-            if let Some(bytes) = found.map_err(|err| self.rocks(err))? {
-                let plies = decode_marks(&bytes).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?;
+            if let Some(bytes) = found.map_err(|err| store.rocks(err))? {
+                let plies = decode_marks(&bytes).ok_or_else(|| store.corrupt(format!("tier marks of game {game}")))?;
                 marked.push((game, plies));
             }
         }
@@ -243,13 +253,13 @@ impl Store {
 
     /// Where the tier holds `key`, if it does: the game each commit's map names is replayed to
     /// its marked plies, so a key the tier does not hold costs a replay, never a wrong answer.
-    pub fn tier_locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
-        self.tier_locate_in(&*self.tier_index()?, key)
+    pub(crate) fn locate(&self, key: &Key) -> Result<Option<TierHit>, StoreError> {
+        self.locate_in(&*self.index()?, key)
     }
 
-    /// [`Store::tier_locate`] with the tier maps read already (a commit looks up millions of
+    /// [`TierReader::locate`] with the tier maps read already (a commit looks up millions of
     /// keys).
-    pub(crate) fn tier_locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
+    pub(crate) fn locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
         // A key naming no material block (asked for, never stored) is in no game.
         let Some((block, turn)) = key_block(key) else { return Ok(None) };
         let mut games = candidates_in_block(index, key, block);
@@ -285,11 +295,12 @@ impl Store {
     ) -> Result<(), StoreError> {
         let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
         let mut found = Vec::new();
-        for ((game, plies), line) in marked.iter().zip(self.mainlines(&ids)?) {
-            let line = line.ok_or_else(|| self.corrupt(format!("game {game} of the tier")))?;
+        let lines = Games::at(self.store, self.committed).mainlines(&ids)?;
+        for ((game, plies), line) in marked.iter().zip(lines) {
+            let line = line.ok_or_else(|| self.store.corrupt(format!("game {game} of the tier")))?;
             found.clear();
             walk_marked(&line, *game, plies, &wanted, &mut found)
-                .ok_or_else(|| self.corrupt(format!("tier position of game {game}")))?;
+                .ok_or_else(|| self.store.corrupt(format!("tier position of game {game}")))?;
             if !each(&found) {
                 break;
             }
@@ -328,7 +339,7 @@ impl Store {
     fn material_games(&self, index: &TierIndex, first: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
         let blocks = material_blocks(first);
         for (_, map) in index.segments.iter().flatten() {
-            map.games_of_blocks(blocks.clone(), games).ok_or_else(|| self.corrupt("tier map's lists"))?;
+            map.games_of_blocks(blocks.clone(), games).ok_or_else(|| self.store.corrupt("tier map's lists"))?;
         }
         Ok(())
     }
@@ -336,7 +347,7 @@ impl Store {
     /// The tier positions in any of `ranges` (each one material's range in a category) whose
     /// board `admits` admits, in key order: each game of their blocks that `game` admits is
     /// replayed once, and only its positions of those materials are keyed.
-    pub(crate) fn tier_entries_of_materials(
+    pub(crate) fn entries_of_materials(
         &self,
         ranges: &[KeyRange],
         game: &(impl Fn(GameId) -> bool + Sync),
@@ -344,13 +355,13 @@ impl Store {
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
-        let index = self.tier_index()?;
+        let index = self.index()?;
         for range in ranges {
             self.material_games(&index, &range.first, &mut games)?;
             let (_, material) = range
                 .first
                 .category_and_material()
-                .map_err(|err| self.corrupt(format!("key range {}: {err}", range.first)))?;
+                .map_err(|err| self.store.corrupt(format!("key range {}: {err}", range.first)))?;
             materials.insert(material);
         }
         games.sort_unstable();
@@ -394,7 +405,7 @@ impl Store {
 
     /// The tier positions of the games from `first` to `end` (exclusive) that `game` admits
     /// whose board `wanted` admits (checked before keying), in key order.
-    pub(crate) fn tier_entries_of_games(
+    pub(crate) fn entries_of_games(
         &self,
         first: GameId,
         end: GameId,
@@ -413,7 +424,7 @@ impl Store {
     }
 
     /// Positions in the single-game tier (marked plies), counted from the marks.
-    pub fn tier_positions(&self) -> Result<u64, StoreError> {
+    pub(crate) fn count(&self) -> Result<u64, StoreError> {
         let mut count = 0;
         self.each_marks(GameId(0), GameId(u64::MAX), |_, plies| count += plies.len() as u64)?;
         Ok(count)
@@ -422,17 +433,17 @@ impl Store {
     /// Calls `each` with the marks of every committed game from `first` to `end` (exclusive)
     /// that has some, in id order.
     fn each_marks(&self, first: GameId, end: GameId, mut each: impl FnMut(GameId, Vec<u32>)) -> Result<(), StoreError> {
-        let mut iter = self.db.raw_iterator_cf_opt(self.cf(options::POSITIONS), options::scan_reads(&marks_key(end)));
+        let store = self.store;
+        let mut iter = store.db.raw_iterator_cf_opt(store.cf(options::POSITIONS), options::scan_reads(&marks_key(end)));
         iter.seek(marks_key(first));
-        let committed = self.committed.load(Ordering::Acquire);
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            let game = parse_marks_key(key).ok_or_else(|| self.corrupt("tier marks key"))?;
-            if game.0 >= committed {
+            let game = parse_marks_key(key).ok_or_else(|| store.corrupt("tier marks key"))?;
+            if game.0 >= self.committed {
                 break;
             }
-            each(game, decode_marks(value).ok_or_else(|| self.corrupt(format!("tier marks of game {game}")))?);
+            each(game, decode_marks(value).ok_or_else(|| store.corrupt(format!("tier marks of game {game}")))?);
             iter.next();
         }
-        iter.status().map_err(|err| self.rocks(err))
+        iter.status().map_err(|err| store.rocks(err))
     }
 }

@@ -14,12 +14,13 @@ use crate::{
     codec::{Key, KeyError, KeyRange, material_range},
     model::GameId,
     store::{
-        Occurrence, Store, StoreError,
+        Store, StoreError,
         layout::{
             keys::{map_key, marks_key},
             tier::{MAX_PLY, encode_marks, read_segment_head, write_segment_head},
         },
         options,
+        write::Occurrence,
     },
     varint::{get_varint, put_varint},
 };
@@ -239,95 +240,89 @@ impl RangeTier {
     }
 }
 
-impl Store {
-    /// Writes the tier records of a commit into SST files in `dir`, in parallel: the marks of
-    /// its new games and of the stored games it took positions from, and each range's map.
-    /// Returns the files written, in key order.
-    pub(crate) fn write_tier_files(
+impl TierWrites {
+    /// Writes the tier records of the commit into SST files of `store` in `dir`, in parallel:
+    /// the marks of its new games and of the stored games it took positions from, and each
+    /// range's map. Returns the files written, in key order.
+    pub(crate) fn write_files(
         &self,
-        writes: &TierWrites,
+        store: &Store,
         ranges: &mut [RangeTier],
         dir: &Path,
     ) -> Result<Vec<PathBuf>, StoreError> {
+        let writes = self;
         let mut maps = Vec::new();
         let count = ranges.len();
         for (index, range) in ranges.iter_mut().enumerate() {
             let index = u16::try_from(index)
-                .map_err(|_| self.tier_error(TierError::Capacity(format!("{count} commit ranges"))))?;
+                .map_err(|_| store.tier_error(TierError::Capacity(format!("{count} commit ranges"))))?;
             if !range.segment.is_empty() {
                 maps.push((map_key(writes.segment, index), Some(std::mem::take(&mut range.segment))));
             }
         }
-        let compressed = options::family_sst(options::POSITIONS, &self.cache);
-        let raw = options::tier_maps_sst(&self.cache);
+        let compressed = options::family_sst(options::POSITIONS, &store.cache);
+        let raw = options::tier_maps_sst(&store.cache);
         let write = |name: &str, records: Records, options: &rocksdb::Options| {
             let path = dir.join(name);
-            self.write_records(records, options, &path).map(|written| written.then_some(path))
+            write_records(store, records, options, &path).map(|written| written.then_some(path))
         };
         let (marks, maps) = rayon::join(
-            || {
-                self.tier_marks_records(writes, ranges)
-                    .and_then(|records| write("tier-marks.sst", records, &compressed))
-            },
+            || marks_records(store, writes, ranges).and_then(|records| write("tier-marks.sst", records, &compressed)),
             || write("tier-maps.sst", maps, &raw),
         );
         Ok([marks?, maps?].into_iter().flatten().collect())
     }
+}
 
-    /// The marks records of a commit, by game: the stored games that lost positions to the
-    /// full-key family (their marks without them, or deleted), then the new games.
-    fn tier_marks_records(&self, writes: &TierWrites, ranges: &[RangeTier]) -> Result<Records, StoreError> {
-        let mut records = Vec::new();
-        let mut promoted: FxHashMap<GameId, Vec<u32>> = FxHashMap::default();
-        for range in ranges {
-            for &(game, ply) in &range.promoted {
-                promoted.entry(game).or_default().push(ply);
-            }
+/// The marks records of a commit, by game: the stored games that lost positions to the
+/// full-key family (their marks without them, or deleted), then the new games.
+fn marks_records(store: &Store, writes: &TierWrites, ranges: &[RangeTier]) -> Result<Records, StoreError> {
+    let mut records = Vec::new();
+    let mut promoted: FxHashMap<GameId, Vec<u32>> = FxHashMap::default();
+    for range in ranges {
+        for &(game, ply) in &range.promoted {
+            promoted.entry(game).or_default().push(ply);
         }
-        let mut promoted: Vec<(GameId, Vec<u32>)> = promoted.into_iter().collect();
-        promoted.sort_unstable_by_key(|(game, _)| *game);
-        let ids: Vec<GameId> = promoted.iter().map(|(game, _)| *game).collect();
-        let stored: FxHashMap<GameId, Vec<u32>> = self.marks_of(&ids)?.into_iter().collect();
-        for (game, gone) in promoted {
-            let kept: Vec<u32> =
-                stored.get(&game).into_iter().flatten().copied().filter(|ply| !gone.contains(ply)).collect();
-            let value = (!kept.is_empty()).then(|| {
-                let mut bytes = Vec::new();
-                encode_marks(&kept, &mut bytes);
-                bytes
-            });
-            records.push((marks_key(game), value));
-        }
-        for (game, plies) in writes.new_marks() {
+    }
+    let mut promoted: Vec<(GameId, Vec<u32>)> = promoted.into_iter().collect();
+    promoted.sort_unstable_by_key(|(game, _)| *game);
+    let ids: Vec<GameId> = promoted.iter().map(|(game, _)| *game).collect();
+    let tier = super::read::TierReader::at(store, store.committed());
+    let stored: FxHashMap<GameId, Vec<u32>> = tier.marks_of(&ids)?.into_iter().collect();
+    for (game, gone) in promoted {
+        let kept: Vec<u32> =
+            stored.get(&game).into_iter().flatten().copied().filter(|ply| !gone.contains(ply)).collect();
+        let value = (!kept.is_empty()).then(|| {
             let mut bytes = Vec::new();
-            encode_marks(&plies, &mut bytes);
-            records.push((marks_key(game), Some(bytes)));
-        }
-        Ok(records)
+            encode_marks(&kept, &mut bytes);
+            bytes
+        });
+        records.push((marks_key(game), value));
     }
+    for (game, plies) in writes.new_marks() {
+        let mut bytes = Vec::new();
+        encode_marks(&plies, &mut bytes);
+        records.push((marks_key(game), Some(bytes)));
+    }
+    Ok(records)
+}
 
-    /// Writes `records` (in key order; `None` deletes) into a new SST file at `path`; `false`
-    /// (no file) when there are none.
-    fn write_records(
-        &self,
-        records: Records,
-        options: &rocksdb::Options,
-        path: &std::path::Path,
-    ) -> Result<bool, StoreError> {
-        if records.is_empty() {
-            return Ok(false);
-        }
-        let mut writer = self.sst_writer(options, path)?;
-        for (key, value) in records {
-            match value {
-                Some(value) => writer.put(&key, &value),
-                None => writer.delete(&key),
-            }
-            .map_err(|err| self.rocks(err))?;
-        }
-        writer.finish().map_err(|err| self.rocks(err))?;
-        Ok(true)
+/// Writes `records` (in key order; `None` deletes) into a new SST file at `path`; `false`
+/// (no file) when there are none.
+fn write_records(store: &Store, records: Records, options: &rocksdb::Options, path: &Path) -> Result<bool, StoreError> {
+    if records.is_empty() {
+        return Ok(false);
     }
+    let mut writer = crate::store::write::sst_writer(store, options, path)?;
+    for (key, value) in records {
+        match value {
+            Some(value) => writer.put(&key, &value),
+            None => writer.delete(&key),
+        }
+        .map_err(|err| store.rocks(err))?;
+    }
+    writer.finish().map_err(|err| store.rocks(err))?;
+    Ok(true)
 }
 
 #[cfg(test)]

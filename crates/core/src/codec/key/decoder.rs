@@ -1,0 +1,229 @@
+//! Decoding keys into boards without validation, for scans over stored keys: [`KeyBoard`],
+//! and [`KeyDecoder`], which keeps the material block of the last key decoded.
+
+use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Square};
+
+use super::{
+    Key, KeyError, KeyRange,
+    rank::{Frame, Header, turn_of, unrank_pawns},
+};
+use crate::{
+    codec::{
+        material::Material,
+        tables::{SideVector, TURN_EP_STATES, U192, tables},
+    },
+    position::Category,
+};
+
+/// A key's position as bitboards, decoded without validation ([`Key::decode_board`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyBoard {
+    /// The rook/castling category.
+    pub category: Category,
+    /// The material.
+    pub material: Material,
+    /// Squares by piece kind.
+    pub by_role: ByRole<Bitboard>,
+    /// Squares by colour.
+    pub by_color: ByColor<Bitboard>,
+    /// The side to move.
+    pub turn: Color,
+    /// The en-passant square, when a legal en-passant capture exists.
+    pub ep_square: Option<Square>,
+}
+
+impl KeyBoard {
+    /// Every occupied square.
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
+    }
+
+    /// The squares of one piece.
+    pub fn by_piece(&self, piece: Piece) -> Bitboard {
+        *self.by_role.get(piece.role) & *self.by_color.get(piece.color)
+    }
+}
+
+/// Decodes a run of keys in key order, as a scan meets them: most keys lie in the same
+/// (category, material) block as the one before, so the block's bounds and radices are kept
+/// and a key inside them is split by two divisions instead of the table searches.
+///
+/// ```
+/// use tabiya_core::{Key, Position, codec::KeyDecoder};
+///
+/// let mut decoder = KeyDecoder::default();
+/// for fen in ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -", "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -"] {
+///     let key = Key::encode(&fen.parse::<Position>()?)?;
+///     let board = decoder.decode(&key, |_, _| true)?.expect("accepted");
+///     assert_eq!(Some(board), key.decode_board(|_, _| true)?);
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct KeyDecoder {
+    block: Option<Block>,
+    /// Pawn structures recently unranked, direct-mapped by their digits: many positions of a
+    /// collection share a pawn structure, and unranking 16 pawns is most of a decode.
+    pawn_cache: Vec<(u64, ByColor<Bitboard>)>,
+}
+
+/// Entries of the pawn-structure cache (a power of two).
+const PAWN_CACHE: usize = 1 << 16;
+
+/// The material block of the last key decoded.
+#[derive(Debug)]
+struct Block {
+    category: Category,
+    start: U192,
+    end: U192,
+    material: Material,
+    vectors: ByColor<SideVector>,
+    pawns: ByColor<u32>,
+    pawn_placements: u64,
+    white_placements: u128,
+    accepted: bool,
+}
+
+impl Block {
+    /// Whether the rank of a key of `category` lies in the block.
+    fn holds(&self, category: Category, rank: U192) -> bool {
+        self.category == category && self.start <= rank && rank < self.end
+    }
+
+    /// The digits of `rank` (the block holds it): rank − start = pawn_index + P·(turn_ep +
+    /// 18·pieces), as (pieces, pawn_index, turn_ep).
+    fn digits(&self, rank: U192) -> (U192, u64, u64) {
+        let (pieces, low) = (rank - self.start).div_rem(U192::from(self.pawn_placements * TURN_EP_STATES));
+        let low = low.to::<u64>();
+        (pieces, low % self.pawn_placements, low / self.pawn_placements)
+    }
+}
+
+impl KeyDecoder {
+    /// Decodes like [`Key::decode_board`]; `accept` is asked once per material block.
+    pub fn decode(
+        &mut self,
+        key: &Key,
+        accept: impl FnOnce(Category, &Material) -> bool,
+    ) -> Result<Option<KeyBoard>, KeyError> {
+        if !self.admits(key, accept)? {
+            return Ok(None);
+        }
+        self.place(key).map(Some)
+    }
+
+    /// Whether `accept` admits the material block of `key` (asked once per block), without
+    /// placing its pieces: a scan that needs a key's board only now and then asks this first,
+    /// then [`KeyDecoder::decode`] places the pieces from the block kept.
+    pub fn admits(&mut self, key: &Key, accept: impl FnOnce(Category, &Material) -> bool) -> Result<bool, KeyError> {
+        let category = key.category()?;
+        let rank = U192::from_be_slice(&key.0[1..]);
+        if let Some(block) = &self.block
+            && block.holds(category, rank)
+        {
+            return Ok(block.accepted);
+        }
+        let header = key.header()?;
+        let frame = Frame::new(category, &header.material, tables())?;
+        let start = frame.block_start();
+        let accepted = accept(category, &header.material);
+        self.block = Some(Block {
+            category,
+            start,
+            end: start + frame.block_size(),
+            material: header.material,
+            vectors: header.vectors,
+            pawns: header.pawns,
+            pawn_placements: frame.pawn_placements,
+            white_placements: frame.white_placements,
+            accepted,
+        });
+        Ok(accepted)
+    }
+
+    /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
+    /// start split by two divisions instead of the tables' searches.
+    fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
+        let category = key.category()?;
+        let rank = U192::from_be_slice(&key.0[1..]);
+        let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
+            return key.header().map(|header| header.place());
+        };
+        // pieces = white_index + W·black_index.
+        let (pieces, pawn_index, turn_ep) = block.digits(rank);
+        // White's placements times Black's can pass 2^128 (many promoted pieces, no pawns):
+        // split in 192 bits; each side's index fits 128.
+        let (black, white) = match u128::try_from(pieces) {
+            Ok(small) => (small / block.white_placements, small % block.white_placements),
+            Err(_) => {
+                let (black, white) = pieces.div_rem(U192::from(block.white_placements));
+                (black.to::<u128>(), white.to::<u128>())
+            }
+        };
+        let header = Header {
+            category,
+            material: block.material,
+            vectors: block.vectors,
+            pawns: block.pawns,
+            pawn_index,
+            turn_ep,
+            indices: ByColor { white, black },
+        };
+        let pawns = self.cached_pawns(header.pawn_index, header.pawns);
+        Ok(header.place_with(pawns))
+    }
+
+    /// The material block of `key`, its pawns and its side to move, without placing its other
+    /// pieces: the single-game tier files a position under these (`store::tier`), for every
+    /// position a commit files, so this costs a division and the pawns' unranking, not a decode.
+    /// The pawn-structure cache is left alone: lookups call this on many threads, each with a
+    /// decoder of its own, and a commit's keys come in key order, where the pawn digit changes
+    /// fastest.
+    ///
+    /// ```
+    /// use shakmaty::{Color, Role};
+    /// use tabiya_core::{Key, Position, codec::KeyDecoder};
+    ///
+    /// let position: Position = "4k3/pp6/8/8/8/8/5PPP/4K3 b - - 0 1".parse()?;
+    /// let key = Key::encode(&position)?;
+    /// let (block, pawns, turn) = KeyDecoder::default().pawns_and_turn(&key)?;
+    /// assert!(block.contains(&key));
+    /// let board = key.decode_board(|_, _| true)?.expect("accepted");
+    /// assert_eq!(pawns.white, *board.by_role.get(Role::Pawn) & board.by_color.white);
+    /// assert_eq!(pawns.black.count(), 2);
+    /// assert_eq!(turn, Color::Black);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pawns_and_turn(&mut self, key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, Color), KeyError> {
+        // `admits` keeps the key's block.
+        self.admits(key, |_, _| true)?;
+        let (Some(block), Some(range)) = (self.block.as_ref(), self.block_range()) else {
+            return Err(KeyError::NonCanonical("no material block"));
+        };
+        let (_, pawn_index, turn_ep) = block.digits(U192::from_be_slice(&key.0[1..]));
+        Ok((range, unrank_pawns(pawn_index, block.pawns), turn_of(turn_ep)))
+    }
+
+    fn cached_pawns(&mut self, pawn_index: u64, counts: ByColor<u32>) -> ByColor<Bitboard> {
+        if self.pawn_cache.is_empty() {
+            self.pawn_cache = vec![(u64::MAX, ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY }); PAWN_CACHE];
+        }
+        // The digits with the pawn counts: 48+ bits of index, then 4 + 4 bits of counts.
+        let tag = pawn_index << 8 | u64::from(counts.white) << 4 | u64::from(counts.black);
+        let slot = (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % PAWN_CACHE;
+        let entry = &mut self.pawn_cache[slot];
+        if entry.0 != tag {
+            *entry = (tag, unrank_pawns(pawn_index, counts));
+        }
+        entry.1
+    }
+
+    /// The keys of the material block of the last key decoded.
+    pub fn block_range(&self) -> Option<KeyRange> {
+        let block = self.block.as_ref()?;
+        Some(KeyRange {
+            first: Key::from_parts(block.category, block.start),
+            last: Key::from_parts(block.category, block.end - U192::from(1u8)),
+        })
+    }
+}

@@ -1,0 +1,286 @@
+//! A game as the database keeps it: its [`GameId`], [`Tags`], [`GameResult`] and packed mainline
+//! ([`GameRecord`]), and the [`Fingerprint`] that makes a game count once however often it is
+//! ingested.
+//!
+//! These types are stored with bincode (see `store::layout`): the order of their fields and
+//! variants is the on-disk format, and changing it needs a new format version.
+
+use std::fmt;
+
+use bincode::{Decode, Encode};
+use shakmaty::{Chess, Move};
+
+use crate::{
+    codec::{CompactMove, mainline::MainlineReader},
+    position::Position,
+};
+
+/// A game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Encode, Decode)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `0-1`.
+    BlackWins,
+    /// `*`, a missing or unreadable result.
+    Unknown,
+}
+
+impl GameResult {
+    /// Every result, in the order [`GameResult::index`] numbers them: White wins, a draw, Black
+    /// wins, unknown.
+    pub const ALL: [GameResult; 4] =
+        [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unknown];
+
+    /// The result's index in [`GameResult::ALL`] (0 White wins … 3 unknown), for counts by result.
+    pub fn index(self) -> usize {
+        match self {
+            GameResult::WhiteWins => 0,
+            GameResult::Draw => 1,
+            GameResult::BlackWins => 2,
+            GameResult::Unknown => 3,
+        }
+    }
+
+    /// The PGN result token.
+    pub fn tag(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// Reads a `Result` tag value; `None` for `*` and anything unreadable.
+    pub fn from_tag(value: &str) -> Option<GameResult> {
+        match value.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    /// The winner's colour name (`white`, `black`), `None` for a draw or an unknown result.
+    pub fn winner(self) -> Option<&'static str> {
+        match self {
+            GameResult::WhiteWins => Some("white"),
+            GameResult::BlackWins => Some("black"),
+            GameResult::Draw | GameResult::Unknown => None,
+        }
+    }
+}
+
+/// The tags a game keeps (the seven-tag roster and what listing and statistics need).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
+pub struct Tags {
+    /// `Event`.
+    pub event: String,
+    /// `Site`.
+    pub site: String,
+    /// `Date`, as given (`YYYY.MM.DD` with `??` for unknown parts).
+    pub date: String,
+    /// `Round`.
+    pub round: String,
+    /// `White`: the white player's name.
+    pub white: String,
+    /// `Black`: the black player's name.
+    pub black: String,
+    /// `Result`, as given.
+    pub result: String,
+    /// `WhiteElo`, when a rating from 1 to 3999.
+    pub white_elo: Option<u16>,
+    /// `BlackElo`, when a rating from 1 to 3999.
+    pub black_elo: Option<u16>,
+    /// `ECO`.
+    pub eco: String,
+    /// `TimeControl`.
+    pub time_control: String,
+}
+
+/// A game's number in the database, from 1: batches of games get ids in input order, and the
+/// games of a batch in the order of their mainlines (see the indexer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, Encode, Decode)]
+#[serde(transparent)]
+pub struct GameId(pub u64);
+
+impl GameId {
+    /// The games-family key: big-endian, so that ids sort numerically.
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// Reads a games-family key; `None` unless it is 8 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<GameId> {
+        Some(GameId(u64::from_be_bytes(bytes.try_into().ok()?)))
+    }
+}
+
+impl From<GameId> for u64 {
+    fn from(id: GameId) -> u64 {
+        id.0
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A player's name as the players index compares it: lower case, runs of spaces and commas as
+/// one space, no NUL.
+pub fn player_name(name: &str) -> String {
+    let lower = name.to_lowercase().replace('\0', "");
+    lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// A stored game: its tags, result, start position when set up, and mainline.
+///
+/// Stored in two parts with bincode's standard (varint) configuration: the tags and result in
+/// the games family, the [`Mainline`] (start and moves, about a byte a ply) in the mainlines
+/// family, so that scans replaying thousands of games read no tags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The tags.
+    pub tags: Tags,
+    /// How the game ended (from the `Result` tag, else the termination marker).
+    pub result: GameResult,
+    line: Mainline,
+}
+
+impl GameRecord {
+    /// A record of a game with these tags and result, started from `setup_fen` (`None`: the
+    /// initial position), whose mainline is `plies` legal moves written as [`mainline`](crate::codec::mainline) writes
+    /// them (`(bytes, plies)`).
+    pub fn new(
+        tags: Tags,
+        result: GameResult,
+        setup_fen: Option<String>,
+        (moves, plies): (Vec<u8>, u32),
+    ) -> GameRecord {
+        GameRecord { tags, result, line: Mainline { setup_fen, plies, moves } }
+    }
+
+    /// A record from its stored parts.
+    pub fn from_parts(tags: Tags, result: GameResult, line: Mainline) -> GameRecord {
+        GameRecord { tags, result, line }
+    }
+
+    /// The start and mainline.
+    pub fn line(&self) -> &Mainline {
+        &self.line
+    }
+
+    /// The `FEN` tag of a game that does not start from the initial position.
+    pub fn setup_fen(&self) -> Option<&str> {
+        self.line.setup_fen.as_deref()
+    }
+
+    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
+    pub fn start(&self) -> Option<Chess> {
+        self.line.start()
+    }
+
+    /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
+    /// read.
+    pub fn mainline(&self) -> Option<MainlineReader<'_>> {
+        self.line.reader()
+    }
+
+    /// The mainline's moves, read by replaying it; `None` for a move that does not read
+    /// (corrupt data), after which it stops.
+    pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
+        let reader = self.mainline();
+        let unreadable = reader.is_none().then_some(None);
+        reader.into_iter().flatten().map(|m| m.map(|m| CompactMove::from_move(&m))).chain(unreadable)
+    }
+
+    /// The packed mainline ([`mainline`](crate::codec::mainline)), for ordering games by their moves: games sharing
+    /// their first moves share their first bytes. The bytes alone do not tell the plies (the last
+    /// byte is padded): compare [`GameRecord::plies`] too.
+    pub fn move_bytes(&self) -> &[u8] {
+        &self.line.moves
+    }
+
+    /// Plies of the mainline.
+    pub fn plies(&self) -> usize {
+        self.line.plies as usize
+    }
+}
+
+/// A game's start position when set up, and its mainline: what replaying it needs.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Mainline {
+    setup_fen: Option<String>,
+    plies: u32,
+    moves: Vec<u8>,
+}
+
+impl Mainline {
+    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
+    pub fn start(&self) -> Option<Chess> {
+        match &self.setup_fen {
+            Some(fen) => Some(fen.parse::<Position>().ok()?.into_chess()),
+            None => Some(Chess::default()),
+        }
+    }
+
+    /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
+    /// read.
+    pub fn reader(&self) -> Option<MainlineReader<'_>> {
+        Some(MainlineReader::new(self.start()?, &self.moves, self.plies))
+    }
+}
+
+/// 128 bits identifying a game: start position, mainline and the White, Black, Date and Round
+/// tags (trimmed). Two games with the same fingerprint are the same game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fingerprint(pub [u8; Fingerprint::LEN]);
+
+impl Fingerprint {
+    /// Its bytes.
+    pub const LEN: usize = 16;
+
+    /// The fingerprint of a game starting from `start` (canonical, so FENs differing only in
+    /// their counters agree) whose record is `record`.
+    pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
+        let mut bytes = Vec::with_capacity(64 + record.move_bytes().len());
+        if *start != Position::initial() {
+            bytes.extend_from_slice(start.to_string().as_bytes());
+        }
+        bytes.push(0);
+        bytes.extend_from_slice(&record.line.plies.to_le_bytes());
+        bytes.extend_from_slice(record.move_bytes());
+        let tags = &record.tags;
+        for tag in [&tags.white, &tags.black, &tags.date, &tags.round] {
+            bytes.push(0);
+            bytes.extend_from_slice(tag.trim().as_bytes());
+        }
+        Fingerprint(xxhash_rust::xxh3::xxh3_128(&bytes).to_be_bytes())
+    }
+}
+
+/// Replays a stored mainline from its start. Its moves were checked legal when the game was
+/// ingested, so they are played as read ([`CompactMove::to_move_trusted`]); `None` if one
+/// cannot be a move there at all (corrupt data).
+pub fn replay(record: &GameRecord) -> Option<Vec<Chess>> {
+    replay_with_moves(record).map(|(positions, _)| positions)
+}
+
+/// [`replay`], with the moves played (reading the mainline once).
+pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<Move>)> {
+    let mut reader = record.mainline()?;
+    let plies = record.plies();
+    let mut positions = Vec::with_capacity(plies + 1);
+    let mut moves = Vec::with_capacity(plies);
+    positions.push(reader.position().clone());
+    while let Some(m) = reader.next() {
+        moves.push(m?);
+        positions.push(reader.position().clone());
+    }
+    Some((positions, moves))
+}

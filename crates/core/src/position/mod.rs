@@ -1,0 +1,234 @@
+//! The canonical chess position every other part of tabiya keys on.
+//!
+//! A [`Position`] is placement + side to move + castling rights + the en-passant square *only
+//! when a legal en-passant capture exists* (a pinned capturer does not count). Move counters are
+//! not part of it: two FENs that differ only in their counters, or in an en-passant square no
+//! pawn can use, are the same position.
+//!
+//! This module owns the one place where user-supplied positions (FEN/EPD text, shakmaty setups)
+//! become positions, so that every input path rejects the same things with the same errors:
+//! chess variants, Chess960 castling rights and illegal setups.
+
+mod category;
+
+pub use category::{Category, HomeSquare, RookState};
+
+use std::fmt;
+
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _,
+    PositionError as ShakmatyPositionError, PositionErrorKinds, Setup, Square,
+    fen::{Epd, Fen},
+};
+
+/// A canonical standard-chess position (docs/FORMAT.md, "The canonical position").
+///
+/// Equality ignores move counters and unusable en-passant squares.
+///
+/// ```
+/// use tabiya_core::Position;
+///
+/// let a: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse()?;
+/// let b: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 5 40".parse()?;
+/// assert_eq!(a, b); // no black pawn can take en passant, counters do not matter
+/// assert_eq!(a.to_string(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
+/// # Ok::<_, tabiya_core::position::PositionError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position(Chess);
+
+/// Why some input is not a canonical standard-chess position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The text is not FEN/EPD syntax.
+    #[error("not a FEN: {reason} in {input:?}")]
+    Syntax {
+        /// The text.
+        input: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The setup uses Chess960 castling rights (a castling rook or king off its standard square).
+    #[error("Chess960 castling rights are not supported: {input:?}")]
+    Chess960 {
+        /// The text.
+        input: String,
+    },
+    /// The setup belongs to a chess variant (pockets, check counters).
+    #[error("chess variants are not supported: {input:?}")]
+    Variant {
+        /// The text.
+        input: String,
+    },
+    /// The setup is not a legal standard-chess position.
+    #[error("illegal position ({reason}): {input:?}")]
+    Illegal {
+        /// The text.
+        input: String,
+        /// Why it is illegal.
+        reason: String,
+    },
+}
+
+impl PositionError {
+    /// A short name of the kind of error, for tallies.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PositionError::Syntax { .. } => "not a FEN",
+            PositionError::Chess960 { .. } => "Chess960 castling rights",
+            PositionError::Variant { .. } => "chess variant",
+            PositionError::Illegal { .. } => "illegal position",
+        }
+    }
+}
+
+impl Position {
+    /// The standard starting position.
+    pub fn initial() -> Position {
+        Position(Chess::default())
+    }
+
+    /// Validates a shakmaty setup. `input` names the source in error messages (a FEN, a file
+    /// and line, a game).
+    ///
+    /// Positions whose only defect is an "impossible" check (more checkers than a legal game can
+    /// produce; such positions occur in composed problems and test suites) are accepted.
+    pub fn from_setup(setup: Setup, input: impl fmt::Display) -> Result<Position, PositionError> {
+        let input = || input.to_string();
+        if setup.pockets.is_some() || setup.remaining_checks.is_some() {
+            return Err(PositionError::Variant { input: input() });
+        }
+        // Standard rights name corner rooks with the king on the e-file; anything else may be
+        // Chess960 (decided now, while the setup is at hand, only in that rare case).
+        let chess960 =
+            !standard_rights(setup.castling_rights, &setup.board) && CastlingMode::detect(&setup).is_chess960();
+        match Chess::from_setup(setup, CastlingMode::Standard).or_else(ShakmatyPositionError::ignore_impossible_check) {
+            Ok(chess) => Ok(Position(chess)),
+            Err(err) => {
+                if chess960 && err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
+                    Err(PositionError::Chess960 { input: input() })
+                } else {
+                    Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) })
+                }
+            }
+        }
+    }
+
+    /// Wraps a position shakmaty already validated (for instance one reached by playing moves).
+    ///
+    /// Fails only for Chess960 castling rights, which the key format does not represent.
+    pub fn from_chess(chess: Chess) -> Result<Position, PositionError> {
+        if !standard_rights(chess.castles().castling_rights(), chess.board()) {
+            let input = Epd::from_position(&chess, EnPassantMode::Legal).to_string();
+            return Err(PositionError::Chess960 { input });
+        }
+        Ok(Position(chess))
+    }
+
+    /// Plays a legal move of the position (a mainline read and checked already): castling
+    /// rights stay standard, as moves only ever remove them.
+    pub fn play_legal(&mut self, m: shakmaty::Move) {
+        self.0.play_unchecked(m);
+    }
+
+    /// The underlying shakmaty position (for move generation, SAN, ...).
+    pub fn chess(&self) -> &Chess {
+        &self.0
+    }
+
+    /// Consumes the wrapper.
+    pub fn into_chess(self) -> Chess {
+        self.0
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = PositionError;
+
+    /// Parses FEN or EPD: the position fields, optionally followed by move counters or EPD
+    /// operations (ignored). Malformed counters are ignored too: they are not part of a position.
+    fn from_str(text: &str) -> Result<Position, PositionError> {
+        let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+        let syntax = |reason: String| PositionError::Syntax { input: text.to_owned(), reason };
+        let fields: Vec<&str> = text.split(';').next().unwrap_or("").split_ascii_whitespace().collect();
+        let setup = match Fen::from_ascii(fields.join(" ").as_bytes()) {
+            Ok(fen) => fen.into_setup(),
+            Err(fen_err) => match Epd::from_ascii(fields[..fields.len().min(4)].join(" ").as_bytes()) {
+                Ok(epd) if fields.len() >= 4 => epd.into_setup(),
+                _ => return Err(syntax(fen_err.to_string())),
+            },
+        };
+        Position::from_setup(setup, text)
+    }
+}
+
+impl fmt::Display for Position {
+    /// The canonical FEN without move counters (EPD position fields).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let epd = Epd::from_position(&self.0, EnPassantMode::Legal);
+        write!(f, "{epd}")
+    }
+}
+
+/// Castling rights only on corner rooks, each side's with its king on the e-file.
+fn standard_rights(rights: Bitboard, board: &shakmaty::Board) -> bool {
+    rights.is_subset(Bitboard::CORNERS)
+        && Color::ALL.into_iter().all(|color| {
+            (rights & color.backrank()).is_empty()
+                || board.king_of(color) == Some(color.fold_wb(Square::E1, Square::E8))
+        })
+}
+
+fn describe(kinds: PositionErrorKinds) -> String {
+    const NAMES: [(PositionErrorKinds, &str); 9] = [
+        (PositionErrorKinds::EMPTY_BOARD, "empty board"),
+        (PositionErrorKinds::MISSING_KING, "missing king"),
+        (PositionErrorKinds::TOO_MANY_KINGS, "too many kings"),
+        (PositionErrorKinds::PAWNS_ON_BACKRANK, "pawns on the first or last rank"),
+        (PositionErrorKinds::INVALID_CASTLING_RIGHTS, "castling rights without king and rook on their squares"),
+        (PositionErrorKinds::INVALID_EP_SQUARE, "impossible en-passant square"),
+        (PositionErrorKinds::OPPOSITE_CHECK, "the side not to move is in check"),
+        (PositionErrorKinds::IMPOSSIBLE_CHECK, "impossible check"),
+        (PositionErrorKinds::TOO_MUCH_MATERIAL, "too much material"),
+    ];
+    let names: Vec<&str> = NAMES.iter().filter(|(kind, _)| kinds.contains(*kind)).map(|(_, name)| *name).collect();
+    if names.is_empty() { "not a standard chess position".to_owned() } else { names.join(", ") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(fen: &str) -> PositionError {
+        fen.parse::<Position>().expect_err(fen)
+    }
+
+    #[test]
+    fn rejects_with_named_reasons() {
+        assert!(matches!(err("not a fen"), PositionError::Syntax { .. }));
+        assert!(matches!(err("8/8/8/8/8/8/8/8 w - - 0 1"), PositionError::Illegal { .. }));
+        assert!(matches!(err("P3k3/8/8/8/8/8/8/4K3 w - - 0 1"), PositionError::Illegal { .. }));
+        // Chess960 start position with its castling rights.
+        let e = err("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1");
+        assert!(matches!(e, PositionError::Chess960 { .. }), "{e}");
+        let e = err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1");
+        assert!(matches!(e, PositionError::Variant { .. }), "{e}");
+        let e = err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1");
+        assert!(matches!(e, PositionError::Variant { .. }), "{e}");
+    }
+
+    #[test]
+    fn en_passant_only_when_legal() {
+        // The black pawn on d4 could take e3 but is pinned by the rook on a4 against the king on h4.
+        let pinned: Position = "8/8/8/8/R2pP2k/8/8/4K3 b - e3 0 1".parse().unwrap();
+        assert_eq!(pinned.to_string(), "8/8/8/8/R2pP2k/8/8/4K3 b - -");
+        let free: Position = "8/8/8/8/3pP2k/8/8/4K3 b - e3 0 1".parse().unwrap();
+        assert_eq!(free.to_string(), "8/8/8/8/3pP2k/8/8/4K3 b - e3");
+    }
+
+    #[test]
+    fn accepts_epd_with_operations() {
+        let p: Position = "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";".parse().unwrap();
+        assert_eq!(p.to_string(), "4k3/8/8/8/8/8/8/4K2R w K -");
+    }
+}

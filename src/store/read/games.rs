@@ -1,0 +1,143 @@
+//! The games view: stored games by id (their tags and result, and apart, their mainlines), and
+//! the twins index (games under a hash of what their twins share).
+
+use crate::{
+    model::{Fingerprint, GameId, GameRecord, Mainline},
+    store::{
+        Store, StoreError,
+        layout::{decode_game_record, decode_record, keys::parse_twin_key},
+        options,
+    },
+};
+
+/// Reads stored games ([`Snapshot::games`](crate::store::Snapshot::games)).
+pub struct Games<'a> {
+    store: &'a Store,
+    committed: u64,
+}
+
+impl<'a> Games<'a> {
+    pub(in crate::store) fn at(store: &'a Store, committed: u64) -> Games<'a> {
+        Games { store, committed }
+    }
+
+    /// A stored game; `None` when there is none of this id.
+    pub fn get(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        Ok(self.get_many(&[id])?.pop().flatten())
+    }
+
+    /// Stored games by id, in the order asked (`None` for an id not stored).
+    pub fn get_many(&self, ids: &[GameId]) -> Result<Vec<Option<GameRecord>>, StoreError> {
+        below(self.store, ids, self.committed)
+    }
+
+    /// The stored games a posting list or an index names, in the order asked: each must be
+    /// stored, so a missing one is corrupt data.
+    pub fn listed(&self, ids: &[GameId]) -> Result<Vec<GameRecord>, StoreError> {
+        let records = self.get_many(ids)?;
+        let missing = |id: &GameId| self.store.corrupt(format!("game {id} of a posting list or index is missing"));
+        records.into_iter().zip(ids).map(|(record, id)| record.ok_or_else(|| missing(id))).collect()
+    }
+
+    /// The start and mainline of each of `ids` (what replaying them needs, without their tags);
+    /// `None` for an id with no committed game.
+    pub fn mainlines(&self, ids: &[GameId]) -> Result<Vec<Option<Mainline>>, StoreError> {
+        let store = self.store;
+        let lines = values_below(store, options::MAINLINES, ids, self.committed)?;
+        lines
+            .into_iter()
+            .zip(ids)
+            .map(|(line, id)| match line {
+                None => Ok(None),
+                Some(bytes) => {
+                    decode_record(&bytes).map(Some).ok_or_else(|| store.corrupt(format!("mainline of game {id}")))
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a game with this fingerprint is stored (the fingerprints family's value is the
+    /// game's id: one the snapshot does not see, such as a game an interrupted ingest wrote,
+    /// is not).
+    pub fn is_stored(&self, fingerprint: &Fingerprint) -> Result<bool, StoreError> {
+        let store = self.store;
+        let found =
+            store.db.get_pinned_cf(store.cf(options::FINGERPRINTS), fingerprint.0).map_err(|err| store.rocks(err))?;
+        Ok(found.and_then(|id| GameId::from_bytes(&id)).is_some_and(|id| id.0 < self.committed))
+    }
+
+    /// The committed games sharing a [`TwinKey`](crate::model::twins::TwinKey) with another, in
+    /// buckets of one key each (ascending ids); `progress` counts the games passed.
+    pub fn twin_buckets(&self, progress: &std::sync::atomic::AtomicU64) -> Result<Vec<Vec<GameId>>, StoreError> {
+        let store = self.store;
+        let mut iter = store.db.raw_iterator_cf(store.cf(options::TWINS));
+        iter.seek_to_first();
+        let (mut buckets, mut bucket, mut last) = (Vec::new(), Vec::new(), None);
+        while let Some(key) = iter.key() {
+            let (twin, id) = parse_twin_key(key).ok_or_else(|| store.corrupt("twin key"))?;
+            if last != Some(twin) {
+                if bucket.len() > 1 {
+                    buckets.push(std::mem::take(&mut bucket));
+                }
+                bucket.clear();
+                last = Some(twin);
+            }
+            if id.0 < self.committed {
+                bucket.push(id);
+            }
+            progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            iter.next();
+        }
+        iter.status().map_err(|err| store.rocks(err))?;
+        if bucket.len() > 1 {
+            buckets.push(bucket);
+        }
+        Ok(buckets)
+    }
+}
+
+/// The games of `ids` below id `committed` (`None` for the others): a reader's committed
+/// games, or a writer's staged ones too.
+pub(in crate::store) fn below(
+    store: &Store,
+    ids: &[GameId],
+    committed: u64,
+) -> Result<Vec<Option<GameRecord>>, StoreError> {
+    let heads = values_below(store, options::GAMES, ids, committed)?;
+    let lines = values_below(store, options::MAINLINES, ids, committed)?;
+    heads.into_iter().zip(lines).zip(ids).map(|((head, line), id)| game_of(store, *id, head, line)).collect()
+}
+
+/// The values of `family` (keyed by game id) of each of `ids`, `None` for an id at or above
+/// `committed` (written for a commit still to come).
+fn values_below(
+    store: &Store,
+    family: &str,
+    ids: &[GameId],
+    committed: u64,
+) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+    let cf = store.cf(family);
+    store
+        .db
+        .multi_get_cf(ids.iter().map(|id| (cf, id.to_bytes())))
+        .into_iter()
+        .zip(ids)
+        .map(|(found, id)| Ok(found.map_err(|err| store.rocks(err))?.filter(|_| id.0 < committed)))
+        .collect()
+}
+
+/// A game from its two stored parts: both or neither.
+fn game_of(
+    store: &Store,
+    id: GameId,
+    head: Option<Vec<u8>>,
+    line: Option<Vec<u8>>,
+) -> Result<Option<GameRecord>, StoreError> {
+    match (head, line) {
+        (None, None) => Ok(None),
+        (Some(head), Some(line)) => {
+            decode_game_record(&head, &line).map(Some).ok_or_else(|| store.corrupt(format!("game {id}")))
+        }
+        _ => Err(store.corrupt(format!("game {id}: its tags or its mainline is missing"))),
+    }
+}

@@ -1,0 +1,202 @@
+//! The positions view: a position's statistics (from the full-key family, else the single-game
+//! tier), as far as a reader asks, the games that reached it, the games and results of many
+//! positions read together, its imported opening name, and counts of the stored positions.
+
+use super::facts::Facts;
+use crate::{
+    codec::{Key, KeyRange},
+    model::{GameId, PositionStats},
+    position::Position,
+    store::{
+        Store, StoreError,
+        layout::{Detail, FactsNeeded, Occurrences, StoredValue, decode_opening},
+        options,
+        tier::read::TierReader,
+    },
+};
+
+/// Distinct positions, counted by [`Positions::count`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PositionCounts {
+    /// Distinct positions.
+    pub distinct: u64,
+    /// Positions reached by exactly one game.
+    pub single_game: u64,
+}
+
+impl PositionCounts {
+    /// Counts one stored value.
+    pub(in crate::store) fn add(&mut self, value: &StoredValue) {
+        self.distinct += 1;
+        self.single_game += u64::from(value.holds_one_game());
+    }
+}
+
+/// Reads positions ([`Snapshot::positions`](crate::store::Snapshot::positions)).
+pub struct Positions<'a> {
+    store: &'a Store,
+    committed: u64,
+}
+
+impl<'a> Positions<'a> {
+    pub(in crate::store) fn at(store: &'a Store, committed: u64) -> Positions<'a> {
+        Positions { store, committed }
+    }
+
+    /// A position's statistics, decoded as far as `detail` says (its slices are derived by the
+    /// queries that want them, from its games' facts); `None` when no game reached it.
+    pub fn get(&self, key: &Key, detail: Detail) -> Result<Option<PositionStats>, StoreError> {
+        self.with_value(key, |value| self.decode(key, value, detail))
+    }
+
+    /// The games that reached a position, ascending (none when none did).
+    pub fn game_ids(&self, key: &Key) -> Result<Vec<GameId>, StoreError> {
+        let ids = |value: &StoredValue| value.game_ids().ok_or_else(|| self.store.corrupt(format!("position {key}")));
+        Ok(self.with_value(key, ids)?.unwrap_or_default())
+    }
+
+    /// The games and results of each of `keys` the full-key family holds (`None` for the others:
+    /// positions one game reached, in the single-game tier, or none), read together in one
+    /// batched read, without decoding more of their values.
+    pub fn family_occurrences(&self, keys: &[Key]) -> Result<Vec<Option<Occurrences>>, StoreError> {
+        let store = self.store;
+        let cf = store.cf(options::POSITIONS);
+        let found = store.db.batched_multi_get_cf(cf, keys.iter().map(Key::as_bytes), false);
+        let mut facts = None;
+        keys.iter()
+            .zip(found)
+            .map(|(key, found)| {
+                let corrupt = || store.corrupt(format!("position {key}"));
+                let mut occurrences = |value: &StoredValue| -> Result<Option<Occurrences>, StoreError> {
+                    let table = match &facts {
+                        Some(table) => table,
+                        None => facts.insert(self.facts().table()?),
+                    };
+                    value.occurrences(|id| table.get(id)).map(Some).ok_or_else(corrupt)
+                };
+                // The value is read where it lies (a popular position's is large): not copied.
+                match found.map_err(|err| store.rocks(err))? {
+                    Some(bytes) => occurrences(&StoredValue::parse(&bytes).ok_or_else(corrupt)?),
+                    None => Ok(None),
+                }
+            })
+            .collect()
+    }
+
+    /// The position of a key read from the database, or keyed from a stored game's replay: one
+    /// that does not decode is corrupt data.
+    pub fn position(&self, key: &Key) -> Result<Position, StoreError> {
+        key.decode().map_err(|err| self.store.corrupt(format!("position key {key}: {err}")))
+    }
+
+    /// The imported opening (ECO code, name) of a position.
+    pub fn opening(&self, key: &Key) -> Result<Option<(String, String)>, StoreError> {
+        let store = self.store;
+        let found =
+            store.db.get_pinned_cf(store.cf(options::OPENINGS), key.as_bytes()).map_err(|err| store.rocks(err))?;
+        Ok(found.and_then(|bytes| decode_opening(&bytes)))
+    }
+
+    /// The whole imported opening table: (position, ECO code, name), in key order.
+    pub fn openings(&self) -> Result<Vec<(Key, String, String)>, StoreError> {
+        let store = self.store;
+        let mut iter = store.db.raw_iterator_cf(store.cf(options::OPENINGS));
+        iter.seek_to_first();
+        let mut found = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let key = Key::try_from(key).map_err(|_| store.corrupt("opening key"))?;
+            let (eco, name) = decode_opening(value).ok_or_else(|| store.corrupt(format!("opening {key}")))?;
+            found.push((key, eco, name));
+            iter.next();
+        }
+        iter.status().map_err(|err| store.rocks(err))?;
+        Ok(found)
+    }
+
+    /// Counts the distinct positions, and those reached by a single game, by walking the
+    /// positions family and the single-game tier's marks.
+    pub fn count(&self) -> Result<PositionCounts, StoreError> {
+        let store = self.store;
+        let mut counts = PositionCounts::default();
+        let mut iter = super::scan::family_iterator(store, &KeyRange::ALL);
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let value = StoredValue::parse(value).ok_or_else(|| store.corrupt(format!("position {key:02x?}")))?;
+            counts.add(&value);
+            iter.next();
+        }
+        iter.status().map_err(|err| store.rocks(err))?;
+        let tier = self.in_tier()?;
+        counts.distinct += tier;
+        counts.single_game += tier;
+        Ok(counts)
+    }
+
+    /// Positions in the single-game tier (marked plies), counted from the marks.
+    pub fn in_tier(&self) -> Result<u64, StoreError> {
+        self.tier().count()
+    }
+
+    /// The estimated number of stored positions (for progress display).
+    pub fn estimated(&self) -> u64 {
+        let store = self.store;
+        let totals = store.totals().unwrap_or_default();
+        let family = store
+            .db
+            .property_int_value_cf(store.cf(options::POSITIONS), rocksdb::properties::ESTIMATE_NUM_KEYS)
+            .ok()
+            .flatten()
+            .unwrap_or(0);
+        totals.distinct_positions.unwrap_or(family + totals.games * 40)
+    }
+
+    /// Decodes the stored value of `key` as far as `detail` says, with the facts its layout
+    /// needs (a one-game value's game's, a few-games value's games').
+    pub(in crate::store) fn decode(
+        &self,
+        key: &Key,
+        value: &StoredValue,
+        detail: Detail,
+    ) -> Result<PositionStats, StoreError> {
+        let decoded = match value.facts_needed() {
+            FactsNeeded::None => value.decode(detail, |_| None),
+            FactsNeeded::One(id) => {
+                let facts = self.facts().of(id)?;
+                value.decode(detail, |_| Some(facts))
+            }
+            FactsNeeded::Several => {
+                let facts = self.facts().table()?;
+                value.decode(detail, |id| facts.get(id))
+            }
+        };
+        decoded.ok_or_else(|| self.store.corrupt(format!("position {key}")))
+    }
+
+    /// `read` of the stored value of a position, `None` when none is stored: from the full-key
+    /// family, read where it lies (a popular position's is large: not copied), else the
+    /// single-game tier.
+    fn with_value<T>(
+        &self,
+        key: &Key,
+        read: impl Fn(&StoredValue) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let store = self.store;
+        let found =
+            store.db.get_pinned_cf(store.cf(options::POSITIONS), key.as_bytes()).map_err(|err| store.rocks(err))?;
+        if let Some(bytes) = found {
+            let value = StoredValue::parse(&bytes).ok_or_else(|| store.corrupt(format!("position {key}")))?;
+            return read(&value).map(Some);
+        }
+        match self.tier().locate(key)? {
+            Some(hit) => read(&hit.value()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn facts(&self) -> Facts<'a> {
+        Facts::at(self.store, self.committed)
+    }
+
+    fn tier(&self) -> TierReader<'a> {
+        TierReader::at(self.store, self.committed)
+    }
+}
