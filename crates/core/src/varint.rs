@@ -1,6 +1,7 @@
 //! LEB128 varints, as the stored layouts use them.
 
 /// Appends `n` as a LEB128 varint.
+#[inline]
 pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push(n as u8 | 0x80);
@@ -11,6 +12,7 @@ pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
 
 /// Reads a LEB128 varint from the front of `input`, advancing it; `None` when the bytes end
 /// first or the value passes 64 bits.
+#[inline]
 pub fn get_varint(input: &mut &[u8]) -> Option<u64> {
     let mut n = 0u64;
     for shift in (0..64).step_by(7) {
@@ -24,6 +26,7 @@ pub fn get_varint(input: &mut &[u8]) -> Option<u64> {
 }
 
 /// Takes the first byte of `input`.
+#[inline]
 pub fn take_byte(input: &mut &[u8]) -> Option<u8> {
     let (&first, rest) = input.split_first()?;
     *input = rest;

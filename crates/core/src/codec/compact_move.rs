@@ -28,6 +28,7 @@ pub struct CompactMove(u16);
 
 impl CompactMove {
     /// Packs a legal move.
+    #[inline]
     pub fn from_move(m: &Move) -> CompactMove {
         let promotion = m.promotion().map_or(0, |role| role as u16);
         let from = m.from().map_or(0, |sq| sq as u16);
@@ -39,11 +40,13 @@ impl CompactMove {
     }
 
     /// The bits, for storage.
+    #[inline]
     pub fn bits(self) -> u16 {
         self.0
     }
 
     /// Reads stored bits; `None` when they cannot be a move (same squares, unknown role).
+    #[inline]
     pub fn from_bits(bits: u16) -> Option<CompactMove> {
         let m = CompactMove(bits);
         let promotion = bits >> 12;
@@ -51,16 +54,19 @@ impl CompactMove {
     }
 
     /// The square the move starts from.
+    #[inline]
     pub fn from(self) -> Square {
         Square::new(u32::from(self.0 & 63))
     }
 
     /// The square the move ends on (the rook's square for castling).
+    #[inline]
     pub fn to(self) -> Square {
         Square::new(u32::from((self.0 >> 6) & 63))
     }
 
     /// The piece a pawn promotes to.
+    #[inline]
     pub fn promotion(self) -> Option<Role> {
         Role::try_from(self.0 >> 12).ok()
     }

@@ -109,11 +109,13 @@ pub struct GameId(pub u64);
 
 impl GameId {
     /// The games-family key: big-endian, so that ids sort numerically.
+    #[inline]
     pub fn to_bytes(self) -> [u8; 8] {
         self.0.to_be_bytes()
     }
 
     /// Reads a games-family key; `None` unless it is 8 bytes.
+    #[inline]
     pub fn from_bytes(bytes: &[u8]) -> Option<GameId> {
         Some(GameId(u64::from_be_bytes(bytes.try_into().ok()?)))
     }

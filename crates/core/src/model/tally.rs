@@ -30,6 +30,7 @@ pub struct Tally {
 
 impl Tally {
     /// One game's contribution.
+    #[inline]
     pub fn game(result: GameResult, [white, black]: [Option<u16>; 2]) -> Tally {
         Tally {
             games: 1,
@@ -56,6 +57,7 @@ impl Tally {
     }
 
     /// Adds `other`'s games.
+    #[inline]
     pub fn add(&mut self, other: &Tally) {
         self.games += other.games;
         self.white += other.white;

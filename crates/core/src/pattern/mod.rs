@@ -280,6 +280,7 @@ impl Pattern {
     }
 
     /// Whether the scene matches.
+    #[inline]
     pub fn matches(&self, scene: &mut Scene) -> bool {
         scene.eval(&self.expr) || (self.flip_colours && scene.eval(&self.mirror))
     }

@@ -38,11 +38,13 @@ impl Scene {
     }
 
     /// The scene of a key decoded without validation.
+    #[inline]
     pub fn of_key_board(key: &KeyBoard) -> Scene {
         Scene::new(key.by_role, key.by_color, key.turn, key.category.castling_rights(), key.ep_square)
     }
 
     /// The scene of a shakmaty position.
+    #[inline]
     pub fn of_chess(chess: &Chess) -> Scene {
         let board = chess.board();
         Scene::new(

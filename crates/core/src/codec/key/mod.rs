@@ -80,12 +80,14 @@ pub struct Key([u8; KEY_LEN]);
 /// The order of the bytes, compared as three integers: sorting and merging keys is a hot path
 /// of ingest, where a 21-byte `memcmp` call per comparison cost a few percent of the run.
 impl Ord for Key {
+    #[inline]
     fn cmp(&self, other: &Key) -> std::cmp::Ordering {
         self.words().cmp(&other.words())
     }
 }
 
 impl PartialOrd for Key {
+    #[inline]
     fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
@@ -140,6 +142,7 @@ impl KeyRange {
     }
 
     /// Whether `key` lies in the range.
+    #[inline]
     pub fn contains(&self, key: &Key) -> bool {
         self.first <= *key && *key <= self.last
     }
@@ -228,12 +231,14 @@ impl Key {
     }
 
     /// The raw bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8; KEY_LEN] {
         &self.0
     }
 
     /// The bytes as three big-endian integers, which order as the bytes do: sorts and merges of
     /// millions of keys compare these instead of calling `memcmp` (24 bytes, 8-byte aligned).
+    #[inline]
     pub fn words(&self) -> KeyWords {
         let mut bytes = [0u8; 24];
         bytes[..KEY_LEN].copy_from_slice(&self.0);
@@ -257,6 +262,7 @@ impl Key {
     }
 
     /// Wraps raw bytes; [`Key::decode`] checks them.
+    #[inline]
     pub fn from_bytes(bytes: [u8; KEY_LEN]) -> Key {
         Key(bytes)
     }
@@ -308,6 +314,7 @@ impl Key {
 impl TryFrom<&[u8]> for Key {
     type Error = KeyError;
 
+    #[inline]
     fn try_from(bytes: &[u8]) -> Result<Key, KeyError> {
         <[u8; KEY_LEN]>::try_from(bytes).map(Key).map_err(|_| KeyError::Length(bytes.len()))
     }

@@ -68,10 +68,12 @@ impl<'a> MainlineReader<'a> {
     }
 
     /// The position before the next move (after the last one at the end).
+    #[inline]
     pub fn position(&self) -> &Chess {
         &self.position
     }
 
+    #[inline]
     fn read(&mut self) -> Option<Move> {
         model::read_move(&self.position, &mut self.bits)?.to_move_trusted(&self.position)
     }
@@ -80,6 +82,7 @@ impl<'a> MainlineReader<'a> {
 impl Iterator for MainlineReader<'_> {
     type Item = Option<Move>;
 
+    #[inline]
     fn next(&mut self) -> Option<Option<Move>> {
         if self.broken || self.left == 0 {
             return None;
