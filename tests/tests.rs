@@ -33,6 +33,7 @@ mod player_report;
 mod players;
 mod properties;
 mod psqt;
+mod reading;
 mod replicas;
 mod report;
 mod scan_budget;

@@ -1,6 +1,6 @@
 //! Reading user files: PGN game collections and position lists (EPD/FEN lines), plain or
 //! compressed. The files to read ([`expand`]), opened ([`Source`]), split into games
-//! ([`GameSplitter`]), checked for syntax, parsed and replayed into model records
+//! ([`GameSplitter`]), each game's text read in one pass and replayed into model records
 //! ([`parse_game`]); position lists line by line ([`read_position_lines`]). And the round trip of
 //! every position of such files through both codecs ([`codec_check`], `tabiya codec check`).
 //!
@@ -13,7 +13,7 @@ mod pgn;
 mod san;
 mod source;
 mod split;
-mod syntax;
+mod tokens;
 
 pub use lines::{LineError, PositionLine, read_position_lines};
 pub use pgn::{Game, MAX_GAME_PLIES, RejectReason, Rejection, parse_game};

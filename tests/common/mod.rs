@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod games;
+pub mod oracle;
 pub mod server;
 
 use std::{

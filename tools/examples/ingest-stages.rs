@@ -2,7 +2,7 @@
 //! shakmaty replay of the same games: the floor under `tools/bench/ingest.sh`'s ratio. The
 //! file is read and split into games first (timed apart); then, each over every game in
 //! memory: the replay (`tools/examples/replay.rs`'s, of the games' texts as one stream),
-//! tabiya's parse (the syntax pass, pgn-reader, SAN resolution, the replay and the mainline's
+//! tabiya's parse (the one pass over its text, SAN resolution, the replay and the mainline's
 //! code), and the whole prepare (the parse, the fingerprint and every position keyed). Prints
 //! JSON, seconds.
 //!

@@ -1,4 +1,5 @@
-//! A strict syntax pass over one game's text, before pgn-reader sees it.
+//! The syntax pass the indexer ran over one game's text before pgn-reader read it, until the
+//! one-pass reader replaced both: kept as it was, for the oracle (`pgn.rs`).
 //!
 //! pgn-reader is lenient: it skips tokens it cannot read. An indexer must not quietly drop part
 //! of a game, so every tag pair must be `[Name "value"]` on one line and every movetext token
@@ -8,7 +9,10 @@
 
 use pgn_reader::SanPlus;
 
-use super::split::is_blank;
+/// Spaces, line ends and other control bytes.
+const fn is_blank(b: u8) -> bool {
+    b <= b' '
+}
 
 /// A syntax error, with the 0-based line offset from the start of the game's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,62 +251,4 @@ fn check_tags(line: &[u8]) -> Result<usize, String> {
 
 fn trim_start(bytes: &[u8]) -> &[u8] {
     &bytes[bytes.iter().take_while(|&&c| is_blank(c)).count()..]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(text: &str) -> Result<(), SyntaxError> {
-        scan(text.as_bytes(), &mut |_, _| true)
-    }
-
-    #[test]
-    fn accepts_real_movetext() {
-        for text in [
-            "[Event \"a \\\"quoted\\\" b\"]\n[Site \"x\"] [Round \"1\"]\n\n1. e4 e5!? 2.Nf3 $1 Nc6 3... a6?! {c} (3... Nf6 4. O-O) 1-0",
-            "1. d4 d5 2. c4 dxc4 3. e4 e5 4. Bxc4 exd4 5. exd4?? Qxd4 6. Qxd4 *",
-            "1.e4 e5 2.Nf3 Nc6 3.Bb5 a6 4.Ba4 Nf6 5.0-0 Be7 6. Qe2 0-0 ; comment\n% escape\n 1/2-1/2",
-            "1. e4 e5 2. d4 exd4 3. c3 dxc3 4. Bc4 cxb2 5. Bxb2 e8=Q 6. Ke2# 0-1",
-            "",
-            "[Event \"inline\"][Result \"*\"] 1. e4 +- e5 = (1... c5 +/=) 2. Nf3 N 2... Nc6 RR h6*",
-        ] {
-            assert_eq!(check(text), Ok(()), "{text}");
-        }
-    }
-
-    #[test]
-    fn rejects_garbage_with_its_line() {
-        for (text, line) in [
-            ("[Event \"a\"]\n\n1. pawn goes to e4 *", 2),
-            ("[\"Somewhere\"]\n*", 0),
-            ("[Event \"a\"]\n[Site]\n*", 1),
-            ("[Event \"a\"] [Site \"b\"] 1. e4 e5 2. pawn *", 0),
-            ("[Site \"Somewhere\non the Earth\"]\n*", 0),
-            ("1. e4 {A comment} character} *", 0),
-            ("1. e4 (1. d4\n*", 1),
-            ("1. e4\n\n2. \u{2659}e5 *", 2),
-            ("1. e4 e5 2. Nf3 ) *", 0),
-        ] {
-            let err = check(text).expect_err(text);
-            assert_eq!(err.line, line, "{text}: {err:?}");
-        }
-    }
-
-    #[test]
-    fn finds_the_line_of_a_move() {
-        let text = b"[Event \"x\"]\n\n1. e4 {a\ncomment} e5\n(1... c5\n2. Nf3)\n2. Nf3 *";
-        assert_eq!(mainline_move_line(text, 0), Some(2));
-        assert_eq!(mainline_move_line(text, 1), Some(3));
-        assert_eq!(mainline_move_line(text, 2), Some(6));
-        assert_eq!(mainline_move_line(text, 3), None);
-    }
-
-    #[test]
-    fn every_glyph_is_recognised() {
-        for glyph in GLYPHS {
-            assert!(is_glyph(glyph.as_bytes()), "{glyph}");
-        }
-        assert!(!is_glyph(b"Nf3") && !is_glyph(b"e4") && !is_glyph(b"12."));
-    }
 }
