@@ -1,6 +1,6 @@
 //! PGN bytes into game records and position occurrences as Arrow columns, with no database: the
 //! per-game work of an ingest (split, parse, replay, key every position), for analysing games
-//! in data tools. (A distributed build ships its batches as bytes: `distributed.rs`.)
+//! in data tools. (A distributed build ships its batches as bytes: `build.rs`.)
 
 use pyo3::{prelude::*, types::PyList};
 use rayon::prelude::*;

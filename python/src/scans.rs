@@ -92,6 +92,12 @@ impl<'py> Options<'_, 'py> {
         }
     }
 
+    /// An option the scan cannot go without: its default is the caller's (`tabiya.spark.scan`
+    /// passes the command line's), not a second copy here.
+    fn need<T: for<'a> FromPyObject<'a, 'py>>(&self, kind: &str, name: &str) -> Result<T, Error> {
+        self.take(name)?.ok_or_else(|| Error::input(format!("a {kind} scan needs {name}")))
+    }
+
     fn filter(&self) -> Result<Filter, Error> {
         let filters = self.take::<Bound<'py, PyDict>>("filters")?;
         Ok(filter_spec(filters.as_ref())?.filter()?)
@@ -117,13 +123,11 @@ impl Scan {
         let options = Options { given: copied.as_ref() };
         let scan = match kind {
             "pattern" => {
-                let expression = options
-                    .take::<String>("expression")?
-                    .ok_or_else(|| Error::input("a pattern scan needs expression"))?;
+                let expression = options.need(kind, "expression")?;
                 let material = options.take("material")?;
                 let side = options.take("side")?;
                 let flip_colours = options.take("flip_colours")?.unwrap_or(false);
-                let limit = options.take("limit")?.unwrap_or(10);
+                let limit = options.need(kind, "limit")?;
                 let filter = options.filter()?;
                 Scan::Pattern(pattern_query(expression, material, side, flip_colours, limit, filter)?)
             }
@@ -132,8 +136,8 @@ impl Scan {
                 let epochs = options.take("epochs")?.unwrap_or(fit.epochs);
                 Scan::Psqt(DeriveOptions {
                     filter: options.filter()?,
-                    sample: options.take("sample")?.unwrap_or(2_000_000),
-                    seed: options.take("seed")?.unwrap_or(1),
+                    sample: options.need(kind, "sample")?,
+                    seed: options.need(kind, "seed")?,
                     fit: FitOptions { epochs, ..fit },
                 })
             }
@@ -212,7 +216,7 @@ pub fn scan_answer(
                 .iter()
                 .map(|bytes| from_bytes(bytes).ok_or_else(|| Error::input("not a partial answer of this scan")))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(Answer::from(scan.answer(&store, partials, started)?))
+            Ok(Answer::from(scan.answer(&store.snapshot(), partials, started)?))
         })
     })?;
     to_python(py, &answer)

@@ -119,6 +119,7 @@ pub(crate) fn kept_occurrences(
     Ok(Occurrences::of(&tally, last.filter(|_| tally.games == 1)))
 }
 
-fn without_facts(view: &Snapshot, key: &Key) -> StoreError {
+/// The error for a stored position one of whose games has no facts: corrupt data.
+pub(crate) fn without_facts(view: &Snapshot, key: &Key) -> StoreError {
     view.corrupt(format!("position {key}: a game without facts"))
 }

@@ -37,26 +37,33 @@ pub trait DistributedScan {
     -> Result<Self::Partial, QueryError>;
 
     /// The answer from the partial answers of every part, each part's once, reading from
-    /// `store` what the answer lists (its own snapshot: the parts may have been computed
-    /// elsewhere); `started` is when the scan started.
-    fn answer(&self, store: &Store, partials: Vec<Self::Partial>, started: Instant)
-    -> Result<Self::Answer, QueryError>;
+    /// `view` what the answer lists (the parts may have been computed elsewhere); `started` is
+    /// when the scan started.
+    fn answer(
+        &self,
+        view: &Snapshot,
+        partials: Vec<Self::Partial>,
+        started: Instant,
+    ) -> Result<Self::Answer, QueryError>;
 }
 
-/// Runs `scan` whole in this process: every part on every core, then the answer.
+/// Runs `scan` whole in this process: every part on every core, then the answer, all from
+/// one scan snapshot.
 pub fn run_whole<S: DistributedScan>(
     scan: &S,
     store: &Store,
     progress: &ScanProgress,
 ) -> Result<S::Answer, QueryError> {
+    run_on(scan, &store.scan_snapshot(), progress)
+}
+
+/// Runs `scan` whole on `view` (a query that reads more from the same snapshot).
+pub fn run_on<S: DistributedScan>(scan: &S, view: &Snapshot, progress: &ScanProgress) -> Result<S::Answer, QueryError> {
     scan.check()?;
     let started = Instant::now();
-    let partial = {
-        let view = store.scan_snapshot();
-        let all: Vec<usize> = (0..scan.part_count(&view)?).collect();
-        scan.partial(&view, &all, progress)?
-    };
-    scan.answer(store, vec![partial], started)
+    let all: Vec<usize> = (0..scan.part_count(view)?).collect();
+    let partial = scan.partial(view, &all, progress)?;
+    scan.answer(view, vec![partial], started)
 }
 
 /// The items of `all` numbered `numbers`, each once, in order: a task's share of a scan.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, SequenceQuery};
+use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, SequenceQuery, distributed::run_on};
 use crate::{
     model::{GameFacts, GameId, GameRecord},
     pattern::Sequence,
@@ -155,7 +155,7 @@ impl GamesQuery {
         let positions = view.positions();
         let base: Vec<GameId> = match &self.source {
             GameSource::Position(target) => positions.game_ids(&target.key)?,
-            GameSource::Pattern(query) => query.run_in(view, &ScanProgress::default())?.game_ids,
+            GameSource::Pattern(query) => run_on(query.as_ref(), view, &ScanProgress::default())?.game_ids,
             GameSource::Sequence(query) => {
                 query.run_in(view, &ScanProgress::default())?.games.into_iter().map(|game| game.id).collect()
             }

@@ -6,7 +6,7 @@ use shakmaty::{Color, Position as _, san::San};
 use super::{
     Admission, Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
     PlayerMoveRow, PlayerSummary, QueryError, Reached, ResolvedTarget,
-    counting::{self, CountedGames, kept_games_stats, position_slices, summary_or_games},
+    counting::{self, CountedGames, kept_games_stats, position_slices, summary_or_games, without_facts},
 };
 use crate::{
     Key,
@@ -278,7 +278,7 @@ pub fn reached_by_moves(
             };
             let kept = games
                 .kept_tally(|id| facts.get(id), |game| admission.admits(game))
-                .ok_or_else(|| view.corrupt(format!("position {key}: a game without facts")))?;
+                .ok_or_else(|| without_facts(view, key))?;
             Ok(Reached::of(&kept))
         })
         .collect()

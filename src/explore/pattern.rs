@@ -167,14 +167,6 @@ impl PatternQuery {
         run_whole(self, store, progress)
     }
 
-    /// The search on `view` (a query that lists the games of a search reads both from one
-    /// snapshot).
-    pub(crate) fn run_in(&self, view: &Snapshot, progress: &ScanProgress) -> Result<PatternSearch, QueryError> {
-        let started = Instant::now();
-        let partial = self.partial_of(view, &self.scan_parts(view)?, progress)?;
-        self.answer_in(view, partial.0, started)
-    }
-
     /// The parts a search scans (see [`Scanner::run`](crate::store::read::Scanner::run)): the
     /// key ranges of the materials asked for, or everything.
     fn scan_parts(&self, view: &Snapshot) -> Result<Vec<ScanPart>, QueryError> {
@@ -340,13 +332,13 @@ impl DistributedScan for PatternQuery {
 
     fn answer(
         &self,
-        store: &Store,
+        view: &Snapshot,
         partials: Vec<PatternPartial>,
         started: Instant,
     ) -> Result<PatternSearch, QueryError> {
         let limit = self.limit.min(MAX_HITS);
         let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
-        self.answer_in(&store.snapshot(), partial, started)
+        self.answer_in(view, partial, started)
     }
 }
 

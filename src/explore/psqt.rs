@@ -186,7 +186,7 @@ impl DistributedScan for DeriveOptions {
     }
 
     /// The derivation: the fit on the merged sample reads no store.
-    fn answer(&self, _store: &Store, partials: Vec<PsqtPartial>, started: Instant) -> Result<Derived, QueryError> {
+    fn answer(&self, _view: &Snapshot, partials: Vec<PsqtPartial>, started: Instant) -> Result<Derived, QueryError> {
         let limit = sample_limit(self);
         let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
         let mut chosen = partial.sample;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{Filter, PatternQuery, QueryError};
+use super::{Filter, PatternQuery, QueryError, distributed::run_on};
 use crate::{
     model::GameId,
     pattern::Sequence,
@@ -71,7 +71,7 @@ impl SequenceQuery {
         let started = Instant::now();
         let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
         let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0, filter: self.filter.clone() };
-        let found = scan.run_in(view, progress)?;
+        let found = run_on(&scan, view, progress)?;
         let games = games_matching(view, &self.sequence, &found.game_ids, progress)?;
         Ok(SequenceSearch {
             first_positions: found.positions,

@@ -293,12 +293,13 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     let mut reader = GameReader::new();
     // The blank lines the splitter leaves at a game's end are none of the game's: an error at
     // the end of the text is on its last line.
-    if let Err(err) = tokens::read(without_trailing_blank_lines(&raw.text), &mut reader) {
-        let reason = if err.too_long { RejectReason::TooLong } else { RejectReason::Syntax };
-        return Err(reject(reason, err.message, raw.line + err.line));
-    }
-    if holds_no_game(&raw.text) {
-        return Err(reject(RejectReason::NoGame, "no game found".to_owned(), raw.line));
+    match tokens::read(without_trailing_blank_lines(&raw.text), &mut reader) {
+        Ok(true) => {}
+        Ok(false) => return Err(reject(RejectReason::NoGame, "no game found".to_owned(), raw.line)),
+        Err(err) => {
+            let reason = if err.too_long { RejectReason::TooLong } else { RejectReason::Syntax };
+            return Err(reject(reason, err.message, raw.line + err.line));
+        }
     }
     let (tags, result_tag, Movetext { start, moves, mainline, error, marker, .. }) = reader.finish();
     if let Some((reason, detail, line)) = error {
@@ -329,24 +330,4 @@ fn without_trailing_blank_lines(text: &[u8]) -> &[u8] {
         end += 1;
     }
     &text[..end]
-}
-
-/// Whether `text` holds nothing but spaces, tabs, line ends and escape lines (`%` at the start
-/// of a line): no game at all, not even an empty one.
-fn holds_no_game(text: &[u8]) -> bool {
-    let mut line_start = true;
-    let mut i = 0;
-    while let Some(&b) = text.get(i) {
-        match b {
-            b' ' | b'\t' => i += 1,
-            // A lone CR ends a line as LF does, so a `%` after it is an escape too.
-            b'\n' | b'\r' => {
-                line_start = true;
-                i += 1;
-            }
-            b'%' if line_start => i = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(text.len(), |n| i + n),
-            _ => return false,
-        }
-    }
-    true
 }

@@ -58,8 +58,9 @@ enum Phase {
     Ended,
 }
 
-/// Reads `text`, one game's, handing what it holds to `visit`.
-pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<(), SyntaxError> {
+/// Reads `text`, one game's, handing what it holds to `visit`; whether it held anything but
+/// blanks, line ends and escape lines (`false`: no game at all, not even an empty one).
+pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<bool, SyntaxError> {
     let mut line = 0u64;
     let mut depth = 0u32;
     // The strict check's view: a movetext token or a variation was seen (a comment is neither).
@@ -70,6 +71,7 @@ pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<(), SyntaxError> {
     let mut movetext_lines = false;
     // Whether the current line has shown anything but blanks yet.
     let mut line_content = false;
+    let mut held_anything = false;
     let mut i = 0;
     let error = |line, message: String| Err(SyntaxError { line, message, too_long: false });
     while i < text.len() {
@@ -79,6 +81,7 @@ pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<(), SyntaxError> {
         if !is_blank(b) && !std::mem::replace(&mut line_content, true) && b != b'[' {
             movetext_lines = true;
         }
+        held_anything = held_anything || !(is_blank(b) || b == b'%' && line_start);
         match b {
             b'\n' | b'\r' => {
                 let lone_cr = b == b'\r' && text.get(i + 1) != Some(&b'\n');
@@ -93,7 +96,7 @@ pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<(), SyntaxError> {
             }
             _ if is_blank(b) => i += 1,
             b'[' if !in_movetext => {
-                let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(text.len(), |n| i + n);
+                let end = line_end(text, i);
                 if end - i > MAX_TAG_LINE {
                     let message = format!("a tag line of {} bytes, more than the {MAX_TAG_LINE} read", end - i);
                     return Err(SyntaxError { line, message, too_long: true });
@@ -180,7 +183,7 @@ pub fn read(text: &[u8], visit: &mut impl Visit) -> Result<(), SyntaxError> {
     if depth > 0 {
         return error(line, "variation not closed".to_owned());
     }
-    Ok(())
+    Ok(held_anything)
 }
 
 impl Phase {
@@ -218,12 +221,11 @@ fn begins_a_line_with_movetext(text: &[u8]) -> bool {
     false
 }
 
+/// The line ends in `text` (a CRLF counts as one, a lone CR as one), found with `memchr`: comments
+/// run to hundreds of bytes in engine collections.
 fn count_lines(text: &[u8]) -> u64 {
-    let mut lines = 0;
-    for (i, &b) in text.iter().enumerate() {
-        lines += u64::from(b == b'\n' || (b == b'\r' && text.get(i + 1) != Some(&b'\n')));
-    }
-    lines
+    let line_ends = memchr::memchr2_iter(b'\n', b'\r', text);
+    line_ends.filter(|&at| text[at] == b'\n' || text.get(at + 1) != Some(&b'\n')).count() as u64
 }
 
 /// Evaluation and annotation symbols some programs write as text rather than as NAGs
@@ -393,7 +395,7 @@ mod tests {
 
     fn seen(text: &str) -> Result<Vec<String>, SyntaxError> {
         let mut seen = Seen::default();
-        read(text.as_bytes(), &mut seen).map(|()| seen.0)
+        read(text.as_bytes(), &mut seen).map(|_| seen.0)
     }
 
     #[test]

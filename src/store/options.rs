@@ -27,7 +27,7 @@ pub const COLUMN_FAMILIES: [&str; 12] =
     [POSITIONS, GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
 
 /// The families holding games, which a distributed build's tasks write apart
-/// (`apart.rs`): all but the positions (committed), the openings and the runs. The games'
+/// (`write/distributed.rs`): all but the positions (committed), the openings and the runs. The games'
 /// own first: they are ingested in this order.
 pub const GAMES_FAMILIES: [&str; 9] = [GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS];
 
@@ -73,7 +73,7 @@ pub fn family_sst(family: &str, cache: &Cache) -> Options {
     cf_options(family, cache)
 }
 
-/// The compaction of games ingested from files written apart (`apart.rs`): their files sit
+/// The compaction of games ingested from files written apart (`write/distributed.rs`): their files sit
 /// in the last level, where a plain compaction leaves them as they are; rewritten once.
 pub fn compact_apart() -> CompactOptions {
     let mut options = CompactOptions::default();

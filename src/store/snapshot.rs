@@ -12,7 +12,7 @@
 //! wait while a change waits, so that scans one after another cannot hold it off for ever.
 
 use std::{
-    cell::Cell,
+    cell::RefCell,
     sync::{
         Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError,
         atomic::{AtomicBool, Ordering},
@@ -101,30 +101,43 @@ impl<'s> Snapshot<'s> {
     pub fn corrupt(&self, what: impl Into<String>) -> StoreError {
         self.store.corrupt(what)
     }
-
-    /// The database directory.
-    pub fn path(&self) -> &'s std::path::Path {
-        self.store.path()
-    }
 }
 
 thread_local! {
-    /// Snapshots the thread holds: a second one inside the first takes nothing (the first
-    /// holds the view still), so that it cannot wait for a change that waits for the first.
-    static HELD: Cell<usize> = const { Cell::new(0) };
+    /// The stores ([`Stillness`]es, by address) the thread holds snapshots of, once a snapshot:
+    /// a second snapshot of a store inside the first takes nothing (the first holds the view
+    /// still), so that it cannot wait for a change that waits for the first. A snapshot of
+    /// another store takes that store's locks.
+    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
 /// What a snapshot holds: the view's read lock (and, for a scan, the scans' one), or nothing
-/// inside another snapshot of its thread. Its guards keep it in its thread (the count of held
-/// snapshots is the thread's).
+/// inside another snapshot of the same store in its thread (which must then outlive it). Its
+/// guards keep it in its thread (the snapshots held are the thread's).
 pub(super) struct Held<'s> {
+    stillness: usize,
     _view: Option<RwLockReadGuard<'s, ()>>,
     _scan: Option<RwLockReadGuard<'s, ()>>,
 }
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        HELD.with(|held| held.set(held.get() - 1));
+        HELD.with_borrow_mut(|held| {
+            if let Some(at) = held.iter().rposition(|&stillness| stillness == self.stillness) {
+                held.swap_remove(at);
+            }
+        });
+    }
+}
+
+/// Lowers a change's flags however it ends (a change that panics must not leave readers
+/// waiting for ever).
+struct Lowered<'a>(&'a Stillness);
+
+impl Drop for Lowered<'_> {
+    fn drop(&mut self) {
+        self.0.changing.store(false, Ordering::Release);
+        self.0.pending.store(false, Ordering::Release);
     }
 }
 
@@ -147,46 +160,42 @@ impl Stillness {
     /// A short snapshot's hold: it waits only while a change waits for the short snapshots
     /// under way, or runs.
     pub(super) fn read(&self) -> Held<'_> {
-        if Self::nested() {
-            return Self::held(None, None);
+        if self.nested() {
+            return self.held(None, None);
         }
         while self.changing.load(Ordering::Acquire) {
             std::thread::sleep(PAUSE);
         }
         // A change that took the view meanwhile makes this wait for its end.
-        Self::held(Some(self.view.read().unwrap_or_else(PoisonError::into_inner)), None)
+        self.held(Some(self.view.read().unwrap_or_else(PoisonError::into_inner)), None)
     }
 
     /// A scan snapshot's hold: it waits while a change waits or runs, and holds the next one
     /// off until it ends.
     pub(super) fn scan(&self) -> Held<'_> {
-        if Self::nested() {
-            return Self::held(None, None);
+        if self.nested() {
+            return self.held(None, None);
         }
         while self.pending.load(Ordering::Acquire) {
             std::thread::sleep(PAUSE);
         }
+        // With the scans' lock shared, no change runs (a change holds it from its first step).
         let scan = self.scans.read().unwrap_or_else(PoisonError::into_inner);
-        while self.changing.load(Ordering::Acquire) {
-            std::thread::sleep(PAUSE);
-        }
-        Self::held(Some(self.view.read().unwrap_or_else(PoisonError::into_inner)), Some(scan))
+        self.held(Some(self.view.read().unwrap_or_else(PoisonError::into_inner)), Some(scan))
     }
 
     /// Runs `change` once no snapshot sees the view: after the scans under way, then the short
     /// snapshots under way, have ended. Not from a thread that holds a snapshot.
     pub(super) fn change<T>(&self, change: impl FnOnce() -> T) -> T {
+        debug_assert!(!self.is_held(), "a change from a thread that holds a snapshot would wait for itself");
         let _one = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
         self.pending.store(true, Ordering::Release);
-        let scans = Self::exclusive(&self.scans);
+        let _scans = Self::exclusive(&self.scans);
         self.changing.store(true, Ordering::Release);
-        let view = Self::exclusive(&self.view);
-        let changed = change();
-        self.changing.store(false, Ordering::Release);
-        self.pending.store(false, Ordering::Release);
-        drop(view);
-        drop(scans);
-        changed
+        let _view = Self::exclusive(&self.view);
+        // Dropped first: the flags are down before the locks are let go.
+        let _lowered = Lowered(self);
+        change()
     }
 
     /// `lock` held exclusively, taken without queueing on it (a queued writer would make
@@ -201,16 +210,64 @@ impl Stillness {
         }
     }
 
-    /// Whether the thread holds a snapshot already; counts the new one.
-    fn nested() -> bool {
-        HELD.with(|held| {
-            let before = held.get();
-            held.set(before + 1);
-            before > 0
-        })
+    /// This store's mark in the thread's snapshots.
+    fn mark(&self) -> usize {
+        std::ptr::from_ref(self) as usize
     }
 
-    fn held<'s>(view: Option<RwLockReadGuard<'s, ()>>, scan: Option<RwLockReadGuard<'s, ()>>) -> Held<'s> {
-        Held { _view: view, _scan: scan }
+    /// Whether the thread holds a snapshot of this store.
+    fn is_held(&self) -> bool {
+        HELD.with_borrow(|held| held.contains(&self.mark()))
+    }
+
+    /// Whether the thread holds a snapshot of this store already; counts the new one.
+    fn nested(&self) -> bool {
+        let nested = self.is_held();
+        HELD.with_borrow_mut(|held| held.push(self.mark()));
+        nested
+    }
+
+    fn held<'s>(&'s self, view: Option<RwLockReadGuard<'s, ()>>, scan: Option<RwLockReadGuard<'s, ()>>) -> Held<'s> {
+        Held { stillness: self.mark(), _view: view, _scan: scan }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+
+    #[test]
+    fn a_snapshot_of_another_store_inside_one_holds_that_store_still() {
+        let (first, second) = (Stillness::default(), Stillness::default());
+        let changed = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let outer = first.read();
+            let inner = second.read();
+            let change = scope.spawn(|| second.change(|| changed.store(true, Ordering::Release)));
+            std::thread::sleep(Duration::from_millis(100));
+            assert!(!changed.load(Ordering::Acquire), "the second store changed under its snapshot");
+            drop(inner);
+            change.join().unwrap();
+            assert!(changed.load(Ordering::Acquire));
+            drop(outer);
+        });
+    }
+
+    #[test]
+    fn a_change_that_panics_lets_snapshots_in() {
+        let stillness = std::sync::Arc::new(Stillness::default());
+        let panicked =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stillness.change(|| panic!("a change"))));
+        assert!(panicked.is_err());
+        // Threads of their own, not scoped: a failure must not wait for them.
+        let reader = |scan: bool| {
+            let stillness = stillness.clone();
+            std::thread::spawn(move || drop(if scan { stillness.scan() } else { stillness.read() }))
+        };
+        let (read, scan) = (reader(false), reader(true));
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(read.is_finished() && scan.is_finished(), "snapshots wait for a change that is over");
     }
 }

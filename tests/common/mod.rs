@@ -107,5 +107,5 @@ pub fn spread<S: tabiya::explore::DistributedScan>(scan: &S, store: &tabiya::sto
     drop(view);
     shipped.reverse();
     let partials = shipped.iter().map(|bytes| from_bytes(bytes).expect("a partial answer's bytes")).collect();
-    scan.answer(store, partials, std::time::Instant::now()).expect("the answer")
+    scan.answer(&store.snapshot(), partials, std::time::Instant::now()).expect("the answer")
 }

@@ -3,8 +3,8 @@
 # restructuring): each binary ingests the same games into its own database, then both answer
 # the same questions (query, games, searches, reports, exports, twins, players, stats, key,
 # psqt derive, verify, and the HTTP API of `serve`), and every answer is compared byte for
-# byte (JSON with its timings and timestamps taken out). Exits 1 at the first difference, and
-# names every one.
+# byte (JSON with its timings and timestamps taken out). Names every difference, and then
+# exits 1.
 #
 #   tools/ci/answers-ab.sh OLD_BINARY NEW_BINARY [PGN] [GAMES]
 #
@@ -18,6 +18,11 @@ new="$(realpath "$2")"
 datasets=${TABIYA_DATASETS:-../shared/datasets}
 pgn="${3:-$datasets/players.pgn.zst}"
 games="${4:-4000}"
+[ -x "$old" ] && [ -x "$new" ] || { echo "answers-ab: usage: $0 OLD_BINARY NEW_BINARY [PGN] [GAMES]" >&2; exit 1; }
+[ -f "$pgn" ] || { echo "answers-ab: no file $pgn" >&2; exit 1; }
+for tool in zstd curl python3; do
+  command -v "$tool" >/dev/null || { echo "answers-ab: needs the $tool command" >&2; exit 1; }
+done
 work="$(mktemp -d)"
 pids=()
 trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
@@ -39,6 +44,7 @@ for line in sys.stdin.buffer:
     out.write(line)
     previous_blank = line.strip() == b""
 ' "$games" >"$work/games.pgn"
+grep -q '^\[Event ' "$work/games.pgn" || { echo "answers-ab: no games read from $pgn" >&2; exit 1; }
 # A second file repeating some games, for duplicates and twins.
 head -c 200000 "$work/games.pgn" >"$work/again.pgn"
 
@@ -194,6 +200,8 @@ done
 # Paths inside answers (the database's directory) differ by their side's name.
 sed -i "s#$work/old#$work/SIDE#g" "$work"/old/*.out "$work"/old/*.err 2>/dev/null || true
 sed -i "s#$work/new#$work/SIDE#g" "$work"/new/*.out "$work"/new/*.err 2>/dev/null || true
+# And the messages' timings ("... in 0.1 s").
+sed -i -E 's/ in [0-9]+(\.[0-9]+)? s\b/ in N s/g' "$work"/old/*.err "$work"/new/*.err 2>/dev/null || true
 answers=$(find "$work/old" -name '*.out' | wc -l)
 if [ -n "${KEEP:-}" ]; then
   mkdir -p "$KEEP" && cp -r "$work/old" "$work/new" "$KEEP/"

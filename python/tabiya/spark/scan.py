@@ -33,16 +33,13 @@ def _scan(spark, db: str, kind: str, tasks: Optional[int], **options) -> tuple:
     local = _native.Database(db)
     try:
         count = _native.scan_part_count(local, kind, **options)
-        # The filters resolved (a player's games found) before any task: no part scanned.
-        _native.scan_partial(local, kind, [], **options)
-    except BaseException:
-        local.close()
-        raise
+        if options.get("filters"):
+            # The filters resolved (a player's games found) before any task: no part scanned.
+            _native.scan_partial(local, kind, [], **options)
 
-    def partial(parts):
-        return _native.scan_partial(_database(db, state), kind, parts, **options)
+        def partial(parts):
+            return _native.scan_partial(_database(db, state), kind, parts, **options)
 
-    try:
         partials = _spread(spark, count, tasks, partial)
         return _native.scan_answer(local, kind, partials, **options), len(partials)
     finally:

@@ -20,7 +20,7 @@ use crate::{
         QueryError,
         distributed::{DistributedScan, chosen},
     },
-    store::{ScanPart, ScanProgress, Snapshot, Store},
+    store::{ScanPart, ScanProgress, Snapshot},
 };
 
 /// Game ids a part of the pass over games reads.
@@ -90,12 +90,12 @@ impl DistributedScan for DatabaseOptions {
 
     fn answer(
         &self,
-        store: &Store,
+        view: &Snapshot,
         partials: Vec<DatabasePartial>,
         _started: Instant,
     ) -> Result<DatabaseReport, QueryError> {
         self.check()?;
-        DatabaseReport::of(&store.snapshot(), self, DatabasePartial::merged(partials))
+        DatabaseReport::of(view, self, DatabasePartial::merged(partials))
     }
 }
 

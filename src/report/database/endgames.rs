@@ -18,7 +18,7 @@ use crate::{
 pub const MAX_MEN: usize = 7;
 
 /// One class's positions and games.
-#[derive(Default, bincode::Encode, bincode::Decode)]
+#[derive(Default)]
 pub struct ClassGames {
     /// Men on the board, kings included.
     pub men: usize,
@@ -28,6 +28,39 @@ pub struct ClassGames {
     /// collects them).
     pub games: Vec<GameId>,
 }
+
+/// Shipped with its games as gaps between ascending ids (a byte or two each, where an id takes
+/// up to five): a class of a large database lists millions of games.
+impl bincode::Encode for ClassGames {
+    fn encode<E: bincode::enc::Encoder>(&self, encoder: &mut E) -> Result<(), bincode::error::EncodeError> {
+        let gaps: Vec<u64> =
+            self.games.iter().scan(0, |last, id| Some(id.0.wrapping_sub(std::mem::replace(last, id.0)))).collect();
+        (self.men as u64, self.positions, gaps).encode(encoder)
+    }
+}
+
+/// Refuses games that are not ascending and once each: not what [`ClassGames`] ships.
+impl<Context> bincode::Decode<Context> for ClassGames {
+    fn decode<D: bincode::de::Decoder<Context = Context>>(
+        decoder: &mut D,
+    ) -> Result<Self, bincode::error::DecodeError> {
+        let (men, positions, gaps): (u64, u64, Vec<u64>) = bincode::Decode::decode(decoder)?;
+        let not_shipped = |what| bincode::error::DecodeError::Other(what);
+        let mut id = 0u64;
+        let mut games = Vec::with_capacity(gaps.len());
+        for (at, gap) in gaps.into_iter().enumerate() {
+            if at > 0 && gap == 0 {
+                return Err(not_shipped("a class's games not ascending"));
+            }
+            id = id.checked_add(gap).ok_or(not_shipped("a class's game id beyond 64 bits"))?;
+            games.push(GameId(id));
+        }
+        let men = usize::try_from(men).map_err(|_| not_shipped("a class's men"))?;
+        Ok(ClassGames { men, positions, games })
+    }
+}
+
+bincode::impl_borrow_decode!(ClassGames);
 
 /// The class of a material: its signature with the stronger side first (by the usual piece
 /// values, then by the signature's text), so that `KRvKRP` and `KRPvKR` are one class.
