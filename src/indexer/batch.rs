@@ -2,6 +2,7 @@
 //! batch's position occurrences and spill them to the staging area, where they wait for the
 //! run's commit (which sums each position once, from all its occurrences).
 
+use rayon::slice::ParallelSliceMut as _;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::prepare::PreparedGame;
@@ -163,6 +164,7 @@ impl SortedOccurrences {
     pub fn sort(&mut self, games: &[PreparedGame]) -> u64 {
         let packed = &mut self.packed;
         packed.clear();
+        packed.reserve(games.iter().map(|game| game.positions.len()).sum());
         for (index, game) in games.iter().enumerate() {
             let high = (index as u64) << GAME_AT;
             packed.extend(game.positions.iter().enumerate().map(|(ply, &(key, next, files))| {
@@ -172,7 +174,8 @@ impl SortedOccurrences {
                 (a, b, c, high | bits << MOVE_AT | (ply as u64).min(PLY_MAX))
             }));
         }
-        packed.sort_unstable();
+        // On the pool: the writer is the pipeline's one serial stage, and this its largest step.
+        packed.par_sort_unstable();
         // Everything but the ply: of a repeated (position, move), the first ply stays.
         packed.dedup_by_key(|entry| (entry.0, entry.1, entry.2, entry.3 >> MOVE_AT));
         let mut distinct = 0;

@@ -27,8 +27,6 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use rayon::prelude::*;
-
 use crate::{
     input::{GameSplitter, InputError, RawGame, Rejection, Source},
     store::{RunCounts, RunRecord, RunStatus, Staging, Store, StoreError, Totals, Writer},
@@ -245,25 +243,8 @@ fn prepare_chunks(
     for event in raw {
         let event = match event {
             ReaderEvent::Chunk { file, games, ends_batch } => {
-                let known = copies.as_ref();
-                let games: Vec<(u128, Prepared)> = games
-                    .into_par_iter()
-                    .map(|raw| {
-                        let text = known.map_or(0, |known| known.hash(&raw.text));
-                        match known.is_some_and(|known| known.contains(text)) {
-                            true => (text, Prepared::Stored),
-                            false => (text, prepare(raw, stored)),
-                        }
-                    })
-                    .collect();
-                if let Some(copies) = &mut copies {
-                    for (text, game) in &games {
-                        if !matches!(game, Prepared::Rejected { .. }) {
-                            copies.insert(*text);
-                        }
-                    }
-                }
-                ReaderEvent::Chunk { file, games: games.into_iter().map(|(_, game)| game).collect(), ends_batch }
+                let games = prepare::prepare_chunk(games, copies.as_mut(), stored);
+                ReaderEvent::Chunk { file, games, ends_batch }
             }
             ReaderEvent::ReadError { file, error } => ReaderEvent::ReadError { file, error },
         };

@@ -1,7 +1,9 @@
 //! The parallel part of indexing a game: parse, replay, canonicalise and key every position.
 
+use rayon::prelude::*;
 use shakmaty::Position as _;
 
+use super::copies::Copies;
 use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
@@ -37,6 +39,35 @@ pub struct PreparedGame {
     /// from it (the final position has none) and its pawn files. A repeated position is
     /// deduplicated with the batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
     pub positions: Vec<(Key, Option<CompactMove>, PawnFiles)>,
+}
+
+/// Prepares a chunk of raw games on every core, in order ([`prepare`]). With `copies`, a
+/// verbatim copy of a game accepted in an earlier chunk is a duplicate without being parsed,
+/// and the chunk's accepted texts are remembered for the chunks after it.
+pub(super) fn prepare_chunk(
+    games: Vec<RawGame>,
+    copies: Option<&mut Copies>,
+    stored: impl Fn(&Fingerprint) -> bool + Sync,
+) -> Vec<Prepared> {
+    let known = copies.as_deref();
+    let games: Vec<(u128, Prepared)> = games
+        .into_par_iter()
+        .map(|raw| {
+            let text = known.map_or(0, |known| known.hash(&raw.text));
+            match known.is_some_and(|known| known.contains(text)) {
+                true => (text, Prepared::Stored),
+                false => (text, prepare(raw, &stored)),
+            }
+        })
+        .collect();
+    if let Some(copies) = copies {
+        for (text, game) in &games {
+            if !matches!(game, Prepared::Rejected { .. }) {
+                copies.insert(*text);
+            }
+        }
+    }
+    games.into_iter().map(|(_, game)| game).collect()
 }
 
 /// Parses, replays and keys one game; `stored` says whether a fingerprint is in the database

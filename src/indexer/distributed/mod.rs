@@ -30,14 +30,14 @@ mod ranges;
 use std::path::{Path, PathBuf};
 
 use bincode::{Decode, Encode};
-use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 pub use games::{Assembly, assemble, write_batch_games};
 pub use ranges::{RANGE_OCCURRENCES, RUN_BYTES, RangeWriter, range_count};
 
 use super::{
-    BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, prepare, read_chunks,
+    BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, copies::Copies,
+    prepare::prepare_chunk, read_chunks,
 };
 use crate::{
     codec::Key,
@@ -165,7 +165,18 @@ impl PreparedBatch {
     /// core; `stored` says whether a fingerprint is in the database the batch goes into.
     pub fn prepare(raw: Vec<RawGame>, stored: impl Fn(&Fingerprint) -> bool + Sync) -> PreparedBatch {
         let games_read = raw.len() as u64;
-        let prepared: Vec<Prepared> = raw.into_par_iter().map(|raw| prepare(raw, &stored)).collect();
+        // Chunk by chunk as ingest prepares them, so that verbatim copies cost no parse here
+        // either (a batch of one player's file holds copies of its earlier games).
+        let mut copies = Copies::with_room(raw.len());
+        let mut prepared: Vec<Prepared> = Vec::with_capacity(raw.len());
+        let mut raw = raw.into_iter();
+        loop {
+            let chunk: Vec<RawGame> = raw.by_ref().take(super::CHUNK_GAMES).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            prepared.extend(prepare_chunk(chunk, Some(&mut copies), &stored));
+        }
         let mut batch = PreparedBatch {
             games_read,
             rejected: Vec::new(),

@@ -41,25 +41,34 @@ fn index_width(len: u64) -> u32 {
 impl GameMap {
     /// The map of a range's tier positions: each (key, its block, its game); keys distinct.
     pub fn build(mut entries: Vec<(Key, u64, GameId)>) -> Result<GameMap, TierError> {
-        // In (block, game, key) order. The keys come in key order (a range's merge), so a
-        // stable sort by (block, game) gives it without comparing keys: a game stays in a block
-        // for several plies, and those ties were most of the sort's time.
+        // Visited in (block, game, key) order. The keys come in key order (a range's merge), so
+        // sorting (block, game, place in key order) gives it without comparing or moving keys:
+        // those moves and comparisons were most of the map's time.
         if !entries.is_sorted_by_key(|entry| entry.0) {
             entries.sort_unstable_by_key(|entry| entry.0);
         }
-        entries.sort_by_key(|&(_, block, game)| (block, game));
         let base = entries.iter().map(|entry| entry.2.0).min().unwrap_or(0);
         let span = entries.iter().map(|entry| entry.2.0 - base + 1).max().unwrap_or(0);
+        // Each entry as (block, game offset · 2^32 + place), 16 bytes to sort.
+        if span > 1 << 32 || entries.len() > 1 << 32 {
+            let what = format!("{} tier positions of games spanning {span} ids in one range", entries.len());
+            return Err(TierError::Capacity(what));
+        }
+        let mut order: Vec<(u64, u64)> =
+            entries.iter().zip(0u64..).map(|(&(_, block, game), at)| (block, (game.0 - base) << 32 | at)).collect();
+        order.sort_unstable();
+        let split = |packed: u64| (packed >> 32, (packed & u64::from(u32::MAX)) as usize);
         // The blocks, and each block's games (distinct, ascending) as a run of `lists`.
         let (mut blocks, mut lists, mut runs) = (Vec::new(), Vec::new(), Vec::new());
-        for (at, &(_, block, game)) in entries.iter().enumerate() {
+        for (at, &(block, packed)) in order.iter().enumerate() {
             if blocks.last() != Some(&block) {
                 blocks.push(block);
                 runs.push(lists.len());
             }
-            if at == 0 || entries[at - 1].1 != block || entries[at - 1].2 != game {
+            let offset = split(packed).0;
+            if at == 0 || order[at - 1].0 != block || split(order[at - 1].1).0 != offset {
                 let ordinal = blocks.len() as u64 - 1;
-                let packed = ordinal.checked_mul(span).and_then(|start| start.checked_add(game.0 - base));
+                let packed = ordinal.checked_mul(span).and_then(|start| start.checked_add(offset));
                 lists.push(packed.ok_or_else(|| {
                     TierError::Capacity(format!("{} blocks of games spanning {span} ids", blocks.len()))
                 })?);
@@ -69,17 +78,18 @@ impl GameMap {
         // Each key's index in its block's list, filed under the list's width.
         let mut by_width: Vec<(Vec<Key>, Vec<u64>)> = Vec::new();
         let mut ordinal = 0;
-        for &(key, block, game) in &entries {
+        for &(block, packed) in &order {
             while blocks[ordinal] != block {
                 ordinal += 1;
             }
+            let (game, at) = split(packed);
             let list = &lists[runs[ordinal]..runs[ordinal + 1]];
-            let offset = ordinal as u64 * span + (game.0 - base);
+            let offset = ordinal as u64 * span + game;
             let index = list.partition_point(|&packed| packed < offset) as u64;
             let width = index_width(list.len() as u64) as usize;
             if width > 0 {
                 by_width.resize_with(by_width.len().max(width), Default::default);
-                by_width[width - 1].0.push(key);
+                by_width[width - 1].0.push(entries[at].0);
                 by_width[width - 1].1.push(index);
             }
         }

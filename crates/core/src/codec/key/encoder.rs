@@ -41,11 +41,63 @@ pub struct KeyEncoder {
     /// when a second block is met, so that keying one position allocates nothing): building a
     /// frame costs several wide multiplications, and a game's materials are mostly those of the
     /// games before it.
-    earlier: Vec<Option<Block>>,
+    earlier: Vec<Block>,
 }
 
-/// A material block's category, material, frame and first rank.
-type Block = (Category, Material, Frame, U192);
+/// What encoding inside one material block needs, in one cache line: its category and
+/// material, the radices of its low digits and its first rank. A game's material changes with
+/// every capture, and each change looks a block up in [`KeyEncoder`]'s table: a whole
+/// [`Frame`] a slot (four lines) made those look-ups miss the cache.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Block {
+    category: Category,
+    material: Material,
+    white_pawns: u8,
+    /// Placements of White's free pieces: the radix of Black's.
+    white_placements: u128,
+    pawn_placements: u64,
+    start: U192,
+}
+
+impl Block {
+    /// The empty slot: no material has no kings.
+    const EMPTY: Block = Block {
+        category: match Category::new(0) {
+            Some(category) => category,
+            None => panic!("category 0 exists"),
+        },
+        material: Material(shakmaty::ByColor {
+            white: shakmaty::ByRole { pawn: 0, knight: 0, bishop: 0, rook: 0, queen: 0, king: 0 },
+            black: shakmaty::ByRole { pawn: 0, knight: 0, bishop: 0, rook: 0, queen: 0, king: 0 },
+        }),
+        white_pawns: 0,
+        white_placements: 0,
+        pawn_placements: 0,
+        start: U192::ZERO,
+    };
+
+    /// The block of `category` and `material`, framed.
+    fn frame(category: Category, material: Material) -> Result<Block, KeyError> {
+        material.check()?;
+        let frame = Frame::new(category, &material, tables())?;
+        Ok(Block {
+            category,
+            material,
+            white_pawns: material.side(Color::White).pawn,
+            white_placements: frame.white_placements,
+            pawn_placements: frame.pawn_placements,
+            start: frame.block_start(),
+        })
+    }
+
+    fn is(&self, category: Category, material: Material) -> bool {
+        self.category == category && self.material == material
+    }
+}
+
+// One cache line a slot.
+const _: () = assert!(std::mem::size_of::<Block>() == 64);
 
 /// Slots of [`KeyEncoder`]'s table of earlier blocks.
 const FRAME_SLOTS: usize = 4096;
@@ -65,28 +117,31 @@ impl KeyEncoder {
     }
 
     /// The block of `category` and `material`, made the last one.
-    fn block(&mut self, category: Category, material: Material) -> Result<&Block, KeyError> {
-        if !matches!(&self.block, Some((c, m, _, _)) if *c == category && *m == material) {
-            self.block = Some(match self.block {
-                None if self.earlier.is_empty() => frame_block(category, material)?,
-                _ => earlier_block(&mut self.earlier, category, material)?,
-            });
+    fn block(&mut self, category: Category, material: Material) -> Result<Block, KeyError> {
+        match self.block {
+            Some(block) if block.is(category, material) => Ok(block),
+            last => {
+                let block = match last {
+                    None if self.earlier.is_empty() => Block::frame(category, material)?,
+                    _ => earlier_block(&mut self.earlier, category, material)?,
+                };
+                self.block = Some(block);
+                Ok(block)
+            }
         }
-        self.block.as_ref().ok_or(KeyError::NonCanonical("no material block"))
     }
 
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
         let category = Category::of(position);
         let chess = position.chess();
-        let (_, _, frame, block_start) = self.block(category, Material::of(position))?;
-        let block_start = *block_start;
+        let block = self.block(category, Material::of(position))?;
         let board = chess.board();
 
         let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
         let black_pawns = board.by_piece(Piece { color: Color::Black, role: Role::Pawn });
         let pawn_index = rank_subset(white_pawns, PAWN_SQUARES)
-            + binomial(48, frame.pawns.white) * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
+            + binomial(48, u32::from(block.white_pawns)) * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
 
         let mut holes = !(white_pawns | black_pawns | category.implied_squares());
         let white_index = place_free_pieces(board, Color::White, category, &mut holes);
@@ -96,32 +151,25 @@ impl KeyEncoder {
             + chess.ep_square(EnPassantMode::Legal).map_or(0, |sq| 1 + u64::from(sq.file()));
 
         // Inside the material's block: pawns, then turn/en passant, then the free pieces.
-        let pieces = U192::from(white_index) + U192::from(frame.white_placements) * U192::from(black_index);
-        let rank = block_start
+        let pieces = U192::from(white_index) + U192::from(block.white_placements) * U192::from(black_index);
+        let rank = block.start
             + U192::from(pawn_index)
-            + U192::from(frame.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
+            + U192::from(block.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_parts(category, rank))
     }
 }
 
 /// The block of `category` and `material` from `earlier` ([`KeyEncoder`]'s table, made here on
 /// the first call), framed and put there when its slot holds another.
-fn earlier_block(earlier: &mut Vec<Option<Block>>, category: Category, material: Material) -> Result<Block, KeyError> {
+fn earlier_block(earlier: &mut Vec<Block>, category: Category, material: Material) -> Result<Block, KeyError> {
     if earlier.is_empty() {
-        *earlier = vec![None; FRAME_SLOTS];
+        *earlier = vec![Block::EMPTY; FRAME_SLOTS];
     }
     let slot = &mut earlier[slot_of(category, &material)];
-    match *slot {
-        Some(block @ (c, m, _, _)) if c == category && m == material => Ok(block),
-        _ => Ok(*slot.insert(frame_block(category, material)?)),
+    if !slot.is(category, material) {
+        *slot = Block::frame(category, material)?;
     }
-}
-
-/// The block of `category` and `material`, framed.
-fn frame_block(category: Category, material: Material) -> Result<Block, KeyError> {
-    material.check()?;
-    let frame = Frame::new(category, &material, tables())?;
-    Ok((category, material, frame, frame.block_start()))
+    Ok(*slot)
 }
 
 /// The slot of a block in [`KeyEncoder`]'s table of earlier blocks.

@@ -165,7 +165,6 @@ pub(super) struct SideSlot {
 /// The per-material quantities shared by encode and [`material_range`].
 #[derive(Clone, Copy)]
 pub(super) struct Frame {
-    pub(super) pawns: ByColor<u32>,
     pub(super) pawns_before: U192,
     pub(super) pawn_placements: u64,
     pub(super) white: SideSlot,
@@ -212,7 +211,6 @@ impl Frame {
         let white_class: &Class = &t.classes[white.class];
         let black_total = t.black_total(bi, pawns.black, pawns.white, white_class, black_squares);
         Ok(Frame {
-            pawns,
             pawns_before: t.pawns_before(wi, bi, (pawns.white * 9 + pawns.black) as usize),
             pawn_placements: pawn_placements(pawns.white, pawns.black),
             white,
