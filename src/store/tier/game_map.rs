@@ -75,8 +75,9 @@ impl GameMap {
             }
         }
         runs.push(lists.len());
-        // Each key's index in its block's list, filed under the list's width.
-        let mut by_width: Vec<(Vec<Key>, Vec<u64>)> = Vec::new();
+        // Each key's index in its block's list, filed under the list's width (the key by its
+        // place, so that the keys are copied once the order is freed: a commit's peak memory).
+        let mut by_width: Vec<(Vec<u32>, Vec<u64>)> = Vec::new();
         let mut ordinal = 0;
         for &(block, packed) in &order {
             while blocks[ordinal] != block {
@@ -89,15 +90,16 @@ impl GameMap {
             let width = index_width(list.len() as u64) as usize;
             if width > 0 {
                 by_width.resize_with(by_width.len().max(width), Default::default);
-                by_width[width - 1].0.push(entries[at].0);
+                by_width[width - 1].0.push(at as u32);
                 by_width[width - 1].1.push(index);
             }
         }
-        let functions = by_width
-            .iter()
-            .enumerate()
-            .map(|(at, (keys, indices))| Retrieval::build(keys, indices, at as u32 + 1))
-            .collect::<Result<_, _>>()?;
+        drop(order);
+        let mut functions = Vec::with_capacity(by_width.len());
+        for (width, (places, indices)) in (1..).zip(by_width) {
+            let keys: Vec<Key> = places.into_iter().map(|at| entries[at as usize].0).collect();
+            functions.push(Retrieval::build(&keys, &indices, width)?);
+        }
         Ok(GameMap {
             blocks: EliasFanoVec::from_slice(&blocks),
             games: EliasFanoVec::from_slice(&lists),
