@@ -252,6 +252,18 @@ fn bad_requests_are_400_with_a_json_error() {
         "/book.bin?minScore=nan",
         "/book.bin?play=e2e5",
         "/book.bin?player=%2C",
+        // Strict parameters: a FEN is whole, moves are not empty, numbers are digits alone.
+        "/masters?fen=rnbqkbnr%2Fpppppppp%2F8%2F8%2F8%2F8%2FPPPPPPPP%2FRNBQKBNR",
+        "/masters?fen=rnbqkbnr%2Fpppppppp%2F8%2F8%2F8%2F8%2FPPPPPPPP%2FRNBQKBNR%20w%20KQkq%20-%200%201%00",
+        "/masters?fen=rnbqkbnr%2Fpppppppp%2F8%2F8%2F8%2F8%2FPPPPPPPP%2FRNBQKBNR%20w%20KQkq%20-%200%201%20junk",
+        "/masters?fen=rnbqkbnr%2Fpppppppp%2F8%2F8%2F8%2F8%2FPPPPPPPP%2FRNBQKBNR%20w%20KQkqKQ%20-",
+        "/masters?play=e2e4,,e7e5",
+        "/masters?play=e2e4,",
+        "/masters?since=%2B5",
+        "/masters?moves=%2B5",
+        "/masters?minElo=-0",
+        "/games?page=0",
+        "/book.bin?maxPly=%2B3",
     ] {
         let (status, body) = json(&server, path);
         assert_eq!(status, 400, "{path}: {body}");

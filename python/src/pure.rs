@@ -9,9 +9,10 @@ use tabiya::{
 
 use crate::errors::Error;
 
-/// A position from FEN or EPD text.
+/// A position from FEN or EPD text (four position fields at least; counters or EPD
+/// operations after them are passed over).
 pub fn position(fen: &str) -> Result<Position, Error> {
-    Ok(fen.parse::<Position>()?)
+    Ok(Position::from_epd_line(fen)?)
 }
 
 /// A key from its 21 bytes or its 42 hexadecimal digits.

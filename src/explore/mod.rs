@@ -96,3 +96,21 @@ impl QueryError {
         QueryError::Input(message.into())
     }
 }
+
+/// An unsigned integer written as digits alone (around them, spaces): `+5`, `-0`, `5x` and the
+/// empty text are not numbers a query takes.
+///
+/// ```
+/// use tabiya::explore::unsigned;
+///
+/// assert_eq!(unsigned::<u32>(" 42 "), Some(42));
+/// assert_eq!(unsigned::<u32>("+5"), None);
+/// assert_eq!(unsigned::<u8>("300"), None);
+/// ```
+pub fn unsigned<T: std::str::FromStr>(text: &str) -> Option<T> {
+    let text = text.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}

@@ -92,9 +92,7 @@ impl Target {
         let (fen, tokens, san) = match self {
             Target::Fen(fen) => (Some(fen.as_str()), Vec::new(), false),
             Target::San { from, moves } => (from.as_deref(), san_tokens(moves), true),
-            Target::Uci { from, moves } => {
-                (from.as_deref(), moves.split([',', ' ']).filter(|t| !t.is_empty()).collect(), false)
-            }
+            Target::Uci { from, moves } => (from.as_deref(), uci_tokens(moves)?, false),
         };
         let start = match fen.map(str::trim).filter(|f| !f.is_empty()) {
             Some(fen) => fen.parse::<Position>().map_err(|err| QueryError::input(format!("bad FEN: {err}")))?,
@@ -125,6 +123,26 @@ impl Target {
 pub fn key_of(chess: &Chess) -> Result<Key, QueryError> {
     let position = Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
     Key::encode(&position).map_err(|err| QueryError::input(format!("position has no key: {err}")))
+}
+
+/// The moves of a UCI line, comma-separated as lichess's `play=` (or space-separated): an
+/// empty move between two commas is refused rather than passed over.
+fn uci_tokens(text: &str) -> Result<Vec<&str>, QueryError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tokens = Vec::new();
+    for (index, part) in text.split(',').enumerate() {
+        let before = tokens.len();
+        tokens.extend(part.split_whitespace());
+        if tokens.len() == before {
+            return Err(QueryError::input(format!(
+                "move {}: empty (two commas in a row, or one at an end)",
+                index + 1
+            )));
+        }
+    }
+    Ok(tokens)
 }
 
 /// The moves of SAN movetext: move numbers, results and annotation marks dropped.

@@ -65,11 +65,9 @@ pub fn read_position_lines(
             continue;
         };
         each(
-            candidate.parse::<Position>().map(|position| PositionLine { line, position }).map_err(|error| LineError {
-                file: file.to_owned(),
-                line,
-                error,
-            }),
+            Position::from_epd_line(candidate)
+                .map(|position| PositionLine { line, position })
+                .map_err(|error| LineError { file: file.to_owned(), line, error }),
         );
     }
 }

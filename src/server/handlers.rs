@@ -150,7 +150,10 @@ const MAX_SORTED: usize = 100_000;
 /// `fen`/`play` or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed,
 /// `;`-separated), `page` (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
 fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Result<GamesQuery, ApiError> {
-    let page = params.count("page", 1, usize::MAX)?.max(1);
+    let page = params.count("page", 1, usize::MAX)?;
+    if page == 0 {
+        return Err(ApiError::bad_request("page counts from 1"));
+    }
     let per_page = params.count("perPage", 20, PER_PAGE)?;
     let fens = |name: &str| -> Result<Vec<_>, ApiError> {
         let list = params.get(name).unwrap_or("");
@@ -427,7 +430,8 @@ pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Resu
         params
             .get(name)
             .map(|text| {
-                text.parse().map_err(|_| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
+                crate::explore::unsigned(text)
+                    .ok_or_else(|| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
             })
             .transpose()
     };

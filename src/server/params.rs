@@ -81,11 +81,9 @@ impl Params {
     pub fn count(&self, name: &str, default: usize, max: usize) -> Result<usize, ApiError> {
         match self.get(name) {
             None => Ok(default),
-            Some(text) => text
-                .trim()
-                .parse::<usize>()
+            Some(text) => crate::explore::unsigned::<usize>(text)
                 .map(|n| n.min(max))
-                .map_err(|_| ApiError::bad_request(format!("{name} must be a non-negative integer, not {text:?}"))),
+                .ok_or_else(|| ApiError::bad_request(format!("{name} must be a non-negative integer, not {text:?}"))),
         }
     }
 
@@ -153,9 +151,8 @@ impl Params {
         let number = |name: &str| -> Result<Option<u32>, ApiError> {
             self.get(name)
                 .map(|text| {
-                    text.trim()
-                        .parse()
-                        .map_err(|_| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
+                    crate::explore::unsigned(text)
+                        .ok_or_else(|| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
                 })
                 .transpose()
         };

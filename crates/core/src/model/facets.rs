@@ -47,10 +47,15 @@ impl Month {
     /// Parses a filter bound, `YYYY` or `YYYY-MM`; `until` makes `YYYY` mean its last month.
     pub fn parse_bound(text: &str, until: bool) -> Result<Month, String> {
         let bad = || format!("bad date {text:?}: expected YYYY or YYYY-MM");
+        let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
         let (year, month) = match text.trim().split_once(['-', '.']) {
-            Some((year, month)) => (year, Some(month.parse::<u8>().map_err(|_| bad())?)),
+            Some((year, month)) if digits(month) => (year, Some(month.parse::<u8>().map_err(|_| bad())?)),
+            Some(_) => return Err(bad()),
             None => (text.trim(), None),
         };
+        if !digits(year) {
+            return Err(bad());
+        }
         let year: u16 = year.parse().map_err(|_| bad())?;
         if !(1..=5000).contains(&year) || month.is_some_and(|m| !(1..=12).contains(&m)) {
             return Err(bad());

@@ -145,17 +145,79 @@ impl Position {
 impl std::str::FromStr for Position {
     type Err = PositionError;
 
-    /// Parses FEN or EPD: the position fields, optionally followed by move counters or EPD
-    /// operations (ignored). Malformed counters are ignored too: they are not part of a position.
+    /// Parses a whole FEN: board, side to move, castling and en passant, then optionally the
+    /// two move counters (unsigned integers), and nothing else. A missing field, a field too
+    /// many, a castling letter given twice or a signed counter is refused with what is wrong
+    /// (a position read from a query must be the one the user meant). Files of positions, whose
+    /// lines may carry EPD operations, are read with [`Position::from_epd_line`].
+    ///
+    /// ```
+    /// use tabiya_core::Position;
+    ///
+    /// let full: Position = "4k3/8/8/8/8/8/8/4K2R w K - 0 1".parse()?;
+    /// assert_eq!(full, "4k3/8/8/8/8/8/8/4K2R w K -".parse()?);
+    /// for wrong in ["4k3/8/8/8/8/8/8/4K2R", "4k3/8/8/8/8/8/8/4K2R w K - 0 1 x", "4k3/8/8/8/8/8/8/4K2R w KK -"] {
+    ///     assert!(wrong.parse::<Position>().is_err(), "{wrong}");
+    /// }
+    /// # Ok::<_, tabiya_core::position::PositionError>(())
+    /// ```
     fn from_str(text: &str) -> Result<Position, PositionError> {
+        let syntax = |reason: &str| PositionError::Syntax { input: text.to_owned(), reason: reason.to_owned() };
+        let fields: Vec<&str> = text.trim().split_ascii_whitespace().collect();
+        match fields.len() {
+            0 => return Err(syntax("no FEN, the text is empty")),
+            1 => return Err(syntax("the side to move, castling and en-passant fields are missing")),
+            2 => return Err(syntax("the castling and en-passant fields are missing")),
+            3 => return Err(syntax("the en-passant field is missing")),
+            _ => {}
+        }
+        // Three-check's remaining checks (`3+3`) come before the counters: read, then refused
+        // as a variant.
+        let is_checks = |field: &&str| field.split_once('+').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty());
+        let checks = usize::from(fields.get(4).is_some_and(is_checks));
+        let counters = &fields[4 + checks..];
+        if counters.len() > 2 {
+            return Err(syntax("text after the move counters"));
+        }
+        if !fields.iter().flat_map(|field| field.bytes()).all(|b| b.is_ascii_graphic()) {
+            return Err(syntax("a character a FEN does not have"));
+        }
+        let castling = fields[2].as_bytes();
+        if castling.iter().enumerate().any(|(at, letter)| castling[..at].contains(letter)) {
+            return Err(syntax("a castling right given twice"));
+        }
+        if !counters.iter().all(|counter| counter.bytes().all(|b| b.is_ascii_digit())) {
+            return Err(syntax("a move counter that is not an unsigned integer"));
+        }
+        let setup = Fen::from_ascii(fields.join(" ").as_bytes()).map_err(|err| syntax(&err.to_string()))?;
+        Position::from_setup(setup.into_setup(), text)
+    }
+}
+
+impl Position {
+    /// Parses a line of a position file: a FEN or an EPD record, whose four position fields
+    /// may be followed by move counters or EPD operations (`bm Nf3; id "x";`), which are not
+    /// part of a position and are passed over.
+    ///
+    /// ```
+    /// use tabiya_core::Position;
+    ///
+    /// let p = Position::from_epd_line("4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";")?;
+    /// assert_eq!(p.to_string(), "4k3/8/8/8/8/8/8/4K2R w K -");
+    /// # Ok::<_, tabiya_core::position::PositionError>(())
+    /// ```
+    pub fn from_epd_line(text: &str) -> Result<Position, PositionError> {
         let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
         let syntax = |reason: String| PositionError::Syntax { input: text.to_owned(), reason };
         let fields: Vec<&str> = text.split(';').next().unwrap_or("").split_ascii_whitespace().collect();
+        if fields.len() < 4 {
+            return Err(syntax("a position needs its board, side to move, castling and en-passant fields".to_owned()));
+        }
         let setup = match Fen::from_ascii(fields.join(" ").as_bytes()) {
             Ok(fen) => fen.into_setup(),
-            Err(fen_err) => match Epd::from_ascii(fields[..fields.len().min(4)].join(" ").as_bytes()) {
-                Ok(epd) if fields.len() >= 4 => epd.into_setup(),
-                _ => return Err(syntax(fen_err.to_string())),
+            Err(fen_err) => match Epd::from_ascii(fields[..4].join(" ").as_bytes()) {
+                Ok(epd) => epd.into_setup(),
+                Err(_) => return Err(syntax(fen_err.to_string())),
             },
         };
         Position::from_setup(setup, text)
@@ -227,8 +289,32 @@ mod tests {
     }
 
     #[test]
-    fn accepts_epd_with_operations() {
-        let p: Position = "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";".parse().unwrap();
+    fn an_epd_line_may_carry_operations() {
+        let p = Position::from_epd_line("4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"x\";").unwrap();
         assert_eq!(p.to_string(), "4k3/8/8/8/8/8/8/4K2R w K -");
+        assert!("4k3/8/8/8/8/8/8/4K2R w K - bm O-O;".parse::<Position>().is_err(), "not a FEN");
+        assert!(Position::from_epd_line("4k3/8/8/8/8/8/8/4K2R w K").is_err(), "no en-passant field");
+        assert!(Position::from_epd_line("4k3/8/8/8/8/8/8/4K2R").is_err(), "a board alone");
+    }
+
+    #[test]
+    fn a_fen_is_whole_or_refused_with_what_is_wrong() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        let reason = |text: &str| match text.parse::<Position>() {
+            Err(PositionError::Syntax { reason, .. }) => reason,
+            other => panic!("{text:?}: {other:?}"),
+        };
+        assert!(reason(" ").contains("empty"));
+        assert!(reason(start).contains("side to move, castling and en-passant fields are missing"));
+        assert!(reason(&format!("{start} w")).contains("castling and en-passant fields are missing"));
+        assert!(reason(&format!("{start} w KQkq")).contains("en-passant field is missing"));
+        assert!(reason(&format!("{start} w KQkq - 0 1 junk")).contains("after the move counters"));
+        assert!(reason(&format!("{start} w KQkq - 0 1\0")).contains("a character"));
+        assert!(reason(&format!("{start} w KQkqKQ -")).contains("given twice"));
+        assert!(reason(&format!("{start} w KQkq - +0 1")).contains("unsigned"));
+        assert!(reason(&format!("{start} w KQkq - 0 -1")).contains("unsigned"));
+        for whole in [format!("{start} w KQkq -"), format!("{start} w KQkq - 0"), format!(" {start} w KQkq - 0 1\n")] {
+            assert_eq!(whole.parse::<Position>().as_ref(), Ok(&Position::initial()), "{whole:?}");
+        }
     }
 }
