@@ -52,6 +52,23 @@ fn scans_beyond_the_queue_are_refused_lookups_do_not_wait_and_slow_scans_stop() 
         let (status, _, body) = request(&server.addr, path).unwrap();
         assert_eq!(status, 200, "{path}: {body}");
     }
+    // Bad parameters of scans are refused before any wait for a place (the queue is full: a
+    // wait would have been a 503).
+    let too_long = format!("/pattern?q={}", "K".repeat(2001));
+    for path in [
+        "/book.bin?minGames=0",
+        "/book.bin?minScore=101",
+        "/pattern?q=Kz9",
+        &too_long,
+        "/pattern?q=mate&limit=x",
+        "/report/database?format=xml",
+        "/games?pattern=Kz9",
+        "/games?pattern=mate&page=0",
+        "/games?pattern=seq(check%2C%20mate)&material=KvK",
+    ] {
+        let (status, _, body) = request(&server.addr, path).unwrap();
+        assert_eq!(status, 400, "{path}: {body}");
+    }
     let lookups_done = started.elapsed();
     let mut answers: Vec<((u16, String), std::time::Duration)> = finished.iter().take(4).collect();
     answers.sort_by_key(|((status, _), _)| *status);

@@ -183,10 +183,9 @@ struct Visit {
 type Visited = (Vec<BookEntry>, Vec<Visit>);
 
 impl BookOptions {
-    /// The book, walked from the root ply by ply, each ply's positions read on every core;
-    /// `progress` counts the positions as they are read, and stops the walk when told to (an
-    /// error).
-    pub fn make(&self, store: &Store, progress: &ScanProgress) -> Result<Book, QueryError> {
+    /// Refuses options no book is made of (no fewest games, a score floor outside 0–100): what
+    /// a server checks before it waits for a scan's place.
+    pub fn check(&self) -> Result<(), QueryError> {
         if self.min_games == 0 {
             return Err(QueryError::input("the fewest games a book move needs is at least 1"));
         }
@@ -195,6 +194,14 @@ impl BookOptions {
         {
             return Err(QueryError::input(format!("a score floor is a percentage from 0 to 100, not {score}")));
         }
+        Ok(())
+    }
+
+    /// The book, walked from the root ply by ply, each ply's positions read on every core;
+    /// `progress` counts the positions as they are read, and stops the walk when told to (an
+    /// error).
+    pub fn make(&self, store: &Store, progress: &ScanProgress) -> Result<Book, QueryError> {
+        self.check()?;
         // Many positions are read: a scan's snapshot.
         let view = store.scan_snapshot();
         // The player's games and the texts are found once, not once a position.

@@ -22,12 +22,12 @@ use super::{
 use crate::{
     explore::{
         Answer, Filter, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, MaterialSearch,
-        PatternQuery, PatternSearch, QueryError, SequenceQuery, Signature, Target, find_players, parse_color,
-        suggest_players,
+        PatternQuery, PatternSearch, QueryError, ResolvedTarget, SequenceQuery, Signature, Target, find_players,
+        parse_color, suggest_players,
     },
     export::{BookOptions, BookWeight},
     model::{GameId, RECENT_GAMES, TOP_GAMES},
-    pattern::{GamePattern, Pattern},
+    pattern::{GamePattern, Pattern, Sequence},
     render::{
         json::DatabaseTotals,
         pgn,
@@ -147,70 +147,113 @@ const PER_PAGE: usize = 100;
 /// Most games `/games` orders by date or rating (each is read to order them).
 const MAX_SORTED: usize = 100_000;
 
-/// `fen`/`play` or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed,
-/// `;`-separated), `page` (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
-fn games_query(state: &AppState, params: &Params, progress: &ScanProgress) -> Result<GamesQuery, ApiError> {
-    let page = params.count("page", 1, usize::MAX)?;
-    if page == 0 {
-        return Err(ApiError::bad_request("page counts from 1"));
-    }
-    let per_page = params.count("perPage", 20, PER_PAGE)?;
-    let fens = |name: &str| -> Result<Vec<_>, ApiError> {
-        let list = params.get(name).unwrap_or("");
-        let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::fen(f).resolve());
-        Ok(targets.collect::<Result<Vec<_>, _>>()?)
-    };
-    let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
-    let mut steps = None;
-    let source = match params.get("pattern") {
-        Some(text) => {
-            if params.get("fen").is_some() || params.get("play").is_some() {
-                return Err(ApiError::bad_request(
-                    "pattern asks for games of every matching position: drop fen and play",
-                ));
-            }
-            let generation = state.store.totals().map_err(QueryError::from)?.next_game_id;
-            let ids = match text.parse::<GamePattern>().map_err(|err| ApiError::bad_request(err.to_string()))? {
-                GamePattern::Position(_) => {
-                    let query = pattern_query(params, "pattern", 0)?;
-                    // The parsed query, so that spellings of one search share a list.
-                    let key = format!(
-                        "{generation} {:?} {:?} {:?} {:?}",
-                        query.pattern, query.material, query.side, query.pattern.flip_colours
-                    );
-                    state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?
-                }
-                GamePattern::Sequence(sequence) => {
-                    if params.get("material").is_some() || params.get("side").is_some() {
-                        return Err(ApiError::bad_request(
-                            "material and side go with a position pattern: put them in a sequence's steps",
-                        ));
-                    }
-                    let sequence = sequence.with_flip(params.flag("flip")?);
-                    steps = Some(sequence.clone());
-                    let key = format!("{generation} {sequence:?}");
-                    // Scanned for every game once: each request's filters apply to the list.
-                    let query = SequenceQuery { sequence, filter: Filter::default() };
-                    state.pattern_games.get_or_scan(key, || {
-                        Ok(query.run_with(&state.store, progress)?.games.into_iter().map(|game| game.id).collect())
-                    })?
-                }
-            };
-            GameSource::Games(ids)
+/// A games request with every parameter checked (before any wait for a scan's place): `fen`/`play`
+/// or `pattern` (with `flip=true`), `and`/`not` (FENs, several allowed, `;`-separated), `page`
+/// (from 1), `perPage` (≤ 100), `sort` (id, date, rating).
+struct GamesRequest {
+    source: RequestedSource,
+    and: Vec<ResolvedTarget>,
+    not: Vec<ResolvedTarget>,
+    sort: GameSort,
+    offset: usize,
+    limit: usize,
+    filter: Filter,
+}
+
+/// Where a games request starts: a position, or the games of a pattern (found by a scan).
+enum RequestedSource {
+    Position(ResolvedTarget),
+    Pattern(PatternQuery),
+    Sequence(Sequence),
+}
+
+impl GamesRequest {
+    fn of(params: &Params) -> Result<GamesRequest, ApiError> {
+        let page = params.count("page", 1, usize::MAX)?;
+        if page == 0 {
+            return Err(ApiError::bad_request("page counts from 1"));
         }
-        None => GameSource::Position(params.target()?),
-    };
-    Ok(GamesQuery {
-        source,
-        and: fens("and")?,
-        not: fens("not")?,
-        sort: params.get("sort").unwrap_or("id").parse::<GameSort>()?,
-        offset,
-        limit: per_page,
-        max_sorted: MAX_SORTED,
-        filter: search_filter(params)?,
-        steps,
-    })
+        let per_page = params.count("perPage", 20, PER_PAGE)?;
+        let fens = |name: &str| -> Result<Vec<_>, ApiError> {
+            let list = params.get(name).unwrap_or("");
+            let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::fen(f).resolve());
+            Ok(targets.collect::<Result<Vec<_>, _>>()?)
+        };
+        let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
+        let source = match params.get("pattern") {
+            Some(text) => {
+                if params.get("fen").is_some() || params.get("play").is_some() {
+                    return Err(ApiError::bad_request(
+                        "pattern asks for games of every matching position: drop fen and play",
+                    ));
+                }
+                match text.parse::<GamePattern>().map_err(|err| ApiError::bad_request(err.to_string()))? {
+                    GamePattern::Position(_) => RequestedSource::Pattern(pattern_query(params, "pattern", 0)?),
+                    GamePattern::Sequence(sequence) => {
+                        if params.get("material").is_some() || params.get("side").is_some() {
+                            return Err(ApiError::bad_request(
+                                "material and side go with a position pattern: put them in a sequence's steps",
+                            ));
+                        }
+                        RequestedSource::Sequence(sequence.with_flip(params.flag("flip")?))
+                    }
+                }
+            }
+            None => RequestedSource::Position(params.target()?),
+        };
+        Ok(GamesRequest {
+            source,
+            and: fens("and")?,
+            not: fens("not")?,
+            sort: params.get("sort").unwrap_or("id").parse::<GameSort>()?,
+            offset,
+            limit: per_page,
+            filter: search_filter(params)?,
+        })
+    }
+
+    /// The query, a pattern's games found first (a scan, or the list kept from an earlier one).
+    fn into_query(self, state: &AppState, progress: &ScanProgress) -> Result<GamesQuery, ApiError> {
+        let generation = || Ok::<_, ApiError>(state.store.totals().map_err(QueryError::from)?.next_game_id);
+        let mut steps = None;
+        let source = match self.source {
+            RequestedSource::Position(target) => GameSource::Position(target),
+            RequestedSource::Pattern(query) => {
+                // The parsed query, so that spellings of one search share a list.
+                let key = format!(
+                    "{} {:?} {:?} {:?} {:?}",
+                    generation()?,
+                    query.pattern,
+                    query.material,
+                    query.side,
+                    query.pattern.flip_colours
+                );
+                GameSource::Games(
+                    state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?,
+                )
+            }
+            RequestedSource::Sequence(sequence) => {
+                steps = Some(sequence.clone());
+                let key = format!("{} {sequence:?}", generation()?);
+                // Scanned for every game once: each request's filters apply to the list.
+                let query = SequenceQuery { sequence, filter: Filter::default() };
+                GameSource::Games(state.pattern_games.get_or_scan(key, || {
+                    Ok(query.run_with(&state.store, progress)?.games.into_iter().map(|game| game.id).collect())
+                })?)
+            }
+        };
+        Ok(GamesQuery {
+            source,
+            and: self.and,
+            not: self.not,
+            sort: self.sort,
+            offset: self.offset,
+            limit: self.limit,
+            max_sorted: MAX_SORTED,
+            filter: self.filter,
+            steps,
+        })
+    }
 }
 
 /// The games reaching a position, as JSON: `{"total", "games": [{id, white, black, whiteElo,
@@ -238,9 +281,12 @@ async fn games_work<T: Send + 'static>(
     params: Params,
     answer: impl FnOnce(&AppState, GamesQuery) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    match params.get("pattern").is_some() {
-        true => scan(state, move |state, progress| answer(state, games_query(state, &params, progress)?)).await,
-        false => blocking(move || answer(&state, games_query(&state, &params, &ScanProgress::default())?)).await,
+    let request = GamesRequest::of(&params)?;
+    match request.source {
+        RequestedSource::Position(_) => {
+            blocking(move || answer(&state, request.into_query(&state, &ScanProgress::default())?)).await
+        }
+        _ => scan(state, move |state, progress| answer(state, request.into_query(state, progress)?)).await,
     }
 }
 
@@ -292,14 +338,12 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
 /// `/games?pattern=` scans).
 pub async fn pattern(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<PatternSearch>, ApiError> {
     let params = params(query)?;
-    scan(state, move |state, progress| {
-        let query = PatternQuery {
-            filter: search_filter(&params)?,
-            ..pattern_query(&params, "q", params.count("limit", 20, 1000)?)?
-        };
-        Ok(Json(query.run_with(&state.store, progress)?))
-    })
-    .await
+    // Every parameter is checked before the wait for a scan's place.
+    let query = PatternQuery {
+        filter: search_filter(&params)?,
+        ..pattern_query(&params, "q", params.count("limit", 20, 1000)?)?
+    };
+    scan(state, move |state, progress| Ok(Json(query.run_with(&state.store, progress)?))).await
 }
 
 /// The opening report of a position (`fen`, `play`) under the explorer's filters plus `player`
@@ -365,14 +409,14 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
 /// a scan of the budget.
 pub async fn database_report(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
+    let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
+    let defaults = DatabaseOptions::default();
+    let options = DatabaseOptions {
+        plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
+        top: params.count("top", defaults.top, 1000)?,
+        ..defaults
+    };
     scan(state, move |state, _| {
-        let format = check_format(&params, DatabaseReport::CSV_TABLES)?;
-        let defaults = DatabaseOptions::default();
-        let options = DatabaseOptions {
-            plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
-            top: params.count("top", defaults.top, 1000)?,
-            ..defaults
-        };
         let report = DatabaseReport::build(&state.store, &options)?;
         respond(format, &params, &report)
     })
@@ -454,6 +498,7 @@ pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Resu
             Some(other) => return Err(ApiError::bad_request(format!("bad weight {other:?}: score, games or uniform"))),
         },
     };
+    options.check()?;
     scan(state, move |state, progress| {
         let book = options.make(&state.store, progress)?;
         let headers = [
