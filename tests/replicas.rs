@@ -95,6 +95,8 @@ fn a_checkpoint_taken_during_ingests_holds_a_committed_state() {
     assert_eq!(crate::db_digest::digests(&last).unwrap(), crate::db_digest::digests(&db).unwrap());
     let out = tabiya(&["checkpoint", "--db", db.to_str().unwrap(), last.to_str().unwrap()]);
     assert!(!out.status.success(), "an existing directory is refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exists already: name a new one") && !err.contains("internal error"), "{err}");
 }
 
 /// `nginx` with the repository's configuration, in front of `upstreams`, listening on a free

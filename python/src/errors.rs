@@ -82,6 +82,7 @@ impl From<StoreError> for Error {
         let message = message(&err);
         match &err {
             StoreError::Missing { .. } => Error::NotFound(message),
+            StoreError::Refused { .. } => Error::Input(message),
             _ if err.is_corruption() => Error::Corrupt(message),
             // Its message says already that it is a bug in tabiya.
             StoreError::Invariant { .. } | StoreError::Tier { .. } => Error::Other(message),

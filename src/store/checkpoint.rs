@@ -40,7 +40,7 @@ const PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
 pub fn checkpoint(source: &Path, dest: &Path) -> Result<Totals, StoreError> {
     if dest.exists() {
         let what = "the checkpoint's directory exists already: name a new one".to_owned();
-        return Err(StoreError::Invariant { path: dest.to_owned(), what });
+        return Err(StoreError::Refused { path: dest.to_owned(), what });
     }
     let taken = on_a_view(source, |source| {
         let taken = checkpoint_once(source, dest);

@@ -50,6 +50,15 @@ pub enum StoreError {
         /// What was found corrupt.
         what: String,
     },
+    /// A request the database cannot do as asked, the user's to change (a checkpoint into a
+    /// directory that exists).
+    #[error("{path}: {what}")]
+    Refused {
+        /// The path the request named.
+        path: PathBuf,
+        /// What to change.
+        what: String,
+    },
     /// A broken invariant of tabiya's own code, found before it could write wrong data.
     #[error("{path}: internal error: {what} (a bug in tabiya: please report it)")]
     Invariant {
