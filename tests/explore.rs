@@ -463,3 +463,34 @@ fn posting_lists_hold_exactly_the_games_of_a_naive_replay() {
         assert_eq!(bounded.is_err(), matching > 1, "{matching} games");
     }
 }
+
+#[test]
+fn newest_first_is_by_the_full_date_then_the_round() {
+    // Days and rounds of one month, written in an order that is neither, with unknown parts.
+    let dates = ["2020.12.26", "2020.12.29", "2020.12.12", "2020.12.25", "2020.12.??", "2020.12.29", "2021.01.02"];
+    let rounds = ["3", "1", "12", "2.2", "?", "10", "1"];
+    let mut pgn = String::new();
+    for (at, (date, round)) in dates.iter().zip(rounds).enumerate() {
+        pgn +=
+            &format!("[Event \"E{at}\"]\n[Date \"{date}\"]\n[Round \"{round}\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dated.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    indexer::ingest(&store, &[file], &mut indexer::SilentObserver).unwrap();
+    let target = Target::uci("e2e4").resolve().unwrap();
+    let query = GamesQuery { sort: GameSort::Date, limit: 100, ..common::every_game(GameSource::Position(target)) };
+    let page = query.run(&store).unwrap();
+    let listed: Vec<(String, String)> = page.games.iter().map(|g| (g.date.clone(), g.round.clone())).collect();
+    // The independent order: the date's text (zero-padded, `?` before every digit), then the
+    // round's numbers.
+    let round_numbers = |round: &str| -> Vec<u32> { round.split('.').map(|part| part.parse().unwrap_or(0)).collect() };
+    let mut expected: Vec<(String, String)> =
+        dates.iter().zip(rounds).map(|(date, round)| (date.replace('?', "0"), round.to_owned())).collect();
+    expected.sort_by(|a, b| (&b.0, round_numbers(&b.1)).cmp(&(&a.0, round_numbers(&a.1))));
+    let unknown = |(date, round): &(String, String)| (date.replace('?', "0"), round.clone());
+    assert_eq!(listed.iter().map(unknown).collect::<Vec<_>>(), expected, "{listed:?}");
+    assert_eq!(listed[0], ("2021.01.02".to_owned(), "1".to_owned()));
+    assert_eq!(listed[1], ("2020.12.29".to_owned(), "10".to_owned()));
+}

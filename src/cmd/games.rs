@@ -47,7 +47,7 @@ pub struct Args {
     /// Games skipped first (paging).
     #[arg(long, default_value_t = 0)]
     offset: usize,
-    /// Order: id (ingest order), date (newest first) or rating (highest average first).
+    /// Order: id (ingest order), date (newest first: the full date, then the round) or rating (highest average first).
     #[arg(long, default_value = "id")]
     sort: String,
     /// Print JSON: {"total", "games": [{id, white, black, whiteElo, blackElo, date, event, site,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, SequenceQuery, distributed::run_on};
 use crate::{
-    model::{GameFacts, GameId, GameRecord},
+    model::{GameFacts, GameId, GameRecord, Recency},
     pattern::Sequence,
     postings::{PostingList, difference, intersect},
     store::{ScanProgress, Snapshot, Store},
@@ -19,7 +19,7 @@ pub enum GameSort {
     /// Ascending id (ingest order): no game needs reading but the page's.
     #[default]
     Id,
-    /// Newest first (then id).
+    /// Newest first by the full date, then the round (then id): [`Tags::recency`](crate::model::Tags::recency).
     Date,
     /// Highest average rating first (then id).
     Rating,
@@ -212,20 +212,20 @@ impl GamesQuery {
         }
         // Every matching game is read to order them: bounded by the list, not the database.
         let records = view.games().get_many(&ids)?;
-        let mut keyed: Vec<(GameId, u16)> = ids
+        let mut keyed: Vec<(GameId, Option<Recency>, u16)> = ids
             .iter()
             .zip(&records)
-            .map(|(&id, record)| {
-                let facts = record.as_ref().map(|r| GameFacts::of(id, r.result, &r.tags));
-                let key = facts.map_or(0, |f| match self.sort {
-                    GameSort::Date => f.month.0,
-                    _ => f.average_rating().unwrap_or(0),
-                });
-                (id, key)
+            .map(|(&id, record)| match (self.sort, record) {
+                (GameSort::Date, Some(record)) => (id, Some(record.tags.recency()), 0),
+                (_, Some(record)) => {
+                    (id, None, GameFacts::of(id, record.result, &record.tags).average_rating().unwrap_or(0))
+                }
+                (_, None) => (id, None, 0),
             })
             .collect();
-        keyed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ids = keyed.into_iter().map(|(id, _)| id).collect();
+        // Newest (or highest rated) first, then by id.
+        keyed.sort_by(|a, b| (b.1, b.2).cmp(&(a.1, a.2)).then_with(|| a.0.cmp(&b.0)));
+        ids = keyed.into_iter().map(|(id, ..)| id).collect();
         Ok(ids)
     }
 }

@@ -101,6 +101,43 @@ pub struct Tags {
     pub time_control: String,
 }
 
+impl Tags {
+    /// When the game was played, as far as its tags say, in an order where later is greater:
+    /// the `Date` tag's year, month and day (an unknown part, `??`, before every known one),
+    /// then the `Round` tag's numbers (`3.2` after `3.1`; unknown, `?`, first). What "newest
+    /// first" sorts by.
+    ///
+    /// ```
+    /// use tabiya_core::model::Tags;
+    ///
+    /// let tags = |date: &str, round: &str| Tags { date: date.into(), round: round.into(), ..Tags::default() };
+    /// assert!(tags("2020.12.29", "1").recency() > tags("2020.12.26", "9").recency());
+    /// assert!(tags("2020.12.26", "10").recency() > tags("2020.12.26", "9").recency());
+    /// assert!(tags("2020.12.26", "3.2").recency() > tags("2020.12.26", "3.1").recency());
+    /// assert!(tags("2020.12.??", "?").recency() < tags("2020.12.01", "?").recency());
+    /// ```
+    pub fn recency(&self) -> Recency {
+        let numbers = |text: &str, separators: &[char]| -> [u32; 3] {
+            let mut parts = [0; 3];
+            for (part, text) in parts.iter_mut().zip(text.trim().split(separators)) {
+                *part = text.trim().parse().unwrap_or(0);
+            }
+            parts
+        };
+        let [year, month, day] = numbers(&self.date, &['.', '-', '/']);
+        Recency { date: [year, month, day], round: numbers(&self.round, &['.']) }
+    }
+}
+
+/// When a game was played, as its tags say ([`Tags::recency`]); later compares greater.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Recency {
+    /// Year, month and day, 0 where unknown.
+    date: [u32; 3],
+    /// The round's numbers, 0 where unknown.
+    round: [u32; 3],
+}
+
 /// A game's number in the database, from 1: batches of games get ids in input order, and the
 /// games of a batch in the order of their mainlines (see the indexer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, Encode, Decode)]

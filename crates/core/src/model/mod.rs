@@ -17,7 +17,9 @@ mod tally;
 pub mod twins;
 
 pub use facets::{GameFacts, Month, RatingBand, Speed};
-pub use game::{Fingerprint, GameId, GameRecord, GameResult, Mainline, Tags, player_name, replay, replay_with_moves};
+pub use game::{
+    Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Tags, player_name, replay, replay_with_moves,
+};
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
 pub use names::NameQuery;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
