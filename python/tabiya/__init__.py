@@ -128,7 +128,8 @@ class Database:
         :meth:`query`'s.
 
         ``also`` and ``never`` are FENs (one, or a list) every game also reached or never
-        reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first: the full date, then the round) or ``"rating"``.
+        reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first: the full date,
+        then the round) or ``"rating"``.
         The list is resolved here (a pattern scans once; bad input raises here); the games'
         headers are read as they are asked for, ``page_size`` at a time.
         """
