@@ -244,3 +244,37 @@ fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
     let counts = Store::open_read_only(&db).unwrap().snapshot().positions().count().unwrap();
     assert_eq!(totals.distinct_positions, Some(counts.distinct));
 }
+
+/// A run killed as soon as it has started leaves its record: the next ingest marks it
+/// interrupted, so that every run is accounted for.
+#[test]
+fn a_run_killed_at_its_start_is_recorded_and_then_marked_interrupted() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, collection(3000, 9)).unwrap();
+    let db = dir.path().join("db");
+    let mut child = common::command()
+        .args(["ingest", "-v", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    for line in stderr.lines() {
+        if line.unwrap().contains("run started") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let runs = Store::open_read_only(&db).unwrap().runs().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let out = ingest_command(&db, &pgn).status().unwrap();
+    assert!(out.success());
+    let runs = Store::open_read_only(&db).unwrap().runs().unwrap();
+    let statuses: Vec<_> = runs.iter().map(|run| run.status).collect();
+    assert_eq!(statuses, [tabiya::store::RunStatus::Interrupted, tabiya::store::RunStatus::Completed], "{runs:?}");
+}

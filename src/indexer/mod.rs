@@ -442,6 +442,10 @@ fn start_run(store: &Writer, files: &[PathBuf]) -> Result<RunRecord, StoreError>
     };
     batch.put_run(&run);
     batch.commit()?;
+    // On disk before the first byte is staged: a run killed at once is still accounted for
+    // (the next writer marks it interrupted).
+    store.flush()?;
+    tracing::info!(run = run.id, "run started");
     Ok(run)
 }
 
