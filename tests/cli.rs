@@ -402,3 +402,71 @@ fn psqt_commands_round_trip_and_refuse_bad_input() {
         assert!(err.contains(message) && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// Every command's error paths a user reaches by mistake: a database path that holds none, an
+/// output that cannot be written, a table of nothing. Each is told as the user's to fix (exit
+/// 1 or 2 with `tabiya: ` and the path), never as an internal error or a panic, and no command
+/// but `ingest` makes a database where none was.
+#[test]
+fn a_users_mistakes_are_never_internal_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("none");
+    let none = none.to_str().unwrap();
+    let text = dir.path().join("table.txt");
+    std::fs::write(&text, "not a table\n").unwrap();
+    let text = text.to_str().unwrap();
+    let reads: [&[&str]; 16] = [
+        &["query"],
+        &["games", "--uci", "e2e4"],
+        &["search", "--material", "KvK"],
+        &["search", "--pattern", "mate"],
+        &["export", "book", "--output", "book.bin"],
+        &["export", "positions", "--format", "csv", "--output", "p.csv"],
+        &["players", "search", "x"],
+        &["psqt", "derive"],
+        &["report", "database"],
+        &["report", "opening"],
+        &["report", "psqt"],
+        &["twins"],
+        &["verify"],
+        &["stats"],
+        &["checkpoint", "copy"],
+        &["openings", "import", text],
+    ];
+    for args in reads {
+        let out = common::command().args(args).args(["--db", none]).current_dir(dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("tabiya: ") && !err.contains("internal error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert!(!std::path::Path::new(none).exists(), "{args:?} made a database at {none}");
+    }
+    // A database, then outputs that cannot be written and a file where a database should be.
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, "1. e4 e5 2. Nf3 Nc6 1-0\n").unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    assert!(tabiya(&["ingest", "--db", db, pgn.to_str().unwrap()]).status.success());
+    let folder = dir.path().to_str().unwrap();
+    let inside_a_file = format!("{text}/x");
+    let written: [&[&str]; 6] = [
+        &["export", "book", "--db", db, "--output", folder],
+        &["export", "positions", "--db", db, "--format", "csv", "--output", folder],
+        &["report", "database", "--db", db, "--output", &inside_a_file],
+        &["psqt", "derive", "--db", db, "--output", &inside_a_file],
+        &["checkpoint", "--db", db, folder],
+        &["ingest", "--db", text, pgn.to_str().unwrap()],
+    ];
+    for args in written {
+        let out = tabiya(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("tabiya: ") && !err.contains("internal error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("Os {"), "{args:?}: a message for a person, not a debug dump: {err}");
+    }
+}

@@ -34,6 +34,8 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         skipped += errors.len();
         all.extend(openings.into_iter().filter(|o| seen.insert(o.key)).map(|o| (o.key, o.eco, o.name)));
     }
+    // A table of nothing (a wrong file) leaves the database as it was, and makes none.
+    anyhow::ensure!(!all.is_empty(), "no opening read from {} file(s): nothing imported", files.len());
     let store = Store::open(&db.db)?;
     store.writer()?.put_openings(&all)?;
     println!("{} openings imported, {skipped} lines skipped", all.len());

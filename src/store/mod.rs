@@ -164,6 +164,10 @@ impl Store {
     /// Opens (creating if needed) the database at `path` for writing. A database of another
     /// format is refused before anything is written to it (not even a family of this format).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if path.exists() && !path.is_dir() {
+            let what = "a file, not a database (a database is a directory): name another path".to_owned();
+            return Err(StoreError::Refused { path: path.to_owned(), what });
+        }
         if path.join("CURRENT").exists() {
             // An interrupted creation is completed below; other errors show there too.
             if let Err(err @ StoreError::Format { .. }) = Store::open_read_only(path) {
