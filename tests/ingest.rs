@@ -372,3 +372,32 @@ fn verbatim_copies_count_as_the_parse_would() {
     let counts = &summary.run.counts;
     assert_eq!((counts.indexed, counts.duplicates, counts.twins), (1100, 4, 1));
 }
+
+/// A `FEN` tag ingest reads as PGN readers do (fields left to their defaults, `_` for spaces,
+/// a castling letter twice) is read back the same way: the stored game replays, its positions
+/// are found, and a game list prints it.
+#[test]
+fn games_from_lenient_fen_tags_replay_from_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let tags = ["4k3/8/8/8/8/8/8/4K2R w K", "4k3/8/8/8/8/8/8/4K2R_w_K_-_0_1", "r3k3/8/8/8/8/8/8/4K2R w KKq - 0 1"];
+    let text: String = tags
+        .iter()
+        .enumerate()
+        .map(|(at, fen)| {
+            game(&format!("[White \"W{at}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Result \"1-0\"]"), "1. Rh2 Kd7 1-0")
+        })
+        .collect();
+    let pgn = write(dir.path(), "setup.pgn", &text);
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&store, &[pgn]);
+    assert_eq!(summary.run.counts.indexed, 3, "{:?}", recorder.rejected);
+    let view = store.snapshot();
+    for (id, record) in (1..=3).map(GameId).zip(view.games().get_many(&[GameId(1), GameId(2), GameId(3)]).unwrap()) {
+        let record = record.expect("stored");
+        let positions =
+            replay(&record).unwrap_or_else(|| panic!("game {id:?} ({:?}) does not replay", record.setup_fen()));
+        assert_eq!(positions.len(), 3);
+    }
+    let after = stats(&store, "8/3k4/8/8/8/8/7R/4K3 w - -");
+    assert_eq!(after.total.games, 2, "the two games without black castling reach it");
+}

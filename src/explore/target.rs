@@ -132,14 +132,12 @@ fn uci_tokens(text: &str) -> Result<Vec<&str>, QueryError> {
         return Ok(Vec::new());
     }
     let mut tokens = Vec::new();
-    for (index, part) in text.split(',').enumerate() {
+    for part in text.split(',') {
         let before = tokens.len();
         tokens.extend(part.split_whitespace());
         if tokens.len() == before {
-            return Err(QueryError::input(format!(
-                "move {}: empty (two commas in a row, or one at an end)",
-                index + 1
-            )));
+            let after = tokens.last().map_or(String::new(), |last| format!(" after {last}"));
+            return Err(QueryError::input(format!("an empty move{after} (two commas in a row, or one at an end)")));
         }
     }
     Ok(tokens)

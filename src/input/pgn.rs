@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use shakmaty::{Chess, Color, Move, Position as _, fen::Fen, san::SanPlus};
+use shakmaty::{Chess, Color, Move, Position as _, san::SanPlus};
 
 use super::{split::RawGame, tokens};
 use crate::{
@@ -277,10 +277,10 @@ fn start_position(
     let Some(fen) = fen else {
         return Ok((Position::initial(), None));
     };
-    let setup = Fen::from_ascii(fen.as_bytes()).map_err(|err| (RejectReason::BadFen, format!("FEN {fen:?}: {err}")))?;
-    match Position::from_setup(setup.into_setup(), &fen) {
+    match Position::from_fen_tag(&fen) {
         Ok(position) if position == Position::initial() => Ok((position, None)),
         Ok(position) => Ok((position, Some(fen))),
+        Err(PositionError::Syntax { reason, .. }) => Err((RejectReason::BadFen, format!("FEN {fen:?}: {reason}"))),
         Err(err @ PositionError::Chess960 { .. }) => Err((RejectReason::Chess960, err.to_string())),
         Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
     }

@@ -124,7 +124,11 @@ impl Tags {
             }
             parts
         };
+        // As the date filters read it (`Month::from_date`): a part out of its range is unknown.
         let [year, month, day] = numbers(&self.date, &['.', '-', '/']);
+        let year = if (1000..=9999).contains(&year) { year } else { 0 };
+        let month = if year > 0 && (1..=12).contains(&month) { month } else { 0 };
+        let day = if month > 0 && (1..=31).contains(&day) { day } else { 0 };
         Recency { date: [year, month, day], round: numbers(&self.round, &['.']) }
     }
 }
@@ -263,7 +267,7 @@ impl Mainline {
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
     pub fn start(&self) -> Option<Chess> {
         match &self.setup_fen {
-            Some(fen) => Some(fen.parse::<Position>().ok()?.into_chess()),
+            Some(fen) => Some(Position::from_fen_tag(fen).ok()?.into_chess()),
             None => Some(Chess::default()),
         }
     }

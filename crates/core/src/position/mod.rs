@@ -163,7 +163,9 @@ impl std::str::FromStr for Position {
     /// ```
     fn from_str(text: &str) -> Result<Position, PositionError> {
         let syntax = |reason: &str| PositionError::Syntax { input: text.to_owned(), reason: reason.to_owned() };
-        let fields: Vec<&str> = text.trim().split_ascii_whitespace().collect();
+        // `_` stands for a space, as in lichess's URLs.
+        let fields: Vec<&str> =
+            text.trim().split(|c: char| c.is_ascii_whitespace() || c == '_').filter(|f| !f.is_empty()).collect();
         match fields.len() {
             0 => return Err(syntax("no FEN, the text is empty")),
             1 => return Err(syntax("the side to move, castling and en-passant fields are missing")),
@@ -171,12 +173,15 @@ impl std::str::FromStr for Position {
             3 => return Err(syntax("the en-passant field is missing")),
             _ => {}
         }
-        // Three-check's remaining checks (`3+3`) come before the counters: read, then refused
-        // as a variant.
-        let is_checks = |field: &&str| field.split_once('+').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty());
-        let checks = usize::from(fields.get(4).is_some_and(is_checks));
-        let counters = &fields[4 + checks..];
-        if counters.len() > 2 {
+        // Three-check's checks (`3+3` before the counters, lichess's `+0+0` after them): read,
+        // then refused as a variant.
+        let is_checks = |field: &&&str| {
+            let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+            let field = field.strip_prefix('+').unwrap_or(field);
+            field.split_once('+').is_some_and(|(a, b)| digits(a) && digits(b))
+        };
+        let counters: Vec<&&str> = fields[4..].iter().filter(|field| !is_checks(field)).collect();
+        if counters.len() > 2 || fields.len() - 4 - counters.len() > 1 {
             return Err(syntax("text after the move counters"));
         }
         if !fields.iter().flat_map(|field| field.bytes()).all(|b| b.is_ascii_graphic()) {
@@ -195,6 +200,16 @@ impl std::str::FromStr for Position {
 }
 
 impl Position {
+    /// Reads a PGN `FEN` tag as PGN readers do (shakmaty's FEN reading: missing fields take
+    /// their defaults, `_` may stand for spaces). What ingest checks a game's start with, and
+    /// what a stored game's tag is read back with: the two must agree, or a stored game would
+    /// not replay.
+    pub fn from_fen_tag(text: &str) -> Result<Position, PositionError> {
+        let setup = Fen::from_ascii(text.as_bytes())
+            .map_err(|err| PositionError::Syntax { input: text.to_owned(), reason: err.to_string() })?;
+        Position::from_setup(setup.into_setup(), text)
+    }
+
     /// Parses a line of a position file: a FEN or an EPD record, whose four position fields
     /// may be followed by move counters or EPD operations (`bm Nf3; id "x";`), which are not
     /// part of a position and are passed over.
@@ -277,6 +292,8 @@ mod tests {
         assert!(matches!(e, PositionError::Variant { .. }), "{e}");
         let e = err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1");
         assert!(matches!(e, PositionError::Variant { .. }), "{e}");
+        let e = err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 +0+0");
+        assert!(matches!(e, PositionError::Variant { .. }), "{e}");
     }
 
     #[test]
@@ -313,7 +330,12 @@ mod tests {
         assert!(reason(&format!("{start} w KQkqKQ -")).contains("given twice"));
         assert!(reason(&format!("{start} w KQkq - +0 1")).contains("unsigned"));
         assert!(reason(&format!("{start} w KQkq - 0 -1")).contains("unsigned"));
-        for whole in [format!("{start} w KQkq -"), format!("{start} w KQkq - 0"), format!(" {start} w KQkq - 0 1\n")] {
+        for whole in [
+            format!("{start} w KQkq -"),
+            format!("{start} w KQkq - 0"),
+            format!(" {start} w KQkq - 0 1\n"),
+            format!("{start}_w_KQkq_-_0_1"),
+        ] {
             assert_eq!(whole.parse::<Position>().as_ref(), Ok(&Position::initial()), "{whole:?}");
         }
     }
