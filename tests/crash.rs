@@ -213,15 +213,10 @@ fn a_run_that_fails_on_a_write_error_cleans_up_and_is_recorded_as_failed() {
     assert_eq!(store.totals().unwrap(), Store::open_read_only(&clean).unwrap().totals().unwrap());
 }
 
-/// A kill during the final compaction leaves the distinct-position counts known (they were
-/// null until the next ingest): they are recorded before the compaction starts.
-#[test]
-fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
+/// Runs `tabiya ingest -v` of `pgn` into `db` and kills it with SIGKILL as soon as its log
+/// has a line containing `needle`.
+fn kill_at_log_line(db: &Path, pgn: &Path, needle: &str) {
     use std::io::BufRead as _;
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("games.pgn");
-    std::fs::write(&pgn, collection(3000, 5)).unwrap();
-    let db = dir.path().join("db");
     let mut child = common::command()
         .args(["ingest", "-v", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()])
         .env("RUST_LOG", "info")
@@ -232,13 +227,24 @@ fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
         .unwrap();
     let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     for line in stderr.lines() {
-        // Killed as soon as the compaction is said done: before, the counts came after it.
-        if line.unwrap().contains("compacted") {
+        if line.unwrap().contains(needle) {
             break;
         }
     }
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+/// A kill during the final compaction leaves the distinct-position counts known (they were
+/// null until the next ingest): they are recorded before the compaction starts.
+#[test]
+fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, collection(3000, 5)).unwrap();
+    let db = dir.path().join("db");
+    // Killed as soon as the compaction is said done: before, the counts came after it.
+    kill_at_log_line(&db, &pgn, "compacted");
     let totals = Store::open_read_only(&db).unwrap().totals().unwrap();
     assert!(totals.distinct_positions.is_some() && totals.single_game_positions.is_some(), "{totals:?}");
     let counts = Store::open_read_only(&db).unwrap().snapshot().positions().count().unwrap();
@@ -249,27 +255,11 @@ fn a_kill_during_the_final_compaction_leaves_the_counts_known() {
 /// interrupted, so that every run is accounted for.
 #[test]
 fn a_run_killed_at_its_start_is_recorded_and_then_marked_interrupted() {
-    use std::io::BufRead as _;
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("games.pgn");
     std::fs::write(&pgn, collection(3000, 9)).unwrap();
     let db = dir.path().join("db");
-    let mut child = common::command()
-        .args(["ingest", "-v", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()])
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    for line in stderr.lines() {
-        if line.unwrap().contains("run started") {
-            break;
-        }
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_at_log_line(&db, &pgn, "run started");
     let runs = Store::open_read_only(&db).unwrap().runs().unwrap();
     assert_eq!(runs.len(), 1, "{runs:?}");
     let out = ingest_command(&db, &pgn).status().unwrap();

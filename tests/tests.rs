@@ -23,6 +23,7 @@ mod format;
 mod headers;
 mod hostile_input;
 mod http;
+mod http_reports;
 mod ingest;
 mod layering;
 mod memory_limit;

@@ -470,22 +470,13 @@ pub async fn players(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// games, uniform). Walked within the scan budget.
 pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    let number = |name: &str| -> Result<Option<u64>, ApiError> {
-        params
-            .get(name)
-            .map(|text| {
-                crate::explore::unsigned(text)
-                    .ok_or_else(|| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
-            })
-            .transpose()
-    };
     let player = params.get("player");
     let color = player.and(params.get("color")).map(parse_color).transpose()?;
     let options = BookOptions {
         root: params.target()?.position.into_chess(),
         filter: params.player_filter(player, color)?,
-        min_games: number("minGames")?.unwrap_or(3),
-        max_ply: number("maxPly")?.map(|ply| u32::try_from(ply).unwrap_or(u32::MAX)),
+        min_games: params.number::<u64>("minGames")?.unwrap_or(3),
+        max_ply: params.number::<u64>("maxPly")?.map(|ply| u32::try_from(ply).unwrap_or(u32::MAX)),
         only: params.get("only").map(parse_color).transpose()?,
         min_score: params
             .get("minScore")

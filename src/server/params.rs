@@ -87,6 +87,16 @@ impl Params {
         }
     }
 
+    /// An optional number parameter: digits alone ([`unsigned`](crate::explore::unsigned)).
+    pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ApiError> {
+        self.get(name)
+            .map(|text| {
+                crate::explore::unsigned(text)
+                    .ok_or_else(|| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
+            })
+            .transpose()
+    }
+
     /// A `true`/`false` parameter, in any case (Python clients send `True`); false when absent.
     pub fn flag(&self, name: &str) -> Result<bool, ApiError> {
         match self.get(name).map(str::to_ascii_lowercase).as_deref() {
@@ -148,16 +158,8 @@ impl Params {
     }
 
     fn base_filter(&self) -> Result<Filter, ApiError> {
-        let number = |name: &str| -> Result<Option<u32>, ApiError> {
-            self.get(name)
-                .map(|text| {
-                    crate::explore::unsigned(text)
-                        .ok_or_else(|| ApiError::bad_request(format!("bad {name} {text:?}: expected a number")))
-                })
-                .transpose()
-        };
         let elo = |name: &str| -> Result<Option<u16>, ApiError> {
-            number(name)?
+            self.number::<u32>(name)?
                 .map(|n| u16::try_from(n).map_err(|_| ApiError::bad_request(format!("bad {name} {n}: too large"))))
                 .transpose()
         };
@@ -174,7 +176,7 @@ impl Params {
             eco: text("eco"),
             date_from: text("dateFrom"),
             date_to: text("dateTo"),
-            min_plies: number("minPlies")?,
+            min_plies: self.number("minPlies")?,
             ..FilterSpec::default()
         };
         // Average ratings go by lichess's groups here, not by a range.
