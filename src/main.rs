@@ -85,7 +85,7 @@ enum CodecCommand {
 }
 
 fn main() -> ExitCode {
-    limit_malloc_arenas();
+    limit_allocator_reservations();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     if let Some(bytes) = cli.memory
@@ -127,14 +127,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an arena
-/// of its own, reserving 64 MiB of address space apiece: under an address-space limit (a
-/// container's, `ulimit -v`) of a gigabyte or two every command aborted. Two arenas suffice.
-fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt is called before any thread is started.
+/// Keeps the allocators' reservations of address space near what they use, so that a command
+/// runs under an address-space limit (a container's, `ulimit -v`, `prlimit --as`):
+/// - RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an
+///   arena of its own, reserving 64 MiB apiece: two arenas suffice.
+/// - mimalloc reserves its arenas 1 GiB at a time; at 32 MiB, a large block that cannot be
+///   placed in the arenas reserved takes an arena of its size, not a gigabyte that the limit
+///   refuses (an ingest aborted under 800 MB with a budget of 256M).
+fn limit_allocator_reservations() {
+    /// mimalloc's `mi_option_arena_reserve` (include/mimalloc.h), in KiB.
+    const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
+    // SAFETY: both are called before any thread is started; mimalloc's options are plain
+    // numbers read when it next reserves.
     unsafe {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
         libc::mallopt(libc::M_ARENA_MAX, 2);
+        libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_RESERVE, 32 << 10);
     }
 }
 

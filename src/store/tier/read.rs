@@ -27,6 +27,9 @@ use crate::{
 /// Games a reader replays together (one multi-get of their mainlines, one task).
 const REPLAY_CHUNK: usize = 256;
 
+/// Games whose marks [`TierReader::entries_where`] holds at a time.
+const REPLAY_SLICE: u64 = 1 << 16;
+
 /// A tier position: the game that reached it, the ply it first did, the move it played there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TierHit {
@@ -421,6 +424,22 @@ impl<'a> TierReader<'a> {
             self.tier_entries(marked, |chess: &Chess, game| Wanted::from(wanted(chess, game)), |_| true)?;
         // The refused games' positions count as passed (for progress), unseen.
         Ok((entries, passed + skipped))
+    }
+
+    /// Every tier position whose key `keep` admits, in key order: each game with marks
+    /// replayed once, [`REPLAY_SLICE`] games at a time (their marks in memory).
+    pub(crate) fn entries_where(&self, keep: impl Fn(&Key) -> bool + Sync) -> Result<Vec<TierEntry>, StoreError> {
+        let mut entries = Vec::new();
+        let mut first = 0;
+        while first < self.committed {
+            let end = first.saturating_add(REPLAY_SLICE).min(self.committed);
+            let mut marked = Vec::new();
+            self.each_marks(GameId(first), GameId(end), |id, plies| marked.push((id, plies)))?;
+            entries.extend(self.tier_entries(marked, |_: &Chess, _| Wanted::Yes, &keep)?.0);
+            first = end;
+        }
+        entries.par_sort_unstable_by_key(|entry| entry.key);
+        Ok(entries)
     }
 
     /// Positions in the single-game tier (marked plies), counted from the marks.

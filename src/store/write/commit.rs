@@ -21,6 +21,7 @@ use super::{
     distributed::{put_file_name, read_file_name},
     sst_writer,
     staging::Staging,
+    stored_tier::StoredTierHits,
 };
 use crate::{
     codec::{Key, KeyRange},
@@ -74,7 +75,7 @@ pub fn commit_pivots(bound_keys: Vec<Key>, ranges: usize) -> Vec<Key> {
 /// counted again.
 pub(super) fn commit_positions(writer: &Writer, staging: &mut Staging, totals: &mut Totals) -> Result<(), StoreError> {
     let store = writer.store();
-    let base = CommitBase::read(store, GameId(totals.next_game_id), None)?;
+    let mut base = CommitBase::read(store, GameId(totals.next_game_id), None)?;
     let tier = TierWrites::new(base.first, totals.next_game_id);
     writer.flush()?;
     let workers = (OPEN_RUNS / staging.run_count().max(1)).clamp(1, rayon::current_num_threads());
@@ -85,6 +86,9 @@ pub(super) fn commit_positions(writer: &Writer, staging: &mut Staging, totals: &
         .map_err(|err| store.staging_error(std::io::Error::other(err)))?;
     let ranges = staging.ranges(COMMIT_RANGES);
     let ranges_count = ranges.len();
+    if base.stored.is_some() {
+        base.stored_hits = pool.install(|| StoredTierHits::find(store, staging, &ranges))?;
+    }
     let written: Vec<RangeWritten> = pool.install(|| {
         ranges
             .into_par_iter()
@@ -214,7 +218,7 @@ impl CommitBase {
             true => None,
             false => Some((Facts::at(store, committed).table()?, TierReader::at(store, committed).index()?)),
         };
-        Ok(CommitBase { first, end, new_facts, stored })
+        Ok(CommitBase { first, end, new_facts, stored, stored_hits: None })
     }
 
     /// Writes range `index` of a commit's `ranges` (as [`ranges_between`](crate::store::ranges_between)
@@ -281,7 +285,10 @@ impl CommitBase {
             };
             // Not stored as a key: a stored tier position (a later commit), else new.
             let in_tier = match (stored_value.is_some(), stored) {
-                (false, Some((_, index))) => tier_reader.locate_in(index, &key)?,
+                (false, Some((_, index))) => match &self.stored_hits {
+                    Some(hits) => hits.get(&key),
+                    None => tier_reader.locate_in(index, &key)?,
+                },
                 _ => None,
             };
             if let Some(stored_value) = stored_value.or_else(|| in_tier.map(|hit| hit.value())) {
@@ -380,6 +387,9 @@ pub struct CommitBase {
     new_facts: FactsTable,
     /// A later commit's stored games' facts and the tier's maps (`None`: the first).
     stored: Option<(Arc<FactsTable>, Arc<TierIndex>)>,
+    /// A later commit's new keys found in the stored tier all at once (`None`: each is looked
+    /// up in the maps).
+    stored_hits: Option<StoredTierHits>,
 }
 
 /// What one key range of a commit wrote ([`CommitBase::write_range`]): its SST files, its

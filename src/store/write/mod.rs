@@ -7,6 +7,8 @@
 //! - `commit.rs`: the commit, staged runs merged by key range into SST files and ingested in
 //!   one atomic step with the commit record; the same ranges written apart by other processes
 //!   ([`CommitBase::write_range`], [`RangeWritten`]);
+//! - `stored_tier.rs`: a later commit's new keys found in the stored single-game tier all at
+//!   once, when that costs less than a replay a key ([`stored_tier::StoredTierHits`]);
 //! - `distributed.rs`: games written apart as SST files by the tasks of a build spread over
 //!   machines ([`Batch::for_files`], [`FamilyFile`]).
 //!
@@ -18,6 +20,7 @@ mod batch;
 mod commit;
 mod distributed;
 mod staging;
+mod stored_tier;
 
 pub use batch::Batch;
 pub use commit::{COMMIT_RANGES, CommitBase, MAX_COMMIT_RANGES, RangeWritten, commit_pivots};
