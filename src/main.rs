@@ -24,7 +24,7 @@ struct Cli {
     memory: Option<u64>,
     /// Worker threads for ingest, scans and reports, a server's scans included (default: one a
     /// core); RocksDB's flushes and compactions take half as many, at least 2 and at most 16.
-    #[arg(long, global = true, value_name = "N", env = "TABIYA_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, global = true, value_name = "N", env = "TABIYA_THREADS", value_parser = cmd::args::digits_in::<u16, 1, 1024>)]
     threads: Option<u16>,
     #[command(subcommand)]
     command: Command,

@@ -391,7 +391,7 @@ fn psqt_commands_round_trip_and_refuse_bad_input() {
     for (args, message) in [
         (vec!["psqt", "factorise", "--input", broken.to_str().unwrap()], "line 4: a4: expected an integer"),
         (vec!["psqt", "factorise", "--input", missing.to_str().unwrap()], "no row for mg bishop"),
-        (vec!["psqt", "factorise", "--input", path, "--components", "17"], "17 is not in 1..=16"),
+        (vec!["psqt", "factorise", "--input", path, "--components", "17"], "the largest is 16"),
         (vec!["report", "psqt", "--input", path, "--format", "csv"], "give it with -o DIR"),
         (vec!["report", "psqt", "--input", path, "--format", "pdf"], "html, json or csv"),
         (vec!["psqt", "derive", "--db", db.to_str().unwrap(), "--player", "carlsen"], "not a player"),
@@ -400,6 +400,27 @@ fn psqt_commands_round_trip_and_refuse_bad_input() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_ne!(out.status.code(), Some(0), "{args:?}");
         assert!(err.contains(message) && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// A number on the command line is digits alone, as the HTTP API takes it: a sign, a space or
+/// a fraction is refused with the option's name before any work (clap's exit status 2).
+#[test]
+fn numbers_are_digits_alone() {
+    for (args, message) in [
+        (&["games", "--moves", "e4", "--limit", "+5"][..], "'+5' for '--limit"),
+        (&["query", "--min-elo", " 2500"], "' 2500' for '--min-elo"),
+        (&["query", "--min-elo", "70000"], "the number is too large"),
+        (&["export", "positions", "--min-games", "2.0"], "'2.0' for '--min-games"),
+        (&["report", "opening", "--depth", "+3"], "'+3' for '--depth"),
+        (&["stats", "--threads", "0"], "the smallest is 1"),
+        (&["ingest", "--skip-twins", "--min-prefix", "9", "x.pgn"], "the smallest is 10"),
+        (&["stats", "--memory", "+512M"], "is not a size"),
+    ] {
+        let out = tabiya(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
     }
 }
 

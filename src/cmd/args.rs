@@ -59,16 +59,16 @@ pub struct GameFilterArgs {
     #[arg(long, value_name = "LIST")]
     pub speed: Option<String>,
     /// Lowest average rating of the two players (a multiple of 100).
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u16>, long, value_name = "N")]
     pub min_rating: Option<u16>,
     /// Average rating below this (a multiple of 100, at most 3000).
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u16>, long, value_name = "N")]
     pub max_rating: Option<u16>,
     /// Both players rated N or more (any N; games with an unrated player are left out).
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u16>, long, value_name = "N")]
     pub min_elo: Option<u16>,
     /// Both players rated N or less.
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u16>, long, value_name = "N")]
     pub max_elo: Option<u16>,
     /// Games whose Event tag contains TEXT (case-insensitive).
     #[arg(long, value_name = "TEXT")]
@@ -90,7 +90,7 @@ pub struct GameFilterArgs {
     #[arg(long, value_name = "DATE")]
     pub date_to: Option<String>,
     /// Games of at least N plies.
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u32>, long, value_name = "N")]
     pub min_plies: Option<u32>,
 }
 
@@ -207,10 +207,69 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "T" => 40,
         _ => return Err(format!("{text:?} is not a size (e.g. 512M, 2G)")),
     };
-    let value: f64 = number.trim().parse().map_err(|_| format!("{text:?} is not a size (e.g. 512M, 2G)"))?;
+    // Digits with at most one point: no sign, no exponent, no "inf".
+    let number = number.trim();
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!("{text:?} is not a size (e.g. 512M, 2G)"));
+    }
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a size (e.g. 512M, 2G)"))?;
     let bytes = value * (1u64 << shift) as f64;
     match (0.0..1e19).contains(&bytes) {
         true => Ok(bytes as u64),
         false => Err(format!("{text:?} is out of range")),
+    }
+}
+
+/// clap's parser for a count, a rating or a ply: digits alone (`+5`, ` 5` and `5.0` are
+/// refused, as the HTTP API refuses them), of any size `T` holds.
+pub fn digits<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
+    digits_in::<T, 0, { u64::MAX }>(text)
+}
+
+/// [`digits`] from `MIN` to `MAX`.
+pub fn digits_in<T: TryFrom<u64>, const MIN: u64, const MAX: u64>(text: &str) -> Result<T, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("a number is written with digits alone".to_owned());
+    }
+    let too_large = || match MAX {
+        u64::MAX => "the number is too large".to_owned(),
+        _ => format!("the largest is {MAX}"),
+    };
+    let number: u64 = text.parse().map_err(|_| too_large())?;
+    if number < MIN {
+        return Err(format!("the smallest is {MIN}"));
+    }
+    match number <= MAX {
+        true => T::try_from(number).map_err(|_| too_large()),
+        false => Err(too_large()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_digits_alone_within_their_bounds() {
+        assert_eq!(digits::<u16>("2700"), Ok(2700));
+        assert_eq!(digits::<usize>("0"), Ok(0));
+        for bad in ["+5", " 5", "5 ", "5.0", "-1", "", "0x10", "５"] {
+            assert_eq!(digits::<u32>(bad), Err("a number is written with digits alone".to_owned()), "{bad:?}");
+        }
+        assert_eq!(digits::<u16>("65536"), Err("the number is too large".to_owned()));
+        assert_eq!(digits::<u64>("99999999999999999999"), Err("the number is too large".to_owned()));
+        assert_eq!(digits_in::<u16, 10, 300>("9"), Err("the smallest is 10".to_owned()));
+        assert_eq!(digits_in::<u16, 10, 300>("301"), Err("the largest is 300".to_owned()));
+        assert_eq!(digits_in::<u8, 1, 16>("16"), Ok(16));
+    }
+
+    #[test]
+    fn sizes_are_digits_and_a_unit() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        for bad in ["+512M", "-1G", "1e3M", "infM", "M", "lots", "2X"] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -44,10 +44,10 @@ pub struct BookArgs {
     #[arg(long, short)]
     output: PathBuf,
     /// Fewest games that played a move for it to go in the book (and be followed).
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::cmd::args::digits::<u64>, long, default_value_t = 3)]
     min_games: u64,
     /// Deepest position whose moves go in, in plies from the start.
-    #[arg(long, value_name = "PLY")]
+    #[arg(value_parser = crate::cmd::args::digits::<u32>, long, value_name = "PLY")]
     max_ply: Option<u32>,
     /// Only this side's moves (white or black); the other side's moves are still followed.
     #[arg(long, value_name = "COLOR")]
@@ -74,7 +74,7 @@ pub struct PositionArgs {
     #[arg(long)]
     side: Option<String>,
     /// Fewest games a position needs.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::cmd::args::digits::<u64>, long, default_value_t = 1)]
     min_games: u64,
     /// epd, csv or parquet (parquet needs -o).
     #[arg(long, default_value = "epd", value_parser = ["epd", "csv", "parquet"])]

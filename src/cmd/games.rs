@@ -42,10 +42,10 @@ pub struct Args {
     #[arg(long, value_name = "FEN")]
     not: Vec<String>,
     /// Games listed.
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 20)]
     limit: usize,
     /// Games skipped first (paging).
-    #[arg(long, default_value_t = 0)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 0)]
     offset: usize,
     /// Order: id (ingest order), date (newest first: the full date, then the round) or rating (highest average first).
     #[arg(long, default_value = "id")]

@@ -44,7 +44,7 @@ pub struct Args {
     skip_twins: bool,
     /// With --skip-twins: fewest plies of a game whose moves start its twin's.
     #[arg(long, default_value_t = tabiya::model::twins::MIN_PREFIX_PLIES as u16, requires = "skip_twins",
-        value_parser = clap::value_parser!(u16).range(10..))]
+        value_parser = crate::cmd::args::digits_in::<u16, 10, { u16::MAX as u64 }>)]
     min_prefix: u16,
 }
 

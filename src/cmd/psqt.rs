@@ -31,13 +31,13 @@ pub struct DeriveSource {
     #[command(flatten)]
     pub filters: FilterArgs,
     /// Distinct positions the fit uses, chosen by key hash (0: all).
-    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 2_000_000, value_name = "N")]
     pub sample: usize,
     /// Seed of the sample, the fit and the factorisation.
-    #[arg(long, default_value_t = 1, value_name = "S")]
+    #[arg(value_parser = crate::cmd::args::digits::<u64>, long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
     /// Passes of the fit over the sample.
-    #[arg(long, default_value_t = FitOptions::default().epochs, value_name = "N")]
+    #[arg(value_parser = crate::cmd::args::digits::<u32>, long, default_value_t = FitOptions::default().epochs, value_name = "N")]
     pub epochs: u32,
 }
 
@@ -104,18 +104,18 @@ impl Format {
 #[derive(clap::Args, Clone, Debug)]
 pub struct FactoriseOptionArgs {
     /// Components n (1 to 16).
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=16), value_name = "N")]
+    #[arg(long, default_value_t = 12, value_parser = crate::cmd::args::digits_in::<u8, 1, 16>, value_name = "N")]
     pub components: u8,
     /// Most generations per iteration (an iteration also ends after a quarter of them without
     /// improvement).
-    #[arg(long, default_value_t = FactoriseOptions::default().generations, value_name = "G")]
+    #[arg(value_parser = crate::cmd::args::digits::<u32>, long, default_value_t = FactoriseOptions::default().generations, value_name = "G")]
     pub generations: u32,
     /// Specimens per generation.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(2..), value_name = "K")]
+    #[arg(long, default_value_t = 32, value_parser = crate::cmd::args::digits_in::<u16, 2, { u16::MAX as u64 }>, value_name = "K")]
     pub population: u16,
     /// Children of the final phase, each mutated from a parent and taken to its nearest optimum
     /// (exact weights and exact rows, alternated); 0: none.
-    #[arg(long, default_value_t = FactoriseOptions::default().polished_children, value_name = "C")]
+    #[arg(value_parser = crate::cmd::args::digits::<u32>, long, default_value_t = FactoriseOptions::default().polished_children, value_name = "C")]
     pub polished_children: u32,
     /// Do not fold each table's mean into its piece value.
     #[arg(long)]

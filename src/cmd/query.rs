@@ -19,13 +19,13 @@ pub struct Args {
     #[command(flatten)]
     filter: FilterArgs,
     /// Next moves listed, most played first.
-    #[arg(long, value_name = "N", default_value_t = 12)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 12)]
     max_moves: usize,
     /// Best-rated games listed (at most 15).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 4)]
     top: usize,
     /// Most recent games listed (at most 8).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 4)]
     recent: usize,
     /// Print JSON.
     #[arg(long)]

@@ -81,10 +81,10 @@ pub struct OpeningArgs {
     #[arg(long, value_name = "FILTERS", allow_hyphen_values = true)]
     versus: Option<String>,
     /// Theory lines: plies deep (at most 40).
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 8)]
     depth: usize,
     /// Theory lines: how many (one per most played move, at most 12).
-    #[arg(long, value_name = "N", default_value_t = 6)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 6)]
     lines: usize,
     /// A theme to look for, as a pattern expression (repeatable; see `tabiya search
     /// --pattern`): "count([Qq]) = 0".
@@ -94,7 +94,7 @@ pub struct OpeningArgs {
     #[arg(long)]
     no_default_themes: bool,
     /// How many plies after the position themes are looked for.
-    #[arg(long, value_name = "PLIES", default_value_t = 40)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "PLIES", default_value_t = 40)]
     theme_plies: usize,
     #[command(flatten)]
     output: Output,
@@ -135,7 +135,7 @@ pub struct PlayerArgs {
     #[command(flatten)]
     filter: GameFilterArgs,
     /// Repertoire trees: plies deep (at most 30).
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 8)]
     depth: usize,
     /// Repertoire trees: the share of the colour's games (percent) a line needs to be shown.
     #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
@@ -149,10 +149,10 @@ pub struct DatabaseArgs {
     #[command(flatten)]
     db: DbArgs,
     /// Most common positions for plies 1 to N (at most 20).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 10)]
     plies: usize,
     /// Openings and players listed.
-    #[arg(long, value_name = "N", default_value_t = 30)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 30)]
     top: usize,
     #[command(flatten)]
     output: Output,

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, requires = "pattern")]
     flip_colours: bool,
     /// Positions listed, most frequent first.
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 20)]
     limit: usize,
     /// Print JSON.
     #[arg(long)]

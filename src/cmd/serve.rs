@@ -29,10 +29,10 @@ pub struct Args {
     cors: Vec<String>,
     /// Whole-database scans (pattern searches, their game lists, the database report) run at
     /// once; more wait in a queue.
-    #[arg(long, value_name = "N", default_value_t = ScanLimits::default().concurrent)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = ScanLimits::default().concurrent)]
     max_scans: usize,
     /// Scans waiting for a place; a scan beyond them is refused at once (503, Retry-After).
-    #[arg(long, value_name = "N", default_value_t = ScanLimits::default().queued)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = ScanLimits::default().queued)]
     scan_queue: usize,
     /// Seconds a scan may take, its wait in the queue included; then it is stopped (503).
     #[arg(long, value_name = "SECONDS", default_value_t = ScanLimits::default().timeout.as_secs_f64())]

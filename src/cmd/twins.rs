@@ -18,10 +18,10 @@ pub struct Args {
     db: DbArgs,
     /// Fewest plies of a game whose moves are the start of its twin's (a shorter one may be
     /// another game of the same day); at least 10.
-    #[arg(long, default_value_t = MIN_PREFIX_PLIES as u16, value_parser = clap::value_parser!(u16).range(10..))]
+    #[arg(long, default_value_t = MIN_PREFIX_PLIES as u16, value_parser = crate::cmd::args::digits_in::<u16, 10, { u16::MAX as u64 }>)]
     min_prefix: u16,
     /// Groups listed (all are counted).
-    #[arg(long, default_value_t = 50)]
+    #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 50)]
     limit: usize,
     /// Print JSON: { games, compared, groups: [{ games: [...], pairs: [{ first, second, reason }] }], extraCopies }.
     #[arg(long)]
