@@ -8,7 +8,7 @@
 //!   one atomic step with the commit record; the same ranges written apart by other processes
 //!   ([`CommitBase::write_range`], [`RangeWritten`]);
 //! - `stored_tier.rs`: a later commit's new keys found in the stored single-game tier all at
-//!   once, when that costs less than a replay a key ([`stored_tier::StoredTierHits`]);
+//!   once, when that costs less than a replay a key (`StoredTierHits`);
 //! - `distributed.rs`: games written apart as SST files by the tasks of a build spread over
 //!   machines ([`Batch::for_files`], [`FamilyFile`]).
 //!
