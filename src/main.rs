@@ -127,6 +127,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// mimalloc's `mi_option_arena_reserve` (include/mimalloc.h; the crate names no constant), in
+/// KiB.
+const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
+
 /// Keeps the allocators' reservations of address space near what they use, so that a command
 /// runs under an address-space limit (a container's, `ulimit -v`, `prlimit --as`):
 /// - RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an
@@ -135,8 +139,6 @@ fn main() -> ExitCode {
 ///   placed in the arenas reserved takes an arena of its size, not a gigabyte that the limit
 ///   refuses (an ingest aborted under 800 MB with a budget of 256M).
 fn limit_allocator_reservations() {
-    /// mimalloc's `mi_option_arena_reserve` (include/mimalloc.h), in KiB.
-    const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
     // SAFETY: both are called before any thread is started; mimalloc's options are plain
     // numbers read when it next reserves.
     unsafe {
@@ -156,4 +158,16 @@ fn init_logging(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+#[cfg(test)]
+mod tests {
+    /// The option set is the arenas' reservation: its default is 1 GiB, in KiB (the index is
+    /// an enum's place in mimalloc's header, which a new version could move).
+    #[test]
+    fn the_option_set_is_mimallocs_arena_reservation() {
+        // SAFETY: reads an option.
+        let reserve = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_ARENA_RESERVE) };
+        assert_eq!(reserve, 1 << 20);
+    }
 }

@@ -410,7 +410,8 @@ fn numbers_are_digits_alone() {
     for (args, message) in [
         (&["games", "--moves", "e4", "--limit", "+5"][..], "'+5' for '--limit"),
         (&["query", "--min-elo", " 2500"], "' 2500' for '--min-elo"),
-        (&["query", "--min-elo", "70000"], "the number is too large"),
+        (&["query", "--min-elo", "70000"], "the largest is 65535"),
+        (&["export", "positions", "--min-games", "+2"], "'+2' for '--min-games"),
         (&["export", "positions", "--min-games", "2.0"], "'2.0' for '--min-games"),
         (&["report", "opening", "--depth", "+3"], "'+3' for '--depth"),
         (&["stats", "--threads", "0"], "the smallest is 1"),

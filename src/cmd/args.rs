@@ -231,10 +231,7 @@ pub fn digits_in<T: TryFrom<u64>, const MIN: u64, const MAX: u64>(text: &str) ->
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err("a number is written with digits alone".to_owned());
     }
-    let too_large = || match MAX {
-        u64::MAX => "the number is too large".to_owned(),
-        _ => format!("the largest is {MAX}"),
-    };
+    let too_large = || format!("the largest is {}", largest::<T>(MAX));
     let number: u64 = text.parse().map_err(|_| too_large())?;
     if number < MIN {
         return Err(format!("the smallest is {MIN}"));
@@ -243,6 +240,22 @@ pub fn digits_in<T: TryFrom<u64>, const MIN: u64, const MAX: u64>(text: &str) ->
         true => T::try_from(number).map_err(|_| too_large()),
         false => Err(too_large()),
     }
+}
+
+/// The largest number up to `max` that `T` holds (`T` holds 0).
+fn largest<T: TryFrom<u64>>(max: u64) -> u64 {
+    let (mut holds, mut beyond) = (0, max);
+    if T::try_from(max).is_ok() {
+        return max;
+    }
+    while beyond - holds > 1 {
+        let middle = holds + (beyond - holds) / 2;
+        match T::try_from(middle).is_ok() {
+            true => holds = middle,
+            false => beyond = middle,
+        }
+    }
+    holds
 }
 
 #[cfg(test)]
@@ -256,8 +269,9 @@ mod tests {
         for bad in ["+5", " 5", "5 ", "5.0", "-1", "", "0x10", "５"] {
             assert_eq!(digits::<u32>(bad), Err("a number is written with digits alone".to_owned()), "{bad:?}");
         }
-        assert_eq!(digits::<u16>("65536"), Err("the number is too large".to_owned()));
-        assert_eq!(digits::<u64>("99999999999999999999"), Err("the number is too large".to_owned()));
+        assert_eq!(digits::<u16>("65536"), Err("the largest is 65535".to_owned()));
+        assert_eq!(digits::<u8>("300"), Err("the largest is 255".to_owned()));
+        assert_eq!(digits::<u64>("99999999999999999999"), Err(format!("the largest is {}", u64::MAX)));
         assert_eq!(digits_in::<u16, 10, 300>("9"), Err("the smallest is 10".to_owned()));
         assert_eq!(digits_in::<u16, 10, 300>("301"), Err("the largest is 300".to_owned()));
         assert_eq!(digits_in::<u8, 1, 16>("16"), Ok(16));

@@ -426,9 +426,14 @@ impl<'a> TierReader<'a> {
         Ok((entries, passed + skipped))
     }
 
-    /// Every tier position whose key `keep` admits, in key order: each game with marks
-    /// replayed once, [`REPLAY_SLICE`] games at a time (their marks in memory).
-    pub(crate) fn entries_where(&self, keep: impl Fn(&Key) -> bool + Sync) -> Result<Vec<TierEntry>, StoreError> {
+    /// Every tier position whose key `keep` admits, in key order, or `None` once more than
+    /// `at_most` are: each game with marks replayed once, [`REPLAY_SLICE`] games at a time
+    /// (their marks in memory).
+    pub(crate) fn entries_where(
+        &self,
+        keep: impl Fn(&Key) -> bool + Sync,
+        at_most: usize,
+    ) -> Result<Option<Vec<TierEntry>>, StoreError> {
         let mut entries = Vec::new();
         let mut first = 0;
         while first < self.committed {
@@ -436,10 +441,13 @@ impl<'a> TierReader<'a> {
             let mut marked = Vec::new();
             self.each_marks(GameId(first), GameId(end), |id, plies| marked.push((id, plies)))?;
             entries.extend(self.tier_entries(marked, |_: &Chess, _| Wanted::Yes, &keep)?.0);
+            if entries.len() > at_most {
+                return Ok(None);
+            }
             first = end;
         }
         entries.par_sort_unstable_by_key(|entry| entry.key);
-        Ok(entries)
+        Ok(Some(entries))
     }
 
     /// Positions in the single-game tier (marked plies), counted from the marks.

@@ -87,7 +87,7 @@ pub(super) fn commit_positions(writer: &Writer, staging: &mut Staging, totals: &
     let ranges = staging.ranges(COMMIT_RANGES);
     let ranges_count = ranges.len();
     if base.stored.is_some() {
-        base.stored_hits = pool.install(|| StoredTierHits::find(store, staging, &ranges))?;
+        base.stored_hits = StoredTierHits::find(store, staging, &ranges, &pool)?;
     }
     let written: Vec<RangeWritten> = pool.install(|| {
         ranges

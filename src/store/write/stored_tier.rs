@@ -25,6 +25,14 @@ use crate::{
 /// with every tier position keyed takes about 35.
 const OCCURRENCES_PER_STORED_GAME: u64 = 8;
 
+/// Stored games up to which every tier position is kept, without filtering by the staged keys
+/// (some 60,000 positions, 2 MB).
+const KEEP_ALL_GAMES: u64 = 1 << 10;
+
+/// Bytes of kept positions at the default memory budget (scaled by `--memory`): beyond them (an
+/// append overlapping much of what is stored), the commit looks each key up instead.
+const KEPT_BYTES: usize = 256 << 20;
+
 /// The stored tier's positions that a commit's staged keys may reach, by key.
 pub(crate) struct StoredTierHits {
     /// In key order.
@@ -33,33 +41,34 @@ pub(crate) struct StoredTierHits {
 
 impl StoredTierHits {
     /// The stored tier positions the keys staged in `ranges` of `staging` may reach, when
-    /// finding them all at once costs less than looking each key up; `None` otherwise (and for
-    /// a store without positions).
+    /// finding them all at once costs less than looking each key up and they fit in memory;
+    /// `None` otherwise, and when no game is stored. The staged runs are read on `pool` (the
+    /// commit's, sized to the files it may keep open).
     pub(crate) fn find(
         store: &Store,
         staging: &Staging,
         ranges: &[Option<KeyRange>],
+        pool: &rayon::ThreadPool,
     ) -> Result<Option<StoredTierHits>, StoreError> {
-        let (staged, stored_games) = (staging.records() as u64, store.committed());
+        // Game ids start at 1: the committed id is one past the last stored game.
+        let (staged, stored_games) = (staging.records() as u64, store.committed().saturating_sub(1));
         if stored_games == 0 || staged < stored_games.saturating_mul(OCCURRENCES_PER_STORED_GAME) {
             return Ok(None);
         }
-        let staged_keys = AtomicBloomFilter::with_false_pos(0.01).expected_items(staging.records().max(1));
-        ranges
-            .par_iter()
-            .flatten()
-            .try_for_each(|range| {
-                let mut merged = staging.merged(*range)?;
-                while let Some((key, _)) = merged.next_group()? {
-                    staged_keys.insert_hash(key_hash(&key));
-                }
-                Ok(())
-            })
-            .map_err(|err| store.staging_error(err))?;
-        let entries =
-            TierReader::at(store, stored_games).entries_where(|key| staged_keys.contains_hash(key_hash(key)))?;
-        tracing::debug!(stored_games, staged, kept = entries.len(), "stored tier positions found at once");
-        Ok(Some(StoredTierHits { entries }))
+        let staged_keys = match stored_games <= KEEP_ALL_GAMES {
+            true => None,
+            false => Some(pool.install(|| staged_keys(staging, ranges)).map_err(|err| store.staging_error(err))?),
+        };
+        let kept_at_most = (KEPT_BYTES as f64 * crate::store::memory_share()) as usize / size_of::<TierEntry>();
+        let keep = |key: &Key| staged_keys.as_ref().is_none_or(|keys| keys.contains_hash(key_hash(key)));
+        let entries = TierReader::at(store, store.committed()).entries_where(keep, kept_at_most)?;
+        tracing::debug!(
+            stored_games,
+            staged,
+            kept = entries.as_ref().map(Vec::len),
+            "stored tier positions found at once"
+        );
+        Ok(entries.map(|entries| StoredTierHits { entries }))
     }
 
     /// Where the stored tier holds `key`, if it does.
@@ -67,6 +76,20 @@ impl StoredTierHits {
         let at = self.entries.binary_search_by(|entry| entry.key().cmp(key)).ok()?;
         Some(self.entries[at].hit())
     }
+}
+
+/// A Bloom filter of the keys staged in `ranges` (1 % false positives at most: it is sized for
+/// every staged record, and keys repeat), the ranges merged on every thread of the pool.
+fn staged_keys(staging: &Staging, ranges: &[Option<KeyRange>]) -> std::io::Result<AtomicBloomFilter> {
+    let keys = AtomicBloomFilter::with_false_pos(0.01).expected_items(staging.records().max(1));
+    ranges.par_iter().flatten().try_for_each(|range| -> std::io::Result<()> {
+        let mut merged = staging.merged(*range)?;
+        while let Some((key, _)) = merged.next_group()? {
+            keys.insert_hash(key_hash(&key));
+        }
+        Ok(())
+    })?;
+    Ok(keys)
 }
 
 fn key_hash(key: &Key) -> u64 {
