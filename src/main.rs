@@ -88,11 +88,12 @@ fn main() -> ExitCode {
     limit_allocator_reservations();
     let cli = Cli::parse();
     init_logging(cli.verbose);
-    if let Some(bytes) = cli.memory
-        && let Err(err) = tabiya::store::set_memory_budget(bytes)
-    {
-        eprintln!("tabiya: --memory: {err}");
-        return ExitCode::FAILURE;
+    if let Some(bytes) = cli.memory {
+        if let Err(err) = tabiya::store::set_memory_budget(bytes) {
+            eprintln!("tabiya: --memory: {err}");
+            return ExitCode::FAILURE;
+        }
+        purge_freed_memory_at_once();
     }
     // Named threads, for top and profilers; only fails if a pool was built already.
     let _ = rayon::ThreadPoolBuilder::new()
@@ -131,6 +132,9 @@ fn main() -> ExitCode {
 /// KiB.
 const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 
+/// mimalloc's `mi_option_purge_delay`, in milliseconds.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 /// Keeps the allocators' reservations of address space near what they use, so that a command
 /// runs under an address-space limit (a container's, `ulimit -v`, `prlimit --as`):
 /// - RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an
@@ -146,6 +150,14 @@ fn limit_allocator_reservations() {
         libc::mallopt(libc::M_ARENA_MAX, 2);
         libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_RESERVE, 32 << 10);
     }
+}
+
+/// Under a memory budget, mimalloc gives freed pages back to the system at once instead of a
+/// second later: an ingest's commits free and take hundreds of megabytes within that second
+/// (players with `--memory 256M`: 342 MB at the peak instead of 463, some 6 % more time).
+fn purge_freed_memory_at_once() {
+    // SAFETY: a plain number mimalloc reads when it next frees.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
 }
 
 /// Logs go to stderr: warnings by default, more with -v, or as RUST_LOG says.
@@ -169,5 +181,8 @@ mod tests {
         // SAFETY: reads an option.
         let reserve = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_ARENA_RESERVE) };
         assert_eq!(reserve, 1 << 20);
+        // SAFETY: reads an option.
+        let delay = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+        assert_eq!(delay, 1000, "mimalloc's purge delay, 1 s by default");
     }
 }
