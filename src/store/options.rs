@@ -243,6 +243,6 @@ pub fn memory_share() -> f64 {
 }
 
 /// `bytes` of a default size, scaled to the budget (at least 1 MiB).
-fn scaled(bytes: usize) -> usize {
+pub(crate) fn scaled(bytes: usize) -> usize {
     ((bytes as f64 * memory_share()) as usize).max(1 << 20)
 }
