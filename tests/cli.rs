@@ -32,6 +32,30 @@ fn key_json_and_decode_round_trip() {
 }
 
 #[test]
+fn chess960_keys_through_the_command_line() {
+    let shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
+    let out = tabiya(&["key", "--variant", "chess960", shredder, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["fen"], "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -");
+    assert_eq!(json["variant"], "chess960");
+    assert!(json["category"].as_u64().is_some_and(|byte| (81..=196).contains(&byte)), "{json}");
+    assert!(json["huffmanBits"].is_null(), "the Huffman code is standard chess's");
+    let key = json["key"].as_str().unwrap();
+    let out = tabiya(&["key", "--decode", key]);
+    assert_eq!(stdout(&out).trim(), "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - (chess960)");
+    // The standard start in each space: two keys.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let key_in = |variant: &str| {
+        let out = tabiya(&["key", "--variant", variant, start, "--json"]);
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["key"].clone()
+    };
+    assert_ne!(key_in("standard"), key_in("chess960"));
+    let out = tabiya(&["key", "--variant", "atomic", start]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a variant tabiya reads"));
+}
+
+#[test]
 fn bad_input_is_a_message_and_exit_1() {
     for args in [
         &["key", "not a fen"][..],

@@ -10,6 +10,7 @@ mod common;
 #[path = "../tools/examples/db-digest.rs"]
 mod db_digest;
 
+mod chess960;
 mod cli;
 mod crash;
 mod damage;

@@ -192,6 +192,14 @@ pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// A variant's name, as lichess writes it: `standard` (or `chess`) and `chess960`.
+pub fn variant(text: &str) -> Result<tabiya::position::Variant, String> {
+    tabiya::position::Variant::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = tabiya::position::Variant::ALL.iter().map(|v| v.name()).collect();
+        format!("{text:?} is not a variant tabiya reads; it reads {}", names.join(", "))
+    })
+}
+
 /// A size in bytes: a number with an optional K, M, G or T suffix (powers of 1,024), e.g. 512M.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();

@@ -169,43 +169,88 @@ impl Category {
     /// Rooks of `color` implied by the category (standing on their home squares).
     #[inline]
     pub fn home_rooks(self, color: Color) -> Bitboard {
-        Bitboard(LAYOUTS[self.0 as usize].home_rooks[side(color)])
+        self.layout().home_rooks(color)
     }
 
     /// Home squares where the category says no rook of `color` stands: a rook of that colour
     /// placed there would belong to another category.
     #[inline]
     pub fn rookless_homes(self, color: Color) -> Bitboard {
-        Bitboard(LAYOUTS[self.0 as usize].rookless[side(color)])
+        self.layout().rookless_homes(color)
     }
 
     /// The square of `color`'s king when the category implies it (the side keeps a right).
     #[inline]
     pub fn implied_king(self, color: Color) -> Option<Square> {
-        LAYOUTS[self.0 as usize].kings[side(color)].then(|| color.fold_wb(Square::E1, Square::E8))
+        self.layout().implied_king(color)
     }
 
     /// The castling rights of the category, as rook squares (shakmaty's convention).
     #[inline]
     pub fn castling_rights(self) -> Bitboard {
-        Bitboard(LAYOUTS[self.0 as usize].rights)
+        self.layout().castling_rights()
     }
 
     /// Every square whose content the category implies.
     #[inline]
     pub fn implied_squares(self) -> Bitboard {
-        Bitboard(LAYOUTS[self.0 as usize].implied)
+        self.layout().implied_squares()
+    }
+
+    /// What the category implies, for the key's rank.
+    #[inline]
+    pub(crate) fn layout(self) -> &'static Layout {
+        &LAYOUTS[self.0 as usize]
     }
 }
 
-/// What a category implies, as bitboards (computed at compile time; indexed White = 0).
-#[derive(Clone, Copy)]
-struct Layout {
-    home_rooks: [u64; 2],
-    rookless: [u64; 2],
-    kings: [bool; 2],
-    rights: u64,
-    implied: u64,
+/// What a key's category implies, as bitboards (indexed White = 0): the rooks and kings whose
+/// squares the rank does not encode, the home squares where no rook of a colour may stand, and
+/// the castling rights. A standard category's is computed at compile time; a Chess960
+/// category's ([`super::Chess960Category`]) when asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub(crate) home_rooks: [u64; 2],
+    pub(crate) rookless: [u64; 2],
+    /// The implied king's square, or 0 when the king is free.
+    pub(crate) kings: [u64; 2],
+    pub(crate) rights: u64,
+    pub(crate) implied: u64,
+}
+
+impl Layout {
+    pub(crate) const EMPTY: Layout =
+        Layout { home_rooks: [0; 2], rookless: [0; 2], kings: [0; 2], rights: 0, implied: 0 };
+
+    /// Implied rooks of `color`.
+    #[inline]
+    pub(crate) fn home_rooks(&self, color: Color) -> Bitboard {
+        Bitboard(self.home_rooks[side(color)])
+    }
+
+    /// Squares where no rook of `color` may stand.
+    #[inline]
+    pub(crate) fn rookless_homes(&self, color: Color) -> Bitboard {
+        Bitboard(self.rookless[side(color)])
+    }
+
+    /// The implied king of `color`.
+    #[inline]
+    pub(crate) fn implied_king(&self, color: Color) -> Option<Square> {
+        Bitboard(self.kings[side(color)]).first()
+    }
+
+    /// The castling rights, as rook squares.
+    #[inline]
+    pub(crate) fn castling_rights(&self) -> Bitboard {
+        Bitboard(self.rights)
+    }
+
+    /// Every implied square.
+    #[inline]
+    pub(crate) fn implied_squares(&self) -> Bitboard {
+        Bitboard(self.implied)
+    }
 }
 
 static LAYOUTS: [Layout; Category::COUNT] = layouts();
@@ -215,11 +260,10 @@ const fn layouts() -> [Layout; Category::COUNT] {
     const HOMES: [(u32, usize); 4] = [(0, 0), (7, 0), (56, 1), (63, 1)];
     const KINGS: [u32; 2] = [4, 60];
     const SHIFTS: [u8; 4] = [27, 9, 3, 1];
-    let empty = Layout { home_rooks: [0; 2], rookless: [0; 2], kings: [false; 2], rights: 0, implied: 0 };
-    let mut table = [empty; Category::COUNT];
+    let mut table = [Layout::EMPTY; Category::COUNT];
     let mut index = 0;
     while index < Category::COUNT {
-        let mut layout = empty;
+        let mut layout = Layout::EMPTY;
         let mut h = 0;
         while h < 4 {
             let (square, color) = HOMES[h];
@@ -227,28 +271,21 @@ const fn layouts() -> [Layout; Category::COUNT] {
                 0 => {
                     layout.home_rooks[color] |= 1 << square;
                     layout.rights |= 1 << square;
-                    layout.kings[color] = true;
+                    layout.kings[color] = 1 << KINGS[color];
                 }
                 1 => layout.home_rooks[color] |= 1 << square,
                 _ => layout.rookless[color] |= 1 << square,
             }
             h += 1;
         }
-        layout.implied = layout.home_rooks[0] | layout.home_rooks[1];
-        let mut color = 0;
-        while color < 2 {
-            if layout.kings[color] {
-                layout.implied |= 1 << KINGS[color];
-            }
-            color += 1;
-        }
+        layout.implied = layout.home_rooks[0] | layout.home_rooks[1] | layout.kings[0] | layout.kings[1];
         table[index] = layout;
         index += 1;
     }
     table
 }
 
-const fn side(color: Color) -> usize {
+pub(crate) const fn side(color: Color) -> usize {
     match color {
         Color::White => 0,
         Color::Black => 1,

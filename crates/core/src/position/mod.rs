@@ -7,11 +7,19 @@
 //!
 //! This module owns the one place where user-supplied positions (FEN/EPD text, shakmaty setups)
 //! become positions, so that every input path rejects the same things with the same errors:
-//! chess variants, Chess960 castling rights and illegal setups.
+//! chess variants, Chess960 castling rights in standard chess, and illegal setups.
+//!
+//! A position is standard chess or Chess960 ([`Position::is_chess960`]): the two are separate
+//! spaces, so that the standard start and Chess960's start 518 are different positions with
+//! different keys. A Chess960 position's castling rights name rooks on any file (X-FEN and
+//! Shredder-FEN are read; X-FEN is written).
 
 mod category;
+mod chess960;
 
+pub(crate) use category::Layout;
 pub use category::{Category, HomeSquare, RookState};
+pub use chess960::{CastlingConfig, Chess960Category};
 
 use std::fmt;
 
@@ -20,6 +28,88 @@ use shakmaty::{
     PositionError as ShakmatyPositionError, PositionErrorKinds, Setup, Square,
     fen::{Epd, Fen},
 };
+
+/// The rules a position follows, each with a key space of its own: a query names one, as
+/// lichess's `variant` parameter does.
+///
+/// ```
+/// use tabiya_core::position::Variant;
+///
+/// assert_eq!(Variant::from_name("chess960"), Some(Variant::Chess960));
+/// assert_eq!(Variant::from_name("standard"), Some(Variant::Standard));
+/// assert_eq!(Variant::Chess960.name(), "chess960");
+/// assert_eq!(Variant::from_name("atomic"), None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Standard chess.
+    #[default]
+    Standard,
+    /// Chess960 (Fischer Random): castling with rooks on any file.
+    Chess960,
+}
+
+impl Variant {
+    /// Every variant, in the order of their key spaces.
+    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::Chess960];
+
+    /// The variant of a name as lichess writes it (`standard` or `chess` for standard chess,
+    /// `chess960`); `None` for any other.
+    pub fn from_name(name: &str) -> Option<Variant> {
+        match name {
+            "standard" | "chess" => Some(Variant::Standard),
+            "chess960" => Some(Variant::Chess960),
+            _ => None,
+        }
+    }
+
+    /// The name lichess gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+
+    /// The variant of a position.
+    pub fn of(position: &Position) -> Variant {
+        if position.is_chess960() { Variant::Chess960 } else { Variant::Standard }
+    }
+
+    /// shakmaty's castling mode for the variant.
+    pub fn castling_mode(self) -> CastlingMode {
+        match self {
+            Variant::Standard => CastlingMode::Standard,
+            Variant::Chess960 => CastlingMode::Chess960,
+        }
+    }
+
+    /// The start position of a game without a `FEN`: the standard setup (for Chess960, start
+    /// position 518 in Chess960's space).
+    pub fn initial(self) -> Position {
+        match self {
+            Variant::Standard => Position::initial(),
+            // The standard setup is a legal Chess960 start (a test checks the fallback is never taken).
+            Variant::Chess960 => Chess::from_setup(Setup::default(), CastlingMode::Chess960)
+                .map_or_else(|_| Position::initial(), Position),
+        }
+    }
+
+    /// Parses a whole FEN in this variant: [`Position`]'s `FromStr`, or
+    /// [`Position::from_fen_chess960`].
+    pub fn parse_fen(self, text: &str) -> Result<Position, PositionError> {
+        match self {
+            Variant::Standard => text.parse(),
+            Variant::Chess960 => Position::from_fen_chess960(text),
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// A canonical standard-chess position (docs/FORMAT.md, "The canonical position").
 ///
@@ -34,8 +124,25 @@ use shakmaty::{
 /// assert_eq!(a.to_string(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
 /// # Ok::<_, tabiya_core::position::PositionError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct Position(Chess);
+
+/// Equal positions have the same rules (standard chess or Chess960) besides what shakmaty
+/// compares: a standard position is never equal to a Chess960 one.
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.0 == other.0 && self.is_chess960() == other.is_chess960()
+    }
+}
+
+impl Eq for Position {}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+        self.is_chess960().hash(state);
+    }
+}
 
 /// Why some input is not a canonical standard-chess position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -114,11 +221,75 @@ impl Position {
         }
     }
 
-    /// Wraps a position shakmaty already validated (for instance one reached by playing moves).
+    /// Validates a shakmaty setup as a Chess960 position: castling rights may name rooks on
+    /// any file (shakmaty's Chess960 castling mode). Otherwise as [`Position::from_setup`].
+    pub fn from_setup_chess960(setup: Setup, input: impl fmt::Display) -> Result<Position, PositionError> {
+        let input = || input.to_string();
+        if setup.pockets.is_some() || setup.remaining_checks.is_some() {
+            return Err(PositionError::Variant { input: input() });
+        }
+        match Chess::from_setup(setup, CastlingMode::Chess960).or_else(ShakmatyPositionError::ignore_impossible_check) {
+            Ok(chess) => Ok(Position(chess)),
+            Err(err) => Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) }),
+        }
+    }
+
+    /// Chess960 start position `number` (0 to 959, Scharnagl's numbering: 518 is the standard
+    /// setup), with White to move and every castling right.
     ///
-    /// Fails only for Chess960 castling rights, which the key format does not represent.
+    /// ```
+    /// use tabiya_core::Position;
+    ///
+    /// let start = Position::chess960_start(0).expect("0 is a start position");
+    /// assert_eq!(start.to_string(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq -");
+    /// assert!(start.is_chess960());
+    /// assert_ne!(Position::chess960_start(518), Some(Position::initial()), "separate spaces");
+    /// assert_eq!(Position::chess960_start(960), None);
+    /// ```
+    pub fn chess960_start(number: u16) -> Option<Position> {
+        let roles = chess960::start_rank(number)?;
+        let mut board = shakmaty::Board::empty();
+        for (file, role) in shakmaty::File::ALL.into_iter().zip(roles) {
+            for (color, rank) in [(Color::White, shakmaty::Rank::First), (Color::Black, shakmaty::Rank::Eighth)] {
+                board.set_piece_at(Square::from_coords(file, rank), shakmaty::Piece { color, role });
+                let pawn_rank = color.fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh);
+                board.set_piece_at(Square::from_coords(file, pawn_rank), color.pawn());
+            }
+        }
+        let castling_rights = board.rooks();
+        Position::from_setup_chess960(Setup { board, castling_rights, ..Setup::default() }, number).ok()
+    }
+
+    /// Whether the position is Chess960 (its castling rights follow Chess960's rules, and it
+    /// lives in Chess960's key space) rather than standard chess.
+    #[inline]
+    pub fn is_chess960(&self) -> bool {
+        self.0.castles().mode().is_chess960()
+    }
+
+    /// Parses a whole FEN as a Chess960 position: the rules of [`Position`]'s `FromStr`, with
+    /// X-FEN's and Shredder-FEN's castling fields (`KQkq` for the outermost rooks, file letters
+    /// such as `HAha` or `Bg` for any rook).
+    ///
+    /// ```
+    /// use tabiya_core::Position;
+    ///
+    /// let shredder = Position::from_fen_chess960("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1")?;
+    /// let x_fen = Position::from_fen_chess960("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -")?;
+    /// assert_eq!(shredder, x_fen);
+    /// assert_eq!(shredder.to_string(), "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -");
+    /// # Ok::<_, tabiya_core::position::PositionError>(())
+    /// ```
+    pub fn from_fen_chess960(text: &str) -> Result<Position, PositionError> {
+        Position::from_setup_chess960(whole_fen(text)?, text)
+    }
+
+    /// Wraps a position shakmaty already validated (for instance one reached by playing moves):
+    /// in Chess960's castling mode, a Chess960 position.
+    ///
+    /// Fails only for Chess960 castling rights in standard castling mode.
     pub fn from_chess(chess: Chess) -> Result<Position, PositionError> {
-        if !standard_rights(chess.castles().castling_rights(), chess.board()) {
+        if chess.castles().mode().is_standard() && !standard_rights(chess.castles().castling_rights(), chess.board()) {
             let input = Epd::from_position(&chess, EnPassantMode::Legal).to_string();
             return Err(PositionError::Chess960 { input });
         }
@@ -162,41 +333,46 @@ impl std::str::FromStr for Position {
     /// # Ok::<_, tabiya_core::position::PositionError>(())
     /// ```
     fn from_str(text: &str) -> Result<Position, PositionError> {
-        let syntax = |reason: &str| PositionError::Syntax { input: text.to_owned(), reason: reason.to_owned() };
-        // `_` stands for a space, as in lichess's URLs.
-        let fields: Vec<&str> =
-            text.trim().split(|c: char| c.is_ascii_whitespace() || c == '_').filter(|f| !f.is_empty()).collect();
-        match fields.len() {
-            0 => return Err(syntax("no FEN, the text is empty")),
-            1 => return Err(syntax("the side to move, castling and en-passant fields are missing")),
-            2 => return Err(syntax("the castling and en-passant fields are missing")),
-            3 => return Err(syntax("the en-passant field is missing")),
-            _ => {}
-        }
-        // Three-check's checks (`3+3` before the counters, lichess's `+0+0` after them): read,
-        // then refused as a variant.
-        let is_checks = |field: &&&str| {
-            let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-            let field = field.strip_prefix('+').unwrap_or(field);
-            field.split_once('+').is_some_and(|(a, b)| digits(a) && digits(b))
-        };
-        let counters: Vec<&&str> = fields[4..].iter().filter(|field| !is_checks(field)).collect();
-        if counters.len() > 2 || fields.len() - 4 - counters.len() > 1 {
-            return Err(syntax("text after the move counters"));
-        }
-        if !fields.iter().flat_map(|field| field.bytes()).all(|b| b.is_ascii_graphic()) {
-            return Err(syntax("a character a FEN does not have"));
-        }
-        let castling = fields[2].as_bytes();
-        if castling.iter().enumerate().any(|(at, letter)| castling[..at].contains(letter)) {
-            return Err(syntax("a castling right given twice"));
-        }
-        if !counters.iter().all(|counter| counter.bytes().all(|b| b.is_ascii_digit())) {
-            return Err(syntax("a move counter that is not an unsigned integer"));
-        }
-        let setup = Fen::from_ascii(fields.join(" ").as_bytes()).map_err(|err| syntax(&err.to_string()))?;
-        Position::from_setup(setup.into_setup(), text)
+        Position::from_setup(whole_fen(text)?, text)
     }
+}
+
+/// The setup of a whole FEN ([`Position`]'s `FromStr` says what is refused).
+fn whole_fen(text: &str) -> Result<Setup, PositionError> {
+    let syntax = |reason: &str| PositionError::Syntax { input: text.to_owned(), reason: reason.to_owned() };
+    // `_` stands for a space, as in lichess's URLs.
+    let fields: Vec<&str> =
+        text.trim().split(|c: char| c.is_ascii_whitespace() || c == '_').filter(|f| !f.is_empty()).collect();
+    match fields.len() {
+        0 => return Err(syntax("no FEN, the text is empty")),
+        1 => return Err(syntax("the side to move, castling and en-passant fields are missing")),
+        2 => return Err(syntax("the castling and en-passant fields are missing")),
+        3 => return Err(syntax("the en-passant field is missing")),
+        _ => {}
+    }
+    // Three-check's checks (`3+3` before the counters, lichess's `+0+0` after them): read,
+    // then refused as a variant.
+    let is_checks = |field: &&&str| {
+        let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        let field = field.strip_prefix('+').unwrap_or(field);
+        field.split_once('+').is_some_and(|(a, b)| digits(a) && digits(b))
+    };
+    let counters: Vec<&&str> = fields[4..].iter().filter(|field| !is_checks(field)).collect();
+    if counters.len() > 2 || fields.len() - 4 - counters.len() > 1 {
+        return Err(syntax("text after the move counters"));
+    }
+    if !fields.iter().flat_map(|field| field.bytes()).all(|b| b.is_ascii_graphic()) {
+        return Err(syntax("a character a FEN does not have"));
+    }
+    let castling = fields[2].as_bytes();
+    if castling.iter().enumerate().any(|(at, letter)| castling[..at].contains(letter)) {
+        return Err(syntax("a castling right given twice"));
+    }
+    if !counters.iter().all(|counter| counter.bytes().all(|b| b.is_ascii_digit())) {
+        return Err(syntax("a move counter that is not an unsigned integer"));
+    }
+    let setup = Fen::from_ascii(fields.join(" ").as_bytes()).map_err(|err| syntax(&err.to_string()))?;
+    Ok(setup.into_setup())
 }
 
 impl Position {
@@ -338,5 +514,40 @@ mod tests {
         ] {
             assert_eq!(whole.parse::<Position>().as_ref(), Ok(&Position::initial()), "{whole:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod chess960_tests {
+    use super::*;
+
+    #[test]
+    fn chess960s_initial_position_is_start_518_in_its_own_space() {
+        let initial = Variant::Chess960.initial();
+        assert!(initial.is_chess960());
+        assert_eq!(Some(&initial), Position::chess960_start(518).as_ref());
+        assert_ne!(initial, Position::initial());
+        assert_eq!(Variant::of(&initial), Variant::Chess960);
+    }
+
+    #[test]
+    fn chess960_fens_read_x_fen_and_shredder_fen_and_refuse_what_is_wrong() {
+        let x_fen = Position::from_fen_chess960("rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1").expect("X-FEN");
+        let shredder = Position::from_fen_chess960("rk2r3/8/8/8/8/8/8/RK2R3 w EAea -").expect("Shredder-FEN");
+        assert_eq!(x_fen, shredder);
+        assert_eq!(x_fen.to_string(), "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq -");
+        // An inner rook with the right: its file is named.
+        let inner = Position::from_fen_chess960("4k3/8/8/8/8/8/8/R1R1K3 w C - 0 1").expect("X-FEN with a file");
+        assert_eq!(inner.to_string(), "4k3/8/8/8/8/8/8/R1R1K3 w C -");
+        for wrong in [
+            "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq",
+            "rk2r3/8/8/8/8/8/8/RK2R3 w KK -",
+            "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1 x",
+        ] {
+            assert!(matches!(Position::from_fen_chess960(wrong), Err(PositionError::Syntax { .. })), "{wrong}");
+        }
+        // A right on a file where no rook stands (lichess's 2023-11 `HEhe` with rooks on a and c).
+        let bad = Position::from_fen_chess960("r1r1k3/8/8/8/8/8/8/R1R1K3 w HEhe - 0 1");
+        assert!(matches!(bad, Err(PositionError::Illegal { .. })), "{bad:?}");
     }
 }

@@ -162,6 +162,7 @@ impl KeyDecoder {
         };
         let header = Header {
             category,
+            layout: *category.layout(),
             material: block.material,
             vectors: block.vectors,
             pawns: block.pawns,

@@ -5,7 +5,7 @@ use std::hash::{Hash as _, Hasher as _};
 use shakmaty::{Color, EnPassantMode, Piece, Position as _, Role};
 
 use super::{
-    Key, KeyError,
+    Key, KeyError, chess960,
     rank::{Frame, place_free_pieces},
 };
 use crate::{
@@ -14,7 +14,7 @@ use crate::{
         material::Material,
         tables::{TURN_EP_STATES, U192, tables},
     },
-    position::{Category, Position},
+    position::{Category, Chess960Category, Position},
 };
 
 /// Encodes positions one after the other, game after game: consecutive positions mostly share
@@ -133,7 +133,18 @@ impl KeyEncoder {
 
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
-        let category = Category::of(position);
+        // A Chess960 position's digits are those of a standard category's (its representative),
+        // its implied pieces where its configurations say, and its rank offset by the Chess960
+        // categories before it under its first byte.
+        let (byte, category, layout, offset) = match Chess960Category::of(position) {
+            None => {
+                let category = Category::of(position);
+                (category.index(), category, *category.layout(), U192::ZERO)
+            }
+            Some(chess960) => {
+                (chess960::byte(chess960), chess960.representative(), chess960.layout(), chess960::offset(chess960))
+            }
+        };
         let chess = position.chess();
         let block = self.block(category, Material::of(position))?;
         let board = chess.board();
@@ -143,19 +154,20 @@ impl KeyEncoder {
         let pawn_index = rank_subset(white_pawns, PAWN_SQUARES)
             + binomial(48, u32::from(block.white_pawns)) * rank_subset(black_pawns, PAWN_SQUARES & !white_pawns);
 
-        let mut holes = !(white_pawns | black_pawns | category.implied_squares());
-        let white_index = place_free_pieces(board, Color::White, category, &mut holes);
-        let black_index = place_free_pieces(board, Color::Black, category, &mut holes);
+        let mut holes = !(white_pawns | black_pawns | layout.implied_squares());
+        let white_index = place_free_pieces(board, Color::White, &layout, &mut holes);
+        let black_index = place_free_pieces(board, Color::Black, &layout, &mut holes);
 
         let turn_ep = 9 * u64::from(chess.turn() == Color::Black)
             + chess.ep_square(EnPassantMode::Legal).map_or(0, |sq| 1 + u64::from(sq.file()));
 
         // Inside the material's block: pawns, then turn/en passant, then the free pieces.
         let pieces = U192::from(white_index) + U192::from(block.white_placements) * U192::from(black_index);
-        let rank = block.start
+        let rank = offset
+            + block.start
             + U192::from(pawn_index)
             + U192::from(block.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
-        Ok(Key::from_parts(category, rank))
+        Ok(Key::from_byte_and_rank(byte, rank))
     }
 }
 

@@ -3,7 +3,7 @@
 //! positions in a row.
 //!
 //! ```text
-//! byte 0       category (0..=80, see `position::Category`)
+//! byte 0       category (0..=80, see `position::Category`); 81..=196 for Chess960 ([`chess960`])
 //! bytes 1..21  big-endian rank of the position inside its category (< 2^160)
 //! ```
 //!
@@ -40,7 +40,7 @@ use std::{fmt, str::FromStr};
 
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
-use crate::position::{Category, Position, PositionError};
+use crate::position::{Category, Chess960Category, Position, PositionError};
 
 use super::{
     material::{Material, MaterialError},
@@ -48,6 +48,7 @@ use super::{
 };
 use rank::Frame;
 
+pub mod chess960;
 mod decoder;
 mod encoder;
 mod rank;
@@ -105,12 +106,15 @@ pub enum KeyError {
     #[error("not a hexadecimal key: {0:?}")]
     /// Not 42 hexadecimal digits.
     Hex(String),
-    #[error("category byte {0} is out of range (0..=80)")]
-    /// A category byte above 80.
+    #[error("category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960)")]
+    /// A category byte above 196.
     Category(u8),
-    #[error("rank is beyond the last position of category {0}")]
-    /// A rank past the last position of its category.
-    OutOfRange(Category),
+    #[error("a Chess960 key (category byte {0}) where a standard chess key is expected")]
+    /// A Chess960 key given to what reads standard keys only.
+    Chess960(u8),
+    #[error("rank is beyond the last position of category byte {0}")]
+    /// A rank past the last position of its category (by its first byte).
+    OutOfRange(u8),
     #[error("non-canonical key: {0}")]
     /// A key no position encodes to (decoding and encoding again would differ).
     NonCanonical(&'static str),
@@ -162,6 +166,9 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
+        if self.is_chess960() {
+            return self.decode_chess960();
+        }
         let decoded = self.header()?.place();
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
@@ -225,9 +232,49 @@ impl Key {
 }
 
 impl Key {
-    /// The category byte, or an error when it is above 80.
+    /// The category byte, or an error when it is above 80: a Chess960 key
+    /// ([`KeyError::Chess960`]) or no key.
     pub fn category(&self) -> Result<Category, KeyError> {
-        Category::new(self.0[0]).ok_or(KeyError::Category(self.0[0]))
+        Category::new(self.0[0]).ok_or(if self.is_chess960() {
+            KeyError::Chess960(self.0[0])
+        } else {
+            KeyError::Category(self.0[0])
+        })
+    }
+
+    /// Whether the key's first byte is a Chess960 category's.
+    #[inline]
+    pub fn is_chess960(&self) -> bool {
+        (chess960::FIRST_BYTE..=chess960::LAST_BYTE).contains(&self.0[0])
+    }
+
+    /// The rank, bytes 1 to 21.
+    fn rank(&self) -> U192 {
+        U192::from_be_slice(&self.0[1..])
+    }
+
+    /// [`Key::decode`] for a Chess960 key: the placement in its category's layout, then a check
+    /// that the position encodes back to these bytes (every code no position has is refused).
+    fn decode_chess960(&self) -> Result<Position, KeyError> {
+        let (category, header) = chess960::header(self)?;
+        let decoded = header.place();
+        let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
+            .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
+        let setup = Setup {
+            board,
+            turn: decoded.turn,
+            castling_rights: category.layout_rights(),
+            ep_square: decoded.ep_square,
+            ..Setup::empty()
+        };
+        let position = Position::from_setup_chess960(setup, format_args!("key {self}"))?;
+        if Chess960Category::of(&position) != Some(category) {
+            return Err(KeyError::NonCanonical("a rook stands where its castling configuration says none does"));
+        }
+        if Key::encode(&position)? != *self {
+            return Err(KeyError::NonCanonical("the position encodes to other bytes"));
+        }
+        Ok(position)
     }
 
     /// The raw bytes.
@@ -304,8 +351,12 @@ impl Key {
     }
 
     fn from_parts(category: Category, rank: U192) -> Key {
+        Key::from_byte_and_rank(category.index(), rank)
+    }
+
+    fn from_byte_and_rank(byte: u8, rank: U192) -> Key {
         let mut bytes = [0u8; KEY_LEN];
-        bytes[0] = category.index();
+        bytes[0] = byte;
         bytes[1..].copy_from_slice(&rank.to_be_bytes::<{ U192::BYTES }>()[U192::BYTES + 1 - KEY_LEN..]);
         Key(bytes)
     }

@@ -12,12 +12,15 @@ use crate::{
         material::{Material, MaterialError},
         tables::{Class, Implied, SideVector, TURN_EP_STATES, Tables, U192, pawn_placements, tables},
     },
-    position::Category,
+    position::{Category, Layout},
 };
 
 /// A key split into its digits: category, material, and the placement indices.
 pub(super) struct Header {
+    /// The standard category whose tables the rank follows (a Chess960 key's representative).
     pub(super) category: Category,
+    /// What the key's category implies: the standard category's, or a Chess960 category's.
+    pub(super) layout: Layout,
     pub(super) material: Material,
     pub(super) vectors: ByColor<SideVector>,
     pub(super) pawns: ByColor<u32>,
@@ -40,21 +43,21 @@ impl Header {
 
     /// The placement, with the pawns already unranked.
     pub(super) fn place_with(&self, pawns: ByColor<Bitboard>) -> KeyBoard {
-        let category = self.category;
+        let layout = &self.layout;
         let mut pieces = Pieces::default();
         let (white_pawns, black_pawns) = (pawns.white, pawns.black);
         pieces.add(white_pawns, Color::White, Role::Pawn);
         pieces.add(black_pawns, Color::Black, Role::Pawn);
         for color in Color::ALL {
-            pieces.add(category.home_rooks(color), color, Role::Rook);
-            if let Some(king) = category.implied_king(color) {
+            pieces.add(layout.home_rooks(color), color, Role::Rook);
+            if let Some(king) = layout.implied_king(color) {
                 pieces.add(Bitboard::from(king), color, Role::King);
             }
         }
         let mut holes = !pieces.occupied();
         for color in [Color::White, Color::Black] {
             let (vector, index) = (*self.vectors.get(color), *self.indices.get(color));
-            unplace_free_pieces(&mut pieces, color, category, vector, index, &mut holes);
+            unplace_free_pieces(&mut pieces, color, layout, vector, index, &mut holes);
         }
         let turn = turn_of(self.turn_ep);
         let ep_square = match self.turn_ep % 9 {
@@ -64,7 +67,7 @@ impl Header {
             }
         };
         KeyBoard {
-            category,
+            category: self.category,
             material: self.material,
             by_role: pieces.by_role,
             by_color: pieces.by_color,
@@ -93,64 +96,67 @@ impl Key {
     /// tables from the most significant digit down.
     pub(super) fn header(&self) -> Result<Header, KeyError> {
         let category = self.category()?;
-        let rank = U192::from_be_slice(&self.0[1..]);
-        let t = tables();
-        let (white_implied, black_implied) = implied_of(category);
-        let (wi, bi) = (white_implied.index(), black_implied.index());
-        if rank >= t.category_size(wi, bi) {
-            return Err(KeyError::OutOfRange(category));
-        }
-        // 1. Pawn pair: the last block starting at or below the rank.
-        let pawn_pair = last_at_or_below(81, |i| t.pawns_before(wi, bi, i) <= rank);
-        let (white_pawn_count, black_pawn_count) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
-        let pawn_count = pawn_placements(white_pawn_count, black_pawn_count);
-        // P·18 < 2^60: one wide division, then 64-bit arithmetic.
-        let (t_value, low) =
-            (rank - t.pawns_before(wi, bi, pawn_pair)).div_rem(U192::from(pawn_count * TURN_EP_STATES));
-        let low = low.to::<u64>();
-        let (pawn_index, turn_ep) = (low % pawn_count, low / pawn_count);
-
-        // 2. White's class and content.
-        let white_class = last_at_or_below(t.classes.len(), |c| {
-            t.white_before(wi, bi, white_pawn_count, black_pawn_count, c) <= t_value
-        });
-        let mut value = t_value - t.white_before(wi, bi, white_pawn_count, black_pawn_count, white_class);
-        let squares = 64 - white_pawn_count - black_pawn_count - white_implied.squares() - black_implied.squares();
-        let white_free = t.sides[wi].class_free[white_class];
-        let class = &t.classes[white_class];
-        let black_limit = t.black_class_limit(class, white_pawn_count, black_pawn_count);
-        let black_squares = squares - white_free;
-        let black_total = t.black_before(bi, black_pawn_count, black_limit, black_squares);
-        let content_unit = U192::from(binomial(squares, white_free)) * U192::from(black_total);
-        let white_vector = content_in_class(t, wi, class, |before| content_unit * U192::from(before) <= value)?;
-        value -= content_unit * U192::from(t.sides[wi].weight_before[white_vector]);
-        let white_placements = u128::from(binomial(squares, white_free)) * u128::from(t.sides[wi].weight[white_vector]);
-        let (inner, white_index) = value.div_rem(U192::from(white_placements));
-        let (mut inner, white_index) = (inner.to::<u128>(), white_index.to::<u128>());
-
-        // 3. Black's class and content.
-        let black_class =
-            last_at_or_below(black_limit, |c| t.black_before(bi, black_pawn_count, c, black_squares) <= inner);
-        inner -= t.black_before(bi, black_pawn_count, black_class, black_squares);
-        let black_free = t.sides[bi].class_free[black_class];
-        let unit = u128::from(binomial(black_squares, black_free));
-        let black_vector =
-            content_in_class(t, bi, &t.classes[black_class], |before| unit * u128::from(before) <= inner)?;
-        let black_index = inner - unit * u128::from(t.sides[bi].weight_before[black_vector]);
-
-        let vectors = ByColor { white: t.vectors[white_vector], black: t.vectors[black_vector] };
-        let material = material_of(vectors.white, vectors.black, white_pawn_count as u8, black_pawn_count as u8);
-        material.check().map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
-        Ok(Header {
-            category,
-            material,
-            vectors,
-            pawns: ByColor { white: white_pawn_count, black: black_pawn_count },
-            pawn_index,
-            turn_ep,
-            indices: ByColor { white: white_index, black: black_index },
-        })
+        header_in(category, *category.layout(), self.rank())
     }
+}
+
+/// The digits of `rank` inside a block of `category`'s tables, whose implied pieces stand where
+/// `layout` says.
+pub(super) fn header_in(category: Category, layout: Layout, rank: U192) -> Result<Header, KeyError> {
+    let t = tables();
+    let (white_implied, black_implied) = implied_of(&layout);
+    let (wi, bi) = (white_implied.index(), black_implied.index());
+    if rank >= t.category_size(wi, bi) {
+        return Err(KeyError::OutOfRange(category.index()));
+    }
+    // 1. Pawn pair: the last block starting at or below the rank.
+    let pawn_pair = last_at_or_below(81, |i| t.pawns_before(wi, bi, i) <= rank);
+    let (white_pawn_count, black_pawn_count) = ((pawn_pair / 9) as u32, (pawn_pair % 9) as u32);
+    let pawn_count = pawn_placements(white_pawn_count, black_pawn_count);
+    // P·18 < 2^60: one wide division, then 64-bit arithmetic.
+    let (t_value, low) = (rank - t.pawns_before(wi, bi, pawn_pair)).div_rem(U192::from(pawn_count * TURN_EP_STATES));
+    let low = low.to::<u64>();
+    let (pawn_index, turn_ep) = (low % pawn_count, low / pawn_count);
+
+    // 2. White's class and content.
+    let white_class =
+        last_at_or_below(t.classes.len(), |c| t.white_before(wi, bi, white_pawn_count, black_pawn_count, c) <= t_value);
+    let mut value = t_value - t.white_before(wi, bi, white_pawn_count, black_pawn_count, white_class);
+    let squares = 64 - white_pawn_count - black_pawn_count - white_implied.squares() - black_implied.squares();
+    let white_free = t.sides[wi].class_free[white_class];
+    let class = &t.classes[white_class];
+    let black_limit = t.black_class_limit(class, white_pawn_count, black_pawn_count);
+    let black_squares = squares - white_free;
+    let black_total = t.black_before(bi, black_pawn_count, black_limit, black_squares);
+    let content_unit = U192::from(binomial(squares, white_free)) * U192::from(black_total);
+    let white_vector = content_in_class(t, wi, class, |before| content_unit * U192::from(before) <= value)?;
+    value -= content_unit * U192::from(t.sides[wi].weight_before[white_vector]);
+    let white_placements = u128::from(binomial(squares, white_free)) * u128::from(t.sides[wi].weight[white_vector]);
+    let (inner, white_index) = value.div_rem(U192::from(white_placements));
+    let (mut inner, white_index) = (inner.to::<u128>(), white_index.to::<u128>());
+
+    // 3. Black's class and content.
+    let black_class =
+        last_at_or_below(black_limit, |c| t.black_before(bi, black_pawn_count, c, black_squares) <= inner);
+    inner -= t.black_before(bi, black_pawn_count, black_class, black_squares);
+    let black_free = t.sides[bi].class_free[black_class];
+    let unit = u128::from(binomial(black_squares, black_free));
+    let black_vector = content_in_class(t, bi, &t.classes[black_class], |before| unit * u128::from(before) <= inner)?;
+    let black_index = inner - unit * u128::from(t.sides[bi].weight_before[black_vector]);
+
+    let vectors = ByColor { white: t.vectors[white_vector], black: t.vectors[black_vector] };
+    let material = material_of(vectors.white, vectors.black, white_pawn_count as u8, black_pawn_count as u8);
+    material.check().map_err(|_| KeyError::NonCanonical("material violates the cross-side bound"))?;
+    Ok(Header {
+        category,
+        layout,
+        material,
+        vectors,
+        pawns: ByColor { white: white_pawn_count, black: black_pawn_count },
+        pawn_index,
+        turn_ep,
+        indices: ByColor { white: white_index, black: black_index },
+    })
 }
 
 /// Where one side's content sits in the tables.
@@ -181,7 +187,7 @@ pub(super) struct Frame {
 
 impl Frame {
     pub(super) fn new(category: Category, material: &Material, t: &Tables) -> Result<Frame, KeyError> {
-        let (white_implied, black_implied) = implied_of(category);
+        let (white_implied, black_implied) = implied_of(category.layout());
         let (wi, bi) = (white_implied.index(), black_implied.index());
         let slot = |color: Color, implied: usize| -> Result<SideSlot, KeyError> {
             let counts = material.side(color);
@@ -249,11 +255,9 @@ impl Frame {
     }
 }
 
-pub(super) fn implied_of(category: Category) -> (Implied, Implied) {
-    let side = |color| Implied {
-        rooks: category.home_rooks(color).count() as u8,
-        king: category.implied_king(color).is_some(),
-    };
+pub(super) fn implied_of(layout: &Layout) -> (Implied, Implied) {
+    let side =
+        |color| Implied { rooks: layout.home_rooks(color).count() as u8, king: layout.implied_king(color).is_some() };
     (side(Color::White), side(Color::Black))
 }
 
@@ -261,8 +265,8 @@ pub(super) fn implied_of(category: Category) -> (Implied, Implied) {
 pub(super) const FREE_ROLES: [Role; 5] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// Mixed-radix index of one side's free pieces on `holes`; removes their squares from `holes`.
-pub(super) fn place_free_pieces(board: &Board, color: Color, category: Category, holes: &mut Bitboard) -> u128 {
-    let implied = category.implied_squares();
+pub(super) fn place_free_pieces(board: &Board, color: Color, layout: &Layout, holes: &mut Bitboard) -> u128 {
+    let implied = layout.implied_squares();
     let mut index = 0u128;
     let mut radix = 1u128;
     for role in FREE_ROLES {
@@ -279,16 +283,16 @@ pub(super) fn place_free_pieces(board: &Board, color: Color, category: Category,
 pub(super) fn unplace_free_pieces(
     pieces: &mut Pieces,
     color: Color,
-    category: Category,
+    layout: &Layout,
     v: SideVector,
     mut index: u128,
     holes: &mut Bitboard,
 ) {
-    let king_free = category.implied_king(color).is_none();
+    let king_free = layout.implied_king(color).is_none();
     let counts = [
         u32::from(king_free),
         u32::from(v.queens),
-        u32::from(v.rooks) - category.home_rooks(color).count() as u32,
+        u32::from(v.rooks) - layout.home_rooks(color).count() as u32,
         u32::from(v.bishops),
         u32::from(v.knights),
     ];
