@@ -11,6 +11,7 @@ mod common;
 mod db_digest;
 
 mod chess960;
+mod chess960_games;
 mod cli;
 mod crash;
 mod damage;

@@ -33,15 +33,20 @@ pub struct TargetArgs {
     /// Moves from the FEN (or the initial position), as SAN movetext: "1. e4 e5 2. Nf3".
     #[arg(long, conflicts_with = "uci")]
     pub moves: Option<String>,
-    /// Moves as UCI, comma-separated: e2e4,e7e5,g1f3.
+    /// Moves as UCI, comma-separated: e2e4,e7e5,g1f3 (Chess960 castling: the king takes its
+    /// rook, e1h1).
     #[arg(long)]
     pub uci: Option<String>,
+    /// The games' rules: standard or chess960 (X-FEN or Shredder-FEN in --fen; without one,
+    /// the standard setup in Chess960's space).
+    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = variant)]
+    pub variant: tabiya::position::Variant,
 }
 
 impl TargetArgs {
     /// The position asked about, found (clap refuses --moves with --uci).
     pub fn resolve(&self) -> Result<ResolvedTarget, QueryError> {
-        Target::of(self.fen.clone(), self.moves.clone(), self.uci.clone())?.resolve()
+        Target::of(self.fen.clone(), self.moves.clone(), self.uci.clone())?.resolve_in(self.variant)
     }
 }
 

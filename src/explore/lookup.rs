@@ -387,7 +387,7 @@ fn move_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option
         let arrived = stands_on(line.position(), target, key);
         let played = line.next()??;
         if arrived {
-            return Some(CompactMove::from_move(&played));
+            return Some(CompactMove::from_move_in(&played, target.castles().mode()));
         }
     }
 }

@@ -5,7 +5,7 @@
 use shakmaty::{Chess, Position as _, san::San, uci::UciMove};
 
 use super::QueryError;
-use crate::{Key, Position};
+use crate::{Key, Position, position::Variant};
 
 /// The position a query asks about, as the user gave it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,14 +89,31 @@ impl Target {
     /// # Ok::<_, tabiya::explore::QueryError>(())
     /// ```
     pub fn resolve(&self) -> Result<ResolvedTarget, QueryError> {
+        self.resolve_in(Variant::Standard)
+    }
+
+    /// Finds the position in `variant`'s rules and key space: the FEN read as that variant
+    /// reads it (Chess960: X-FEN or Shredder-FEN; the standard setup without one), castling
+    /// in UCI as the king's two-square step or the king taking its rook (Chess960's only way).
+    ///
+    /// ```
+    /// use tabiya::{explore::Target, position::Variant};
+    ///
+    /// let fen = "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1";
+    /// let castled = Target::Uci { from: Some(fen.into()), moves: "b1a1".into() }.resolve_in(Variant::Chess960)?;
+    /// assert_eq!(castled.position.to_string(), "rk5r/pppppppp/8/8/8/8/PPPPPPPP/2KR3R b kq -");
+    /// assert!(Target::san("1. e4").resolve_in(Variant::Chess960)?.position.is_chess960());
+    /// # Ok::<_, tabiya::explore::QueryError>(())
+    /// ```
+    pub fn resolve_in(&self, variant: Variant) -> Result<ResolvedTarget, QueryError> {
         let (fen, tokens, san) = match self {
             Target::Fen(fen) => (Some(fen.as_str()), Vec::new(), false),
             Target::San { from, moves } => (from.as_deref(), san_tokens(moves), true),
             Target::Uci { from, moves } => (from.as_deref(), uci_tokens(moves)?, false),
         };
         let start = match fen.map(str::trim).filter(|f| !f.is_empty()) {
-            Some(fen) => fen.parse::<Position>().map_err(|err| QueryError::input(format!("bad FEN: {err}")))?,
-            None => Position::initial(),
+            Some(fen) => variant.parse_fen(fen).map_err(|err| QueryError::input(format!("bad FEN: {err}")))?,
+            None => variant.initial(),
         };
         let mut chess = start.into_chess();
         let mut line = Vec::new();

@@ -183,9 +183,14 @@ struct Visit {
 type Visited = (Vec<BookEntry>, Vec<Visit>);
 
 impl BookOptions {
-    /// Refuses options no book is made of (no fewest games, a score floor outside 0–100): what
-    /// a server checks before it waits for a scan's place.
+    /// Refuses options no book is made of (no fewest games, a score floor outside 0–100, a
+    /// Chess960 root): what a server checks before it waits for a scan's place.
     pub fn check(&self) -> Result<(), QueryError> {
+        if self.root.castles().mode().is_chess960() {
+            return Err(QueryError::input(
+                "a Polyglot book holds standard chess only: its keys and moves have no Chess960 castling",
+            ));
+        }
         if self.min_games == 0 {
             return Err(QueryError::input("the fewest games a book move needs is at least 1"));
         }

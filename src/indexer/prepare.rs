@@ -90,7 +90,8 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
             }
             match encoder.encode(position) {
                 Ok(key) => {
-                    positions.push((key, next.map(CompactMove::from_move), PawnFiles::of(position.chess().board())))
+                    let next = next.map(|m| CompactMove::played(position.chess(), m));
+                    positions.push((key, next, PawnFiles::of(position.chess().board())))
                 }
                 Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
             }

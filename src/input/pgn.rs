@@ -2,10 +2,12 @@
 //! mainline replayed with shakmaty and written in the stored code as each move is read.
 //!
 //! A game is accepted whole or rejected whole: a syntax error, an illegal or
-//! ambiguous move, a bad `FEN` tag, another variant, Chess960, a missing termination marker (a
-//! truncated game) or text that holds no game rejects it with a [`Rejection`] naming the line and
-//! the reason. Variations and comments are skipped. Tag values that are not UTF-8 are read as
-//! Latin-1.
+//! ambiguous move, a bad `FEN` tag, a variant other than standard chess and Chess960, a missing
+//! termination marker (a truncated game) or text that holds no game rejects it with a
+//! [`Rejection`] naming the line and the reason. Chess960 games (by their `Variant` tag, or a
+//! `FEN` whose castling rights name a rook off the corner or a king off the e-file) are replayed
+//! by Chess960's rules into Chess960's key space. Variations and comments are skipped. Tag values
+//! that are not UTF-8 are read as Latin-1.
 
 use std::fmt;
 
@@ -14,11 +16,11 @@ use shakmaty::{Chess, Color, Move, Position as _, san::SanPlus};
 use super::{split::RawGame, tokens};
 use crate::{
     codec::mainline,
-    model::{GameRecord, GameResult, Tags},
-    position::{Position, PositionError},
+    model::{GameRecord, GameResult, Start, Tags},
+    position::{Position, PositionError, Variant},
 };
 
-/// A replayed standard game: the record the database keeps, and what keying its positions
+/// A replayed game (standard chess or Chess960): the record the database keeps, and what keying its positions
 /// needs.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -57,7 +59,8 @@ impl Game {
                 return None;
             }
             let next = moves.next();
-            // Rights stay standard once the start position's are (checked when it was read).
+            // Rights stay standard once the start position's are (checked when it was read);
+            // a Chess960 game's positions stay in Chess960's castling mode.
             let position = Position::from_chess(current.clone()).ok()?;
             match next {
                 Some(m) => current.play_unchecked(*m),
@@ -78,10 +81,8 @@ pub enum RejectReason {
     IllegalMove,
     /// A `FEN` tag that is not a legal standard position.
     BadFen,
-    /// A `Variant` tag other than standard chess.
+    /// A `Variant` tag other than standard chess and Chess960.
     Variant,
-    /// Chess960 (by its variant tag or castling rights).
-    Chess960,
     /// No termination marker: a game cut off.
     Truncated,
     /// Text without a game in it.
@@ -105,7 +106,6 @@ impl RejectReason {
             RejectReason::IllegalMove => "illegal_move",
             RejectReason::BadFen => "bad_fen",
             RejectReason::Variant => "variant",
-            RejectReason::Chess960 => "chess960",
             RejectReason::Truncated => "truncated",
             RejectReason::NoGame => "no_game",
             RejectReason::Unencodable => "unencodable_position",
@@ -154,7 +154,7 @@ struct GameReader {
 }
 
 struct Movetext {
-    start: Result<(Position, Option<String>), (RejectReason, String)>,
+    start: Result<(Position, Start), (RejectReason, String)>,
     current: Chess,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
@@ -259,30 +259,50 @@ fn parse_elo(text: &str) -> Option<u16> {
     text.parse::<u16>().ok().filter(|&elo| elo > 0 && elo < 4000)
 }
 
-/// The start position from the `FEN` and `Variant` tags.
-fn start_position(
-    fen: Option<String>,
-    variant: Option<String>,
-) -> Result<(Position, Option<String>), (RejectReason, String)> {
-    if let Some(variant) = variant {
-        let lower = variant.to_ascii_lowercase();
-        match lower.as_str() {
-            "" | "standard" | "chess" | "normal" | "regular" | "from position" | "fromposition" => {}
-            "chess960" | "chess 960" | "fischerandom" | "fischer random" | "freestyle" => {
-                return Err((RejectReason::Chess960, format!("variant {variant:?}")));
-            }
-            _ => return Err((RejectReason::Variant, format!("variant {variant:?} is not standard chess"))),
-        }
-    }
-    let Some(fen) = fen else {
-        return Ok((Position::initial(), None));
+/// The start position from the `FEN` and `Variant` tags, and how the record keeps it.
+fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Position, Start), (RejectReason, String)> {
+    let variant = match variant {
+        None => Variant::Standard,
+        Some(name) => variant_of_tag(&name)
+            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not standard chess or Chess960")))?,
     };
-    match Position::from_fen_tag(&fen) {
-        Ok(position) if position == Position::initial() => Ok((position, None)),
-        Ok(position) => Ok((position, Some(fen))),
-        Err(PositionError::Syntax { reason, .. }) => Err((RejectReason::BadFen, format!("FEN {fen:?}: {reason}"))),
-        Err(err @ PositionError::Chess960 { .. }) => Err((RejectReason::Chess960, err.to_string())),
-        Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+    let bad_fen = |fen: &str, err: PositionError| match err {
+        PositionError::Syntax { reason, .. } => (RejectReason::BadFen, format!("FEN {fen:?}: {reason}")),
+        err => (RejectReason::BadFen, format!("FEN tag: {err}")),
+    };
+    match (variant, fen) {
+        (Variant::Standard, None) => Ok((Position::initial(), Start::Initial)),
+        (Variant::Chess960, None) => {
+            let start = Variant::Chess960.initial();
+            let fen = format!("{start} 0 1");
+            Ok((start, Start::Chess960(fen)))
+        }
+        (Variant::Standard, Some(fen)) => match Position::from_fen_tag(&fen) {
+            Ok(position) if position == Position::initial() => Ok((position, Start::Initial)),
+            Ok(position) => Ok((position, Start::Fen(fen))),
+            // Castling rights only Chess960 has, without a `Variant` tag: a Chess960 game.
+            Err(PositionError::Chess960 { .. }) => match Position::from_fen_tag_chess960(&fen) {
+                Ok(position) => Ok((position, Start::Chess960(fen))),
+                Err(err) => Err(bad_fen(&fen, err)),
+            },
+            Err(err) => Err(bad_fen(&fen, err)),
+        },
+        (Variant::Chess960, Some(fen)) => match Position::from_fen_tag_chess960(&fen) {
+            Ok(position) => Ok((position, Start::Chess960(fen))),
+            Err(err) => Err(bad_fen(&fen, err)),
+        },
+    }
+}
+
+/// The variant a `Variant` tag names, in the spellings files carry (case, spaces, hyphens and
+/// underscores aside): standard chess and Chess960; `None` for any other.
+pub fn variant_of_tag(tag: &str) -> Option<Variant> {
+    let name: String = tag.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
+    match name.as_str() {
+        "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => Some(Variant::Standard),
+        "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
+        | "freestylechess" | "frc" => Some(Variant::Chess960),
+        _ => None,
     }
 }
 
@@ -305,7 +325,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     if let Some((reason, detail, line)) = error {
         return Err(reject(reason, detail, raw.line + line));
     }
-    let (start, setup_fen) = start.map_err(|(reason, detail)| reject(reason, detail, raw.line))?;
+    let (start, start_tag) = start.map_err(|(reason, detail)| reject(reason, detail, raw.line))?;
     let Some(marker) = marker else {
         if moves.is_empty() && tags == Tags::default() {
             return Err(reject(RejectReason::NoGame, "no tags, moves or result".to_owned(), raw.line));
@@ -313,7 +333,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         let detail = format!("no result marker after {} moves (truncated game?)", moves.len());
         return Err(reject(RejectReason::Truncated, detail, raw.line));
     };
-    let record = GameRecord::new(tags, result_tag.unwrap_or(marker), setup_fen, mainline.finish());
+    let record = GameRecord::from_start(tags, result_tag.unwrap_or(marker), start_tag, mainline.finish());
     Ok(Game { record, start, moves })
 }
 

@@ -40,6 +40,9 @@ pub fn game(record: &GameRecord) -> Option<String> {
             tag(name, value);
         }
     }
+    if record.variant() == crate::position::Variant::Chess960 {
+        tag("Variant", "Chess960");
+    }
     if let Some(fen) = record.setup_fen() {
         tag("SetUp", "1");
         tag("FEN", fen);

@@ -90,7 +90,7 @@ pub async fn masters(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// recent games.
 pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<Answer>, ApiError> {
     let params = params(query)?;
-    params.standard_variant()?;
+    params.variant()?;
     let lookup = Lookup {
         target: params.target()?,
         filter: params.filter()?,
@@ -106,7 +106,7 @@ pub async fn lichess(State(state): State<Arc<AppState>>, query: Parameters) -> R
 /// applied: PGN collections do not record whether a game was rated.
 pub async fn player(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Response, ApiError> {
     let params = params(query)?;
-    params.standard_variant()?;
+    params.variant()?;
     let name = params.get("player").ok_or_else(|| ApiError::bad_request("player= is required"))?;
     let color = parse_color(params.get("color").ok_or_else(|| ApiError::bad_request("color= is required"))?)?;
     for mode in params.get("modes").unwrap_or("").split(',').filter(|m| !m.is_empty()) {

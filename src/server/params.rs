@@ -12,7 +12,10 @@ use serde_json::json;
 
 use shakmaty::Color;
 
-use crate::explore::{Filter, FilterSpec, Limits, QueryError, ResolvedTarget, Target};
+use crate::{
+    explore::{Filter, FilterSpec, Limits, QueryError, ResolvedTarget, Target},
+    position::Variant,
+};
 
 /// The header filters' parameters, the command line's options in camelCase.
 pub const HEADER_PARAMS: [&str; 9] =
@@ -106,20 +109,22 @@ impl Params {
         }
     }
 
-    /// Refuses a `variant` other than standard chess, the only one indexed.
-    pub fn standard_variant(&self) -> Result<(), ApiError> {
+    /// `variant`, as lichess names it: `standard` (the default, also `chess`) or `chess960`;
+    /// lichess's other variants are refused, being no games' here.
+    pub fn variant(&self) -> Result<Variant, ApiError> {
         match self.get("variant") {
-            Some(variant) if variant != "standard" => {
-                Err(ApiError::bad_request(format!("variant {variant:?}: only the standard variant is indexed")))
-            }
-            _ => Ok(()),
+            None => Ok(Variant::Standard),
+            Some(name) => Variant::from_name(name).ok_or_else(|| {
+                ApiError::bad_request(format!("variant {name:?} is not indexed: tabiya indexes standard and chess960"))
+            }),
         }
     }
 
-    /// `fen` then `play` (comma-separated UCI).
+    /// `fen` then `play` (comma-separated UCI), in the rules of `variant`.
     pub fn target(&self) -> Result<ResolvedTarget, ApiError> {
         let from = self.get("fen").map(str::to_owned);
-        Ok(Target::Uci { from, moves: self.get("play").unwrap_or("").to_owned() }.resolve()?)
+        let variant = self.variant()?;
+        Ok(Target::Uci { from, moves: self.get("play").unwrap_or("").to_owned() }.resolve_in(variant)?)
     }
 
     /// `moves`, `topGames` (at most `max_top`, `default_top` when absent) and `recentGames`.

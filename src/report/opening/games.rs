@@ -211,13 +211,13 @@ impl Walk {
         let arrivals = arrivals(positions, probe.target, probe.key);
         let first = *arrivals.first()?;
         let mut next: Vec<CompactMove> =
-            arrivals.iter().filter_map(|&ply| moves.get(ply)).map(CompactMove::from_move).collect();
+            arrivals.iter().filter_map(|&ply| Some(CompactMove::played(&positions[ply], moves.get(ply)?))).collect();
         next.sort_unstable();
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
             if let (Ok(key), Some(m)) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
-                orders.push((key, CompactMove::from_move(m)));
+                orders.push((key, CompactMove::played(&positions[ply - 1], m)));
             }
         }
         orders.sort_unstable();

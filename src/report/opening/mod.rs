@@ -351,6 +351,10 @@ impl OpeningReport {
         target: &ResolvedTarget,
         options: &OpeningOptions,
     ) -> Result<OpeningReport, QueryError> {
+        if target.position.is_chess960() {
+            // Its themes and theory walk standard chess's rules and names.
+            return Err(QueryError::input("the opening report is made for standard chess positions only, so far"));
+        }
         if options.depth > MAX_DEPTH || options.lines > MAX_LINES {
             return Err(QueryError::input(format!(
                 "theory lines go at most {MAX_DEPTH} plies deep and number at most {MAX_LINES}"

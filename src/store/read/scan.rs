@@ -159,11 +159,13 @@ impl ScannedPosition<'_> {
     /// The (category, material) block it lies in: the block's key range, and its material.
     pub fn block(&self) -> Result<(KeyRange, Material), StoreError> {
         let corrupt = |err: KeyError| self.store.corrupt(format!("position key {}: {err}", self.key));
-        let (category, material) = match &self.board {
-            Some(board) => (board.category, board.material),
-            None => self.key.category_and_material().map_err(corrupt)?,
-        };
-        Ok((material_range(category, &material).map_err(corrupt)?, material))
+        match &self.board {
+            // A Chess960 board's category is its representative's: its block is the key's.
+            Some(board) if !self.key.is_chess960() => {
+                Ok((material_range(board.category, &board.material).map_err(corrupt)?, board.material))
+            }
+            _ => self.key.material_block().map_err(corrupt),
+        }
     }
 
     /// Its statistics, everything stored (its slices are the queries' to derive).
@@ -209,7 +211,7 @@ impl<'a> Scanner<'a> {
             .into_iter()
             .filter(|file| file.column_family_name == options::POSITIONS)
             .filter_map(|file| Key::try_from(file.start_key?.as_slice()).ok())
-            .filter(|key| *key > Key::MIN)
+            .filter(|key| *key > Key::MIN && *key <= Key::LAST_STANDARD)
             .collect();
         splits.sort_unstable();
         splits.dedup();
@@ -219,7 +221,8 @@ impl<'a> Scanner<'a> {
             parts.extend(KeyRange::until(first, split).map(ScanPart::Family));
             first = split;
         }
-        parts.push(ScanPart::Family(KeyRange { first, last: Key::MAX }));
+        // Scans answer for standard chess: Chess960's keys follow its last category.
+        parts.extend(KeyRange::until(first, KeyRange::STANDARD.after_last()).map(ScanPart::Family));
         let committed = self.committed.max(1);
         let mut first = 1;
         while first < committed {
@@ -345,6 +348,9 @@ impl<'a> Scanner<'a> {
         admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<PartEntries<'a>, StoreError> {
         let tier = TierReader::at(self.store, self.committed);
+        // Scans answer for standard chess: a Chess960 game's positions are no standard one's.
+        let admits =
+            &|chess: &Chess, id: GameId| shakmaty::Position::castles(chess).mode().is_standard() && admits(chess, id);
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(family_iterator(self.store, range)),
             ScanPart::TierMaterials(ranges) => {

@@ -133,7 +133,8 @@ fn walk_marked(
     // Plays the next move (filing the pending position with it); whether there was one.
     let mut step = |reader: &mut MainlineReader, pending: &mut Option<(Key, u32)>| -> Option<bool> {
         let next = match reader.next() {
-            Some(Some(m)) => Some(CompactMove::from_move(&m)),
+            // The castling mode stays the start's all game long.
+            Some(Some(m)) => Some(CompactMove::from_move_in(&m, MainlineReader::position(reader).castles().mode())),
             Some(None) => return None,
             None => None,
         };
@@ -272,7 +273,7 @@ impl<'a> TierReader<'a> {
         }
         games.sort_unstable();
         games.dedup();
-        let Ok((_, material)) = key.category_and_material() else { return Ok(None) };
+        let Ok((_, material)) = key.material_block() else { return Ok(None) };
         // Only a position of the key's block and side to move can be it: the others are not
         // keyed.
         let same_block = |chess: &Chess, _: GameId| {
@@ -363,7 +364,7 @@ impl<'a> TierReader<'a> {
             self.material_games(&index, &range.first, &mut games)?;
             let (_, material) = range
                 .first
-                .category_and_material()
+                .material_block()
                 .map_err(|err| self.store.corrupt(format!("key range {}: {err}", range.first)))?;
             materials.insert(material);
         }

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::{GameMap, TierError, block_in};
 use crate::{
-    codec::{Key, KeyError, KeyRange, material_range},
+    codec::{Key, KeyError, KeyRange},
     model::GameId,
     store::{
         Store, StoreError,
@@ -190,8 +190,7 @@ impl RangeTier {
         {
             return Ok(material);
         }
-        let (category, material) = key.category_and_material()?;
-        let material = material_range(category, &material)?;
+        let (material, _) = key.material_block()?;
         self.material = Some(material);
         Ok(material)
     }

@@ -4,7 +4,7 @@
 //!
 //!
 //! A game is accepted whole or rejected whole: a syntax error (see [`syntax`]), an illegal or
-//! ambiguous move, a bad `FEN` tag, another variant, Chess960, a missing termination marker (a
+//! ambiguous move, a bad `FEN` tag, a variant other than Chess960, a missing termination marker (a
 //! truncated game) or text that holds no game rejects it with a [`Rejection`] naming the line and
 //! the reason. Variations and comments are skipped. Tag values that are not UTF-8 are read as
 //! Latin-1.
@@ -23,7 +23,7 @@ use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
 use tabiya::{
     codec::mainline,
     input::{Game, MAX_GAME_PLIES, RawGame, RejectReason, Rejection, resolve_san},
-    model::{GameRecord, GameResult, Tags},
+    model::{GameRecord, GameResult, Start, Tags},
     position::{Position, PositionError},
 };
 
@@ -47,7 +47,7 @@ struct TagState {
 struct MovetextState {
     tags: Tags,
     result_tag: Option<GameResult>,
-    start: Result<(Position, Option<String>), (RejectReason, String)>,
+    start: Result<(Position, Start), (RejectReason, String)>,
     current: Chess,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
@@ -151,29 +151,41 @@ fn parse_elo(text: &str) -> Option<u16> {
     text.parse::<u16>().ok().filter(|&elo| elo > 0 && elo < 4000)
 }
 
-/// The start position from the `FEN` and `Variant` tags.
-fn start_position(
-    fen: Option<String>,
-    variant: Option<String>,
-) -> Result<(Position, Option<String>), (RejectReason, String)> {
+/// The start position from the `FEN` and `Variant` tags: Chess960 by the tag, or by castling
+/// rights standard chess does not have.
+fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Position, Start), (RejectReason, String)> {
+    let mut chess960 = false;
     if let Some(variant) = variant {
-        let lower = variant.to_ascii_lowercase();
-        match lower.as_str() {
-            "" | "standard" | "chess" | "normal" | "regular" | "from position" | "fromposition" => {}
-            "chess960" | "chess 960" | "fischerandom" | "fischer random" | "freestyle" => {
-                return Err((RejectReason::Chess960, format!("variant {variant:?}")));
-            }
-            _ => return Err((RejectReason::Variant, format!("variant {variant:?} is not standard chess"))),
+        let name: String = variant.to_lowercase().chars().filter(|c| !" -_".contains(*c)).collect();
+        match name.as_str() {
+            "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => {}
+            "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
+            | "freestylechess" | "frc" => chess960 = true,
+            _ => return Err((RejectReason::Variant, format!("variant {variant:?} is not standard chess or Chess960"))),
         }
     }
     let Some(fen) = fen else {
-        return Ok((Position::initial(), None));
+        return Ok(match chess960 {
+            false => (Position::initial(), Start::Initial),
+            true => {
+                let start = Position::chess960_start(518).ok_or((RejectReason::BadFen, "no start 518".to_owned()))?;
+                let fen = format!("{start} 0 1");
+                (start, Start::Chess960(fen))
+            }
+        });
     };
     let setup = Fen::from_ascii(fen.as_bytes()).map_err(|err| (RejectReason::BadFen, format!("FEN {fen:?}: {err}")))?;
-    match Position::from_setup(setup.into_setup(), &fen) {
-        Ok(position) if position == Position::initial() => Ok((position, None)),
-        Ok(position) => Ok((position, Some(fen))),
-        Err(err @ PositionError::Chess960 { .. }) => Err((RejectReason::Chess960, err.to_string())),
+    let chess960_start = |setup| match Position::from_setup_chess960(setup, &fen) {
+        Ok(position) => Ok((position, Start::Chess960(fen.clone()))),
+        Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+    };
+    if chess960 {
+        return chess960_start(setup.into_setup());
+    }
+    match Position::from_setup(setup.clone().into_setup(), &fen) {
+        Ok(position) if position == Position::initial() => Ok((position, Start::Initial)),
+        Ok(position) => Ok((position, Start::Fen(fen))),
+        Err(PositionError::Chess960 { .. }) => chess960_start(setup.into_setup()),
         Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
     }
 }
@@ -208,7 +220,8 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
         Outcome::Unknown => GameResult::Unknown,
     };
-    let record = GameRecord::new(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline.finish());
+    let record =
+        GameRecord::from_start(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline.finish());
     Ok(Game { record, start, moves: state.moves })
 }
 

@@ -2,12 +2,14 @@
 //!
 //! Bits 0–5 hold the origin square, 6–11 the destination, 12–14 the promotion role (0 for none,
 //! else shakmaty's [`Role`] number: 2 knight … 5 queen). Castling is the king's move in standard
-//! UCI (`e1g1`), as the lichess explorer writes it. A move only means something next to the
-//! position it is played from.
+//! UCI (`e1g1`), as the lichess explorer writes it; in Chess960 the king takes its own rook
+//! (`f1h1`), as lichess writes Chess960 moves (a king's two-square step is no castling there,
+//! and may be no move at all). A move only means something next to the position it is played
+//! from.
 
 use std::fmt;
 
-use shakmaty::{CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciMove};
+use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciMove};
 
 /// A move as 15 bits of a `u16`: origin, destination, promotion (docs/FORMAT.md, "Moves and
 /// mainlines").
@@ -27,7 +29,22 @@ use shakmaty::{CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciM
 pub struct CompactMove(u16);
 
 impl CompactMove {
-    /// Packs a legal move.
+    /// Packs a legal move of `position`: castling as its castling mode writes it.
+    #[inline]
+    pub fn played(position: &Chess, m: &Move) -> CompactMove {
+        CompactMove::from_move_in(m, position.castles().mode())
+    }
+
+    /// Packs a legal move of a position in castling mode `mode`.
+    #[inline]
+    pub fn from_move_in(m: &Move, mode: CastlingMode) -> CompactMove {
+        match (mode, m) {
+            (CastlingMode::Chess960, &Move::Castle { king, rook }) => CompactMove(king as u16 | (rook as u16) << 6),
+            _ => CompactMove::from_move(m),
+        }
+    }
+
+    /// Packs a legal move of a standard-chess position.
     #[inline]
     pub fn from_move(m: &Move) -> CompactMove {
         let promotion = m.promotion().map_or(0, |role| role as u16);
@@ -71,7 +88,7 @@ impl CompactMove {
         Role::try_from(self.0 >> 12).ok()
     }
 
-    /// The UCI form (`e2e4`, `e7e8q`, `e1g1` for castling).
+    /// The UCI form (`e2e4`, `e7e8q`, `e1g1` for castling; king takes rook in Chess960).
     pub fn to_uci(self) -> UciMove {
         UciMove::Normal { from: self.from(), to: self.to(), promotion: self.promotion() }
     }
@@ -97,7 +114,16 @@ impl CompactMove {
         if promotion.is_some() != (piece.role == Role::Pawn && last_rank) {
             return None;
         }
+        let castles_by_rights = position.castles().castling_rights();
+        if piece.role == Role::King && position.castles().mode().is_chess960() && castles_by_rights.contains(to) {
+            // Chess960: the king takes its own rook, which keeps a right.
+            let side = if to.file() > from.file() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+            let clear = (position.castles().path(us, side) & board.occupied()).is_empty();
+            let ours = position.castles().rook(us, side) == Some(to) && board.piece_at(to) == Some(us.rook());
+            return (clear && ours).then_some(Move::Castle { king: from, rook: to });
+        }
         let castles = piece.role == Role::King
+            && position.castles().mode().is_standard()
             && from == us.fold_wb(Square::E1, Square::E8)
             && to.rank() == from.rank()
             && from.distance(to) == 2;

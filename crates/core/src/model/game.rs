@@ -12,7 +12,7 @@ use shakmaty::{Chess, Move};
 
 use crate::{
     codec::{CompactMove, mainline::MainlineReader},
-    position::Position,
+    position::{Position, Variant},
 };
 
 /// A game's result.
@@ -205,7 +205,12 @@ impl GameRecord {
         setup_fen: Option<String>,
         (moves, plies): (Vec<u8>, u32),
     ) -> GameRecord {
-        GameRecord { tags, result, line: Mainline { setup_fen, plies, moves } }
+        GameRecord::from_start(tags, result, setup_fen.map_or(Start::Initial, Start::Fen), (moves, plies))
+    }
+
+    /// A record of a game with these tags and result, started from `start`.
+    pub fn from_start(tags: Tags, result: GameResult, start: Start, (moves, plies): (Vec<u8>, u32)) -> GameRecord {
+        GameRecord { tags, result, line: Mainline { start, plies, moves } }
     }
 
     /// A record from its stored parts.
@@ -218,9 +223,18 @@ impl GameRecord {
         &self.line
     }
 
-    /// The `FEN` tag of a game that does not start from the initial position.
+    /// The `FEN` tag of a game that does not start from standard chess's initial position
+    /// (every Chess960 game has one: its start's).
     pub fn setup_fen(&self) -> Option<&str> {
-        self.line.setup_fen.as_deref()
+        match &self.line.start {
+            Start::Initial => None,
+            Start::Fen(fen) | Start::Chess960(fen) => Some(fen),
+        }
+    }
+
+    /// The game's variant.
+    pub fn variant(&self) -> Variant {
+        self.line.start.variant()
     }
 
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
@@ -239,7 +253,8 @@ impl GameRecord {
     pub fn moves(&self) -> impl Iterator<Item = Option<CompactMove>> + '_ {
         let reader = self.mainline();
         let unreadable = reader.is_none().then_some(None);
-        reader.into_iter().flatten().map(|m| m.map(|m| CompactMove::from_move(&m))).chain(unreadable)
+        let mode = self.variant().castling_mode();
+        reader.into_iter().flatten().map(move |m| m.map(|m| CompactMove::from_move_in(&m, mode))).chain(unreadable)
     }
 
     /// The packed mainline ([`mainline`](crate::codec::mainline)), for ordering games by their moves: games sharing
@@ -255,10 +270,42 @@ impl GameRecord {
     }
 }
 
+/// Where a stored game starts. Stored with bincode as the variant's index then its FEN: the
+/// first two are byte for byte the `Option<String>` of formats before Chess960 was read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Encode, Decode)]
+pub enum Start {
+    /// Standard chess's initial position.
+    Initial,
+    /// A standard-chess position set up by a `FEN` tag, as given.
+    Fen(String),
+    /// A Chess960 game: its `FEN` tag as given, or, without one, the X-FEN of the standard
+    /// setup (start position 518).
+    Chess960(String),
+}
+
+impl Start {
+    /// The variant of the game.
+    pub fn variant(&self) -> Variant {
+        match self {
+            Start::Initial | Start::Fen(_) => Variant::Standard,
+            Start::Chess960(_) => Variant::Chess960,
+        }
+    }
+
+    /// The start position; `None` for a FEN that does not read.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            Start::Initial => Some(Position::initial()),
+            Start::Fen(fen) => Position::from_fen_tag(fen).ok(),
+            Start::Chess960(fen) => Position::from_fen_tag_chess960(fen).ok(),
+        }
+    }
+}
+
 /// A game's start position when set up, and its mainline: what replaying it needs.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct Mainline {
-    setup_fen: Option<String>,
+    start: Start,
     plies: u32,
     moves: Vec<u8>,
 }
@@ -266,9 +313,9 @@ pub struct Mainline {
 impl Mainline {
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
     pub fn start(&self) -> Option<Chess> {
-        match &self.setup_fen {
-            Some(fen) => Some(Position::from_fen_tag(fen).ok()?.into_chess()),
-            None => Some(Chess::default()),
+        match &self.start {
+            Start::Initial => Some(Chess::default()),
+            start => Some(start.position()?.into_chess()),
         }
     }
 
@@ -292,6 +339,10 @@ impl Fingerprint {
     /// their counters agree) whose record is `record`.
     pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
         let mut bytes = Vec::with_capacity(64 + record.move_bytes().len());
+        if start.is_chess960() {
+            // Chess960's space: never the same game as a standard one from the same board.
+            bytes.extend_from_slice(b"chess960 ");
+        }
         if *start != Position::initial() {
             bytes.extend_from_slice(start.to_string().as_bytes());
         }

@@ -18,7 +18,7 @@ pub mod twins;
 
 pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{
-    Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Tags, player_name, replay, replay_with_moves,
+    Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Start, Tags, player_name, replay, replay_with_moves,
 };
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
 pub use names::NameQuery;

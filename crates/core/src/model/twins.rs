@@ -67,6 +67,11 @@ impl TwinKey {
             tags.date.trim(),
             game.setup_fen().unwrap_or("")
         );
+        // Chess960 games: their own key (standard games' keys stay what they were).
+        let text = match game.variant() {
+            crate::position::Variant::Chess960 => text + "chess960\0",
+            crate::position::Variant::Standard => text,
+        };
         let mut bytes = text.into_bytes();
         // The first plies as moves (the mainline's bytes do not end at a ply); a move that
         // does not read (corrupt data) ends them.
@@ -93,7 +98,7 @@ pub enum TwinRelation {
 /// result or none (`*`).
 pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Option<TwinRelation> {
     let min_prefix = min_prefix.max(KEY_PLIES);
-    if a.setup_fen() != b.setup_fen() {
+    if a.setup_fen() != b.setup_fen() || a.variant() != b.variant() {
         return None;
     }
     // The same start, plies and bytes are the same moves (each move's bits depend only on its

@@ -40,7 +40,7 @@ impl Scene {
     /// The scene of a key decoded without validation.
     #[inline]
     pub fn of_key_board(key: &KeyBoard) -> Scene {
-        Scene::new(key.by_role, key.by_color, key.turn, key.category.castling_rights(), key.ep_square)
+        Scene::new(key.by_role, key.by_color, key.turn, key.castling_rights, key.ep_square)
     }
 
     /// The scene of a shakmaty position.

@@ -156,7 +156,9 @@ pub enum PositionError {
         reason: String,
     },
     /// The setup uses Chess960 castling rights (a castling rook or king off its standard square).
-    #[error("Chess960 castling rights are not supported: {input:?}")]
+    #[error(
+        "Chess960 castling rights in a standard chess position (a Chess960 position is asked for with the variant chess960): {input:?}"
+    )]
     Chess960 {
         /// The text.
         input: String,
@@ -384,6 +386,14 @@ impl Position {
         let setup = Fen::from_ascii(text.as_bytes())
             .map_err(|err| PositionError::Syntax { input: text.to_owned(), reason: err.to_string() })?;
         Position::from_setup(setup.into_setup(), text)
+    }
+
+    /// Reads a PGN `FEN` tag of a Chess960 game as [`Position::from_fen_tag`] does, with
+    /// X-FEN's and Shredder-FEN's castling fields.
+    pub fn from_fen_tag_chess960(text: &str) -> Result<Position, PositionError> {
+        let setup = Fen::from_ascii(text.as_bytes())
+            .map_err(|err| PositionError::Syntax { input: text.to_owned(), reason: err.to_string() })?;
+        Position::from_setup_chess960(setup.into_setup(), text)
     }
 
     /// Parses a line of a position file: a FEN or an EPD record, whose four position fields

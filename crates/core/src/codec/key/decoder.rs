@@ -12,14 +12,17 @@ use crate::{
         material::Material,
         tables::{SideVector, TURN_EP_STATES, U192, tables},
     },
-    position::Category,
+    position::{Category, Layout},
 };
 
 /// A key's position as bitboards, decoded without validation ([`Key::decode_board`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyBoard {
-    /// The rook/castling category.
+    /// The rook/castling category (of a Chess960 key, the standard category implying as many
+    /// pieces, `Chess960Category::representative`).
     pub category: Category,
+    /// The castling rights, as rook squares.
+    pub castling_rights: Bitboard,
     /// The material.
     pub material: Material,
     /// Squares by piece kind.
@@ -73,7 +76,10 @@ const PAWN_CACHE: usize = 1 << 16;
 /// The material block of the last key decoded.
 #[derive(Debug)]
 struct Block {
+    /// The keys' first byte.
+    byte: u8,
     category: Category,
+    layout: Layout,
     start: U192,
     end: U192,
     material: Material,
@@ -85,9 +91,9 @@ struct Block {
 }
 
 impl Block {
-    /// Whether the rank of a key of `category` lies in the block.
-    fn holds(&self, category: Category, rank: U192) -> bool {
-        self.category == category && self.start <= rank && rank < self.end
+    /// Whether the rank of a key with first byte `byte` lies in the block.
+    fn holds(&self, byte: u8, rank: U192) -> bool {
+        self.byte == byte && self.start <= rank && rank < self.end
     }
 
     /// The digits of `rank` (the block holds it): rank − start = pawn_index + P·(turn_ep +
@@ -116,19 +122,21 @@ impl KeyDecoder {
     /// placing its pieces: a scan that needs a key's board only now and then asks this first,
     /// then [`KeyDecoder::decode`] places the pieces from the block kept.
     pub fn admits(&mut self, key: &Key, accept: impl FnOnce(Category, &Material) -> bool) -> Result<bool, KeyError> {
-        let category = key.category()?;
-        let rank = U192::from_be_slice(&key.0[1..]);
+        let (byte, rank) = (key.0[0], key.rank());
         if let Some(block) = &self.block
-            && block.holds(category, rank)
+            && block.holds(byte, rank)
         {
             return Ok(block.accepted);
         }
-        let header = key.header()?;
+        let (offset, header) = key.any_header()?;
+        let category = header.category;
         let frame = Frame::new(category, &header.material, tables())?;
-        let start = frame.block_start();
+        let start = offset + frame.block_start();
         let accepted = accept(category, &header.material);
         self.block = Some(Block {
+            byte,
             category,
+            layout: header.layout,
             start,
             end: start + frame.block_size(),
             material: header.material,
@@ -144,10 +152,9 @@ impl KeyDecoder {
     /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
     /// start split by two divisions instead of the tables' searches.
     fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
-        let category = key.category()?;
-        let rank = U192::from_be_slice(&key.0[1..]);
-        let Some(block) = self.block.as_ref().filter(|block| block.holds(category, rank)) else {
-            return key.header().map(|header| header.place());
+        let rank = key.rank();
+        let Some(block) = self.block.as_ref().filter(|block| block.holds(key.0[0], rank)) else {
+            return key.any_header().map(|(_, header)| header.place());
         };
         // pieces = white_index + W·black_index.
         let (pieces, pawn_index, turn_ep) = block.digits(rank);
@@ -161,8 +168,8 @@ impl KeyDecoder {
             }
         };
         let header = Header {
-            category,
-            layout: *category.layout(),
+            category: block.category,
+            layout: block.layout,
             material: block.material,
             vectors: block.vectors,
             pawns: block.pawns,
@@ -201,7 +208,7 @@ impl KeyDecoder {
         let (Some(block), Some(range)) = (self.block.as_ref(), self.block_range()) else {
             return Err(KeyError::NonCanonical("no material block"));
         };
-        let (_, pawn_index, turn_ep) = block.digits(U192::from_be_slice(&key.0[1..]));
+        let (_, pawn_index, turn_ep) = block.digits(key.rank());
         Ok((range, unrank_pawns(pawn_index, block.pawns), turn_of(turn_ep)))
     }
 
@@ -223,8 +230,8 @@ impl KeyDecoder {
     pub fn block_range(&self) -> Option<KeyRange> {
         let block = self.block.as_ref()?;
         Some(KeyRange {
-            first: Key::from_parts(block.category, block.start),
-            last: Key::from_parts(block.category, block.end - U192::from(1u8)),
+            first: Key::from_byte_and_rank(block.byte, block.start),
+            last: Key::from_byte_and_rank(block.byte, block.end - U192::from(1u8)),
         })
     }
 }

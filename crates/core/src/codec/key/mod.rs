@@ -40,7 +40,7 @@ use std::{fmt, str::FromStr};
 
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
-use crate::position::{Category, Chess960Category, Position, PositionError};
+use crate::position::{Category, Chess960Category, Position, PositionError, Variant};
 
 use super::{
     material::{Material, MaterialError},
@@ -137,8 +137,23 @@ pub struct KeyRange {
 }
 
 impl KeyRange {
-    /// Every key a position can have: from category 0's first to category 80's last.
+    /// Every key a position can have: from standard category 0's first to the last Chess960
+    /// category's last.
     pub const ALL: KeyRange = KeyRange { first: Key::MIN, last: Key::MAX };
+
+    /// Standard chess's keys (first bytes 0 to 80).
+    pub const STANDARD: KeyRange = KeyRange { first: Key::MIN, last: Key::LAST_STANDARD };
+
+    /// Chess960's keys (first bytes 81 to 196).
+    pub const CHESS960: KeyRange = KeyRange { first: Key::FIRST_CHESS960, last: Key::MAX };
+
+    /// The keys of a variant's positions.
+    pub fn of_variant(variant: Variant) -> KeyRange {
+        match variant {
+            Variant::Standard => KeyRange::STANDARD,
+            Variant::Chess960 => KeyRange::CHESS960,
+        }
+    }
 
     /// The keys from `first` up to `end`, `end` excluded; `None` when there are none.
     pub fn until(first: Key, end: Key) -> Option<KeyRange> {
@@ -209,7 +224,7 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode_board(&self, accept: impl FnOnce(Category, &Material) -> bool) -> Result<Option<KeyBoard>, KeyError> {
-        let header = self.header()?;
+        let (_, header) = self.any_header()?;
         if !accept(header.category, &header.material) {
             return Ok(None);
         }
@@ -246,6 +261,41 @@ impl Key {
     #[inline]
     pub fn is_chess960(&self) -> bool {
         (chess960::FIRST_BYTE..=chess960::LAST_BYTE).contains(&self.0[0])
+    }
+
+    /// The digits of a standard or Chess960 key, with the offset of its category's ranks
+    /// under its first byte (zero for standard chess).
+    fn any_header(&self) -> Result<(U192, rank::Header), KeyError> {
+        if self.is_chess960() {
+            let (category, header) = chess960::header(self)?;
+            Ok((chess960::offset(category), header))
+        } else {
+            Ok((U192::ZERO, self.header()?))
+        }
+    }
+
+    /// The key range of the material block the key lies in (its category and material), and
+    /// the material: a standard key's is [`material_range`]'s.
+    ///
+    /// ```
+    /// use tabiya_core::{Category, Key, Position};
+    /// use tabiya_core::codec::material_range;
+    ///
+    /// let start = Position::initial();
+    /// let key = Key::encode(&start)?;
+    /// let (block, material) = key.material_block()?;
+    /// assert_eq!(block, material_range(Category::of(&start), &material)?);
+    /// let chess960 = Key::encode(&Position::chess960_start(0).expect("0"))?;
+    /// assert!(chess960.material_block()?.0.contains(&chess960));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn material_block(&self) -> Result<(KeyRange, Material), KeyError> {
+        let (offset, header) = self.any_header()?;
+        let frame = Frame::new(header.category, &header.material, tables())?;
+        let (start, size) = (offset + frame.block_start(), frame.block_size());
+        let (byte, last) = (self.0[0], start + size - U192::from(1u8));
+        let range = KeyRange { first: Key::from_byte_and_rank(byte, start), last: Key::from_byte_and_rank(byte, last) };
+        Ok((range, header.material))
     }
 
     /// The rank, bytes 1 to 21.
@@ -317,12 +367,24 @@ impl Key {
     /// The first key of category 0: no key is smaller.
     pub const MIN: Key = Key([0; KEY_LEN]);
 
-    /// The last key of the last category: no key of a position is larger.
-    pub const MAX: Key = {
-        let mut bytes = [0xff; KEY_LEN];
-        bytes[0] = (Category::COUNT - 1) as u8;
+    /// The last key of the last Chess960 category: no key of a position is larger.
+    pub const MAX: Key = Key::last_of_byte(chess960::LAST_BYTE);
+
+    /// The last key of standard chess's last category (80).
+    pub const LAST_STANDARD: Key = Key::last_of_byte((Category::COUNT - 1) as u8);
+
+    /// The first key of Chess960's first category byte (81).
+    pub const FIRST_CHESS960: Key = {
+        let mut bytes = [0; KEY_LEN];
+        bytes[0] = chess960::FIRST_BYTE;
         Key(bytes)
     };
+
+    const fn last_of_byte(byte: u8) -> Key {
+        let mut bytes = [0xff; KEY_LEN];
+        bytes[0] = byte;
+        Key(bytes)
+    }
 
     /// The key after this one in byte order (saturating: all 0xff stays).
     pub fn next(&self) -> Key {

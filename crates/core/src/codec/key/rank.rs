@@ -68,6 +68,7 @@ impl Header {
         };
         KeyBoard {
             category: self.category,
+            castling_rights: layout.castling_rights(),
             material: self.material,
             by_role: pieces.by_role,
             by_color: pieces.by_color,

@@ -159,8 +159,14 @@ mod tests {
 
     /// A random legal game from the initial position, `plies` long at most.
     fn random_game(seed: u64, plies: usize) -> Vec<Move> {
+        random_game_from(&Chess::default(), seed, plies)
+    }
+
+    /// A random legal game from `start`, `plies` long at most, castling whenever it may on
+    /// odd draws.
+    fn random_game_from(start: &Chess, seed: u64, plies: usize) -> Vec<Move> {
         let mut state = seed | 1;
-        let mut position = Chess::default();
+        let mut position = start.clone();
         let mut moves = Vec::new();
         for _ in 0..plies {
             let legal = position.legal_moves();
@@ -170,11 +176,43 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let m = legal[(state % legal.len() as u64) as usize];
+            let castles: Vec<Move> = legal.iter().copied().filter(|m| m.is_castle()).collect();
+            let m = match castles.is_empty() || state % 2 == 0 {
+                true => legal[(state / 2 % legal.len() as u64) as usize],
+                false => castles[(state / 2 % castles.len() as u64) as usize],
+            };
             position.play_unchecked(m);
             moves.push(m);
         }
         moves
+    }
+
+    /// Chess960 start position `number`, as shakmaty's Chess960 castling mode reads it.
+    fn chess960_start(number: u16) -> Chess {
+        crate::Position::chess960_start(number).expect("a start position").into_chess()
+    }
+
+    #[test]
+    fn chess960_games_round_trip_with_castling_as_the_king_taking_its_rook() {
+        let mut castled = 0;
+        for number in 0..960 {
+            let start = chess960_start(number);
+            let moves = random_game_from(&start, u64::from(number) * 7919 + 1, 120);
+            castled += moves.iter().filter(|m| m.is_castle()).count();
+            round_trip(&start, &moves);
+        }
+        assert!(castled > 960, "{castled} castlings");
+        // The king one step from its castling square: a plain king move and castling differ.
+        let start: Chess = "rk5r/8/8/8/8/8/8/R4K1R w KQkq - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Chess960)
+            .unwrap();
+        let moves = play(&start, &["f1h1"]);
+        assert_eq!(moves, vec![Move::Castle { king: shakmaty::Square::F1, rook: shakmaty::Square::H1 }]);
+        round_trip(&start, &moves);
+        round_trip(&start, &play(&start, &["f1g1"]));
+        round_trip(&start, &play(&start, &["f1a1"]));
     }
 
     proptest! {

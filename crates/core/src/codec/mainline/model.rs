@@ -8,7 +8,8 @@
 //! 3. **Target**: the square among those the piece could go to as the board alone tells:
 //!    attacked squares not holding a piece of its own side; a pawn's pushes to empty squares
 //!    and captures of a piece or on the en passant square; a king's also two files away
-//!    (castling). With a promotion, the promoted role too (context: the role, the number of
+//!    (castling), or in Chess960 its rooks that keep a castling right (the king takes its
+//!    rook, [`CompactMove`]'s Chess960 castling). With a promotion, the promoted role too (context: the role, the number of
 //!    such squares, and whether the pawn promotes).
 //!
 //! Each context has its own Huffman code ([`super::tables`], counted on a master-game
@@ -113,6 +114,9 @@ pub fn targets(position: &Chess, role: Role, from: Square) -> Bitboard {
             let en_passant = position.ep_square(EnPassantMode::Always).map_or(Bitboard::EMPTY, Bitboard::from_square);
             (attacks::pawn_attacks(us, from) & (board.by_color(!us) | en_passant)) | one | two
         }
+        Role::King if position.castles().mode().is_chess960() => {
+            (attacks::king_attacks(from) & !own) | (position.castles().castling_rights() & own)
+        }
         Role::King => {
             let castles = [-2, 2]
                 .into_iter()
@@ -165,7 +169,7 @@ impl MoveSymbols {
 /// The symbols of `m`, a legal move in `position`; `None` for a move that is not one of the
 /// position's (a bug of the caller's).
 pub fn symbols(position: &Chess, m: &Move) -> Option<MoveSymbols> {
-    let compact = CompactMove::from_move(m);
+    let compact = CompactMove::played(position, m);
     let (from, to) = (compact.from(), compact.to());
     let board = position.board();
     let us = position.turn();
