@@ -171,7 +171,7 @@ impl Database {
         to_python(py, &totals)
     }
 
-    #[pyo3(signature = (fen = None, moves = None, uci = None, max_moves = 12, top = 4, recent = 4, filters = None))]
+    #[pyo3(signature = (fen = None, moves = None, uci = None, max_moves = 12, top = 4, recent = 4, filters = None, variant = None))]
     #[allow(clippy::too_many_arguments)]
     fn query(
         &self,
@@ -183,11 +183,12 @@ impl Database {
         top: usize,
         recent: usize,
         filters: Option<&Bound<'_, PyDict>>,
+        variant: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         let answer = call(py, || {
             let lookup = Lookup {
-                target: Target::of(fen, moves, uci)?.resolve()?,
+                target: Target::of(fen, moves, uci)?.resolve_in(crate::pure::variant(variant.as_deref())?)?,
                 filter: spec.filter()?,
                 limits: Limits { moves: max_moves, top, recent, history: false },
             };
@@ -266,7 +267,7 @@ impl Database {
     }
 
     /// The games of a position or a pattern, resolved once, read page by page.
-    #[pyo3(signature = (fen = None, moves = None, uci = None, *, pattern = None, flip_colours = false, material = None, side = None, and_ = Vec::new(), not_ = Vec::new(), sort = "id".to_owned(), **filters))]
+    #[pyo3(signature = (fen = None, moves = None, uci = None, *, pattern = None, flip_colours = false, material = None, side = None, and_ = Vec::new(), not_ = Vec::new(), sort = "id".to_owned(), variant = None, **filters))]
     #[allow(clippy::too_many_arguments)]
     fn games_cursor(
         &self,
@@ -281,6 +282,7 @@ impl Database {
         and_: Vec<String>,
         not_: Vec<String>,
         sort: String,
+        variant: Option<String>,
         filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<GameCursor> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
@@ -312,7 +314,10 @@ impl Database {
                 None if material.is_some() || side.is_some() || flip_colours => {
                     return Err(Error::input("material, side and flip_colours go with a pattern"));
                 }
-                None => GameSource::Position(Target::of(fen, moves, uci)?.resolve()?),
+                None => {
+                    let variant = crate::pure::variant(variant.as_deref())?;
+                    GameSource::Position(Target::of(fen, moves, uci)?.resolve_in(variant)?)
+                }
             };
             let fens = |list: Vec<String>| {
                 list.into_iter().map(|fen| Target::fen(fen).resolve()).collect::<Result<Vec<_>, _>>()

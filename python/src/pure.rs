@@ -5,6 +5,7 @@ use tabiya::{
     Key, Material, Position,
     codec::KEY_LEN,
     pattern::{self, Scene},
+    position::Variant,
 };
 
 use crate::errors::Error;
@@ -13,6 +14,16 @@ use crate::errors::Error;
 /// operations after them are passed over).
 pub fn position(fen: &str) -> Result<Position, Error> {
     Ok(Position::from_epd_line(fen)?)
+}
+
+/// A variant by its lichess name: `standard` (the default, also `chess`) or `chess960`.
+pub fn variant(name: Option<&str>) -> Result<Variant, Error> {
+    match name {
+        None => Ok(Variant::Standard),
+        Some(name) => Variant::from_name(name).ok_or_else(|| {
+            Error::input(format!("variant {name:?} is not indexed: tabiya indexes standard and chess960"))
+        }),
+    }
 }
 
 /// A key from its 21 bytes or its 42 hexadecimal digits.
@@ -28,12 +39,16 @@ pub fn parse_key(key: &Bound<'_, PyAny>) -> Result<Key, Error> {
     text.parse::<Key>().map_err(|err| Error::input(format!("cannot decode {text:?}: {err}")))
 }
 
-/// key(fen) -> bytes: the 21-byte key of a position (FEN or EPD), as `tabiya key` prints in
-/// hexadecimal.
+/// key(fen, variant=None) -> bytes: the 21-byte key of a position (FEN or EPD; with
+/// `variant="chess960"` a whole X-FEN or Shredder-FEN), as `tabiya key` prints in hexadecimal.
 #[pyfunction]
-pub fn key<'py>(py: Python<'py>, fen: &str) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (fen, variant = None))]
+pub fn key<'py>(py: Python<'py>, fen: &str, variant: Option<&str>) -> PyResult<Bound<'py, PyBytes>> {
     let key = crate::call(py, || {
-        let position = position(fen)?;
+        let position = match self::variant(variant)? {
+            Variant::Standard => position(fen)?,
+            chess960 => chess960.parse_fen(fen)?,
+        };
         // As `tabiya key` says it.
         Key::encode(&position)
             .map_err(|err| Error::input(format!("no key for {fen:?}: {}", crate::errors::message(&err))))

@@ -95,14 +95,17 @@ class Database:
         max_moves: int = 12,
         top: int = 4,
         recent: int = 4,
+        variant: Optional[str] = None,
         **filters: Any,
     ) -> dict:
         """The explorer answer for a position, as ``tabiya query --json`` prints it.
 
         The position is ``fen`` (default: the initial position), then ``moves`` (SAN movetext,
-        ``"1. e4 e5 2. Nf3"``) or ``uci`` (``"e2e4,e7e5"``) played from it.
+        ``"1. e4 e5 2. Nf3"``) or ``uci`` (``"e2e4,e7e5"``) played from it. ``variant`` is
+        ``"standard"`` (the default) or ``"chess960"``: Chess960's positions and games, the FEN
+        in X-FEN or Shredder-FEN, castling in UCI as the king taking its rook.
         """
-        return self._db.query(fen, moves, uci, max_moves, top, recent, filters)
+        return self._db.query(fen, moves, uci, max_moves, top, recent, filters, variant)
 
     def games(
         self,
@@ -118,6 +121,7 @@ class Database:
         never: Union[str, Sequence[str]] = (),
         sort: str = "id",
         page_size: int = 1000,
+        variant: Optional[str] = None,
         **filters: Any,
     ) -> "GameList":
         """The games that reached a position, or any position matching ``pattern``, or in which
@@ -129,13 +133,13 @@ class Database:
 
         ``also`` and ``never`` are FENs (one, or a list) every game also reached or never
         reached; ``sort`` is ``"id"`` (ingest order), ``"date"`` (newest first: the full date,
-        then the round) or ``"rating"``.
+        then the round) or ``"rating"``; ``variant`` is :meth:`query`'s.
         The list is resolved here (a pattern scans once; bad input raises here); the games'
         headers are read as they are asked for, ``page_size`` at a time.
         """
         cursor = self._db.games_cursor(
             fen, moves, uci, pattern=pattern, flip_colours=flip_colours, material=material, side=side,
-            and_=_fens(also), not_=_fens(never), sort=sort, **filters,
+            and_=_fens(also), not_=_fens(never), sort=sort, variant=variant, **filters,
         )
         return GameList(cursor, _count(page_size, "page_size", 1))
 

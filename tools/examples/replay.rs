@@ -1,5 +1,6 @@
 //! The floor for any indexer: a plain single-thread pgn-reader + shakmaty replay of a PGN file
-//! (every mainline move parsed and played, nothing else). `tools/bench/ingest.sh` runs it beside
+//! (every mainline move parsed and played from the game's `FEN`, by Chess960's castling rules
+//! when its `Variant` tag names Chess960; nothing else). `tools/bench/ingest.sh` runs it beside
 //! `tabiya ingest`.
 //!
 //! `cargo run --release --example replay -- FILE.pgn[.zst|.bz2|.gz]`
@@ -7,7 +8,7 @@
 use std::{ops::ControlFlow, time::Instant};
 
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::{Chess, Position as _};
+use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
 
 /// The replay, shared with `tools/examples/ingest-stages.rs`: plays every mainline move,
 /// counting them.
@@ -15,19 +16,39 @@ pub struct Replay {
     pub plies: u64,
 }
 
+/// A game's `FEN` tag and whether its `Variant` tag names Chess960.
+#[derive(Default)]
+pub struct StartTags {
+    fen: Option<Fen>,
+    chess960: bool,
+}
+
 impl Visitor for Replay {
-    type Tags = ();
+    type Tags = StartTags;
     type Movetext = Chess;
     type Output = ();
 
-    fn begin_tags(&mut self) -> ControlFlow<(), ()> {
+    fn begin_tags(&mut self) -> ControlFlow<(), StartTags> {
+        ControlFlow::Continue(StartTags::default())
+    }
+    fn tag(&mut self, tags: &mut StartTags, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
+        match name {
+            b"FEN" => tags.fen = Fen::from_ascii(value.as_bytes()).ok(),
+            b"Variant" => {
+                let variant = value.decode_utf8_lossy().to_lowercase();
+                tags.chess960 = ["960", "fischer", "freestyle"].iter().any(|name| variant.contains(name));
+            }
+            _ => {}
+        }
         ControlFlow::Continue(())
     }
-    fn tag(&mut self, _tags: &mut (), _name: &[u8], _value: RawTag<'_>) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<(), Chess> {
-        ControlFlow::Continue(Chess::default())
+    fn begin_movetext(&mut self, tags: StartTags) -> ControlFlow<(), Chess> {
+        let mode = if tags.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+        match tags.fen.map(|fen| fen.into_position(mode)) {
+            None => ControlFlow::Continue(Chess::default()),
+            Some(Ok(position)) => ControlFlow::Continue(position),
+            Some(Err(_)) => ControlFlow::Break(()),
+        }
     }
     fn san(&mut self, position: &mut Chess, san_plus: SanPlus) -> ControlFlow<()> {
         match san_plus.san.to_move(position) {

@@ -1,0 +1,106 @@
+"""Chess960 games against python-chess, an independent oracle: random legal games from random
+start positions (python-chess's Chess960 boards, castling on both wings whenever it may, half the
+time), written by python-chess's PGN exporter, ingested through the binding; every position
+python-chess's replay reaches answers with its games, results and next moves (UCI as lichess
+writes Chess960 castling: the king takes its rook) under ``variant="chess960"``, and the
+standard start position counts no Chess960 game."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import chess
+import chess.pgn
+import pytest
+
+import tabiya
+
+RESULTS = ["1-0", "1/2-1/2", "0-1"]
+
+
+def random_games(count: int, seed: int) -> list:
+    rng = random.Random(seed)
+    games = []
+    for index in range(count):
+        number = 518 if index % 10 == 0 else rng.randrange(960)
+        board = chess.Board.from_chess960_pos(number)
+        game = chess.pgn.Game()
+        game.setup(board)
+        game.headers["Variant"] = "Chess960"
+        game.headers["Round"] = str(index + 1)
+        game.headers["Result"] = rng.choice(RESULTS)
+        node = game
+        for _ in range(rng.randrange(10, 90)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            castles = [m for m in moves if board.is_castling(m)]
+            move = rng.choice(castles) if castles and rng.random() < 0.5 else rng.choice(moves)
+            node = node.add_variation(move)
+            board.push(move)
+        games.append(game)
+    return games
+
+
+def naive(games: list) -> dict:
+    """Per X-FEN (python-chess's EPD): [games, white, draws, black] and per next move the same;
+    a game counts once where it stands more than once."""
+    index = defaultdict(lambda: ([0, 0, 0, 0], defaultdict(lambda: [0, 0, 0, 0])))
+    for game in games:
+        result = 1 + RESULTS.index(game.headers["Result"])
+        board = game.board()
+        seen = defaultdict(set)
+        for move in game.mainline_moves():
+            seen[board.epd()].add(board.uci(move, chess960=True))
+            board.push(move)
+        seen[board.epd()]
+        for epd, moves in seen.items():
+            counts, by_move = index[epd]
+            counts[0] += 1
+            counts[result] += 1
+            for uci in moves:
+                by_move[uci][0] += 1
+                by_move[uci][result] += 1
+    return index
+
+
+@pytest.fixture(scope="module")
+def chess960_db(tmp_path_factory):
+    games = random_games(300, 960)
+    tmp = tmp_path_factory.mktemp("chess960")
+    pgn = tmp / "chess960.pgn"
+    pgn.write_text("".join(str(game) + "\n\n" for game in games))
+    with tabiya.Database(tmp / "db", read_only=False) as db:
+        summary = db.ingest([pgn])
+    assert summary["indexed"] == len(games), summary
+    return games, tmp / "db"
+
+
+def test_every_position_answers_as_python_chess_counts(chess960_db):
+    games, path = chess960_db
+    expected = naive(games)
+    castlings = 0
+    with tabiya.Database(path) as db:
+        for epd, (counts, by_move) in expected.items():
+            answer = db.query(epd + " 0 1", variant="chess960", max_moves=256)
+            assert [answer["games"], answer["white"], answer["draws"], answer["black"]] == counts, epd
+            got = {m["uci"]: [m["games"], m["white"], m["draws"], m["black"]] for m in answer["moves"]}
+            assert got == {uci: list(c) for uci, c in by_move.items()}, epd
+            castlings += sum(1 for m in answer["moves"] if m["san"].startswith("O-O"))
+    assert len(expected) > 10_000
+    assert castlings > 100
+
+
+def test_standard_answers_count_no_chess960_game(chess960_db):
+    games, path = chess960_db
+    from_518 = sum(1 for game in games if game.board().fen() == chess.STARTING_FEN)
+    with tabiya.Database(path) as db:
+        assert db.query()["games"] == 0
+        assert db.query(variant="chess960")["games"] == from_518
+        assert len(list(db.games(variant="chess960"))) == from_518
+        with pytest.raises(tabiya.InvalidInput, match="not indexed"):
+            db.query(variant="atomic")
+    assert tabiya.key(chess.STARTING_FEN) != tabiya.key(chess.STARTING_FEN, variant="chess960")
+    shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"
+    assert tabiya.decode_key(tabiya.key(shredder, variant="chess960")) == "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -"
