@@ -44,10 +44,12 @@ impl Visitor for Replay {
     }
     fn begin_movetext(&mut self, tags: StartTags) -> ControlFlow<(), Chess> {
         let mode = if tags.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
-        match tags.fen.map(|fen| fen.into_position(mode)) {
-            None => ControlFlow::Continue(Chess::default()),
-            Some(Ok(position)) => ControlFlow::Continue(position),
-            Some(Err(_)) => ControlFlow::Break(()),
+        let Some(fen) = tags.fen else {
+            return ControlFlow::Continue(Chess::default());
+        };
+        match fen.into_position(mode) {
+            Ok(position) => ControlFlow::Continue(position),
+            Err(_) => ControlFlow::Break(()),
         }
     }
     fn san(&mut self, position: &mut Chess, san_plus: SanPlus) -> ControlFlow<()> {
