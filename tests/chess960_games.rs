@@ -196,6 +196,9 @@ fn chess960_games_answer_as_a_naive_replay_and_standard_answers_count_standard_g
         indexed += summary.run.counts.indexed;
     }
     assert_eq!(indexed, games.len() as u64);
+    // `verify` replays every game, Chess960's by its rules, against every stored position.
+    let out = crate::common::tabiya(&["verify", "--db", dir.path().join("db").to_str().unwrap()]);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let (mut chess960, mut standard, mut castlings) = (0, 0, 0);
     for ((is_chess960, epd), (counts, moves)) in naive(&games) {
         let variant = if is_chess960 { Variant::Chess960 } else { Variant::Standard };
@@ -224,6 +227,34 @@ fn chess960_games_answer_as_a_naive_replay_and_standard_answers_count_standard_g
     assert_eq!(start(Variant::Standard), standard_games);
     let from_518 = games.iter().filter(|game| game.chess960 && game.start == Chess::default()).count() as u64;
     assert_eq!(start(Variant::Chess960), from_518);
+    drop(store);
+
+    // Searches scan standard chess's positions: the same hits as a database of the standard
+    // games alone.
+    let standard_pgn = dir.path().join("standard.pgn");
+    let text: String =
+        games.iter().enumerate().filter(|(_, game)| !game.chess960).map(|(i, game)| game.pgn(i + 1)).collect();
+    std::fs::write(&standard_pgn, text).unwrap();
+    let standard_db = dir.path().join("standard-db");
+    let out = crate::common::tabiya(&["ingest", standard_pgn.to_str().unwrap(), "--db", standard_db.to_str().unwrap()]);
+    assert!(out.status.success());
+    let hits = |db: &std::path::Path, search: &[&str]| {
+        let mut args = vec!["search", "--db", db.to_str().unwrap(), "--json", "--limit", "100000"];
+        args.extend(search);
+        let out = crate::common::tabiya(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (json["positions"].clone(), json["hits"].clone())
+    };
+    for search in [
+        &["--material", "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP"][..],
+        &["--pattern", "check"],
+        &["--pattern", "Kg1 and Rf1"],
+    ] {
+        let (positions, found) = hits(&dir.path().join("db"), search);
+        assert!(positions.as_u64().is_some_and(|n| n > 0), "{search:?}");
+        assert_eq!((positions, found), hits(&standard_db, search), "{search:?}");
+    }
 }
 
 /// Whether `uci` is a king taking its own rook in `position` (Chess960's castling).

@@ -20,7 +20,7 @@ use super::{
     tier::{TierIndex, TierReader, tier_candidates},
 };
 use crate::{
-    codec::Key,
+    codec::{Key, KeyRange},
     model::{GameFacts, GameId, GameRecord, replay_with_moves},
     position::Position,
 };
@@ -258,7 +258,8 @@ impl Checks<'_, '_> {
     /// the commit record's counts.
     fn positions(&self, found: &mut Verification, pairs: u64, totals: &Totals) -> Result<(), StoreError> {
         let mut listed = 0u64;
-        for entry in self.view.scanner().each(|position| position.games()) {
+        // Every variant's positions: the games' pairs count them all.
+        for entry in self.view.scanner().over(KeyRange::ALL).each(|position| position.games()) {
             let (key, postings) = entry?;
             let mut count = 0u64;
             for id in postings.iter() {

@@ -190,15 +190,25 @@ enum PartEntries<'a> {
     Tier(Vec<TierEntry>, u64),
 }
 
-/// Passes over many positions ([`Snapshot::scanner`](crate::store::Snapshot::scanner)).
+/// Passes over many positions ([`Snapshot::scanner`](crate::store::Snapshot::scanner)): those
+/// of standard chess, unless [`Scanner::over`] names other keys.
+#[derive(Clone, Copy)]
 pub struct Scanner<'a> {
     store: &'a Store,
     committed: u64,
+    /// The keys passed over: standard chess's (what searches, reports and exports answer for),
+    /// or every key (what `verify` checks).
+    keys: KeyRange,
 }
 
 impl<'a> Scanner<'a> {
     pub(in crate::store) fn at(store: &'a Store, committed: u64) -> Scanner<'a> {
-        Scanner { store, committed }
+        Scanner { store, committed, keys: KeyRange::STANDARD }
+    }
+
+    /// The scanner over the positions of `keys` instead: [`KeyRange::ALL`] for every variant's.
+    pub fn over(self, keys: KeyRange) -> Scanner<'a> {
+        Scanner { keys, ..self }
     }
 
     /// Every stored position split into parts for parallel scans: the full-key family in key
@@ -211,18 +221,17 @@ impl<'a> Scanner<'a> {
             .into_iter()
             .filter(|file| file.column_family_name == options::POSITIONS)
             .filter_map(|file| Key::try_from(file.start_key?.as_slice()).ok())
-            .filter(|key| *key > Key::MIN && *key <= Key::LAST_STANDARD)
+            .filter(|key| *key > self.keys.first && self.keys.contains(key))
             .collect();
         splits.sort_unstable();
         splits.dedup();
         let mut parts = Vec::with_capacity(splits.len() + 1);
-        let mut first = Key::MIN;
+        let mut first = self.keys.first;
         for split in splits {
             parts.extend(KeyRange::until(first, split).map(ScanPart::Family));
             first = split;
         }
-        // Scans answer for standard chess: Chess960's keys follow its last category.
-        parts.extend(KeyRange::until(first, KeyRange::STANDARD.after_last()).map(ScanPart::Family));
+        parts.push(ScanPart::Family(KeyRange { first, last: self.keys.last }));
         let committed = self.committed.max(1);
         let mut first = 1;
         while first < committed {
@@ -273,7 +282,7 @@ impl<'a> Scanner<'a> {
             Ok(parts) => parts,
             Err(err) => return Box::new(std::iter::once(Err(err))),
         };
-        let scanner = Scanner { store: self.store, committed: self.committed };
+        let scanner = *self;
         Box::new(parts.into_iter().flat_map(move |part| {
             let found = scanner.run(
                 std::slice::from_ref(&part),
@@ -348,9 +357,16 @@ impl<'a> Scanner<'a> {
         admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
     ) -> Result<PartEntries<'a>, StoreError> {
         let tier = TierReader::at(self.store, self.committed);
-        // Scans answer for standard chess: a Chess960 game's positions are no standard one's.
-        let admits =
-            &|chess: &Chess, id: GameId| shakmaty::Position::castles(chess).mode().is_standard() && admits(chess, id);
+        // A game's positions are in the scan's keys when its variant's are (the tier's games
+        // are replayed, not keyed, before this test).
+        let (standard, chess960) = (self.keys.first <= Key::LAST_STANDARD, self.keys.last >= Key::FIRST_CHESS960);
+        let admits = &|chess: &Chess, id: GameId| {
+            let in_keys = match shakmaty::Position::castles(chess).mode().is_chess960() {
+                true => chess960,
+                false => standard,
+            };
+            in_keys && admits(chess, id)
+        };
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(family_iterator(self.store, range)),
             ScanPart::TierMaterials(ranges) => {
