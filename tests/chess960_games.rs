@@ -311,4 +311,10 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
     assert!(refused["error"].as_str().is_some_and(|e| e.contains("variant chess960")), "{refused}");
     let (status, _) = crate::common::server::json(&server, "/lichess?variant=crazyhouse");
     assert_eq!(status, 400);
+    // Game lists: the variant's positions, and no pattern scan in Chess960 yet.
+    let (status, list) = crate::common::server::json(&server, &format!("/games?variant=chess960&fen={fen}&and={fen}"));
+    assert_eq!((status, list["total"].as_u64()), (200, Some(1)), "{list}");
+    let (status, refused) = crate::common::server::json(&server, "/games?variant=chess960&pattern=check");
+    assert_eq!(status, 400);
+    assert!(refused["error"].as_str().is_some_and(|e| e.contains("not chess960")), "{refused}");
 }

@@ -287,6 +287,7 @@ impl Database {
     ) -> PyResult<GameCursor> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         call(py, || {
+            let variant = crate::pure::variant(variant.as_deref())?;
             // The scans of a pattern or a sequence skip the games the filter refuses.
             let filter = spec.filter()?;
             let mut steps = None;
@@ -314,13 +315,11 @@ impl Database {
                 None if material.is_some() || side.is_some() || flip_colours => {
                     return Err(Error::input("material, side and flip_colours go with a pattern"));
                 }
-                None => {
-                    let variant = crate::pure::variant(variant.as_deref())?;
-                    GameSource::Position(Target::of(fen, moves, uci)?.resolve_in(variant)?)
-                }
+                None => GameSource::Position(Target::of(fen, moves, uci)?.resolve_in(variant)?),
             };
+            source.check_variant(variant)?;
             let fens = |list: Vec<String>| {
-                list.into_iter().map(|fen| Target::fen(fen).resolve()).collect::<Result<Vec<_>, _>>()
+                list.into_iter().map(|fen| Target::fen(fen).resolve_in(variant)).collect::<Result<Vec<_>, _>>()
             };
             let query = GamesQuery {
                 source,

@@ -60,7 +60,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let fen = |fen: &String| Target::fen(fen.as_str()).resolve();
+    // The positions every game also reached, or never did: in the variant asked about.
+    let fen = |fen: &String| Target::fen(fen.as_str()).resolve_in(args.target.variant);
     let mut steps = None;
     // The scans of a pattern or a sequence skip the games the filter refuses.
     let filter = args.filter.filter()?;
@@ -82,6 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => GameSource::Position(args.target.resolve()?),
     };
+    source.check_variant(args.target.variant)?;
     let query = GamesQuery {
         source,
         and: args.and.iter().map(fen).collect::<Result<_, _>>()?,

@@ -28,6 +28,7 @@ use crate::{
     export::{BookOptions, BookWeight},
     model::{GameId, RECENT_GAMES, TOP_GAMES},
     pattern::{GamePattern, Pattern, Sequence},
+    position::Variant,
     render::{
         json::DatabaseTotals,
         pgn,
@@ -174,9 +175,10 @@ impl GamesRequest {
             return Err(ApiError::bad_request("page counts from 1"));
         }
         let per_page = params.count("perPage", 20, PER_PAGE)?;
+        let variant = params.variant()?;
         let fens = |name: &str| -> Result<Vec<_>, ApiError> {
             let list = params.get(name).unwrap_or("");
-            let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::fen(f).resolve());
+            let targets = list.split(';').filter(|f| !f.trim().is_empty()).map(|f| Target::fen(f).resolve_in(variant));
             Ok(targets.collect::<Result<Vec<_>, _>>()?)
         };
         let offset = (page - 1).checked_mul(per_page).ok_or_else(|| ApiError::bad_request("page out of range"))?;
@@ -201,6 +203,11 @@ impl GamesRequest {
             }
             None => RequestedSource::Position(params.target()?),
         };
+        if variant == Variant::Chess960 && !matches!(source, RequestedSource::Position(_)) {
+            return Err(ApiError::bad_request(
+                "patterns and sequences search standard chess's positions only, so far (not chess960)",
+            ));
+        }
         Ok(GamesRequest {
             source,
             and: fens("and")?,
