@@ -292,6 +292,13 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
     assert_eq!(stats.moves.iter().map(|(m, _)| m.to_string()).collect::<Vec<_>>(), ["e8c8"]);
     drop(store);
 
+    // The database report is standard chess's: it names the Chess960 games it leaves out.
+    let db = dir.path().join("db");
+    let out = crate::common::tabiya(&["report", "database", "--db", db.to_str().unwrap(), "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["chess960Games"].as_u64(), report["results"]["games"].as_u64()), (Some(2), Some(0)), "{report}");
+
     // Over HTTP, as lichess's explorer is asked: `variant=chess960`, castling as king takes rook.
     let server = crate::common::server::start(&dir.path().join("db"));
     let fen = "r1r1k3/pppppppp/8/8/8/8/PPPPPPPP/R1R1K3%20w%20Cc%20-%200%201";

@@ -3,7 +3,7 @@
 //! ([`GameView`]).
 
 use serde::Serialize;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
+use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
@@ -28,7 +28,8 @@ pub struct BoardAnswer {
     pub legal: Vec<LegalMove>,
 }
 
-/// A legal move: UCI (castling as the king's two-square move) and SAN with check marks.
+/// A legal move: UCI (castling as the king's two-square move; in Chess960 the king taking its
+/// rook) and SAN with check marks.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct LegalMove {
     /// `e2e4`, `e1g1`, `e7e8q`.
@@ -40,7 +41,7 @@ pub struct LegalMove {
 impl LegalMove {
     fn of(chess: &Chess, m: &Move) -> LegalMove {
         LegalMove {
-            uci: m.to_uci(CastlingMode::Standard).to_string(),
+            uci: m.to_uci(chess.castles().mode()).to_string(),
             san: SanPlus::from_move(chess.clone(), *m).to_string(),
         }
     }

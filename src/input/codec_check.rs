@@ -29,6 +29,9 @@ pub struct CheckReport {
     /// The first failures, described.
     pub failures: Vec<String>,
     huffman_bits_sum: u64,
+    /// Positions through the Huffman code (standard chess's; Chess960 positions go through the
+    /// key alone).
+    huffman_positions: u64,
 }
 
 /// Failures kept for the report.
@@ -42,8 +45,11 @@ impl CheckReport {
         match check_position(encoder, position) {
             Ok(Checked::Bits(bits)) => {
                 self.positions += 1;
-                self.huffman_bits_sum += bits as u64;
-                self.huffman_bits_max = self.huffman_bits_max.max(bits);
+                if let Some(bits) = bits {
+                    self.huffman_positions += 1;
+                    self.huffman_bits_sum += bits as u64;
+                    self.huffman_bits_max = self.huffman_bits_max.max(bits);
+                }
             }
             Ok(Checked::Unencodable(reason)) => self.reject(reason),
             Err(failure) => {
@@ -58,7 +64,7 @@ impl CheckReport {
 
     /// Mean Huffman code length of the positions checked.
     pub fn huffman_bits_mean(&self) -> f64 {
-        if self.positions > 0 { self.huffman_bits_sum as f64 / self.positions as f64 } else { 0.0 }
+        if self.huffman_positions > 0 { self.huffman_bits_sum as f64 / self.huffman_positions as f64 } else { 0.0 }
     }
 
     /// Counts an input that is not a position.
@@ -72,6 +78,7 @@ impl CheckReport {
         self.failed += other.failed;
         self.key_bytes = self.key_bytes.max(other.key_bytes);
         self.huffman_bits_sum += other.huffman_bits_sum;
+        self.huffman_positions += other.huffman_positions;
         self.huffman_bits_max = self.huffman_bits_max.max(other.huffman_bits_max);
         for (reason, n) in other.rejected {
             *self.rejected.entry(reason).or_default() += n;
@@ -82,7 +89,8 @@ impl CheckReport {
 }
 
 enum Checked {
-    Bits(usize),
+    /// Round-tripped; the Huffman code's length, for a standard position.
+    Bits(Option<usize>),
     Unencodable(String),
 }
 
@@ -95,17 +103,24 @@ fn check_position(encoder: &mut KeyEncoder, position: &Position) -> Result<Check
     if &decoded != position {
         return Err(format!("key {key} decodes to {decoded}"));
     }
-    let range = material_range(Category::of(position), &Material::of(position))
-        .map_err(|e| format!("no material range: {e}"))?;
-    if !range.contains(&key) {
+    let (range, material) = key.material_block().map_err(|e| format!("no material block: {e}"))?;
+    if !range.contains(&key) || material != Material::of(position) {
         return Err(format!("key {key} outside its material range {}..={}", range.first, range.last));
+    }
+    if position.is_chess960() {
+        // The Huffman code is standard chess's export format.
+        return Ok(Checked::Bits(None));
+    }
+    let standard = material_range(Category::of(position), &material).map_err(|e| format!("no material range: {e}"))?;
+    if standard != range {
+        return Err(format!("key {key}: its block {range:?} is not its category's material range {standard:?}"));
     }
     let packed = huffman::encode(position);
     let unpacked = huffman::decode(&packed.bytes).map_err(|e| format!("packed position does not decode: {e}"))?;
     if &unpacked != position {
         return Err(format!("packed position decodes to {unpacked}"));
     }
-    Ok(Checked::Bits(packed.bits))
+    Ok(Checked::Bits(Some(packed.bits)))
 }
 
 /// Positions checked per parallel batch.

@@ -133,6 +133,9 @@ fn totals_html(report: &DatabaseReport) -> String {
     if let Some(plies) = report.average_plies {
         items.push((format!("{:.1}", plies / 2.0), "moves per game"));
     }
+    if report.chess960_games > 0 {
+        items.push((thousands(report.chess960_games), "Chess960 games, not counted below"));
+    }
     let results = table(
         &["Result", "Games", "Share"],
         &[
@@ -141,7 +144,9 @@ fn totals_html(report: &DatabaseReport) -> String {
             ("Black won", report.results.black),
             ("Unfinished", report.unfinished),
         ]
-        .map(|(label, n)| vec![label.to_owned(), thousands(n), pct(100.0 * n as f64 / t.games.max(1) as f64)]),
+        .map(|(label, n)| {
+            vec![label.to_owned(), thousands(n), pct(100.0 * n as f64 / report.results.games.max(1) as f64)]
+        }),
     );
     let speeds: Vec<Vec<String>> =
         report.speeds.iter().map(|s| vec![s.speed.to_owned(), thousands(s.games), pct(s.share)]).collect();

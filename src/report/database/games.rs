@@ -42,6 +42,8 @@ pub struct Counts {
     /// Per ply (index 0: after the first move), games standing on each position.
     pub by_ply: Vec<HashMap<Key, u64>>,
     pub unreplayable: u64,
+    /// Chess960 games, left out of every count above.
+    pub chess960: u64,
 }
 
 impl Counts {
@@ -76,10 +78,16 @@ impl Counts {
             }
         }
         self.unreplayable += other.unreplayable;
+        self.chess960 += other.chess960;
         self
     }
 
     fn add(&mut self, facts: &GameFacts, record: &GameRecord, openings: &HashMap<Key, (String, String)>, plies: usize) {
+        // The report is standard chess's, as its position scans are.
+        if record.variant() != crate::position::Variant::Standard {
+            self.chess960 += 1;
+            return;
+        }
         let tally = Tally::game(facts.result, facts.ratings);
         self.total.add(&tally);
         self.plies += record.plies() as u64;

@@ -87,6 +87,8 @@ pub struct DatabaseReport {
     pub positions_by_ply: Vec<PlyPositions>,
     /// Games whose stored moves did not replay (corrupt data).
     pub unreplayable: u64,
+    /// Chess960 games: in the totals, left out of the rest (the report is standard chess's).
+    pub chess960_games: u64,
 }
 
 /// The database's totals.
@@ -312,6 +314,7 @@ impl DatabaseReport {
             endgames,
             positions_by_ply,
             unreplayable: counts.unreplayable,
+            chess960_games: counts.chess960,
         })
     }
 }

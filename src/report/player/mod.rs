@@ -255,6 +255,10 @@ impl PlayerReport {
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
         for (&id, record) in ids.iter().zip(view.games().listed(ids)?) {
+            // The report is standard chess's, as its repertoire is.
+            if record.variant() != crate::position::Variant::Standard {
+                continue;
+            }
             let facts = GameFacts::of(id, record.result, &record.tags);
             if !admission.admits(&facts) {
                 continue;

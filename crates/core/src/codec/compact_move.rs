@@ -114,8 +114,10 @@ impl CompactMove {
         if promotion.is_some() != (piece.role == Role::Pawn && last_rank) {
             return None;
         }
-        let castles_by_rights = position.castles().castling_rights();
-        if piece.role == Role::King && position.castles().mode().is_chess960() && castles_by_rights.contains(to) {
+        // A king taking a rook of its own that keeps a right (an enemy rook with a right is
+        // an ordinary capture).
+        let own_castling_rooks = position.castles().castling_rights() & board.by_color(us);
+        if piece.role == Role::King && position.castles().mode().is_chess960() && own_castling_rooks.contains(to) {
             // Chess960: the king takes its own rook, which keeps a right.
             let side = if to.file() > from.file() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             let clear = (position.castles().path(us, side) & board.occupied()).is_empty();
@@ -216,6 +218,33 @@ mod tests {
                 assert_eq!(compact.to_move_trusted(&position), Some(m), "{fen}: {m}");
                 assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Standard).to_string());
             }
+        }
+    }
+
+    #[test]
+    fn every_legal_chess960_move_round_trips_castling_as_the_king_taking_its_rook() {
+        for fen in [
+            // Castling both ways, the king one file from its castling square.
+            "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1",
+            // The king on its castling square already: castling moves the rook alone.
+            "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w KQkq - 0 1",
+            // The king takes an enemy rook that keeps its right: a capture, not castling.
+            "r3k2r/6K1/8/8/8/8/8/8 w kq - 0 1",
+            "8/8/8/8/8/8/1k6/R3K2R b KQ - 0 1",
+        ] {
+            let position: Chess =
+                Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Chess960).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            let mut castles = 0;
+            for m in position.legal_moves() {
+                let compact = CompactMove::played(&position, &m);
+                assert!(seen.insert(compact), "{fen}: {m} collides");
+                assert_eq!(compact.to_move(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_move_trusted(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Chess960).to_string());
+                castles += usize::from(m.is_castle());
+            }
+            assert!(castles > 0 || !fen.contains(" w KQkq"), "{fen}");
         }
     }
 

@@ -117,7 +117,9 @@ impl Placement<'_> {
             .ok()
             .and_then(|board| {
                 let setup = Setup { board, turn: self.turn, castling_rights: castling, ep_square, ..Setup::empty() };
-                <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard)
+                // Chess960's rights (a decoded Chess960 key) need its castling mode.
+                let mode = CastlingMode::detect(&setup);
+                <Chess as shakmaty::FromSetup>::from_setup(setup, mode)
                     .or_else(shakmaty::PositionError::ignore_impossible_check)
                     .ok()
             })
