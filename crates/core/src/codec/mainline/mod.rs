@@ -177,7 +177,7 @@ mod tests {
             state ^= state >> 7;
             state ^= state << 17;
             let castles: Vec<Move> = legal.iter().copied().filter(|m| m.is_castle()).collect();
-            let m = match castles.is_empty() || state % 2 == 0 {
+            let m = match castles.is_empty() || state.is_multiple_of(2) {
                 true => legal[(state / 2 % legal.len() as u64) as usize],
                 false => castles[(state / 2 % castles.len() as u64) as usize],
             };
