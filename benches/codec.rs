@@ -1,6 +1,8 @@
 //! Encode/decode speed of the key and the Huffman code on real positions: every position of the
 //! first games of the players collection (`../shared/datasets/players.pgn.zst`, or the file named
-//! by `TABIYA_BENCH_PGN`). Also prints the Huffman bits/position mean and max over them.
+//! by `TABIYA_BENCH_PGN`). Also prints the Huffman bits/position mean and max over them. The
+//! same positions as Chess960's (the games played from start position 518) are keyed and
+//! decoded beside them, for the cost of Chess960's key space.
 //!
 //! `cargo bench --bench codec`
 
@@ -10,7 +12,7 @@ use std::{hint::black_box, time::Duration};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tabiya::{
-    Key,
+    Key, Position,
     codec::{KeyEncoder, huffman},
 };
 
@@ -50,6 +52,24 @@ fn codec(c: &mut Criterion) {
     });
     group.bench_function("key_decode", |b| {
         b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
+    });
+    // The same boards in Chess960's space (castling rights on the corners, kings on e1/e8).
+    let chess960: Vec<Position> = positions
+        .iter()
+        .map(|p| {
+            let setup = shakmaty::Position::to_setup(p.chess(), shakmaty::EnPassantMode::Legal);
+            Position::from_setup_chess960(setup, "bench").expect("a standard position is a Chess960 one")
+        })
+        .collect();
+    let chess960_keys: Vec<Key> = chess960.iter().map(|p| Key::encode(p).expect("Chess960 positions encode")).collect();
+    group.bench_function("key_encode_in_game_order_chess960", |b| {
+        b.iter(|| {
+            let mut encoder = KeyEncoder::default();
+            chess960.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
+        })
+    });
+    group.bench_function("key_decode_chess960", |b| {
+        b.iter(|| chess960_keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
     });
     group.bench_function("huffman_encode", |b| {
         b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>())

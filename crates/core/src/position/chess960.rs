@@ -31,6 +31,21 @@ pub struct CastlingConfig(u8);
 /// rook, king-side rook), [`NO_FILE`] for none.
 const RIGHTS: [(u8, u8, u8); 112] = rights_table();
 const NO_FILE: u8 = 8;
+/// `[king][queen-side rook][king-side rook]` (files, [`NO_FILE`] for none): the index in
+/// [`RIGHTS`] plus 4, or 0 where no configuration with a right has those files. Keying looks
+/// every Chess960 position's configurations up here.
+static RIGHTS_INDEX: [[[u8; 9]; 9]; 8] = rights_index();
+
+const fn rights_index() -> [[[u8; 9]; 9]; 8] {
+    let mut index = [[[0; 9]; 9]; 8];
+    let mut at = 0;
+    while at < RIGHTS.len() {
+        let (king, queen, king_side) = RIGHTS[at];
+        index[king as usize][queen as usize][king_side as usize] = 4 + at as u8;
+        at += 1;
+    }
+    index
+}
 
 const fn rights_table() -> [(u8, u8, u8); 112] {
     let mut table = [(0, 0, 0); 112];
@@ -77,14 +92,25 @@ impl CastlingConfig {
         let (board, castles) = (chess.board(), chess.castles());
         let file_of = |side| castles.rook(color, side).map_or(NO_FILE, |square: Square| square.file() as u8);
         let (queen, king_side) = (file_of(CastlingSide::QueenSide), file_of(CastlingSide::KingSide));
-        let king = board.king_of(color).map_or(NO_FILE, |square| square.file() as u8);
-        if let Some(at) = RIGHTS.iter().position(|&rights| rights == (king, queen, king_side)) {
-            return CastlingConfig(4 + at as u8);
+        if let Some(king) = board.king_of(color) {
+            let at = RIGHTS_INDEX[king.file() as usize][usize::from(queen)][usize::from(king_side)];
+            if at != 0 {
+                return CastlingConfig(at);
+            }
         }
         // No right (a right always has its configuration).
         let rook = Piece { color, role: Role::Rook };
         let absent = |file| board.piece_at(back_rank_square(color, file)) != Some(rook);
         CastlingConfig(2 * u8::from(absent(File::A)) + u8::from(absent(File::H)))
+    }
+
+    /// What the configuration implies, as an index of the key tables' implied sets (no piece,
+    /// one rook, two rooks, a rook and the king, two rooks and the king).
+    pub(crate) fn implied_type(self) -> usize {
+        match self.rights() {
+            None => usize::from(self.0 < 2) + usize::from(self.0 % 2 == 0),
+            Some(&(_, queen, king_side)) => 2 + usize::from(queen != NO_FILE) + usize::from(king_side != NO_FILE),
+        }
     }
 
     /// The king's square when the configuration implies it.
@@ -251,6 +277,26 @@ mod tests {
         let mut sorted = RIGHTS.to_vec();
         sorted.dedup();
         assert_eq!(sorted.len(), RIGHTS.len());
+    }
+
+    #[test]
+    fn the_index_of_rights_and_the_implied_sets_agree_with_the_table() {
+        for (at, &(king, queen, king_side)) in RIGHTS.iter().enumerate() {
+            assert_eq!(RIGHTS_INDEX[king as usize][queen as usize][king_side as usize], 4 + at as u8);
+        }
+        let listed = RIGHTS_INDEX.iter().flatten().flatten().filter(|&&at| at != 0).count();
+        assert_eq!(listed, RIGHTS.len());
+        for index in 0..CastlingConfig::COUNT as u8 {
+            let config = CastlingConfig(index);
+            let mut layout = Layout::EMPTY;
+            config.imply(Color::White, &mut layout);
+            let (rooks, king) = (layout.home_rooks(Color::White).count(), layout.implied_king(Color::White).is_some());
+            let expected = match (rooks, king) {
+                (rooks, false) => rooks,
+                (rooks, true) => 2 + rooks,
+            };
+            assert_eq!(config.implied_type(), expected, "{index}");
+        }
     }
 
     #[test]

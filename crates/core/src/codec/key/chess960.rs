@@ -37,17 +37,14 @@ pub(super) fn byte(category: Chess960Category) -> u8 {
 
 /// The rank at which `category`'s positions start, under its first byte.
 pub(super) fn offset(category: Chess960Category) -> U192 {
-    let (white, _) = implied_types(category);
-    offsets()[white][usize::from(category.black.index())]
+    offsets()[category.white.implied_type()][usize::from(category.black.index())]
 }
 
 /// The Chess960 category and digits of a key whose first byte is a Chess960 one.
 pub(super) fn header(key: &Key) -> Result<(Chess960Category, Header), KeyError> {
     let byte = key.0[0];
     let white = byte.checked_sub(FIRST_BYTE).and_then(CastlingConfig::new).ok_or(KeyError::Category(byte))?;
-    let any_black = CastlingConfig::new(0).ok_or(KeyError::Category(byte))?;
-    let (white_type, _) = implied_types(Chess960Category { white, black: any_black });
-    let row = &offsets()[white_type];
+    let row = &offsets()[white.implied_type()];
     let rank = key.rank();
     if rank >= row[CastlingConfig::COUNT] {
         return Err(KeyError::OutOfRange(byte));
@@ -85,8 +82,7 @@ fn offsets() -> &'static [[U192; CastlingConfig::COUNT + 1]; IMPLIED.len()] {
                 sum += t.category_size(white_type, black_type);
             }
             row[CastlingConfig::COUNT] = sum;
-            let (white_type, _) = implied_types(Chess960Category { white, black: white });
-            rows[white_type] = row;
+            rows[white.implied_type()] = row;
         }
         rows
     })
