@@ -108,7 +108,7 @@ impl CastlingConfig {
     /// one rook, two rooks, a rook and the king, two rooks and the king).
     pub(crate) fn implied_type(self) -> usize {
         match self.rights() {
-            None => usize::from(self.0 < 2) + usize::from(self.0 % 2 == 0),
+            None => usize::from(self.0 < 2) + usize::from(self.0.is_multiple_of(2)),
             Some(&(_, queen, king_side)) => 2 + usize::from(queen != NO_FILE) + usize::from(king_side != NO_FILE),
         }
     }
