@@ -20,9 +20,7 @@ pub fn position(fen: &str) -> Result<Position, Error> {
 pub fn variant(name: Option<&str>) -> Result<Variant, Error> {
     match name {
         None => Ok(Variant::Standard),
-        Some(name) => Variant::from_name(name).ok_or_else(|| {
-            Error::input(format!("variant {name:?} is not indexed: tabiya indexes standard and chess960"))
-        }),
+        Some(name) => name.parse().map_err(|err: tabiya::position::UnknownVariant| Error::input(err.to_string())),
     }
 }
 

@@ -39,7 +39,7 @@ pub struct TargetArgs {
     pub uci: Option<String>,
     /// The games' rules: standard or chess960 (X-FEN or Shredder-FEN in --fen; without one,
     /// the standard setup in Chess960's space).
-    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = variant)]
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
     pub variant: tabiya::position::Variant,
 }
 
@@ -195,14 +195,6 @@ pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
             _ => Ok(()),
         },
     }
-}
-
-/// A variant's name, as lichess writes it: `standard` (or `chess`) and `chess960`.
-pub fn variant(text: &str) -> Result<tabiya::position::Variant, String> {
-    tabiya::position::Variant::from_name(text).ok_or_else(|| {
-        let names: Vec<&str> = tabiya::position::Variant::ALL.iter().map(|v| v.name()).collect();
-        format!("{text:?} is not a variant tabiya reads; it reads {}", names.join(", "))
-    })
 }
 
 /// A size in bytes: a number with an optional K, M, G or T suffix (powers of 1,024), e.g. 512M.

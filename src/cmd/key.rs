@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, value_name = "HEX")]
     decode: Option<String>,
     /// The rules of the FEN: standard or chess960 (each has its own keys).
-    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = crate::cmd::args::variant)]
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: Variant,
     /// Print JSON.
     #[arg(long)]

@@ -14,7 +14,7 @@ use shakmaty::Color;
 
 use crate::{
     explore::{Filter, FilterSpec, Limits, QueryError, ResolvedTarget, Target},
-    position::Variant,
+    position::{UnknownVariant, Variant},
 };
 
 /// The header filters' parameters, the command line's options in camelCase.
@@ -114,9 +114,7 @@ impl Params {
     pub fn variant(&self) -> Result<Variant, ApiError> {
         match self.get("variant") {
             None => Ok(Variant::Standard),
-            Some(name) => Variant::from_name(name).ok_or_else(|| {
-                ApiError::bad_request(format!("variant {name:?} is not indexed: tabiya indexes standard and chess960"))
-            }),
+            Some(name) => name.parse().map_err(|err: UnknownVariant| ApiError::bad_request(err.to_string())),
         }
     }
 

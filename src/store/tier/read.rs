@@ -273,7 +273,7 @@ impl<'a> TierReader<'a> {
         }
         games.sort_unstable();
         games.dedup();
-        let Ok((_, material)) = key.material_block() else { return Ok(None) };
+        let Ok(material) = key.material() else { return Ok(None) };
         // Only a position of the key's block and side to move can be it: the others are not
         // keyed.
         let same_block = |chess: &Chess, _: GameId| {
@@ -362,9 +362,9 @@ impl<'a> TierReader<'a> {
         let index = self.index()?;
         for range in ranges {
             self.material_games(&index, &range.first, &mut games)?;
-            let (_, material) = range
+            let material = range
                 .first
-                .material_block()
+                .material()
                 .map_err(|err| self.store.corrupt(format!("key range {}: {err}", range.first)))?;
             materials.insert(material);
         }

@@ -113,12 +113,6 @@ impl CastlingConfig {
         }
     }
 
-    /// The king's square when the configuration implies it.
-    fn king(self, color: Color) -> Option<Square> {
-        let (king, _, _) = *self.rights()?;
-        Some(back_rank_square(color, File::new(u32::from(king))))
-    }
-
     fn rights(self) -> Option<&'static (u8, u8, u8)> {
         RIGHTS.get(usize::from(self.0).checked_sub(4)?)
     }
@@ -172,7 +166,9 @@ fn back_rank_square(color: Color, file: File) -> Square {
 /// let start = Position::chess960_start(518).expect("518 is a start position");
 /// let category = Chess960Category::of(&start).expect("a Chess960 position");
 /// assert_eq!(start.to_string(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
-/// assert_eq!(category.layout_rights(), shakmaty::Bitboard::CORNERS);
+/// // Both colours: the king on e, a right on a and on h; a standard key's category 0 counts it.
+/// assert_eq!(category.white, category.black);
+/// assert_eq!(category.representative().index(), 0);
 /// assert!(Chess960Category::of(&Position::initial()).is_none(), "standard chess");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -200,11 +196,6 @@ impl Chess960Category {
         layout
     }
 
-    /// The castling rights the category implies, as rook squares.
-    pub fn layout_rights(self) -> Bitboard {
-        self.layout().castling_rights()
-    }
-
     /// The standard category implying as many rooks and kings of each colour: its tables count
     /// this category's placements.
     pub fn representative(self) -> Category {
@@ -214,11 +205,6 @@ impl Chess960Category {
             Some(category) => category,
             None => unreachable!("states are below 3"),
         }
-    }
-
-    /// The implied kings, for tests and tools.
-    pub fn implied_kings(self) -> [Option<Square>; 2] {
-        [self.white.king(Color::White), self.black.king(Color::Black)]
     }
 }
 

@@ -35,10 +35,11 @@ use shakmaty::{
 /// ```
 /// use tabiya_core::position::Variant;
 ///
-/// assert_eq!(Variant::from_name("chess960"), Some(Variant::Chess960));
-/// assert_eq!(Variant::from_name("standard"), Some(Variant::Standard));
+/// assert_eq!("chess960".parse(), Ok(Variant::Chess960));
+/// assert_eq!("standard".parse(), Ok(Variant::Standard));
 /// assert_eq!(Variant::Chess960.name(), "chess960");
-/// assert_eq!(Variant::from_name("atomic"), None);
+/// let refused = "atomic".parse::<Variant>().unwrap_err().to_string();
+/// assert!(refused.contains("not indexed"), "{refused}");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -50,19 +51,6 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// Every variant, in the order of their key spaces.
-    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::Chess960];
-
-    /// The variant of a name as lichess writes it (`standard` or `chess` for standard chess,
-    /// `chess960`); `None` for any other.
-    pub fn from_name(name: &str) -> Option<Variant> {
-        match name {
-            "standard" | "chess" => Some(Variant::Standard),
-            "chess960" => Some(Variant::Chess960),
-            _ => None,
-        }
-    }
-
     /// The name lichess gives it.
     pub fn name(self) -> &'static str {
         match self {
@@ -101,6 +89,24 @@ impl Variant {
         match self {
             Variant::Standard => text.parse(),
             Variant::Chess960 => Position::from_fen_chess960(text),
+        }
+    }
+}
+
+/// A variant name tabiya does not index (lichess's other variants, a typo).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("variant {0:?} is not indexed: not a variant tabiya reads (it reads standard and chess960)")]
+pub struct UnknownVariant(pub String);
+
+impl std::str::FromStr for Variant {
+    type Err = UnknownVariant;
+
+    /// The variant of a name as lichess writes it: `standard` (or `chess`) and `chess960`.
+    fn from_str(name: &str) -> Result<Variant, UnknownVariant> {
+        match name {
+            "standard" | "chess" => Ok(Variant::Standard),
+            "chess960" => Ok(Variant::Chess960),
+            _ => Err(UnknownVariant(name.to_owned())),
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::{
 
 use super::{
     Key, KeyError,
-    rank::{Header, header_in, implied_of, last_at_or_below},
+    rank::{Header, header_in, last_at_or_below},
 };
 
 /// The first category byte of a Chess960 key.
@@ -60,12 +60,6 @@ pub(super) fn header(key: &Key) -> Result<(Chess960Category, Header), KeyError> 
     Ok((category, header))
 }
 
-/// The indices in [`IMPLIED`] of what each side's configuration implies.
-fn implied_types(category: Chess960Category) -> (usize, usize) {
-    let (white, black) = implied_of(category.representative().layout());
-    (white.index(), black.index())
-}
-
 /// `[White's implied type][Black's configuration]`: the sizes of the categories before it
 /// under one first byte, the last entry the byte's total.
 fn offsets() -> &'static [[U192; CastlingConfig::COUNT + 1]; IMPLIED.len()] {
@@ -78,8 +72,7 @@ fn offsets() -> &'static [[U192; CastlingConfig::COUNT + 1]; IMPLIED.len()] {
             let mut row = [U192::ZERO; CastlingConfig::COUNT + 1];
             for black in (0..CastlingConfig::COUNT as u8).filter_map(CastlingConfig::new) {
                 row[usize::from(black.index())] = sum;
-                let (white_type, black_type) = implied_types(Chess960Category { white, black });
-                sum += t.category_size(white_type, black_type);
+                sum += t.category_size(white.implied_type(), black.implied_type());
             }
             row[CastlingConfig::COUNT] = sum;
             rows[white.implied_type()] = row;

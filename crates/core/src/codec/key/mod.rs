@@ -40,7 +40,7 @@ use std::{fmt, str::FromStr};
 
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
-use crate::position::{Category, Chess960Category, Position, PositionError, Variant};
+use crate::position::{Category, Position, PositionError, Variant};
 
 use super::{
     material::{Material, MaterialError},
@@ -181,28 +181,34 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
-        if self.is_chess960() {
-            return self.decode_chess960();
-        }
-        let decoded = self.header()?.place();
+        let (_, header) = self.any_header()?;
+        let layout = header.layout;
+        let decoded = header.place();
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
-        let category = decoded.category;
         for color in Color::ALL {
-            if !(board.by_piece(Piece { color, role: Role::Rook }) & category.rookless_homes(color)).is_empty() {
+            if !(board.by_piece(Piece { color, role: Role::Rook }) & layout.rookless_homes(color)).is_empty() {
                 return Err(KeyError::NonCanonical("a rook stands on a home square its category says is empty"));
             }
         }
         let setup = Setup {
             board,
             turn: decoded.turn,
-            castling_rights: category.castling_rights(),
+            castling_rights: decoded.castling_rights,
             ep_square: decoded.ep_square,
             ..Setup::empty()
         };
-        let position = Position::from_setup(setup, format_args!("key {self}"))?;
+        let position = match self.is_chess960() {
+            false => Position::from_setup(setup, format_args!("key {self}"))?,
+            true => Position::from_setup_chess960(setup, format_args!("key {self}"))?,
+        };
         if position.chess().ep_square(EnPassantMode::Legal) != decoded.ep_square {
             return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
+        }
+        // A Chess960 configuration may name rights shakmaty reads otherwise, or none where a
+        // rook could keep one: what encodes to other bytes is no Chess960 key.
+        if self.is_chess960() && Key::encode(&position)? != *self {
+            return Err(KeyError::NonCanonical("the position encodes to other bytes"));
         }
         Ok(position)
     }
@@ -231,18 +237,17 @@ impl Key {
         Ok(Some(header.place()))
     }
 
-    /// The key's category and material, without placing its pieces: what names the material
-    /// block ([`material_range`]) it lies in.
+    /// The key's material, without placing its pieces.
     ///
     /// ```
     /// use tabiya_core::{Key, Position};
     ///
-    /// let (category, material) = Key::encode(&Position::initial())?.category_and_material()?;
-    /// assert_eq!((category.index(), material.men()), (0, 32));
+    /// assert_eq!(Key::encode(&Position::initial())?.material()?.men(), 32);
+    /// assert_eq!(Key::encode(&Position::chess960_start(0).expect("0"))?.material()?.men(), 32);
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
-    pub fn category_and_material(&self) -> Result<(Category, Material), KeyError> {
-        self.header().map(|header| (header.category, header.material))
+    pub fn material(&self) -> Result<Material, KeyError> {
+        self.any_header().map(|(_, header)| header.material)
     }
 }
 
@@ -301,30 +306,6 @@ impl Key {
     /// The rank, bytes 1 to 21.
     fn rank(&self) -> U192 {
         U192::from_be_slice(&self.0[1..])
-    }
-
-    /// [`Key::decode`] for a Chess960 key: the placement in its category's layout, then a check
-    /// that the position encodes back to these bytes (every code no position has is refused).
-    fn decode_chess960(&self) -> Result<Position, KeyError> {
-        let (category, header) = chess960::header(self)?;
-        let decoded = header.place();
-        let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
-            .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
-        let setup = Setup {
-            board,
-            turn: decoded.turn,
-            castling_rights: category.layout_rights(),
-            ep_square: decoded.ep_square,
-            ..Setup::empty()
-        };
-        let position = Position::from_setup_chess960(setup, format_args!("key {self}"))?;
-        if Chess960Category::of(&position) != Some(category) {
-            return Err(KeyError::NonCanonical("a rook stands where its castling configuration says none does"));
-        }
-        if Key::encode(&position)? != *self {
-            return Err(KeyError::NonCanonical("the position encodes to other bytes"));
-        }
-        Ok(position)
     }
 
     /// The raw bytes.
