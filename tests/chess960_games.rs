@@ -299,6 +299,26 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((report["chess960Games"].as_u64(), report["results"]["games"].as_u64()), (Some(2), Some(0)), "{report}");
 
+    // What answers for standard chess only refuses a Chess960 position with the reason; the
+    // codec check round-trips Chess960 positions through the key.
+    let fen = "r1r1k3/pppppppp/8/8/8/8/PPPPPPPP/R1R1K3 w Cc - 0 1";
+    for (args, reason) in [
+        (&["report", "opening", "--variant", "chess960", "--fen", fen][..], "standard chess positions only"),
+        (
+            &["export", "book", "--variant", "chess960", "--output", "book.bin"],
+            "Polyglot book holds standard chess only",
+        ),
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--db", db.to_str().unwrap()]);
+        let out = crate::common::tabiya(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(1) && err.contains(reason), "{args:?}: {err}");
+    }
+    let out = crate::common::tabiya(&["codec", "check", pgn.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains(" 0 failed"), "{text}");
+
     // Over HTTP, as lichess's explorer is asked: `variant=chess960`, castling as king takes rook.
     let server = crate::common::server::start(&dir.path().join("db"));
     let fen = "r1r1k3/pppppppp/8/8/8/8/PPPPPPPP/R1R1K3%20w%20Cc%20-%200%201";
@@ -318,6 +338,19 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
     assert!(refused["error"].as_str().is_some_and(|e| e.contains("variant chess960")), "{refused}");
     let (status, _) = crate::common::server::json(&server, "/lichess?variant=crazyhouse");
     assert_eq!(status, 400);
+    // A stored Chess960 game read back: castling as the king taking its rook (`e1h1`, where
+    // standard chess writes `e1g1`).
+    let castlings: Vec<String> = (1..=2)
+        .flat_map(|id| {
+            crate::common::server::json(&server, &format!("/game/{id}")).1["moves"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|ply| ply["san"] == "O-O")
+        .map(|ply| ply["uci"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(castlings, ["e1h1"]);
     // Game lists: the variant's positions, and no pattern scan in Chess960 yet.
     let (status, list) = crate::common::server::json(&server, &format!("/games?variant=chess960&fen={fen}&and={fen}"));
     assert_eq!((status, list["total"].as_u64()), (200, Some(1)), "{list}");
