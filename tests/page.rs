@@ -21,7 +21,7 @@ use serde_json::Value;
 /// Waits until the script expression `condition` is true. The page checks it every 10 ms
 /// itself, so that waiting does not load the page with WebDriver round trips (which would skew
 /// the timings it measures).
-async fn wait_until(browser: &Browser, condition: &str, what: &str) {
+pub(crate) async fn wait_until(browser: &Browser, condition: &str, what: &str) {
     let script = format!(
         "return new Promise(resolve => {{ const started = performance.now(); \
            const check = () => {{ let ok = false; try {{ ok = Boolean({condition}); }} catch (_) {{}} \
@@ -33,7 +33,7 @@ async fn wait_until(browser: &Browser, condition: &str, what: &str) {
 
 /// Waits until the explorer table shows the answer for the moves `play` under `filters` (a query
 /// string).
-async fn table_settled(browser: &Browser, play: &str, filters: &str) {
+pub(crate) async fn table_settled(browser: &Browser, play: &str, filters: &str) {
     let condition = format!(
         "document.querySelector('#moves').dataset.play === {play:?} && document.querySelector('#moves').dataset.filters === {filters:?}"
     );
@@ -54,9 +54,9 @@ async fn settled(browser: &Browser, server: &Server, start: &str, play: &str, fi
 }
 
 /// The filters as the page writes them when none is set.
-const NO_FILTERS: &str = "since=&until=&speeds=&ratings=&player=&color=";
+pub(crate) const NO_FILTERS: &str = "since=&until=&speeds=&ratings=&player=&color=";
 
-async fn board_fen(browser: &Browser) -> String {
+pub(crate) async fn board_fen(browser: &Browser) -> String {
     browser
         .eval("return document.querySelector('#board svg').dataset.fen")
         .await
@@ -66,7 +66,7 @@ async fn board_fen(browser: &Browser) -> String {
 }
 
 /// The move table: (UCI, games) per row.
-async fn rows(browser: &Browser) -> Vec<(String, u64)> {
+pub(crate) async fn rows(browser: &Browser) -> Vec<(String, u64)> {
     column(browser, "Number(r.dataset.games)").await
 }
 
@@ -101,7 +101,7 @@ fn api_reached(answer: &Value) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn api_rows(answer: &Value) -> Vec<(String, u64)> {
+pub(crate) fn api_rows(answer: &Value) -> Vec<(String, u64)> {
     answer["moves"]
         .as_array()
         .unwrap()
@@ -121,7 +121,7 @@ async fn square_centre(browser: &Browser, square: &str) -> (f64, f64) {
 }
 
 /// A mouse drag from one square to another, in steps, as a hand does it.
-async fn drag(browser: &Browser, from: &str, to: &str) {
+pub(crate) async fn drag(browser: &Browser, from: &str, to: &str) {
     let (x1, y1) = square_centre(browser, from).await;
     let (x2, y2) = square_centre(browser, to).await;
     let step = |x: f64, y: f64| PointerAction::MoveTo { duration: Some(Duration::from_millis(50)), x, y };
@@ -136,7 +136,7 @@ async fn drag(browser: &Browser, from: &str, to: &str) {
 }
 
 /// A mouse click on a square.
-async fn click_square(browser: &Browser, square: &str) {
+pub(crate) async fn click_square(browser: &Browser, square: &str) {
     let (x, y) = square_centre(browser, square).await;
     let actions = MouseActions::new("mouse".to_owned())
         .then(PointerAction::MoveTo { duration: None, x, y })
@@ -146,7 +146,7 @@ async fn click_square(browser: &Browser, square: &str) {
     browser.client.release_actions().await.expect("release");
 }
 
-async fn click(browser: &Browser, selector: &str) {
+pub(crate) async fn click(browser: &Browser, selector: &str) {
     browser
         .client
         .find(Locator::Css(selector))
@@ -157,13 +157,13 @@ async fn click(browser: &Browser, selector: &str) {
         .unwrap();
 }
 
-async fn type_into(browser: &Browser, selector: &str, text: &str) {
+pub(crate) async fn type_into(browser: &Browser, selector: &str, text: &str) {
     let field = browser.client.find(Locator::Css(selector)).await.unwrap();
     field.clear().await.unwrap();
     field.send_keys(text).await.unwrap();
 }
 
-async fn query(browser: &Browser) -> String {
+pub(crate) async fn query(browser: &Browser) -> String {
     browser.client.current_url().await.unwrap().query().unwrap_or_default().to_owned()
 }
 

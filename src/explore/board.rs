@@ -8,6 +8,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
     model::{GameId, replay_with_moves},
+    position::Variant,
     store::Store,
 };
 
@@ -48,20 +49,24 @@ impl LegalMove {
 }
 
 /// The position `fen` (the initial one when `None`) after the UCI `moves` (comma-separated),
-/// with each move's SAN and position, and the legal moves there.
+/// with each move's SAN and position, and the legal moves there, by `variant`'s rules.
 ///
 /// ```
-/// use tabiya::explore::play;
+/// use tabiya::{explore::play, position::Variant};
 ///
-/// let after = play(None, "e2e4,e7e5")?;
+/// let after = play(None, "e2e4,e7e5", Variant::Standard)?;
 /// assert_eq!(after.line[1].san, "e5");
 /// assert_eq!(after.legal.len(), 29);
-/// let err = play(None, "e2e4,e2e4").unwrap_err();
+/// let err = play(None, "e2e4,e2e4", Variant::Standard).unwrap_err();
 /// assert!(err.to_string().starts_with("move 2 (e2e4) is not legal"), "{err}");
+/// // Chess960: castling is the king taking its rook, SAN O-O.
+/// let fen = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKR1 w GEge - 0 1";
+/// let castled = play(Some(fen), "f1g1", Variant::Chess960)?;
+/// assert_eq!(castled.line[0].san, "O-O");
 /// # Ok::<_, tabiya::explore::QueryError>(())
 /// ```
-pub fn play(fen: Option<&str>, moves: &str) -> Result<BoardAnswer, QueryError> {
-    let mut chess = Target::Fen(fen.unwrap_or_default().to_owned()).resolve()?.position.into_chess();
+pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAnswer, QueryError> {
+    let mut chess = Target::Fen(fen.unwrap_or_default().to_owned()).resolve_in(variant)?.position.into_chess();
     let tokens: Vec<&str> = moves.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
     if tokens.len() > MAX_MOVES {
         return Err(QueryError::input(format!("too many moves ({}, at most {MAX_MOVES})", tokens.len())));

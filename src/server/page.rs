@@ -63,13 +63,14 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
-/// `fen` (the initial position when absent), `play` (UCI moves, comma-separated) and `uci` (one
-/// more move): the position they lead to, each move's SAN and position, and the legal moves
-/// there ([`BoardAnswer`]); 400 with the reason for a bad FEN or an illegal move.
+/// `fen` (the initial position when absent), `play` (UCI moves, comma-separated), `uci` (one
+/// more move) and `variant` (`standard`, `chess960`): the position they lead to, each move's
+/// SAN and position, and the legal moves there ([`BoardAnswer`]); 400 with the reason for a bad
+/// FEN or an illegal move.
 pub async fn board(query: Parameters) -> Result<Json<BoardAnswer>, ApiError> {
     let params = params(query)?;
     let moves = [params.get("play"), params.get("uci")].into_iter().flatten().collect::<Vec<_>>().join(",");
-    Ok(Json(play(params.get("fen"), &moves)?))
+    Ok(Json(play(params.get("fen"), &moves, params.variant()?)?))
 }
 
 /// Game `id` ply by ply ([`GameView`]).

@@ -6,7 +6,7 @@
 // The entry module: it wires the page's controls to the other modules and loads the view.
 
 import { $, state, api, number } from './state.js';
-import { restore } from './url.js';
+import { restore, setVariant } from './url.js';
 import { show, playMove, closePromotion, setStart } from './line.js';
 import { render, setStatus, onPointerDown, onPointerMove, onPointerUp, onPointerCancel } from './board.js';
 import { openGame, renderViewer } from './viewer.js';
@@ -83,6 +83,11 @@ function wire() {
     }
     $('move-input').value = '';
     playMove(found.uci);
+  });
+  $('variant-select').addEventListener('change', () => {
+    // A variant's own start: its standard setup (Chess960's position 518), or a FEN typed next.
+    setVariant($('variant-select').value);
+    setStart('', 'fen-error');
   });
   $('fen-form').addEventListener('submit', (event) => {
     event.preventDefault();

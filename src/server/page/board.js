@@ -183,7 +183,10 @@ export function onPointerDown(event) {
   const ch = placement(currentFen())[square];
   const turn = currentFen().split(' ')[1];
   const own = ch && (turn === 'w' ? ch === ch.toUpperCase() : ch === ch.toLowerCase());
-  if (!own) {
+  // Chess960 castling: the king picked up, then its own rook clicked.
+  const castles = state.selected && state.board
+    && state.board.legal.some((m) => m.uci.slice(0, 4) === state.selected + square);
+  if (!own || castles) {
     if (state.selected) tryMove(state.selected, square);
     return;
   }

@@ -23,7 +23,7 @@ export async function explore(play = played()) {
     if (value !== '') book.set(name, value);
   }
   $('book-link').href = `book.bin?${book}`;
-  $('book-link').hidden = false;
+  $('book-link').hidden = state.variant !== 'standard';
   let answer;
   try {
     if (f.player) {

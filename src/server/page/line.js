@@ -26,13 +26,15 @@ export async function show(cursor, push) {
   await exploring;
 }
 
+// By variant and FEN: the standard setup's FEN names both variants' starts.
 const legalCache = new Map();
 async function legal(fen) {
-  if (!legalCache.has(fen)) {
+  const key = `${state.variant} ${fen}`;
+  if (!legalCache.has(key)) {
     if (legalCache.size > 500) legalCache.clear();
-    legalCache.set(fen, await api('move', { fen }));
+    legalCache.set(key, await api('move', { fen }));
   }
-  return legalCache.get(fen);
+  return legalCache.get(key);
 }
 
 // Plays `uci` from the position shown: follows the line when it is its next move, or replaces
@@ -62,7 +64,7 @@ export async function playMove(uci) {
     state.line = state.line.slice(0, state.cursor).concat(answer.line);
     state.cursor += 1;
     state.board = answer;
-    legalCache.set(answer.fen, answer);
+    legalCache.set(`${state.variant} ${answer.fen}`, answer);
     saveUrl(true);
     render();
     await exploring;

@@ -9,6 +9,7 @@ export const HISTORY_DELAY_MS = 250;
 export const $ = (id) => document.getElementById(id);
 
 export const state = {
+  variant: 'standard', // the rules and the positions asked about: standard or chess960
   start: INITIAL,     // the start position (canonical FEN)
   line: [],           // [{uci, san, fen}] played from the start
   cursor: 0,          // plies of the line shown
@@ -28,11 +29,15 @@ window.tabiyaTimings = { firstAnswer: null, moves: [] };
 // ---------------------------------------------------------------------------------------------
 // Server
 
+// The calls whose answers depend on the variant: they are told it, as lichess's API is.
+const BY_VARIANT = new Set(['move', 'lichess', 'player', 'material', 'pattern', 'games']);
+
 export async function api(path, params) {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params || {})) {
     if (value !== undefined && value !== null && value !== '') query.set(name, value);
   }
+  if (state.variant !== 'standard' && BY_VARIANT.has(path)) query.set('variant', state.variant);
   const url = query.toString() ? `${path}?${query}` : path;
   const response = await fetch(url, { headers: { Accept: 'application/json' } });
   const text = await response.text();

@@ -13,10 +13,24 @@ import { showFilterSummary } from './search.js';
 // The view as query parameters (start, moves, filters; empty ones left out): the page's URL
 // and the opening report's.
 export function viewQuery() {
-  const params = { fen: state.start === INITIAL ? '' : state.start, play: played(), ...filterParams() };
+  const params = {
+    variant: state.variant === 'standard' ? '' : state.variant,
+    fen: state.start === INITIAL ? '' : state.start,
+    play: played(),
+    ...filterParams(),
+  };
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value) query.set(name, value);
   return query;
+}
+
+// The variant asked about, shown in its selector; what answers for standard chess only (the
+// opening report, the Polyglot book) is offered in standard chess only.
+export function setVariant(variant) {
+  state.variant = variant;
+  $('variant-select').value = variant;
+  $('report-link').hidden = variant !== 'standard';
+  $('book-line').hidden = variant !== 'standard';
 }
 
 function urlParams() {
@@ -52,11 +66,14 @@ function readFilters(query) {
 export async function restore() {
   const query = new URLSearchParams(location.search);
   readFilters(query);
+  const variant = query.get('variant') === 'chess960' ? 'chess960' : 'standard';
+  const sameVariant = variant === state.variant;
+  setVariant(variant);
   const start = query.get('fen') || INITIAL;
   const moves = query.get('play') || '';
   const ucis = moves.split(',').filter(Boolean);
   const known = state.line.map((ply) => ply.uci);
-  if (start === state.start && ucis.every((uci, i) => known[i] === uci) && state.board) {
+  if (sameVariant && start === state.start && ucis.every((uci, i) => known[i] === uci) && state.board) {
     state.start = start;
     await show(ucis.length, false);
     return;

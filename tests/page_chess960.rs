@@ -1,0 +1,86 @@
+//! The explorer page in Chess960, as a person uses it in headless Chromium: a link with
+//! `variant=chess960` opens the variant's view, castling is played by clicking the king and then
+//! its rook (the king takes its rook, lichess's convention) or by typing `O-O-O`, every table is
+//! the API's own answer for the variant, the selector switches back to standard chess, and what
+//! answers for standard chess only (the opening report, the book) is not offered in Chess960.
+
+use crate::common::{
+    browser::Browser,
+    server::{json, start},
+};
+use crate::page::{
+    NO_FILTERS, api_rows, board_fen, click, click_square, query, rows, table_settled, type_into, wait_until,
+};
+use tabiya::{indexer, store::Store};
+
+/// Kings on b, rooks on a and e: either castling is one move away for both sides.
+const FEN: &str = "rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("chess960.pgn");
+    let game = |result: &str, moves: &str| {
+        format!("[Variant \"Chess960\"]\n[FEN \"{FEN}\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n")
+    };
+    let standard = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n";
+    let text = [game("1-0", "1. O-O O-O-O 2. d4"), game("0-1", "1. O-O-O O-O"), game("1/2-1/2", "1. O-O O-O")].concat()
+        + standard;
+    std::fs::write(&pgn, text).unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+    assert_eq!(summary.run.counts.indexed, 4);
+    drop(store);
+    let server = start(&dir.path().join("db"));
+    let base = format!("http://{}/", server.addr);
+    let browser = Browser::start().await;
+    let fen = FEN.replace(' ', "%20");
+    let api = |path: &str| json(&server, &format!("/{path}&variant=chess960&fen={fen}")).1;
+    let moved = |play: &str| api(&format!("move?play={play}"))["fen"].as_str().unwrap().to_owned();
+
+    // A link to the variant's position: its table is /lichess's for chess960.
+    browser.client.goto(&format!("{base}?variant=chess960&fen={fen}")).await.unwrap();
+    table_settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(rows(&browser).await, api_rows(&api("lichess?moves=60")));
+    assert_eq!(rows(&browser).await.len(), 2, "O-O twice, O-O-O once");
+    assert_eq!(browser.eval("return document.querySelector('#variant-select').value").await, "chess960");
+    let hidden = "return [document.querySelector('#report-link').hidden, document.querySelector('#book-line').hidden]";
+    assert_eq!(browser.eval(hidden).await, serde_json::json!([true, true]));
+
+    // Castling by clicking the king, then its rook: the king takes the rook, written O-O.
+    click_square(&browser, "b1").await;
+    click_square(&browser, "e1").await;
+    table_settled(&browser, "b1e1", NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, moved("b1e1"));
+    assert_eq!(rows(&browser).await, api_rows(&api("lichess?moves=60&play=b1e1")));
+    let line = "return [...document.querySelectorAll('#line button')].map(b => b.textContent)";
+    assert_eq!(browser.eval(line).await, serde_json::json!(["O-O"]));
+    // Typing O-O-O plays Black's queen-side castling.
+    type_into(&browser, "#move-input", "O-O-O").await;
+    click(&browser, "#move-form button").await;
+    table_settled(&browser, "b1e1,b8a8", NO_FILTERS).await;
+    assert_eq!(board_fen(&browser).await, moved("b1e1,b8a8"));
+    assert_eq!(browser.eval(line).await, serde_json::json!(["O-O", "O-O-O"]));
+    assert_eq!(rows(&browser).await, vec![("d2d4".to_owned(), 1)]);
+    let url = query(&browser).await;
+    assert!(url.contains("variant=chess960") && url.contains("play=b1e1%2Cb8a8"), "{url}");
+    let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    browser.screenshot(1200, &shots.join("page-chess960.png")).await;
+
+    // Back to standard chess: its start and its one game; the report and the book return.
+    browser
+        .eval("const s = document.querySelector('#variant-select'); s.value = 'standard'; s.dispatchEvent(new Event('change')); return true")
+        .await;
+    wait_until(
+        &browser,
+        "document.querySelector('#moves').dataset.start === '' && document.querySelector('#moves').dataset.play === ''",
+        "the standard start",
+    )
+    .await;
+    wait_until(&browser, "document.querySelectorAll('#moves tbody tr[data-uci]').length === 1", "the standard table")
+        .await;
+    assert_eq!(rows(&browser).await, vec![("e2e4".to_owned(), 1)]);
+    assert_eq!(browser.eval(hidden).await, serde_json::json!([false, false]));
+    assert!(!query(&browser).await.contains("variant"));
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
+}
