@@ -122,6 +122,7 @@ fn lookup(c: &mut Criterion) {
             castling: None,
             limit: 20,
             filter: Filter::default(),
+            variant: Default::default(),
         };
         let found = query.run(&store).expect("search");
         println!("material {signature}: {} positions, {} games", found.positions, found.occurrences);

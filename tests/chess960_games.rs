@@ -26,19 +26,19 @@ const RESULTS: [(&str, GameResult); 3] =
 const SPELLINGS: [&str; 7] = ["Chess960", "chess 960", "fischerandom", "Fischer Random", "freestyle", "960", "FRC"];
 
 /// A generated game: its start (None: the standard setup), variant, moves and result.
-struct Game {
-    start: Chess,
+pub(crate) struct Game {
+    pub(crate) start: Chess,
     /// The `FEN` tag, `None` for a game from the standard setup without one.
     fen: Option<String>,
     /// The `Variant` tag, `None` for none.
     variant_tag: Option<&'static str>,
-    chess960: bool,
-    moves: Vec<Move>,
+    pub(crate) chess960: bool,
+    pub(crate) moves: Vec<Move>,
     result: usize,
 }
 
 impl Game {
-    fn pgn(&self, round: usize) -> String {
+    pub(crate) fn pgn(&self, round: usize) -> String {
         let mut out =
             format!("[Event \"Generated\"]\n[Round \"{round}\"]\n[White \"W{round}\"]\n[Black \"B{round}\"]\n");
         out += &format!("[Result \"{}\"]\n", RESULTS[self.result].0);
@@ -92,7 +92,7 @@ fn random_moves(start: &Chess, rng: &mut Lcg) -> Vec<Move> {
     moves
 }
 
-fn generate(count: usize) -> Vec<Game> {
+pub(crate) fn generate(count: usize) -> Vec<Game> {
     let mut rng = Lcg(960);
     let mut games = Vec::new();
     for index in 0..count {
@@ -149,9 +149,9 @@ fn generate(count: usize) -> Vec<Game> {
 
 /// Per position (its variant and EPD): the games and results, and per next move (UCI as the
 /// variant writes it) the same; a game counts once where it stands more than once.
-type Naive = BTreeMap<(bool, String), ([u64; 4], BTreeMap<String, [u64; 4]>)>;
+pub(crate) type Naive = BTreeMap<(bool, String), ([u64; 4], BTreeMap<String, [u64; 4]>)>;
 
-fn naive(games: &[Game]) -> Naive {
+pub(crate) fn naive(games: &[Game]) -> Naive {
     let mut index = Naive::new();
     for game in games {
         let mode = if game.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
@@ -351,10 +351,18 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
         .map(|ply| ply["uci"].as_str().unwrap_or_default().to_owned())
         .collect();
     assert_eq!(castlings, ["e1h1"]);
-    // Game lists: the variant's positions, and no pattern scan in Chess960 yet.
+    // Game lists: the variant's positions, and its pattern scans (the second game gives no
+    // check; a queen-side castling on both sides puts both kings on c).
     let (status, list) = crate::common::server::json(&server, &format!("/games?variant=chess960&fen={fen}&and={fen}"));
     assert_eq!((status, list["total"].as_u64()), (200, Some(1)), "{list}");
-    let (status, refused) = crate::common::server::json(&server, "/games?variant=chess960&pattern=check");
-    assert_eq!(status, 400);
-    assert!(refused["error"].as_str().is_some_and(|e| e.contains("not chess960")), "{refused}");
+    let (status, list) = crate::common::server::json(&server, "/games?variant=chess960&pattern=Kc1%20and%20kc8");
+    assert_eq!((status, list["total"].as_u64()), (200, Some(1)), "{list}");
+    assert_eq!(list["games"][0]["event"].as_str(), Some("ok too"), "{list}");
+    let (status, list) = crate::common::server::json(&server, "/games?pattern=Kc1%20and%20kc8");
+    assert_eq!((status, list["total"].as_u64()), (200, Some(0)), "standard chess: {list}");
+    let (status, found) = crate::common::server::json(&server, "/pattern?variant=chess960&q=Kc1%20and%20kc8");
+    assert_eq!((status, found["positions"].as_u64()), (200, Some(1)), "{found}");
+    let (status, found) =
+        crate::common::server::json(&server, "/material?variant=chess960&material=KRRP8vKRRP8&castling=-");
+    assert_eq!((status, found["positions"].as_u64()), (200, Some(1)), "{found}");
 }

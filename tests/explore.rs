@@ -399,6 +399,7 @@ fn material_search_equals_a_brute_force_filter() {
             castling: None,
             limit: 10_000,
             filter: Filter::default(),
+            variant: Default::default(),
         };
         let found = query.run(store).unwrap();
         assert_eq!(found.positions as usize, want.len(), "{signature}");
@@ -415,6 +416,7 @@ fn material_search_equals_a_brute_force_filter() {
                 castling: None,
                 limit: 1,
                 filter: Filter::default(),
+                variant: Default::default(),
             };
             query.run(store).unwrap().positions
         };

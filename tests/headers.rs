@@ -329,6 +329,7 @@ fn searches_count_the_games_the_filters_keep() {
                     side: None,
                     limit: MAX_HITS,
                     filter: filter.clone(),
+                    variant: Default::default(),
                 };
                 let found = query.run(&store).unwrap();
                 // Listing few positions, the tier's matches are counted without keys: the same totals.
@@ -352,6 +353,7 @@ fn searches_count_the_games_the_filters_keep() {
                     castling: None,
                     limit: MAX_HITS,
                     filter: filter.clone(),
+                    variant: Default::default(),
                 };
                 let found = query.run(&store).unwrap();
                 (found.positions, found.occurrences, found.hits)
@@ -377,6 +379,7 @@ fn searches_count_the_games_the_filters_keep() {
         castling: None,
         limit: 1,
         filter,
+        variant: Default::default(),
     };
     let every = query(tabiya::explore::Filter::default()).run(&store).unwrap();
     let some = query(olympiad).run(&store).unwrap();
@@ -430,8 +433,11 @@ fn a_filtered_sequence_scan_finds_the_games_of_the_filtered_list() {
     for case in cases() {
         let filter = case.spec.filter().unwrap();
         let list = |scan_filter: tabiya::explore::Filter| {
-            let source =
-                GameSource::Sequence(Box::new(SequenceQuery { sequence: sequence.clone(), filter: scan_filter }));
+            let source = GameSource::Sequence(Box::new(SequenceQuery {
+                sequence: sequence.clone(),
+                filter: scan_filter,
+                variant: Default::default(),
+            }));
             let query = GamesQuery { filter: filter.clone(), ..common::every_game(source) };
             query.run(&store).unwrap().games.into_iter().map(|game| game.id).collect::<Vec<_>>()
         };

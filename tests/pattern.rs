@@ -197,6 +197,7 @@ fn patterns_match_a_naive_replay() {
             side,
             limit: MAX_HITS,
             filter: Filter::default(),
+            variant: Default::default(),
         };
         let found = query.run(&store).unwrap();
         let found_fens: BTreeSet<&String> = found.hits.iter().map(|hit| &hit.fen).collect();
@@ -251,9 +252,16 @@ fn patterns_match_a_naive_replay() {
 fn the_material_a_pattern_implies_prunes_the_scan() {
     let (_dir, store) = build(&generate(60));
     let run = |text: &str| {
-        PatternQuery { pattern: text.parse().unwrap(), material: None, side: None, limit: 5, filter: Filter::default() }
-            .run(&store)
-            .unwrap()
+        PatternQuery {
+            pattern: text.parse().unwrap(),
+            material: None,
+            side: None,
+            limit: 5,
+            filter: Filter::default(),
+            variant: Default::default(),
+        }
+        .run(&store)
+        .unwrap()
     };
     let all = run("wtm or btm");
     let rich = run("count(Q) = 1 and count(q) = 1 and count(P) = 8 and wtm");
@@ -274,6 +282,7 @@ fn a_stopped_scan_says_so() {
         side: None,
         limit: 5,
         filter: Filter::default(),
+        variant: Default::default(),
     };
     let progress = ScanProgress::default();
     progress.stop.store(true, Ordering::Relaxed);
@@ -300,6 +309,7 @@ fn a_search_spread_over_parts_answers_as_one_search() {
             side: None,
             limit: 7,
             filter: Filter::default(),
+            variant: Default::default(),
         };
         let whole = query.run(&store).unwrap();
         let spread = common::spread(&query, &store);

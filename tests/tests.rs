@@ -12,6 +12,7 @@ mod db_digest;
 
 mod chess960;
 mod chess960_games;
+mod chess960_search;
 mod cli;
 mod crash;
 mod damage;
@@ -31,6 +32,7 @@ mod layering;
 mod memory_limit;
 mod opening_report;
 mod page;
+mod page_chess960;
 mod pattern;
 mod player_report;
 mod players;

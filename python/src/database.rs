@@ -118,21 +118,27 @@ fn side(text: Option<String>) -> Result<Option<shakmaty::Color>, Error> {
     Ok(text.as_deref().map(parse_color).transpose()?)
 }
 
-pub(crate) fn pattern_query(
-    expression: String,
-    material: Option<String>,
-    side: Option<String>,
-    flip_colours: bool,
-    limit: usize,
-    filter: Filter,
-) -> Result<PatternQuery, Error> {
-    Ok(PatternQuery {
-        pattern: pattern(&expression, flip_colours)?,
-        material: signature(material)?,
-        side: self::side(side)?,
-        limit,
-        filter,
-    })
+/// The pattern search of the arguments a Python call names.
+pub(crate) struct PatternArgs {
+    pub expression: String,
+    pub material: Option<String>,
+    pub side: Option<String>,
+    pub flip_colours: bool,
+    pub limit: usize,
+    pub variant: Option<String>,
+}
+
+impl PatternArgs {
+    pub(crate) fn query(self, filter: Filter) -> Result<PatternQuery, Error> {
+        Ok(PatternQuery {
+            pattern: pattern(&self.expression, self.flip_colours)?,
+            material: signature(self.material)?,
+            side: side(self.side)?,
+            limit: self.limit,
+            filter,
+            variant: crate::pure::variant(self.variant.as_deref())?,
+        })
+    }
 }
 
 fn pattern(expression: &str, flip_colours: bool) -> Result<tabiya::pattern::Pattern, Error> {
@@ -223,7 +229,8 @@ impl Database {
         })
     }
 
-    #[pyo3(signature = (signature, *, side = None, castling = None, limit = 20, **filters))]
+    #[pyo3(signature = (signature, *, side = None, castling = None, limit = 20, variant = None, **filters))]
+    #[allow(clippy::too_many_arguments)]
     fn search_material(
         &self,
         py: Python<'_>,
@@ -231,6 +238,7 @@ impl Database {
         side: Option<String>,
         castling: Option<String>,
         limit: usize,
+        variant: Option<String>,
         filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
@@ -241,13 +249,14 @@ impl Database {
                 castling: castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
                 limit,
                 filter: spec.filter()?,
+                variant: crate::pure::variant(variant.as_deref())?,
             };
             Ok(query.run(&*self.store()?)?)
         })?;
         to_python(py, &found)
     }
 
-    #[pyo3(signature = (expression, *, material = None, side = None, flip_colours = false, limit = 20, **filters))]
+    #[pyo3(signature = (expression, *, material = None, side = None, flip_colours = false, limit = 20, variant = None, **filters))]
     #[allow(clippy::too_many_arguments)]
     fn search_pattern(
         &self,
@@ -257,11 +266,13 @@ impl Database {
         side: Option<String>,
         flip_colours: bool,
         limit: usize,
+        variant: Option<String>,
         filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
         let found = call(py, || {
-            Ok(pattern_query(expression, material, side, flip_colours, limit, spec.filter()?)?.run(&*self.store()?)?)
+            let args = PatternArgs { expression, material, side, flip_colours, limit, variant };
+            Ok(args.query(spec.filter()?)?.run(&*self.store()?)?)
         })?;
         to_python(py, &found)
     }
@@ -300,6 +311,7 @@ impl Database {
                             side: self::side(side)?,
                             limit: 0,
                             filter: filter.clone(),
+                            variant,
                         })),
                         GamePattern::Sequence(_) if material.is_some() || side.is_some() => {
                             return Err(Error::input("material and side go with a position pattern, not a sequence"));
@@ -307,7 +319,7 @@ impl Database {
                         GamePattern::Sequence(sequence) => {
                             let sequence = sequence.with_flip(flip_colours);
                             steps = Some(sequence.clone());
-                            GameSource::Sequence(Box::new(SequenceQuery { sequence, filter: filter.clone() }))
+                            GameSource::Sequence(Box::new(SequenceQuery { sequence, filter: filter.clone(), variant }))
                         }
                     }
                 }
@@ -317,7 +329,6 @@ impl Database {
                 }
                 None => GameSource::Position(Target::of(fen, moves, uci)?.resolve_in(variant)?),
             };
-            source.check_variant(variant)?;
             let fens = |list: Vec<String>| {
                 list.into_iter().map(|fen| Target::fen(fen).resolve_in(variant)).collect::<Result<Vec<_>, _>>()
             };
@@ -339,7 +350,7 @@ impl Database {
     }
 
     /// Every position of a material signature and/or matching a pattern, part by part.
-    #[pyo3(signature = (*, material = None, pattern = None, flip_colours = false, side = None))]
+    #[pyo3(signature = (*, material = None, pattern = None, flip_colours = false, side = None, variant = None))]
     fn position_scan(
         &self,
         py: Python<'_>,
@@ -347,12 +358,14 @@ impl Database {
         pattern: Option<String>,
         flip_colours: bool,
         side: Option<String>,
+        variant: Option<String>,
     ) -> PyResult<PositionScan> {
         call(py, || {
             let rows = PositionRows {
                 pattern: pattern.as_deref().map(|p| self::pattern(p, flip_colours)).transpose()?,
                 material: signature(material)?,
                 side: self::side(side)?,
+                variant: crate::pure::variant(variant.as_deref())?,
             };
             let store = self.store()?;
             let parts = rows.parts(&store)?;

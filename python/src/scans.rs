@@ -24,7 +24,7 @@ use tabiya::{
 
 use crate::{
     call,
-    database::{Database, filter_spec, pattern_query},
+    database::{Database, PatternArgs, filter_spec},
     errors::Error,
     values::to_python,
 };
@@ -128,8 +128,9 @@ impl Scan {
                 let side = options.take("side")?;
                 let flip_colours = options.take("flip_colours")?.unwrap_or(false);
                 let limit = options.need(kind, "limit")?;
-                let filter = options.filter()?;
-                Scan::Pattern(pattern_query(expression, material, side, flip_colours, limit, filter)?)
+                let variant = options.take("variant")?;
+                let args = PatternArgs { expression, material, side, flip_colours, limit, variant };
+                Scan::Pattern(args.query(options.filter()?)?)
             }
             "psqt" => {
                 let fit = FitOptions::default();

@@ -144,29 +144,36 @@ class Database:
         return GameList(cursor, _count(page_size, "page_size", 1))
 
     def search_material(self, signature: str, *, side: Optional[str] = None, castling: Optional[str] = None,
-                        limit: int = 20, **filters: Any) -> dict:
+                        limit: int = 20, variant: Optional[str] = None, **filters: Any) -> dict:
         """Positions with a material signature (``"KRPPvKR"``, ``"KRP*vKR"``), most frequent
         first, as ``tabiya search --material --json`` prints them. With ``filters``, each
-        position counts the games they keep, and one they keep none of is left out."""
-        return self._db.search_material(signature, side=side, castling=castling, limit=limit, **filters)
+        position counts the games they keep, and one they keep none of is left out.
+        ``castling`` is a FEN castling field (``"KQkq"``, ``"-"``, Shredder-FEN's ``"HAha"``),
+        ``variant`` :meth:`query`'s."""
+        return self._db.search_material(signature, side=side, castling=castling, limit=limit, variant=variant,
+                                        **filters)
 
     def search_pattern(self, expression: str, *, material: Optional[str] = None, side: Optional[str] = None,
-                       flip_colours: bool = False, limit: int = 20, **filters: Any) -> dict:
+                       flip_colours: bool = False, limit: int = 20, variant: Optional[str] = None,
+                       **filters: Any) -> dict:
         """Positions matching a pattern (``"pin(B, n, k)"``), most frequent first, with the
         games reaching them counted, as ``tabiya search --pattern --json`` prints them. With
-        ``filters``, only the games they keep count."""
+        ``filters``, only the games they keep count; ``variant`` is :meth:`query`'s."""
         return self._db.search_pattern(expression, material=material, side=side, flip_colours=flip_colours,
-                                       limit=limit, **filters)
+                                       limit=limit, variant=variant, **filters)
 
     def positions(self, material: Optional[str] = None, pattern: Optional[str] = None, *,
-                  side: Optional[str] = None, flip_colours: bool = False) -> "PositionList":
+                  side: Optional[str] = None, flip_colours: bool = False,
+                  variant: Optional[str] = None) -> "PositionList":
         """Every stored position with this material and/or matching this pattern (all of
         them without either), as a :class:`PositionList`: iterate it for
         ``(fen, key, games, white, draws, black)`` rows, or take it whole with ``to_arrow()`` or
         ``to_pandas()``. Read a few parts of the database at a time, on every core, in key order
-        within each part. Bad input raises here."""
+        within each part. Bad input raises here. ``variant`` is :meth:`query`'s (Chess960's
+        FENs in X-FEN)."""
         return PositionList(
-            self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side)
+            self._db.position_scan(material=material, pattern=pattern, flip_colours=flip_colours, side=side,
+                                   variant=variant)
         )
 
     def report(self, kind: str, **options: Any) -> dict:

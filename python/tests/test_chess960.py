@@ -104,3 +104,37 @@ def test_standard_answers_count_no_chess960_game(chess960_db):
     assert tabiya.key(chess.STARTING_FEN) != tabiya.key(chess.STARTING_FEN, variant="chess960")
     shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"
     assert tabiya.decode_key(tabiya.key(shredder, variant="chess960")) == "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -"
+
+
+def test_searches_and_positions_find_what_python_chess_counts(chess960_db):
+    """Material and pattern searches and the positions list under ``variant="chess960"``: the
+    positions of python-chess's replay with that material, in check, or all of them."""
+    games, path = chess960_db
+    expected = naive(games)
+    boards = {epd: chess.Board(epd + " 0 1", chess960=True) for epd in expected}
+    full_armies = {epd for epd, board in boards.items()
+                   if all(len(board.pieces(piece, color)) == count
+                          for color in chess.COLORS
+                          for piece, count in [(chess.QUEEN, 1), (chess.ROOK, 2), (chess.BISHOP, 2),
+                                               (chess.KNIGHT, 2)])}
+    in_check = {epd for epd, board in boards.items() if board.is_check()}
+    assert len(full_armies) > 1000 and len(in_check) > 100
+
+    def found(answer):
+        assert answer["positions"] == len(answer["hits"])
+        return {hit["key"]: hit["games"] for hit in answer["hits"]}
+
+    def keyed(epds):
+        return {tabiya.key(epd + " 0 1", variant="chess960").hex(): expected[epd][0][0] for epd in epds}
+
+    with tabiya.Database(path) as db:
+        material = db.search_material("KQRRBBNNP*vKQRRBBNNP*", variant="chess960", limit=10_000)
+        assert found(material) == keyed(full_armies)
+        check = db.search_pattern("check", variant="chess960", limit=10_000)
+        assert found(check) == keyed(in_check)
+        assert db.search_pattern("check", limit=10_000)["positions"] == 0, "standard chess: no game"
+        rows = {row[1].hex() if isinstance(row[1], bytes) else row[1]: row[2]
+                for row in db.positions(variant="chess960")}
+        assert rows == keyed(expected)
+        assert all(chess.Board(row[0], chess960=True).is_valid() for row in db.positions("KQRRBBNNP*vKQRRBBNNP*",
+                                                                                          variant="chess960"))

@@ -1,11 +1,12 @@
 """tabiya.spark on a real Spark standalone cluster on 127.0.0.1: a master and two workers, each a
 separate JVM started with spark-class, and a driver in this process. A slice of the shared
 players.pgn.zst (36,000 real games in two files, one gzip-compressed, with the collection's own
-duplicates and 2,000 copied across the files, plus a broken game) is built on the cluster and by
+duplicates and 2,000 copied across the files, plus a broken game and 200 Chess960 games) is built on the cluster and by
 `tabiya ingest`, and the databases must hold the same bytes (every column family's digest, so
 every position's statistics, move table and game list); a build with other task counts, an
 append, a build during which a worker is killed, and a build on the one worker left give the
-same bytes too; pattern searches on the cluster answer as `tabiya search --pattern` does."""
+same bytes too; pattern searches on the cluster (standard and Chess960) answer as
+`tabiya search --pattern` does."""
 
 from __future__ import annotations
 
@@ -48,10 +49,14 @@ def collection(tmp_path_factory) -> list:
             text = b"[Event " + parts.pop()
             games.extend(part if part.startswith(b"[Event ") else b"[Event " + part for part in parts)
     games = [game.strip() + b"\n" for game in games[:GAMES]]
+    # Chess960 games (python-chess's), in a key space of their own.
+    from test_chess960 import random_games
+
+    chess960 = [str(game).encode() + b"\n" for game in random_games(200, 59)]
     broken = b'[Event "broken"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 e5 2. Ke3 Nf6 1-0\n'
     folder = tmp_path_factory.mktemp("collection")
     first, second = folder / "a.pgn", folder / "b.pgn.gz"
-    first.write_bytes(b"\n".join(games[:20_000]))
+    first.write_bytes(b"\n".join(games[:20_000] + chess960))
     with gzip.open(second, "wb") as out:
         out.write(b"\n".join(games[20_000:30_000] + [broken] + games[30_000:] + games[500:2_500]))
     return [first, second]
@@ -218,6 +223,7 @@ def test_a_url_folder_is_read_as_tabiya_ingest_reads_the_same_folder(spark, coll
     ("wtm", {"material": "KRPvKR"}),
     # Filters: each task counts only the games they keep.
     ("check", {"since": "2000", "min_elo": 2300, "result": "1-0"}),
+    ("check", {"variant": "chess960"}),
 ])
 def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, pattern, options):
     from tabiya.spark import search

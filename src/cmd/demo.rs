@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use tabiya::{
     explore::{Filter, Limits, Lookup, PatternQuery, Target, parse_openings},
     indexer,
+    position::Variant,
     render::table,
     store::Store,
 };
@@ -58,9 +59,15 @@ fn demo(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
         );
         println!("tabiya query --moves \"{LINE}\"\n");
         print!("{}", table::answer(&answer));
-        let mates =
-            PatternQuery { pattern: MATE.parse()?, material: None, side: None, limit: 3, filter: Filter::default() }
-                .run(&store)?;
+        let mates = PatternQuery {
+            pattern: MATE.parse()?,
+            material: None,
+            side: None,
+            limit: 3,
+            filter: Filter::default(),
+            variant: Variant::Standard,
+        }
+        .run(&store)?;
         println!("\ntabiya search --pattern '{MATE}'\n");
         print!("{}", table::pattern(&mates));
     }

@@ -73,6 +73,9 @@ pub struct PositionArgs {
     /// Only positions with this side to move (w or b).
     #[arg(long)]
     side: Option<String>,
+    /// The positions exported: standard or chess960 (their FENs in X-FEN).
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
+    variant: tabiya::position::Variant,
     /// Fewest games a position needs.
     #[arg(value_parser = crate::cmd::args::digits::<u64>, long, default_value_t = 1)]
     min_games: u64,
@@ -127,6 +130,7 @@ fn positions(args: PositionArgs) -> anyhow::Result<ExitCode> {
             pattern: args.pattern.as_deref().map(str::parse::<Pattern>).transpose()?,
             material: args.material.as_deref().map(str::parse::<Signature>).transpose()?,
             side: args.side.as_deref().map(parse_color).transpose()?,
+            variant: args.variant,
         },
         min_games: args.min_games,
         format: match args.format.as_str() {

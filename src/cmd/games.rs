@@ -72,6 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             side: args.side.as_deref().map(parse_color).transpose()?,
             limit: 0,
             filter: filter.clone(),
+            variant: args.target.variant,
         })),
         Some(GamePattern::Sequence(sequence)) => {
             if args.material.is_some() || args.side.is_some() {
@@ -79,11 +80,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             let sequence = sequence.with_flip(args.flip_colours);
             steps = Some(sequence.clone());
-            GameSource::Sequence(Box::new(SequenceQuery { sequence, filter: filter.clone() }))
+            GameSource::Sequence(Box::new(SequenceQuery {
+                sequence,
+                filter: filter.clone(),
+                variant: args.target.variant,
+            }))
         }
         None => GameSource::Position(args.target.resolve()?),
     };
-    source.check_variant(args.target.variant)?;
     let query = GamesQuery {
         source,
         and: args.and.iter().map(fen).collect::<Result<_, _>>()?,

@@ -26,10 +26,13 @@ pub struct Args {
     /// Only positions with this side to move (w or b).
     #[arg(long)]
     side: Option<String>,
-    /// Only positions with exactly these castling rights (FEN field: KQkq, Kq, -); material
-    /// search only.
+    /// Only positions with exactly these castling rights (FEN field: KQkq, Kq, -, or
+    /// Shredder-FEN's rook files for Chess960: HAha, Bg); material search only.
     #[arg(long, conflicts_with = "pattern")]
     castling: Option<String>,
+    /// The positions searched: standard or chess960.
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
+    variant: tabiya::position::Variant,
     /// Match the pattern or its colour-flipped mirror.
     #[arg(long, requires = "pattern")]
     flip_colours: bool,
@@ -56,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             castling: args.castling.as_deref().map(MaterialQuery::parse_castling).transpose()?,
             limit: args.limit,
             filter,
+            variant: args.variant,
         };
         let store = Store::open_read_only(&args.db.db)?;
         let found = query.run(&store)?;
@@ -72,6 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         side,
         limit: args.limit,
         filter,
+        variant: args.variant,
     };
     let store = Store::open_read_only(&args.db.db)?;
     let found = run_with_progress(&query, &store)?;

@@ -52,21 +52,6 @@ pub enum GameSource {
     Games(Arc<[GameId]>),
 }
 
-impl GameSource {
-    /// Refuses a pattern or a sequence asked in `variant` other than standard chess: their scans
-    /// pass over standard chess's positions only, so far.
-    pub fn check_variant(&self, variant: crate::position::Variant) -> Result<(), QueryError> {
-        match (self, variant) {
-            (GameSource::Pattern(_) | GameSource::Sequence(_), crate::position::Variant::Chess960) => {
-                Err(QueryError::input(
-                    "patterns and sequences search standard chess's positions only, so far (not chess960)",
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
 /// Games of the `source` that reached every `and` position and none of the `not` positions.
 #[derive(Clone, Debug)]
 pub struct GamesQuery {

@@ -10,14 +10,15 @@
 //! ending with pawns.
 
 use serde::Serialize;
-use shakmaty::{Bitboard, ByColor, ByRole, Chess, Color, Position as _, Role, Square};
+use shakmaty::{Bitboard, ByColor, ByRole, Chess, Color, File, Position as _, Rank, Role, Square};
 
 use super::{Admission, Filter, PositionHit, QueryError, counting::kept_occurrences};
 use crate::{
     Category, Key, Material,
     codec::{KeyRange, material_range},
     model::{GameFacts, GameId},
-    store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError},
+    position::Variant,
+    store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError, read::Scanner},
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -87,23 +88,48 @@ pub(super) fn key_ranges(materials: &[Material], keep: impl Fn(Category, &Materi
     ranges
 }
 
-/// The parts a scan over positions reads: with a signature, the key ranges of its materials
-/// that `admits`; without, the whole database's parts.
+/// The parts a scan over `variant`'s positions reads: with a standard signature, the key
+/// ranges of its materials that `admits`; otherwise the variant's whole space in parts (a
+/// Chess960 material is spread over 13,456 categories: the scan's material filter skips the
+/// blocks of other materials with a seek each, [`Signature::admits`]).
 pub(super) fn scan_parts(
     view: &Snapshot,
+    variant: Variant,
     signature: Option<&Signature>,
     admits: impl Fn(&Material) -> bool,
 ) -> Result<Vec<ScanPart>, QueryError> {
     match signature {
-        Some(signature) => {
+        Some(signature) if variant == Variant::Standard => {
             let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
             Ok(ScanPart::of_materials(key_ranges(&materials, |_, _| true)))
         }
-        None => Ok(view.scanner().parts()?),
+        _ => Ok(scanner(view, variant).parts()?),
     }
 }
 
+/// The scanner over `variant`'s positions.
+pub(super) fn scanner<'a>(view: &'a Snapshot<'_>, variant: Variant) -> Scanner<'a> {
+    view.scanner().over(KeyRange::of_variant(variant))
+}
+
 impl Signature {
+    /// Whether `material` is one the signature stands for.
+    ///
+    /// ```
+    /// use tabiya::explore::Signature;
+    ///
+    /// let rook_endings: Signature = "KRP*vKR".parse()?;
+    /// assert!(rook_endings.admits(&"KRPPvKR".parse()?));
+    /// assert!(!rook_endings.admits(&"KRvKRP".parse()?));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn admits(&self, material: &Material) -> bool {
+        [shakmaty::Color::White, shakmaty::Color::Black].into_iter().all(|color| {
+            let (wanted, counts) = (self.0.get(color).0, material.0.get(color));
+            wanted.zip(*counts).into_iter().all(|(wanted, count)| wanted.is_none_or(|n| n == count))
+        })
+    }
+
     /// Every concrete material the signature stands for that the key can express.
     pub fn materials(&self) -> Result<Vec<Material>, QueryError> {
         let exact = |side: &SidePattern| side.0.iter().all(|n| n.is_some());
@@ -179,23 +205,51 @@ pub struct MaterialQuery {
     /// Which games count: a position is listed with the games the filter keeps, and left out
     /// when it keeps none.
     pub filter: Filter,
+    /// The variant whose positions are searched.
+    pub variant: Variant,
 }
 
 impl MaterialQuery {
-    /// Parses a FEN castling field (`KQkq`, `Kq`, `-`) into rook squares.
+    /// Parses a FEN castling field into rook squares: `KQkq` (a king-side or queen-side
+    /// rook on its corner, as in standard chess), Shredder-FEN's rook files (`HAha`, `Bg`: a
+    /// Chess960 rook on any file), or `-`.
+    ///
+    /// ```
+    /// use shakmaty::Square;
+    /// use tabiya::explore::MaterialQuery;
+    ///
+    /// assert_eq!(MaterialQuery::parse_castling("Kq")?, MaterialQuery::parse_castling("Ha")?);
+    /// assert!(MaterialQuery::parse_castling("Bg")?.contains(Square::G8));
+    /// assert!(MaterialQuery::parse_castling("-")?.is_empty());
+    /// assert!(MaterialQuery::parse_castling("KK").is_err());
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse_castling(text: &str) -> Result<Bitboard, QueryError> {
+        let bad = || QueryError::input(format!("bad castling rights {text:?}: expected e.g. KQkq, HAha or -"));
+        let text = text.trim();
         let mut rights = Bitboard::EMPTY;
-        if text.trim() == "-" {
+        if text == "-" {
             return Ok(rights);
         }
-        for ch in text.trim().chars() {
-            rights |= match ch {
+        for ch in text.chars() {
+            let square = match ch {
                 'K' => Square::H1,
                 'Q' => Square::A1,
                 'k' => Square::H8,
                 'q' => Square::A8,
-                _ => return Err(QueryError::input(format!("bad castling rights {text:?}: expected e.g. KQkq or -"))),
+                'A'..='H' => {
+                    Square::from_coords(File::from_char(ch.to_ascii_lowercase()).ok_or_else(bad)?, Rank::First)
+                }
+                'a'..='h' => Square::from_coords(File::from_char(ch).ok_or_else(bad)?, Rank::Eighth),
+                _ => return Err(bad()),
             };
+            if rights.contains(square) || (rights & Bitboard::from_rank(square.rank())).count() == 2 {
+                return Err(bad());
+            }
+            rights.add(square);
+        }
+        if text.is_empty() {
+            return Err(bad());
         }
         Ok(rights)
     }
@@ -223,20 +277,23 @@ impl MaterialQuery {
         let materials = self.signature.materials()?;
         // Short (the key ranges of one material): it does not give way to a waiting catch-up.
         let view = store.snapshot();
-        let ranges = key_ranges(&materials, |category, _| {
-            self.castling.is_none_or(|rights| rights == category.castling_rights())
-        });
+        let parts = match self.variant {
+            Variant::Standard => ScanPart::of_materials(key_ranges(&materials, |category, _| {
+                self.castling.is_none_or(|rights| rights == category.castling_rights())
+            })),
+            Variant::Chess960 => scanner(&view, self.variant).parts()?,
+        };
         let admission = Admission::resolve(&view, &self.filter)?;
         let keep = |game: &GameFacts| admission.admits(game);
         let keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)> = match admission.is_everything() {
             true => None,
             false => Some(&keep),
         };
-        let mut found: Vec<(Key, Occurrences)> = positions_in(&view, &ranges, keep)?;
+        let mut found: Vec<(Key, Occurrences)> = self.positions_in(&view, &parts, keep)?;
         if let Some(side) = self.side {
             found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
         }
-        let ranges = ranges.len();
+        let ranges = parts.iter().filter(|part| matches!(part, ScanPart::Family(_))).count();
         found.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
         let occurrences = found.iter().map(|(_, seen)| seen.games).sum();
         let hits = found
@@ -246,44 +303,58 @@ impl MaterialQuery {
             .collect::<Result<_, _>>()?;
         Ok(MaterialSearch { positions: found.len() as u64, occurrences, materials: materials.len(), ranges, hits })
     }
-}
 
-/// Every stored position in `ranges` (each one material's range in a category) with its result
-/// counts, in key order (what a material search lists: a value's moves are not decoded). With
-/// `keep`, only the games it keeps count (a position none of them reaches is left out): the
-/// games of a position several games reach are read from its posting list.
-fn positions_in(
-    view: &Snapshot,
-    ranges: &[KeyRange],
-    keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)>,
-) -> Result<Vec<(Key, Occurrences)>, StoreError> {
-    let parts = ScanPart::of_materials(ranges.to_vec());
-    // A one-game value's result is its game's.
-    let facts = view.facts().table()?;
-    // A game without facts is replayed, to be refused as corrupt when visited.
-    let game = |id: GameId| keep.is_none_or(|keep| facts.get(id).is_none_or(|g| keep(&g)));
-    let filter = ScanFilter { material: |_: &Material| true, board: |_: &Chess, _: GameId| true, game };
-    let mut found: Vec<(Key, Occurrences)> = view.scanner().run(
-        &parts,
-        &filter,
-        &ScanProgress::default(),
-        |found: &mut Vec<(Key, Occurrences)>, position| {
-            let seen = match keep {
-                None => position.results(&facts)?,
-                Some(keep) => kept_occurrences(&position, &facts, keep, |_| ())?,
-            };
-            if seen.games > 0 {
-                found.push((position.key, seen));
-            }
-            Ok::<_, StoreError>(())
-        },
-        |mut a, b| {
-            a.extend(b);
-            a
-        },
-    )?;
-    found.sort_unstable_by_key(|a| a.0);
-    Ok(found)
+    /// Every stored position of `parts` with the signature's material (and castling rights)
+    /// with its result counts, in key order (what a material search lists: a value's moves are
+    /// not decoded). With `keep`, only the games it keeps count (a position none of them
+    /// reaches is left out): the games of a position several games reach are read from its
+    /// posting list.
+    fn positions_in(
+        &self,
+        view: &Snapshot,
+        parts: &[ScanPart],
+        keep: Option<&(dyn Fn(&GameFacts) -> bool + Sync)>,
+    ) -> Result<Vec<(Key, Occurrences)>, StoreError> {
+        // A one-game value's result is its game's.
+        let facts = view.facts().table()?;
+        // A game without facts is replayed, to be refused as corrupt when visited.
+        let game = |id: GameId| keep.is_none_or(|keep| facts.get(id).is_none_or(|g| keep(&g)));
+        // A standard search's ranges hold the castling rights asked for; Chess960's space is
+        // scanned whole, its rights read on each board.
+        let castling = self.castling.filter(|_| self.variant != Variant::Standard);
+        let board = |chess: &Chess, _: GameId| {
+            self.signature.admits(&Material(chess.board().material()))
+                && castling.is_none_or(|rights| rights == chess.castles().castling_rights())
+        };
+        let filter = ScanFilter { material: |material: &Material| self.signature.admits(material), board, game };
+        let mut found: Vec<(Key, Occurrences)> = scanner(view, self.variant).run(
+            parts,
+            &filter,
+            &ScanProgress::default(),
+            |found: &mut Vec<(Key, Occurrences)>, mut position| {
+                if let Some(rights) = castling
+                    && !position.board_tested
+                    && position.board()?.castling_rights != rights
+                {
+                    return Ok(());
+                }
+                let seen = match keep {
+                    None => position.results(&facts)?,
+                    Some(keep) => kept_occurrences(&position, &facts, keep, |_| ())?,
+                };
+                if seen.games > 0 {
+                    found.push((position.key, seen));
+                }
+                Ok::<_, StoreError>(())
+            },
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        )?;
+        found.sort_unstable_by_key(|a| a.0);
+        Ok(found)
+    }
 }
 
 #[cfg(test)]

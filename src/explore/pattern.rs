@@ -27,6 +27,7 @@ use crate::{
     codec::Material,
     model::{GameFacts, GameId},
     pattern::{Pattern, Scene},
+    position::Variant,
     store::{FactsTable, ScanFilter, ScanPart, ScanProgress, ScannedPosition, Snapshot, Store, StoreError},
 };
 
@@ -47,6 +48,8 @@ pub struct PatternQuery {
     /// Which games count: a position counts with the games the filter keeps (none: not at
     /// all), and a single-game position of a game it refuses is never replayed to.
     pub filter: Filter,
+    /// The variant whose positions are searched.
+    pub variant: Variant,
 }
 
 /// A search's answer.
@@ -171,7 +174,7 @@ impl PatternQuery {
     /// key ranges of the materials asked for, or everything.
     fn scan_parts(&self, view: &Snapshot) -> Result<Vec<ScanPart>, QueryError> {
         let need = self.pattern.material_need();
-        super::material::scan_parts(view, self.material.as_ref(), |material| need.admits(material))
+        super::material::scan_parts(view, self.variant, self.material.as_ref(), |material| need.admits(material))
     }
 
     /// What the search finds in `parts` (some of [`PatternQuery::scan_parts`]).
@@ -225,11 +228,14 @@ impl PatternQuery {
         unkeyed: Option<&Unkeyed>,
     ) -> Result<Partial, QueryError> {
         let need = self.pattern.material_need();
+        // A standard signature's parts hold its materials only; Chess960's are its whole space.
+        let admits_material =
+            |material: &Material| need.admits(material) && self.material.is_none_or(|wanted| wanted.admits(material));
         let limit = self.limit.min(MAX_HITS);
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
         let tested_on_replay = AtomicU64::new(0);
         let board = |chess: &shakmaty::Chess, game: GameId| {
-            if !need.admits(&Material(shakmaty::Position::board(chess).material())) {
+            if !admits_material(&Material(shakmaty::Position::board(chess).material())) {
                 return false;
             }
             tested_on_replay.fetch_add(1, Ordering::Relaxed);
@@ -246,8 +252,8 @@ impl PatternQuery {
         let admits = |game: &GameFacts| admission.is_none_or(|admission| admission.admits(game));
         // A game without facts is replayed, to be refused as corrupt when one of its positions matches.
         let game = |id: GameId| admission.is_none() || facts.get(id).is_none_or(|g| admits(&g));
-        let filter = ScanFilter { material: |material: &Material| need.admits(material), board, game };
-        let mut partial = view.scanner().run(
+        let filter = ScanFilter { material: admits_material, board, game };
+        let mut partial = super::material::scanner(view, self.variant).run(
             parts,
             &filter,
             progress,

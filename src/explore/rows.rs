@@ -8,7 +8,7 @@
 //! use tabiya::store::Store;
 //!
 //! let store = Store::open_read_only("tabiya-db".as_ref())?;
-//! let rows = PositionRows { pattern: Some("check".parse()?), material: None, side: None };
+//! let rows = PositionRows { pattern: Some("check".parse()?), ..PositionRows::default() };
 //! let mut positions = 0;
 //! for part in rows.parts(&store)? {
 //!     positions += rows.rows_in(&store, &part)?.len();
@@ -24,6 +24,7 @@ use crate::{
     Key,
     codec::Material,
     pattern::{MaterialNeed, Pattern, Scene},
+    position::Variant,
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
@@ -36,6 +37,8 @@ pub struct PositionRows {
     pub material: Option<Signature>,
     /// Positions with this side to move.
     pub side: Option<Color>,
+    /// The variant whose positions are listed.
+    pub variant: Variant,
 }
 
 /// A stored position and how its games ended.
@@ -62,7 +65,9 @@ impl PositionRows {
     pub fn parts(&self, store: &Store) -> Result<Vec<ScanPart>, QueryError> {
         let need = self.need();
         let view = store.snapshot();
-        super::material::scan_parts(&view, self.material.as_ref(), |m| need.as_ref().is_none_or(|n| n.admits(m)))
+        super::material::scan_parts(&view, self.variant, self.material.as_ref(), |m| {
+            need.as_ref().is_none_or(|n| n.admits(m))
+        })
     }
 
     /// The listed positions of one part, in key order, read from a snapshot of their own.
@@ -71,7 +76,10 @@ impl PositionRows {
         let need = self.need();
         // One-game values take their results from their games' facts.
         let facts = view.facts().table()?;
-        let admits_material = |material: &Material| need.as_ref().is_none_or(|n| n.admits(material));
+        // A standard signature's parts hold its materials only; Chess960's are its whole space.
+        let admits_material = |material: &Material| {
+            need.as_ref().is_none_or(|n| n.admits(material)) && self.material.is_none_or(|s| s.admits(material))
+        };
         let board = |chess: &Chess, _| {
             admits_material(&Material(chess.board().material()))
                 && self.side.is_none_or(|side| side == chess.turn())
@@ -79,7 +87,7 @@ impl PositionRows {
         };
         let filter = ScanFilter { material: admits_material, board, game: |_| true };
         let tests_board = self.side.is_some() || self.pattern.is_some();
-        let mut rows = view.scanner().run(
+        let mut rows = super::material::scanner(&view, self.variant).run(
             std::slice::from_ref(part),
             &filter,
             &ScanProgress::default(),

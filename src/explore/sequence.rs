@@ -28,6 +28,8 @@ pub struct SequenceQuery {
     /// Which games are looked at (the games listed are filtered again by the games query):
     /// the games the filter refuses are neither scanned for the first step nor replayed.
     pub filter: Filter,
+    /// The variant whose games are searched.
+    pub variant: crate::position::Variant,
 }
 
 /// A game the sequence matches, with the ply of each step (0 is the game's start).
@@ -70,7 +72,14 @@ impl SequenceQuery {
     pub(crate) fn run_in(&self, view: &Snapshot, progress: &ScanProgress) -> Result<SequenceSearch, QueryError> {
         let started = Instant::now();
         let first = self.sequence.first_step().ok_or_else(|| QueryError::input("a sequence without steps"))?;
-        let scan = PatternQuery { pattern: first, material: None, side: None, limit: 0, filter: self.filter.clone() };
+        let scan = PatternQuery {
+            pattern: first,
+            material: None,
+            side: None,
+            limit: 0,
+            filter: self.filter.clone(),
+            variant: self.variant,
+        };
         let found = run_on(&scan, view, progress)?;
         let games = games_matching(view, &self.sequence, &found.game_ids, progress)?;
         Ok(SequenceSearch {

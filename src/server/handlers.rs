@@ -165,7 +165,7 @@ struct GamesRequest {
 enum RequestedSource {
     Position(ResolvedTarget),
     Pattern(PatternQuery),
-    Sequence(Sequence),
+    Sequence(Sequence, Variant),
 }
 
 impl GamesRequest {
@@ -197,17 +197,12 @@ impl GamesRequest {
                                 "material and side go with a position pattern: put them in a sequence's steps",
                             ));
                         }
-                        RequestedSource::Sequence(sequence.with_flip(params.flag("flip")?))
+                        RequestedSource::Sequence(sequence.with_flip(params.flag("flip")?), variant)
                     }
                 }
             }
             None => RequestedSource::Position(params.target()?),
         };
-        if variant == Variant::Chess960 && !matches!(source, RequestedSource::Position(_)) {
-            return Err(ApiError::bad_request(
-                "patterns and sequences search standard chess's positions only, so far (not chess960)",
-            ));
-        }
         Ok(GamesRequest {
             source,
             and: fens("and")?,
@@ -228,22 +223,23 @@ impl GamesRequest {
             RequestedSource::Pattern(query) => {
                 // The parsed query, so that spellings of one search share a list.
                 let key = format!(
-                    "{} {:?} {:?} {:?} {:?}",
+                    "{} {:?} {:?} {:?} {:?} {:?}",
                     generation()?,
                     query.pattern,
                     query.material,
                     query.side,
-                    query.pattern.flip_colours
+                    query.pattern.flip_colours,
+                    query.variant
                 );
                 GameSource::Games(
                     state.pattern_games.get_or_scan(key, || Ok(query.run_with(&state.store, progress)?.game_ids))?,
                 )
             }
-            RequestedSource::Sequence(sequence) => {
+            RequestedSource::Sequence(sequence, variant) => {
                 steps = Some(sequence.clone());
-                let key = format!("{} {sequence:?}", generation()?);
+                let key = format!("{} {sequence:?} {variant:?}", generation()?);
                 // Scanned for every game once: each request's filters apply to the list.
-                let query = SequenceQuery { sequence, filter: Filter::default() };
+                let query = SequenceQuery { sequence, filter: Filter::default(), variant };
                 GameSource::Games(state.pattern_games.get_or_scan(key, || {
                     Ok(query.run_with(&state.store, progress)?.games.into_iter().map(|game| game.id).collect())
                 })?)
@@ -297,7 +293,8 @@ async fn games_work<T: Send + 'static>(
     }
 }
 
-/// `material` (signature), optional `side` (w/b), `castling` (KQkq/-), `limit` (≤ 1000), and the
+/// `material` (signature), optional `side` (w/b), `castling` (KQkq, HAha or -), `variant`,
+/// `limit` (≤ 1000), and the
 /// explorer's filters with `player`, `color`, `opponent` (positions counted with the games kept).
 pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> Result<Json<MaterialSearch>, ApiError> {
     let params = params(query)?;
@@ -309,6 +306,7 @@ pub async fn material(State(state): State<Arc<AppState>>, query: Parameters) -> 
             castling: params.get("castling").map(MaterialQuery::parse_castling).transpose()?,
             limit: params.count("limit", 20, 1000)?,
             filter: search_filter(&params)?,
+            variant: params.variant()?,
         };
         let found = query.run(&state.store)?;
         Ok(Json(found))
@@ -332,10 +330,11 @@ fn pattern_query(params: &Params, name: &str, limit: usize) -> Result<PatternQue
         side: params.get("side").map(parse_color).transpose()?,
         limit,
         filter: Filter::default(),
+        variant: params.variant()?,
     })
 }
 
-/// `q` (the pattern), optional `material` (signature), `side` (w/b), `flip` (true/false),
+/// `q` (the pattern), optional `material` (signature), `side` (w/b), `flip` (true/false), `variant`,
 /// `limit` (≤ 1000), and the explorer's filters with `player`, `color`, `opponent` (positions
 /// counted with the games kept): the matching positions and their games (`{"positions", "occurrences",
 /// "games", "white", "draws", "black", "scanned", "elapsedMs", "hits"}`).

@@ -5,7 +5,8 @@
 # half the time it may), each file ingested with tools/bench/ingest.sh's rounds (ingest against
 # a plain replay of the same file, alternating); then the database's bytes a game. The two
 # ratios ingest/replay should match: Chess960's keys, moves and castling cost what standard
-# chess's do.
+# chess's do. Then a material and a pattern search on each database, in turn, ROUNDS times:
+# Chess960's searches pass over its space with the same skips a standard pattern scan makes.
 #
 # Usage: tools/bench/chess960.sh [COUNT] [ROUNDS]      (defaults 100000 and 3)
 set -euo pipefail
@@ -22,7 +23,28 @@ done
 for kind in chess960 standard; do
   echo "== $kind: $count random games"
   SIZE=0 tools/bench/ingest.sh "$work/$kind.pgn" "$rounds"
-  rm -rf "$work/db"
-  target/release/tabiya ingest --db "$work/db" "$work/$kind.pgn" >/dev/null
-  echo "database bytes a game: $(( $(du -sb "$work/db" | cut -f1) / count ))"
+  target/release/tabiya ingest --db "$work/db-$kind" "$work/$kind.pgn" >/dev/null
+  echo "database bytes a game: $(( $(du -sb "$work/db-$kind" | cut -f1) / count ))"
+done
+# Seconds of one search: `tabiya search` on the database of KIND with its variant.
+search_seconds() {
+  local kind=$1
+  shift
+  local started ended
+  started=$(date +%s.%N)
+  target/release/tabiya search --db "$work/db-$kind" --variant "$kind" --json "$@" >"$work/found.json"
+  ended=$(date +%s.%N)
+  echo "$started $ended" | awk '{printf "%.3f", $2 - $1}'
+}
+for search in "--material KRP*vKRP*" "--pattern check"; do
+  declare -A seconds=([chess960]="" [standard]="")
+  for _ in $(seq "$rounds"); do
+    for kind in chess960 standard; do
+      # shellcheck disable=SC2086 # the search's words
+      seconds[$kind]+="$(search_seconds "$kind" $search) "
+    done
+  done
+  for kind in chess960 standard; do
+    echo "search $search ($kind): $(echo "${seconds[$kind]}" | tr ' ' '\n' | sed '/^$/d' | sort -n | paste -sd' ') s"
+  done
 done

@@ -56,6 +56,7 @@ def search(
     flip_colours: bool = False,
     limit: int = 20,
     tasks: Optional[int] = None,
+    variant: Optional[str] = None,
     **filters,
 ) -> dict:
     """Searches the database ``db`` (a path every executor can open: a shared mount or a copy
@@ -63,10 +64,10 @@ def search(
     :meth:`tabiya.Database.search_pattern`'s (``tabiya search --pattern --json``) for the same
     options and filters (keyword arguments, as that method takes them: each task counts only
     the games they keep), with ``elapsedMs`` the whole job's. ``tasks`` defaults to four times
-    the default parallelism."""
+    the default parallelism; ``variant`` is ``"standard"`` (the default) or ``"chess960"``."""
     started = time.perf_counter()
     answer, used = _scan(spark, db, "pattern", tasks, expression=pattern, material=material, side=side,
-                         flip_colours=flip_colours, limit=limit, filters=filters or None)
+                         flip_colours=flip_colours, limit=limit, variant=variant, filters=filters or None)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     answer["tasks"] = used
     return answer

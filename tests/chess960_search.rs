@@ -1,0 +1,150 @@
+//! Chess960's scans against a naive replay of generated games: material search (with castling
+//! rights in Shredder-FEN), pattern search, a pattern's game list and the positions export
+//! under `--variant chess960` find exactly the Chess960 positions the replay says, with their
+//! games, and their FENs (X-FEN) read back to the same keys.
+
+use std::collections::BTreeMap;
+
+use shakmaty::{CastlingMode, Chess, Color, Position as _, Square, fen::Epd};
+use tabiya::{explore::Target, indexer, position::Variant, store::Store};
+
+use crate::chess960_games::{generate, naive};
+
+/// A Chess960 position of the replay: its board and the games reaching it.
+struct Seen {
+    chess: Chess,
+    games: u64,
+}
+
+/// The key (hexadecimal) of a Chess960 position given as EPD or FEN.
+fn key_of(fen: &str) -> String {
+    Target::fen(fen).resolve_in(Variant::Chess960).unwrap_or_else(|err| panic!("{fen}: {err}")).key.to_string()
+}
+
+/// `tabiya ARGS --db DB --json`.
+fn json(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let mut args = args.to_vec();
+    args.extend(["--db", db.to_str().unwrap(), "--json"]);
+    let out = crate::common::tabiya(&args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A search's hits by key, each hit's FEN checked to read back to its key.
+fn hits_by_key(answer: &serde_json::Value) -> BTreeMap<String, u64> {
+    let hits = answer["hits"].as_array().unwrap();
+    assert_eq!(answer["positions"].as_u64(), Some(hits.len() as u64), "every position listed");
+    hits.iter()
+        .map(|hit| {
+            let (fen, key) = (hit["fen"].as_str().unwrap(), hit["key"].as_str().unwrap());
+            assert_eq!(key_of(fen), key, "{fen} reads back to its key");
+            (key.to_owned(), hit["games"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// The replay's positions `wanted` admits, by key.
+fn expected(seen: &BTreeMap<String, Seen>, wanted: impl Fn(&Chess) -> bool) -> BTreeMap<String, u64> {
+    seen.iter().filter(|(_, s)| wanted(&s.chess)).map(|(key, s)| (key.clone(), s.games)).collect()
+}
+
+#[test]
+fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
+    let games = generate(300);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, games.iter().enumerate().map(|(i, game)| game.pgn(i + 1)).collect::<String>()).unwrap();
+    let store = Store::open(&db).unwrap();
+    let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+    assert_eq!(summary.run.counts.indexed, games.len() as u64);
+    drop(store);
+    let seen: BTreeMap<String, Seen> = naive(&games)
+        .into_iter()
+        .filter(|((chess960, _), _)| *chess960)
+        .map(|((_, epd), (counts, _))| {
+            let chess = Epd::from_ascii(epd.as_bytes()).unwrap().into_position(CastlingMode::Chess960).unwrap();
+            (key_of(&epd), Seen { chess, games: counts[0] })
+        })
+        .collect();
+    assert!(seen.len() > 5_000, "{} Chess960 positions", seen.len());
+    let material = |chess: &Chess| tabiya::Material(chess.board().material());
+
+    // Material search: a full army with any pawns, an exact material, and castling rights.
+    let full_armies: tabiya::explore::Signature = "KQRRBBNNP*vKQRRBBNNP*".parse().unwrap();
+    let answer =
+        json(&db, &["search", "--variant", "chess960", "--material", "KQRRBBNNP*vKQRRBBNNP*", "--limit", "10000"]);
+    let want = expected(&seen, |chess| full_armies.admits(&material(chess)));
+    assert!(want.len() > 1_000, "{}", want.len());
+    assert_eq!(hits_by_key(&answer), want);
+    let start = "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP";
+    let rights = "HAha";
+    let answer =
+        json(&db, &["search", "--variant", "chess960", "--material", start, "--castling", rights, "--limit", "10000"]);
+    let all_rights = [Square::A1, Square::H1, Square::A8, Square::H8].into_iter().collect::<shakmaty::Bitboard>();
+    let want = expected(&seen, |chess| {
+        material(chess) == start.parse().unwrap() && chess.castles().castling_rights() == all_rights
+    });
+    assert!(want.len() > 10, "{}", want.len());
+    assert_eq!(hits_by_key(&answer), want);
+
+    // Pattern search, alone and within a material; a standard search finds none of these.
+    for (pattern, test) in [
+        ("check", &(|chess: &Chess| chess.is_check()) as &dyn Fn(&Chess) -> bool),
+        ("Kg1 and Rf1", &|chess: &Chess| {
+            chess.board().king_of(Color::White) == Some(Square::G1)
+                && (chess.board().rooks() & chess.board().white()).contains(Square::F1)
+        }),
+    ] {
+        let answer = json(&db, &["search", "--variant", "chess960", "--pattern", pattern, "--limit", "10000"]);
+        let want = expected(&seen, test);
+        assert!(want.len() > 50, "{pattern}: {}", want.len());
+        assert_eq!(hits_by_key(&answer), want, "{pattern}");
+        let within = json(
+            &db,
+            &["search", "--variant", "chess960", "--pattern", pattern, "--material", "KQRRBBNNP*vKQRRBBNNP*"],
+        );
+        let want_within = expected(&seen, |chess| test(chess) && full_armies.admits(&material(chess)));
+        assert_eq!(within["positions"].as_u64(), Some(want_within.len() as u64), "{pattern} within a material");
+        // The games of the pattern: those of the Chess960 games that reach a matching position.
+        let listed = json(&db, &["games", "--variant", "chess960", "--pattern", pattern, "--limit", "1"]);
+        let reaching = games.iter().filter(|game| game.chess960 && reaches(game, &want)).count() as u64;
+        assert_eq!(listed["total"].as_u64(), Some(reaching), "{pattern}: games");
+    }
+
+    // The positions export: every Chess960 position once, its FEN in X-FEN.
+    let out = crate::common::tabiya(&[
+        "export",
+        "positions",
+        "--variant",
+        "chess960",
+        "--format",
+        "csv",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut exported = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(key_of(fields[1]), fields[0], "{line}");
+        exported.insert(fields[0].to_owned(), fields[3].parse::<u64>().unwrap());
+    }
+    assert_eq!(exported, expected(&seen, |_| true));
+}
+
+/// Whether `game` reaches a position of `matching` (keys).
+fn reaches(game: &crate::chess960_games::Game, matching: &BTreeMap<String, u64>) -> bool {
+    let mut position = game.start.clone();
+    let reached = |chess: &Chess| {
+        matching.contains_key(&key_of(&Epd::from_position(chess, shakmaty::EnPassantMode::Legal).to_string()))
+    };
+    if reached(&position) {
+        return true;
+    }
+    game.moves.iter().any(|m| {
+        position.play_unchecked(*m);
+        reached(&position)
+    })
+}
