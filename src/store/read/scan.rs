@@ -29,7 +29,7 @@ use crate::{
             keys::{FIRST_POSITION, POSITIONS_END},
         },
         options,
-        tier::read::{TierEntry, TierReader},
+        tier::read::{TierEntry, TierReader, Wanted},
     },
 };
 
@@ -358,14 +358,18 @@ impl<'a> Scanner<'a> {
     ) -> Result<PartEntries<'a>, StoreError> {
         let tier = TierReader::at(self.store, self.committed);
         // A game's positions are in the scan's keys when its variant's are (the tier's games
-        // are replayed, not keyed, before this test).
+        // are replayed, not keyed, before this test): a game of another variant is left at its
+        // first marked position.
         let (standard, chess960) = (self.keys.first <= Key::LAST_STANDARD, self.keys.last >= Key::FIRST_CHESS960);
         let admits = &|chess: &Chess, id: GameId| {
             let in_keys = match shakmaty::Position::castles(chess).mode().is_chess960() {
                 true => chess960,
                 false => standard,
             };
-            in_keys && admits(chess, id)
+            match in_keys {
+                true => Wanted::from(admits(chess, id)),
+                false => Wanted::NoMore,
+            }
         };
         Ok(match part {
             ScanPart::Family(range) => PartEntries::Family(family_iterator(self.store, range)),

@@ -355,7 +355,7 @@ impl<'a> TierReader<'a> {
         &self,
         ranges: &[KeyRange],
         game: &(impl Fn(GameId) -> bool + Sync),
-        admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
+        admits: &(impl Fn(&Chess, GameId) -> Wanted + Sync),
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
@@ -389,11 +389,8 @@ impl<'a> TierReader<'a> {
             let men = chess.board().occupied().count() as u32;
             if men < fewest {
                 Wanted::NoMore
-            } else if counts[men.min(32) as usize]
-                && materials.contains(&Material(chess.board().material()))
-                && admits(chess, game)
-            {
-                Wanted::Yes
+            } else if counts[men.min(32) as usize] && materials.contains(&Material(chess.board().material())) {
+                admits(chess, game)
             } else {
                 Wanted::No
             }
@@ -414,15 +411,14 @@ impl<'a> TierReader<'a> {
         first: GameId,
         end: GameId,
         game: &(impl Fn(GameId) -> bool + Sync),
-        wanted: &(impl Fn(&Chess, GameId) -> bool + Sync),
+        wanted: &(impl Fn(&Chess, GameId) -> Wanted + Sync),
     ) -> Result<TierEntries, StoreError> {
         let (mut marked, mut skipped) = (Vec::new(), 0);
         self.each_marks(first, end, |id, plies| match game(id) {
             true => marked.push((id, plies)),
             false => skipped += plies.len() as u64,
         })?;
-        let (entries, passed) =
-            self.tier_entries(marked, |chess: &Chess, game| Wanted::from(wanted(chess, game)), |_| true)?;
+        let (entries, passed) = self.tier_entries(marked, wanted, |_| true)?;
         // The refused games' positions count as passed (for progress), unseen.
         Ok((entries, passed + skipped))
     }
