@@ -21,10 +21,13 @@ fn key_of(fen: &str) -> String {
     Target::fen(fen).resolve_in(Variant::Chess960).unwrap_or_else(|err| panic!("{fen}: {err}")).key.to_string()
 }
 
-/// `tabiya ARGS --db DB --json`.
+/// `tabiya ARGS --db DB --json` (a report's `--format json` in its ARGS instead).
 fn json(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
     let mut args = args.to_vec();
-    args.extend(["--db", db.to_str().unwrap(), "--json"]);
+    args.extend(["--db", db.to_str().unwrap()]);
+    if args[0] != "report" {
+        args.push("--json");
+    }
     let out = crate::common::tabiya(&args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
@@ -54,7 +57,14 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let pgn = dir.path().join("games.pgn");
-    std::fs::write(&pgn, games.iter().enumerate().map(|(i, game)| game.pgn(i + 1)).collect::<String>()).unwrap();
+    // Dated, so that the opening report's years have games: game i in year 2000 + i % 3.
+    let year = |i: usize| 2000 + (i % 3) as u64;
+    let text: String = games
+        .iter()
+        .enumerate()
+        .map(|(i, game)| game.pgn(i + 1).replacen("[Round", &format!("[Date \"{}.01.01\"]\n[Round", year(i)), 1))
+        .collect();
+    std::fs::write(&pgn, text).unwrap();
     let store = Store::open(&db).unwrap();
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
     assert_eq!(summary.run.counts.indexed, games.len() as u64);
@@ -111,6 +121,21 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
         let reaching = games.iter().filter(|game| game.chess960 && reaches(game, &want)).count() as u64;
         assert_eq!(listed["total"].as_u64(), Some(reaching), "{pattern}: games");
     }
+
+    // The opening report of Chess960's start 518: its games and moves are the replay's, each
+    // year's share counted among the year's Chess960 games (not the standard ones).
+    let report = json(&db, &["report", "opening", "--variant", "chess960", "--format", "json"]);
+    let start = seen.get(&key_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -")).unwrap();
+    let subset = &report["subsets"][0];
+    assert_eq!(subset["overview"]["games"].as_u64(), Some(start.games), "{report}");
+    let from_518 = |i: &usize| games[*i].chess960 && games[*i].start == Chess::default();
+    for row in subset["years"].as_array().unwrap() {
+        let y = row["year"].as_u64().unwrap();
+        let of_year = (0..games.len()).filter(|i| year(*i) == y);
+        assert_eq!(row["yearGames"].as_u64(), Some(of_year.clone().filter(|i| games[*i].chess960).count() as u64));
+        assert_eq!(row["games"].as_u64(), Some(of_year.filter(from_518).count() as u64), "{row}");
+    }
+    assert_eq!(subset["years"].as_array().map(Vec::len), Some(3));
 
     // The positions export: every Chess960 position once, its FEN in X-FEN.
     let out = crate::common::tabiya(&[

@@ -1,8 +1,9 @@
 //! The explorer page in Chess960, as a person uses it in headless Chromium: a link with
 //! `variant=chess960` opens the variant's view, castling is played by clicking the king and then
 //! its rook (the king takes its rook, lichess's convention) or by typing `O-O-O`, every table is
-//! the API's own answer for the variant, the selector switches back to standard chess, and what
-//! answers for standard chess only (the opening report, the book) is not offered in Chess960.
+//! the API's own answer for the variant, the selector switches back to standard chess, the
+//! opening report's link names the variant, and the book (standard chess's by its format) is
+//! not offered in Chess960.
 
 use crate::common::{
     browser::Browser,
@@ -45,7 +46,7 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     assert_eq!(rows(&browser).await.len(), 2, "O-O twice, O-O-O once");
     assert_eq!(browser.eval("return document.querySelector('#variant-select').value").await, "chess960");
     let hidden = "return [document.querySelector('#report-link').hidden, document.querySelector('#book-line').hidden]";
-    assert_eq!(browser.eval(hidden).await, serde_json::json!([true, true]));
+    assert_eq!(browser.eval(hidden).await, serde_json::json!([false, true]));
 
     // Castling by clicking the king, then its rook: the king takes the rook, written O-O.
     click_square(&browser, "b1").await;
@@ -64,10 +65,17 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     assert_eq!(rows(&browser).await, vec![("d2d4".to_owned(), 1)]);
     let url = query(&browser).await;
     assert!(url.contains("variant=chess960") && url.contains("play=b1e1%2Cb8a8"), "{url}");
+    // The opening report's link is the view's: it answers for the Chess960 position shown.
+    let link = browser.eval("return document.querySelector('#report-link').href").await;
+    let link = link.as_str().unwrap().replace(&base, "/");
+    assert!(link.contains("variant=chess960"), "{link}");
+    let (status, report) = json(&server, &format!("{link}&format=json"));
+    assert_eq!((status, report["subsets"][0]["overview"]["games"].as_u64()), (200, Some(1)), "{report}");
+    assert_eq!(report["variant"], "chess960");
     let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     browser.screenshot(1200, &shots.join("page-chess960.png")).await;
 
-    // Back to standard chess: its start and its one game; the report and the book return.
+    // Back to standard chess: its start and its one game; the book returns.
     browser
         .eval("const s = document.querySelector('#variant-select'); s.value = 'standard'; s.dispatchEvent(new Event('change')); return true")
         .await;

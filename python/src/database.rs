@@ -373,7 +373,7 @@ impl Database {
         })
     }
 
-    #[pyo3(signature = (fen = None, moves = None, uci = None, *, versus = None, depth = 8, lines = 6, themes = Vec::new(), default_themes = true, theme_plies = 40, filters = None))]
+    #[pyo3(signature = (fen = None, moves = None, uci = None, *, versus = None, depth = 8, lines = 6, themes = Vec::new(), default_themes = true, theme_plies = 40, variant = None, filters = None))]
     #[allow(clippy::too_many_arguments)]
     fn report_opening(
         &self,
@@ -387,6 +387,7 @@ impl Database {
         themes: Vec<String>,
         default_themes: bool,
         theme_plies: usize,
+        variant: Option<String>,
         filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
@@ -408,7 +409,7 @@ impl Database {
                     .map_err(|err| Error::input(format!("theme {expression:?}: {err}")))?;
                 options.themes.push(theme);
             }
-            let target = Target::of(fen, moves, uci)?.resolve()?;
+            let target = Target::of(fen, moves, uci)?.resolve_in(crate::pure::variant(variant.as_deref())?)?;
             Ok(OpeningReport::build(&*self.store()?, &target, &options)?)
         })?;
         to_python(py, &report)

@@ -36,7 +36,8 @@ PositionRow = Tuple[str, bytes, int, int, int, int]
 _PARTS_A_BATCH = 8
 
 _REPORT_OPTIONS = {
-    "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies"),
+    "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies",
+                "variant"),
     "player": ("name", "color", "depth", "min_share"),
     "database": ("plies", "top"),
 }
@@ -181,7 +182,8 @@ class Database:
 
         - ``report("opening", fen=None, moves=None, uci=None, versus=None, depth=8, lines=6,
           themes=[], default_themes=True, theme_plies=40, **filters)``; ``versus`` is a dict of
-          filters for the second subset, ``themes`` pattern expressions.
+          filters for the second subset, ``themes`` pattern expressions, ``variant``
+          :meth:`query`'s.
         - ``report("player", name=..., color=None, depth=8, min_share=2.0, **filters)``
         - ``report("database", plies=10, top=30)``
         """

@@ -107,6 +107,7 @@ class Database:
     def report_opening(self, fen: Optional[str] = None, moves: Optional[str] = None, uci: Optional[str] = None, *,
                        versus: Optional[dict[str, Any]] = None, depth: int = 8, lines: int = 6,
                        themes: Sequence[str] = ..., default_themes: bool = True, theme_plies: int = 40,
+                       variant: Optional[str] = None,
                        filters: Optional[dict[str, Any]] = None) -> dict[str, Any]: ...
     def report_player(self, name: str, *, color: Optional[str] = None, depth: int = 8, min_share: float = 2.0,
                       filters: Optional[dict[str, Any]] = None) -> dict[str, Any]: ...

@@ -138,3 +138,16 @@ def test_searches_and_positions_find_what_python_chess_counts(chess960_db):
         assert rows == keyed(expected)
         assert all(chess.Board(row[0], chess960=True).is_valid() for row in db.positions("KQRRBBNNP*vKQRRBBNNP*",
                                                                                           variant="chess960"))
+
+
+def test_the_opening_report_counts_chess960_games(chess960_db):
+    """The opening report of Chess960's start 518: the games python-chess's replay has there."""
+    games, path = chess960_db
+    expected = naive(games)
+    start = chess.Board().epd()
+    with tabiya.Database(path) as db:
+        report = db.report("opening", variant="chess960", depth=2)
+    overview = report["subsets"][0]["overview"]
+    assert [overview["games"], overview["white"], overview["draws"], overview["black"]] == expected[start][0]
+    moves = {m["uci"]: m["games"] for m in report["subsets"][0]["moves"]}
+    assert moves == {uci: counts[0] for uci, counts in expected[start][1].items()}

@@ -35,10 +35,11 @@ impl Report for OpeningReport {
 
     fn html(&self) -> String {
         let main = &self.subsets[0];
-        let lead = format!("{} · {} to move · {}", self.fen, self.turn, main.label);
+        let variant = if self.variant == "standard" { String::new() } else { format!(" · {}", self.variant) };
+        let lead = format!("{}{variant} · {} to move · {}", self.fen, self.turn, main.label);
         let mut page = Page::new(&title(self), &lead);
         page.section("overview", "Overview", &overview_html(self));
-        page.section("popularity", "Popularity by year", &popularity_html(main));
+        page.section("popularity", "Popularity by year", &popularity_html(main, self.variant));
         page.section("ratings", "Score by rating", &ratings_html(main));
         page.section("moves", "Moves", &moves_html(self));
         page.section("theory", "Theory", &theory_html(self));
@@ -136,7 +137,7 @@ fn overview_html(report: &OpeningReport) -> String {
     format!("{}<div class=\"boards\">{board}<div>{}</div></div>", figures(&items), table(&header, &rows))
 }
 
-fn popularity_html(main: &Subset) -> String {
+fn popularity_html(main: &Subset, variant: &str) -> String {
     let bars: Vec<(String, f64)> = main.years.iter().map(|y| (y.year.to_string(), y.share.unwrap_or(0.0))).collect();
     let rows: Vec<Vec<String>> = main
         .years
@@ -151,9 +152,13 @@ fn popularity_html(main: &Subset) -> String {
             ]
         })
         .collect();
+    let games = match variant {
+        "standard" => "those from the standard start",
+        _ => "the year's Chess960 games",
+    };
     format!(
-        "<p>Games reaching the position as a share of the year's games (those from the standard start; \
-         under a player filter, the player's games).</p>{}{}",
+        "<p>Games reaching the position as a share of the year's games ({games}; under a player filter, \
+         the player's games).</p>{}{}",
         bar_chart(&bars, "% of the year's games", None, "popularity by year"),
         table(&["Year", "Games", "Year's games", "Share", "White's score"], &rows)
     )

@@ -81,8 +81,10 @@ impl OpeningOptions {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OpeningReport {
-    /// The position (canonical FEN).
+    /// The position (canonical FEN; X-FEN in Chess960).
     pub fen: String,
+    /// Its variant: `standard` or `chess960` (whose games alone the report counts).
+    pub variant: &'static str,
     /// The deepest named position of that line.
     pub opening: Option<Opening>,
     /// The side to move: `white` or `black`.
@@ -351,10 +353,6 @@ impl OpeningReport {
         target: &ResolvedTarget,
         options: &OpeningOptions,
     ) -> Result<OpeningReport, QueryError> {
-        if target.position.is_chess960() {
-            // Its themes and theory walk standard chess's rules and names.
-            return Err(QueryError::input("the opening report is made for standard chess positions only, so far"));
-        }
         if options.depth > MAX_DEPTH || options.lines > MAX_LINES {
             return Err(QueryError::input(format!(
                 "theory lines go at most {MAX_DEPTH} plies deep and number at most {MAX_LINES}"
@@ -373,11 +371,13 @@ impl OpeningReport {
         let tallies = games::tally(view, &ids, &refs, &probe)?;
         let mut subsets = Vec::new();
         for ((selection, label), tallies) in selections.iter().zip(tallies) {
-            let year_games = subset::year_games(view, selection)?;
+            let variant = crate::position::Variant::of(&target.position);
+            let year_games = subset::year_games(view, selection, variant)?;
             subsets.push(subset::subset(view, target, (label, selection), tallies, &year_games)?);
         }
         Ok(OpeningReport {
             fen: target.position.to_string(),
+            variant: crate::position::Variant::of(&target.position).name(),
             opening: crate::explore::opening_of(view, target)?,
             turn: color_name(chess.turn()),
             move_order_method: "posting list: every game reaching the position replayed, the position before each \

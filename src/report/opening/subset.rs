@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use shakmaty::{Color, Position as _};
 
 use super::{
@@ -13,14 +14,23 @@ use crate::{
     codec::CompactMove,
     explore::{Admission, QueryError, ResolvedTarget, key_of, position_slices, reached_by_moves, san, summarize},
     model::{GameId, Month, RatingBand, Speed, Tally},
+    position::Variant,
     report::results::{band_label, color_name, mover_score, percent},
     store::Snapshot,
 };
 
-/// Each year's games under the selection, in the whole database: the games from the standard
-/// start, from the initial position's slices when they answer the filter, else from each of
-/// those games' facts.
-pub(super) fn year_games(view: &Snapshot, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
+/// Each year's games under the selection, in the whole database of `variant`: the games from
+/// the standard start, from the initial position's slices when they answer the filter, else
+/// from each of those games' facts; Chess960's from every game's record (no start stands for
+/// them all).
+pub(super) fn year_games(
+    view: &Snapshot,
+    selection: &Admission,
+    variant: Variant,
+) -> Result<BTreeMap<u16, u64>, QueryError> {
+    if variant == Variant::Chess960 {
+        return chess960_year_games(view, selection);
+    }
     let mut years = BTreeMap::new();
     let start = key_of(&shakmaty::Chess::default())?;
     if !selection.filter.is_by_slices() {
@@ -37,6 +47,37 @@ pub(super) fn year_games(view: &Snapshot, selection: &Admission) -> Result<BTree
     for slice in position_slices(view, &start)?.unwrap_or_default().slices {
         if selection.filter.matches_slice(&slice.key) {
             *years.entry(slice.key.month.year().unwrap_or(0)).or_default() += slice.total.games;
+        }
+    }
+    Ok(years)
+}
+
+/// Each year's Chess960 games under the selection: the records of the games it admits read,
+/// on every core, and their variant checked.
+fn chess960_year_games(view: &Snapshot, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
+    let facts = view.facts().table()?;
+    let admitted: Vec<(GameId, u16)> = (0..view.totals()?.next_game_id)
+        .filter_map(|id| facts.get(GameId(id)).map(|f| (GameId(id), f)))
+        .filter(|(_, f)| selection.admits(f))
+        .map(|(id, f)| (id, f.month.year().unwrap_or(0)))
+        .collect();
+    let counted = admitted
+        .par_chunks(4096)
+        .map(|chunk| {
+            let ids: Vec<GameId> = chunk.iter().map(|(id, _)| *id).collect();
+            let mut years = BTreeMap::<u16, u64>::new();
+            for ((_, year), record) in chunk.iter().zip(view.games().listed(&ids)?) {
+                if record.variant() == Variant::Chess960 {
+                    *years.entry(*year).or_default() += 1;
+                }
+            }
+            Ok(years)
+        })
+        .collect::<Result<Vec<_>, QueryError>>()?;
+    let mut years = BTreeMap::new();
+    for part in counted {
+        for (year, n) in part {
+            *years.entry(year).or_default() += n;
         }
     }
     Ok(years)

@@ -24,12 +24,11 @@ export function viewQuery() {
   return query;
 }
 
-// The variant asked about, shown in its selector; what answers for standard chess only (the
-// opening report, the Polyglot book) is offered in standard chess only.
+// The variant asked about, shown in its selector; the Polyglot book, standard chess's by its
+// format, is offered in standard chess only.
 export function setVariant(variant) {
   state.variant = variant;
   $('variant-select').value = variant;
-  $('report-link').hidden = variant !== 'standard';
   $('book-line').hidden = variant !== 'standard';
 }
 
