@@ -38,6 +38,11 @@ pub(crate) struct Game {
 }
 
 impl Game {
+    /// Its result: 0 White won, 1 drawn, 2 Black won.
+    pub(crate) fn result_index(&self) -> usize {
+        self.result
+    }
+
     pub(crate) fn pgn(&self, round: usize) -> String {
         let mut out =
             format!("[Event \"Generated\"]\n[Round \"{round}\"]\n[White \"W{round}\"]\n[Black \"B{round}\"]\n");
@@ -292,12 +297,32 @@ fn a_chess960_castling_field_naming_no_rook_is_reported_and_the_games_around_it_
     assert_eq!(stats.moves.iter().map(|(m, _)| m.to_string()).collect::<Vec<_>>(), ["e8c8"]);
     drop(store);
 
-    // The database report is standard chess's: it names the Chess960 games it leaves out.
+    // The database report is standard chess's by default: it names the Chess960 games it leaves
+    // out.
     let db = dir.path().join("db");
     let out = crate::common::tabiya(&["report", "database", "--db", db.to_str().unwrap(), "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((report["chess960Games"].as_u64(), report["results"]["games"].as_u64()), (Some(2), Some(0)), "{report}");
+    assert_eq!(
+        (report["otherVariantGames"].as_u64(), report["results"]["games"].as_u64()),
+        (Some(2), Some(0)),
+        "{report}"
+    );
+    // The Chess960 games' own report: both games, one won by each side.
+    let out = crate::common::tabiya(&[
+        "report",
+        "database",
+        "--variant",
+        "chess960",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = &report["results"];
+    assert_eq!((report["otherVariantGames"].as_u64(), report["variant"].as_str()), (Some(0), Some("chess960")));
+    assert_eq!((results["white"].as_u64(), results["black"].as_u64()), (Some(1), Some(1)), "{report}");
 
     // A Polyglot book refuses a Chess960 position with the reason; the codec check round-trips
     // Chess960 positions through the key; the opening report answers for Chess960.

@@ -58,11 +58,22 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
     let db = dir.path().join("db");
     let pgn = dir.path().join("games.pgn");
     // Dated, so that the opening report's years have games: game i in year 2000 + i % 3.
+    let standard_game = games.iter().position(|game| !game.chess960).unwrap();
+    assert!(games[0].chess960);
     let year = |i: usize| 2000 + (i % 3) as u64;
     let text: String = games
         .iter()
         .enumerate()
-        .map(|(i, game)| game.pgn(i + 1).replacen("[Round", &format!("[Date \"{}.01.01\"]\n[Round", year(i)), 1))
+        .map(|(i, game)| {
+            // Two players by names of their own: a Chess960 game's and a standard game's White.
+            let white = format!("[White \"W{}\"]", i + 1);
+            let pgn = match i {
+                0 => game.pgn(i + 1).replacen(&white, "[White \"Alpha Fischer\"]", 1),
+                _ if i == standard_game => game.pgn(i + 1).replacen(&white, "[White \"Bravo Standard\"]", 1),
+                _ => game.pgn(i + 1),
+            };
+            pgn.replacen("[Round", &format!("[Date \"{}.01.01\"]\n[Round", year(i)), 1)
+        })
         .collect();
     std::fs::write(&pgn, text).unwrap();
     let store = Store::open(&db).unwrap();
@@ -136,6 +147,29 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
         assert_eq!(row["games"].as_u64(), Some(of_year.filter(from_518).count() as u64), "{row}");
     }
     assert_eq!(subset["years"].as_array().map(Vec::len), Some(3));
+
+    // The database report of the Chess960 games: their results and years alone.
+    let report = json(&db, &["report", "database", "--variant", "chess960", "--format", "json"]);
+    let chess960: Vec<usize> = (0..games.len()).filter(|i| games[*i].chess960).collect();
+    let results = &report["results"];
+    let counted = [&results["white"], &results["draws"], &results["black"]].map(|n| n.as_u64().unwrap_or(0));
+    let mut expected_results = [0u64; 3];
+    for &i in &chess960 {
+        expected_results[games[i].result_index()] += 1;
+    }
+    assert_eq!(counted, expected_results, "{report}");
+    assert_eq!(report["otherVariantGames"].as_u64(), Some((games.len() - chess960.len()) as u64));
+    for row in report["years"].as_array().unwrap() {
+        let y = row["year"].as_u64().unwrap();
+        assert_eq!(row["games"].as_u64(), Some(chess960.iter().filter(|i| year(**i) == y).count() as u64), "{row}");
+    }
+
+    // A player report is standard chess's: it counts a player's Chess960 games apart.
+    for (name, games_counted, chess960_games) in [("Alpha Fischer", 0, 1), ("Bravo Standard", 1, 0)] {
+        let report = json(&db, &["report", "player", name, "--format", "json"]);
+        let counts = (report["overview"]["games"].as_u64(), report["chess960Games"].as_u64());
+        assert_eq!(counts, (Some(games_counted), Some(chess960_games)), "{name}: {report}");
+    }
 
     // The positions export: every Chess960 position once, its FEN in X-FEN.
     let out = crate::common::tabiya(&[

@@ -183,7 +183,7 @@ fn a_database_report_spread_over_processes_is_the_whole_report() {
     // and positions by ply are merged across parts, and endgame classes across scan parts.
     let games = generate(9_000);
     let (_dir, store) = build(&games);
-    let options = DatabaseOptions { plies: 8, positions_per_ply: 7, top: 50 };
+    let options = DatabaseOptions { plies: 8, positions_per_ply: 7, top: 50, ..DatabaseOptions::default() };
     let whole = serde_json::to_value(DatabaseReport::build(&store, &options).unwrap()).unwrap();
     let spread = serde_json::to_value(common::spread(&options, &store)).unwrap();
     assert_eq!(spread, whole);

@@ -443,10 +443,21 @@ impl Database {
         to_python(py, &report)
     }
 
-    #[pyo3(signature = (*, plies = 10, top = 30))]
-    fn report_database(&self, py: Python<'_>, plies: usize, top: usize) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (*, plies = 10, top = 30, variant = None))]
+    fn report_database(
+        &self,
+        py: Python<'_>,
+        plies: usize,
+        top: usize,
+        variant: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
         let report = call(py, || {
-            let options = DatabaseOptions { plies, top, ..DatabaseOptions::default() };
+            let options = DatabaseOptions {
+                plies,
+                top,
+                variant: crate::pure::variant(variant.as_deref())?,
+                ..DatabaseOptions::default()
+            };
             Ok(DatabaseReport::build(&*self.store()?, &options)?)
         })?;
         to_python(py, &report)

@@ -147,6 +147,7 @@ impl Scan {
                 Scan::Report(DatabaseOptions {
                     plies: options.take("plies")?.unwrap_or(defaults.plies),
                     top: options.take("top")?.unwrap_or(defaults.top),
+                    variant: crate::pure::variant(options.take::<String>("variant")?.as_deref())?,
                     ..defaults
                 })
             }

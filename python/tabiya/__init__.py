@@ -39,7 +39,7 @@ _REPORT_OPTIONS = {
     "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies",
                 "variant"),
     "player": ("name", "color", "depth", "min_share"),
-    "database": ("plies", "top"),
+    "database": ("plies", "top", "variant"),
 }
 
 
@@ -185,7 +185,7 @@ class Database:
           filters for the second subset, ``themes`` pattern expressions, ``variant``
           :meth:`query`'s.
         - ``report("player", name=..., color=None, depth=8, min_share=2.0, **filters)``
-        - ``report("database", plies=10, top=30)``
+        - ``report("database", plies=10, top=30, variant=None)``
         """
         if kind not in _REPORT_OPTIONS:
             raise InvalidInput(f"unknown report {kind!r}: expected {', '.join(_REPORT_OPTIONS)}")
@@ -197,7 +197,7 @@ class Database:
                 raise InvalidInput("a player report needs the player: report('player', name=...)")
             return self._db.report_player(**known, filters=options)
         if options:
-            raise InvalidInput(f"the database report takes plies and top, not {', '.join(options)}")
+            raise InvalidInput(f"the database report takes plies, top and variant, not {', '.join(options)}")
         return self._db.report_database(**known)
 
     def ingest(self, paths: Union[PathLike, Sequence[PathLike]], *, rejects: Optional[PathLike] = None) -> dict:

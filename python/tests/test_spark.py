@@ -273,6 +273,11 @@ def test_the_database_report_on_the_cluster_is_the_clis(spark, cli_db, tmp_path)
         assert found["openingTable"] and len(found["openings"]) > 20
         assert found["endgames"] and found["positionsByPly"][plies - 1]["positions"]
     assert found["totals"]["games"] > 30_000
+    # The Chess960 games' report: theirs alone, the standard games only counted.
+    found = report(session, str(db), variant="chess960")
+    cli = cli_json("report", "database", "--db", str(db), "--format", "json", "--variant", "chess960")
+    assert found == cli
+    assert found["results"]["games"] == 200 and found["otherVariantGames"] > 30_000, found["results"]
     # Options the report cannot answer are refused before any task runs.
     from tabiya.errors import TabiyaError
 

@@ -154,6 +154,10 @@ pub struct DatabaseArgs {
     /// Openings and players listed.
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 30)]
     top: usize,
+    /// The games and positions reported on: standard or chess960 (the other variant's games
+    /// are only counted).
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
+    variant: tabiya::position::Variant,
     #[command(flatten)]
     output: Output,
 }
@@ -190,7 +194,12 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             args.output.write(&report)
         }
         Command::Database(args) => {
-            let options = DatabaseOptions { plies: args.plies, top: args.top, ..DatabaseOptions::default() };
+            let options = DatabaseOptions {
+                plies: args.plies,
+                top: args.top,
+                variant: args.variant,
+                ..DatabaseOptions::default()
+            };
             let store = Store::open_read_only(&args.db.db)?;
             let report = DatabaseReport::build(&store, &options)?;
             args.output.write(&report)

@@ -420,6 +420,7 @@ pub async fn database_report(State(state): State<Arc<AppState>>, query: Paramete
     let options = DatabaseOptions {
         plies: params.count("plies", defaults.plies, crate::report::database::MAX_PLIES)?,
         top: params.count("top", defaults.top, 1000)?,
+        variant: params.variant()?,
         ..defaults
     };
     scan(state, move |state, _| {

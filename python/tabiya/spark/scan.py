@@ -94,11 +94,13 @@ def psqt_derive(
     return answer
 
 
-def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[int] = None) -> dict:
+def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[int] = None,
+           variant: Optional[str] = None) -> dict:
     """The database report of ``db`` on the cluster of ``spark``: totals, years, ratings,
     results, openings, players, positions by ply and endgame classes, equal to
     :meth:`tabiya.Database.report_database` (``tabiya report database --format json``) for the
-    same ``plies`` and ``top``. Runs of games and key ranges are dealt to tasks; the driver
-    merges their counts and names the listed positions."""
-    answer, _ = _scan(spark, db, "report", tasks, plies=plies, top=top)
+    same ``plies``, ``top`` and ``variant`` (``"standard"``, the default, or ``"chess960"``).
+    Runs of games and key ranges are dealt to tasks; the driver merges their counts and names
+    the listed positions."""
+    answer, _ = _scan(spark, db, "report", tasks, plies=plies, top=top, variant=variant)
     return answer

@@ -32,7 +32,9 @@ impl Report for DatabaseReport {
         &["totals", "years", "ratings", "speeds", "openings", "players", "endgames", "positions-by-ply"];
 
     fn html(&self) -> String {
-        let mut page = Page::new("Database report", &format!("{} games", thousands(self.totals.games)));
+        let variant = if self.variant == "standard" { "" } else { " · the Chess960 games" };
+        let lead = format!("{} games{variant}", thousands(self.totals.games));
+        let mut page = Page::new("Database report", &lead);
         page.section("totals", "Totals", &totals_html(self));
         page.section("years", "Games per year", &years_html(self));
         page.section("ratings", "Ratings", &ratings_html(self));
@@ -133,8 +135,12 @@ fn totals_html(report: &DatabaseReport) -> String {
     if let Some(plies) = report.average_plies {
         items.push((format!("{:.1}", plies / 2.0), "moves per game"));
     }
-    if report.chess960_games > 0 {
-        items.push((thousands(report.chess960_games), "Chess960 games, not counted below"));
+    if report.other_variant_games > 0 {
+        let other = match report.variant {
+            "standard" => "Chess960 games, not counted below",
+            _ => "standard games, not counted below",
+        };
+        items.push((thousands(report.other_variant_games), other));
     }
     let results = table(
         &["Result", "Games", "Share"],

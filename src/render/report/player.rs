@@ -64,6 +64,9 @@ impl Report for PlayerReport {
         if let (Some(first), Some(last)) = (o.first_year, o.last_year) {
             items.push((format!("{first}–{last}"), "years"));
         }
+        if self.chess960_games > 0 {
+            items.push((thousands(self.chess960_games), "Chess960 games, not counted"));
+        }
         let rows = vec![
             [vec!["All games".to_owned()], results_cells(o)].concat(),
             [vec!["With White".to_owned()], results_cells(&self.as_white)].concat(),

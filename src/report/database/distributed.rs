@@ -16,10 +16,12 @@ use super::{
 };
 use crate::{
     Key,
+    codec::KeyRange,
     explore::{
         QueryError,
         distributed::{DistributedScan, chosen},
     },
+    position::Variant,
     store::{ScanPart, ScanProgress, Snapshot},
 };
 
@@ -42,11 +44,12 @@ enum Part {
     Scan(ScanPart),
 }
 
-/// A report's parts: runs of game ids, then the endgame scan's parts.
-fn parts(view: &Snapshot) -> Result<Vec<Part>, QueryError> {
+/// A report's parts: runs of game ids, then the endgame scan's parts (over `variant`'s keys).
+fn parts(view: &Snapshot, variant: Variant) -> Result<Vec<Part>, QueryError> {
     let next = view.totals()?.next_game_id;
     let games = (0..next.div_ceil(GAME_RUN)).map(|i| Part::Games(i * GAME_RUN..((i + 1) * GAME_RUN).min(next)));
-    Ok(games.chain(view.scanner().parts()?.into_iter().map(Part::Scan)).collect())
+    let scan = view.scanner().over(KeyRange::of_variant(variant)).parts()?;
+    Ok(games.chain(scan.into_iter().map(Part::Scan)).collect())
 }
 
 impl DatabaseOptions {
@@ -70,21 +73,22 @@ impl DistributedScan for DatabaseOptions {
     /// The number of parts the report's work is split in (the same for the same database).
     fn part_count(&self, view: &Snapshot) -> Result<usize, QueryError> {
         self.check()?;
-        Ok(parts(view)?.len())
+        Ok(parts(view, self.variant)?.len())
     }
 
     fn partial(&self, view: &Snapshot, numbers: &[usize], _: &ScanProgress) -> Result<DatabasePartial, QueryError> {
         self.check()?;
         let (mut runs, mut scan) = (Vec::new(), Vec::new());
-        for part in chosen(&parts(view)?, numbers)? {
+        for part in chosen(&parts(view, self.variant)?, numbers)? {
             match part {
                 Part::Games(run) => runs.push(run),
                 Part::Scan(part) => scan.push(part),
             }
         }
         let openings = opening_names(view)?;
-        let counts = games::count(view, &runs, &openings, self.plies)?;
-        let classes = endgames::classes(view, &scan)?;
+        let wanted = games::Wanted { variant: self.variant, openings: &openings, plies: self.plies };
+        let counts = games::count(view, &runs, &wanted)?;
+        let classes = endgames::classes(view, &scan, self.variant)?;
         Ok(DatabasePartial { counts, classes })
     }
 

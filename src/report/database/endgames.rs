@@ -10,6 +10,7 @@ use crate::{
     codec::KeyRange,
     explore::QueryError,
     model::GameId,
+    position::Variant,
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Snapshot, StoreError},
 };
 
@@ -82,14 +83,19 @@ pub fn class_of(material: &Material) -> String {
 /// The endgame classes of the scan's `parts` (some of
 /// [`Scanner::parts`](crate::store::read::Scanner::parts)) with their positions and games (ids
 /// ascending, once), read from `view`.
-pub fn classes(view: &Snapshot, parts: &[ScanPart]) -> Result<BTreeMap<String, ClassGames>, QueryError> {
+pub fn classes(
+    view: &Snapshot,
+    parts: &[ScanPart],
+    variant: Variant,
+) -> Result<BTreeMap<String, ClassGames>, QueryError> {
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
         board: |chess: &shakmaty::Chess, _| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
         game: |_| true,
     };
-    let scanned = view.scanner().run(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
+    let scanner = view.scanner().over(KeyRange::of_variant(variant));
+    let scanned = scanner.run(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;
     for part in merged.values_mut() {
         part.games.sort_unstable();

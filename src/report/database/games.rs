@@ -11,6 +11,7 @@ use crate::{
     Key,
     explore::{QueryError, key_of},
     model::{GameFacts, GameId, GameRecord, GameResult, Tally},
+    position::Variant,
     store::Snapshot,
 };
 
@@ -42,8 +43,8 @@ pub struct Counts {
     /// Per ply (index 0: after the first move), games standing on each position.
     pub by_ply: Vec<HashMap<Key, u64>>,
     pub unreplayable: u64,
-    /// Chess960 games, left out of every count above.
-    pub chess960: u64,
+    /// Games of the variant not reported on, left out of every count above.
+    pub other_variant: u64,
 }
 
 impl Counts {
@@ -78,16 +79,17 @@ impl Counts {
             }
         }
         self.unreplayable += other.unreplayable;
-        self.chess960 += other.chess960;
+        self.other_variant += other.other_variant;
         self
     }
 
-    fn add(&mut self, facts: &GameFacts, record: &GameRecord, openings: &HashMap<Key, (String, String)>, plies: usize) {
-        // The report is standard chess's, as its position scans are.
-        if record.variant() != crate::position::Variant::Standard {
-            self.chess960 += 1;
+    fn add(&mut self, facts: &GameFacts, record: &GameRecord, wanted: &Wanted) {
+        // The report is one variant's, as its position scans are.
+        if record.variant() != wanted.variant {
+            self.other_variant += 1;
             return;
         }
+        let (openings, plies) = (wanted.openings, wanted.plies);
         let tally = Tally::game(facts.result, facts.ratings);
         self.total.add(&tally);
         self.plies += record.plies() as u64;
@@ -157,13 +159,16 @@ impl Counts {
     }
 }
 
-/// Reads the games of `runs` (ranges of ids) once each, with the opening table `openings`.
-pub fn count(
-    view: &Snapshot,
-    runs: &[Range<u64>],
-    openings: &HashMap<Key, (String, String)>,
-    plies: usize,
-) -> Result<Counts, QueryError> {
+/// What the games are counted for: the variant reported on, the opening table, and the plies
+/// of the positions-by-ply table.
+pub struct Wanted<'a> {
+    pub variant: Variant,
+    pub openings: &'a HashMap<Key, (String, String)>,
+    pub plies: usize,
+}
+
+/// Reads the games of `runs` (ranges of ids) once each.
+pub fn count(view: &Snapshot, runs: &[Range<u64>], wanted: &Wanted) -> Result<Counts, QueryError> {
     let starts: Vec<(u64, u64)> = runs
         .iter()
         .flat_map(|run| run.clone().step_by(CHUNK as usize).map(move |first| (first, (first + CHUNK).min(run.end))))
@@ -176,7 +181,7 @@ pub fn count(
             for (&id, record) in ids.iter().zip(view.games().get_many(&ids)?) {
                 let Some(record) = record else { continue };
                 let facts = GameFacts::of(id, record.result, &record.tags);
-                counts.add(&facts, &record, openings, plies);
+                counts.add(&facts, &record, wanted);
             }
             Ok(counts)
         })

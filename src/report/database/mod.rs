@@ -24,6 +24,7 @@ use super::results::{band_label, percent};
 use crate::{
     explore::{QueryError, distributed::run_whole},
     model::{RatingBand, Speed},
+    position::Variant,
     store::{ScanProgress, Snapshot, Store},
 };
 pub use distributed::DatabasePartial;
@@ -37,12 +38,14 @@ pub struct DatabaseOptions {
     pub positions_per_ply: usize,
     /// Openings and players listed.
     pub top: usize,
+    /// The variant whose games and positions are counted (the others' games only counted).
+    pub variant: Variant,
 }
 
 impl Default for DatabaseOptions {
-    /// Plies 1 to 10, 5 positions each, 30 openings and players.
+    /// Standard chess: plies 1 to 10, 5 positions each, 30 openings and players.
     fn default() -> DatabaseOptions {
-        DatabaseOptions { plies: 10, positions_per_ply: 5, top: 30 }
+        DatabaseOptions { plies: 10, positions_per_ply: 5, top: 30, variant: Variant::Standard }
     }
 }
 
@@ -87,8 +90,10 @@ pub struct DatabaseReport {
     pub positions_by_ply: Vec<PlyPositions>,
     /// Games whose stored moves did not replay (corrupt data).
     pub unreplayable: u64,
-    /// Chess960 games: in the totals, left out of the rest (the report is standard chess's).
-    pub chess960_games: u64,
+    /// The variant reported on: `standard` or `chess960`.
+    pub variant: &'static str,
+    /// Games of the other variant: in the totals, left out of the rest.
+    pub other_variant_games: u64,
 }
 
 /// The database's totals.
@@ -314,7 +319,8 @@ impl DatabaseReport {
             endgames,
             positions_by_ply,
             unreplayable: counts.unreplayable,
-            chess960_games: counts.chess960,
+            variant: options.variant.name(),
+            other_variant_games: counts.other_variant,
         })
     }
 }

@@ -85,6 +85,9 @@ pub struct PlayerReport {
     pub depth: usize,
     /// The share of a colour's games a tree line needs, in percent.
     pub min_share: f64,
+    /// The player's Chess960 games under the filter, left out of everything above (the report
+    /// and its repertoire from the standard setup are standard chess's).
+    pub chess960_games: u64,
 }
 
 /// A matched name.
@@ -254,13 +257,15 @@ impl PlayerReport {
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
+        let mut chess960_games = 0;
         for (&id, record) in ids.iter().zip(view.games().listed(ids)?) {
-            // The report is standard chess's, as its repertoire is.
-            if record.variant() != crate::position::Variant::Standard {
-                continue;
-            }
             let facts = GameFacts::of(id, record.result, &record.tags);
             if !admission.admits(&facts) {
+                continue;
+            }
+            // The report is standard chess's, as its repertoire is.
+            if record.variant() != crate::position::Variant::Standard {
+                chess960_games += 1;
                 continue;
             }
             // The player's colour: the side with one of the player's spellings; White when both.
@@ -342,6 +347,7 @@ impl PlayerReport {
             repertoire,
             best_wins: list(wins)?,
             worst_losses: list(losses)?,
+            chess960_games,
             depth: options.depth,
             min_share: options.min_share,
         })
