@@ -6,14 +6,25 @@
 use std::collections::BTreeMap;
 
 use shakmaty::{CastlingMode, Chess, Color, Position as _, Square, fen::Epd};
-use tabiya::{explore::Target, indexer, position::Variant, store::Store};
+use tabiya::{
+    explore::{
+        Target,
+        psqt::{DeriveOptions, ENDGAME_PHASE},
+    },
+    indexer,
+    position::Variant,
+    psqt::{GamePhase, TABLES, tables::table_index},
+    store::Store,
+};
 
 use crate::chess960_games::{generate, naive};
 
-/// A Chess960 position of the replay: its board and the games reaching it.
+/// A Chess960 position of the replay: its board and the games reaching it, by result.
 struct Seen {
     chess: Chess,
     games: u64,
+    /// White wins, draws, Black wins.
+    results: [u64; 3],
 }
 
 /// The key (hexadecimal) of a Chess960 position given as EPD or FEN.
@@ -85,7 +96,7 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
         .filter(|((chess960, _), _)| *chess960)
         .map(|((_, epd), (counts, _))| {
             let chess = Epd::from_ascii(epd.as_bytes()).unwrap().into_position(CastlingMode::Chess960).unwrap();
-            (key_of(&epd), Seen { chess, games: counts[0] })
+            (key_of(&epd), Seen { chess, games: counts[0], results: [counts[1], counts[2], counts[3]] })
         })
         .collect();
     assert!(seen.len() > 5_000, "{} Chess960 positions", seen.len());
@@ -170,6 +181,28 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
         let counts = (report["overview"]["games"].as_u64(), report["chess960Games"].as_u64());
         assert_eq!(counts, (Some(games_counted), Some(chess960_games)), "{name}: {report}");
     }
+
+    // Piece-square statistics of the Chess960 positions: every one once, weighted by its games.
+    let store = Store::open_read_only(&db).unwrap();
+    let options = DeriveOptions { sample: 0, seed: 3, variant: Variant::Chess960, ..DeriveOptions::default() };
+    let derived = tabiya::explore::psqt::derive(&store, &options).unwrap();
+    drop(store);
+    let (mut occurrences, mut half_points) = ([[0u64; 64]; TABLES], [[0u64; 64]; TABLES]);
+    for s in seen.values() {
+        let [white, draws, black] = s.results;
+        let phase = GamePhase::ALL[usize::from(crate::psqt::naive_phase(&s.chess) <= ENDGAME_PHASE)];
+        for (square, piece) in s.chess.board() {
+            let (own, points) = match piece.color {
+                Color::White => (square, 2 * white + draws),
+                Color::Black => (square.flip_vertical(), 2 * black + draws),
+            };
+            occurrences[table_index(piece.role, phase)][own as usize] += white + draws + black;
+            half_points[table_index(piece.role, phase)][own as usize] += points;
+        }
+    }
+    assert_eq!(derived.positions, seen.len() as u64);
+    assert_eq!(derived.occupancy.occurrences, occurrences);
+    assert_eq!(derived.occupancy.half_points, half_points);
 
     // The positions export: every Chess960 position once, its FEN in X-FEN.
     let out = crate::common::tabiya(&[

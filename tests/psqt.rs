@@ -33,7 +33,7 @@ fn results(games: &[Game], set: &BTreeSet<usize>) -> [u64; 3] {
     counts
 }
 
-fn naive_phase(chess: &Chess) -> u32 {
+pub(crate) fn naive_phase(chess: &Chess) -> u32 {
     let board = chess.board();
     let minor = (board.knights() | board.bishops()).count() as u32;
     (minor + 2 * board.rooks().count() as u32 + 4 * board.queens().count() as u32).min(24)

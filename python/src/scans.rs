@@ -140,6 +140,7 @@ impl Scan {
                     sample: options.need(kind, "sample")?,
                     seed: options.need(kind, "seed")?,
                     fit: FitOptions { epochs, ..fit },
+                    variant: crate::pure::variant(options.take::<String>("variant")?.as_deref())?,
                 })
             }
             "report" => {

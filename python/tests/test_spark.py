@@ -245,7 +245,7 @@ def test_piece_square_statistics_on_the_cluster_are_the_clis(spark, cli_db):
 
     session, _ = spark
     cli_db, _ = cli_db
-    for filters in ({}, {"since": "2000", "min_rating": 2400}):
+    for filters in ({}, {"since": "2000", "min_rating": 2400}, {"variant": "chess960"}):
         found = psqt_derive(session, str(cli_db), sample=20_000, seed=3, **filters)
         flags = [arg for name, value in filters.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
         cli = cli_json("psqt", "derive", "--db", str(cli_db), "--sample", "20000", "--seed", "3", "--json", *flags)

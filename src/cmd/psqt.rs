@@ -33,6 +33,9 @@ pub struct DeriveSource {
     /// Distinct positions the fit uses, chosen by key hash (0: all).
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 2_000_000, value_name = "N")]
     pub sample: usize,
+    /// The positions read: standard or chess960.
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
+    pub variant: tabiya::position::Variant,
     /// Seed of the sample, the fit and the factorisation.
     #[arg(value_parser = crate::cmd::args::digits::<u64>, long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
@@ -51,8 +54,9 @@ impl DeriveSource {
             format!("at most {} positions (sampled by key hash)", self.sample)
         };
         format!(
-            "Derived from the database {} ({filters}); fitted on {sample}, seed {}",
+            "Derived from the database {}{} ({filters}); fitted on {sample}, seed {}",
             self.db.db.display(),
+            if self.variant == tabiya::position::Variant::Standard { "" } else { ", its Chess960 positions" },
             self.seed
         )
     }
@@ -64,6 +68,7 @@ impl DeriveSource {
             sample: self.sample,
             seed: self.seed,
             fit: FitOptions { epochs: self.epochs, ..FitOptions::default() },
+            variant: self.variant,
         };
         options.check()?;
         let store = Store::open_read_only(&self.db.db)?;

@@ -19,6 +19,7 @@ use crate::{
     Key,
     codec::KeyBoard,
     model::Tally,
+    position::Variant,
     psqt::{
         fit::{self, Feature, Fit, FitOptions, Samples, feature, phase},
         tables::{GamePhase, TABLES, owner_square, table_index, table_of},
@@ -41,6 +42,8 @@ pub struct DeriveOptions {
     pub seed: u64,
     /// The fit's options (its seed is replaced by `seed`).
     pub fit: FitOptions,
+    /// The variant whose positions are read.
+    pub variant: Variant,
 }
 
 impl DeriveOptions {
@@ -164,18 +167,19 @@ impl DistributedScan for DeriveOptions {
     }
 
     fn part_count(&self, view: &Snapshot) -> Result<usize, QueryError> {
-        Ok(view.scanner().parts()?.len())
+        Ok(super::material::scanner(view, self.variant).parts()?.len())
     }
 
     /// What a derivation finds in some parts of the scan.
     fn partial(&self, view: &Snapshot, numbers: &[usize], progress: &ScanProgress) -> Result<PsqtPartial, QueryError> {
         self.check()?;
-        let parts = chosen(&view.scanner().parts()?, numbers)?;
+        let scanner = super::material::scanner(view, self.variant);
+        let parts = chosen(&scanner.parts()?, numbers)?;
         let limit = sample_limit(self);
         // One-game values take their results from their games' facts, and so does a filter.
         let facts = view.facts().table()?;
         let admission = Admission::resolve(view, &self.filter)?;
-        let partial = view.scanner().run(
+        let partial = scanner.run(
             &parts,
             &ScanFilter::all(),
             progress,

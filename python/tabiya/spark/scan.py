@@ -81,15 +81,17 @@ def psqt_derive(
     seed: int = 1,
     epochs: Optional[int] = None,
     tasks: Optional[int] = None,
+    variant: Optional[str] = None,
     **filters,
 ) -> dict:
     """Piece-square statistics and fitted tables of the database ``db`` on the cluster of
     ``spark``: ``tabiya psqt derive --json``'s answer for the same options (``sample``,
-    ``seed``, ``epochs``, and the date, speed and rating filters as keyword arguments:
-    ``since``, ``until``, ``speed``, ``min_rating``, ``max_rating``). The scan is spread; the fit
-    on the sample runs on the driver."""
+    ``seed``, ``epochs``, ``variant``, and the date, speed and rating filters as keyword
+    arguments: ``since``, ``until``, ``speed``, ``min_rating``, ``max_rating``). The scan is
+    spread; the fit on the sample runs on the driver."""
     started = time.perf_counter()
-    answer, _ = _scan(spark, db, "psqt", tasks, sample=sample, seed=seed, epochs=epochs, filters=filters or None)
+    answer, _ = _scan(spark, db, "psqt", tasks, sample=sample, seed=seed, epochs=epochs, variant=variant,
+                      filters=filters or None)
     answer["elapsedMs"] = int((time.perf_counter() - started) * 1000)
     return answer
 
