@@ -268,3 +268,26 @@ fn a_run_killed_at_its_start_is_recorded_and_then_marked_interrupted() {
     let statuses: Vec<_> = runs.iter().map(|run| run.status).collect();
     assert_eq!(statuses, [tabiya::store::RunStatus::Interrupted, tabiya::store::RunStatus::Completed], "{runs:?}");
 }
+
+/// A run killed right after a commit, before its record counts what it committed: the next
+/// ingest gives the interrupted run the committed games no other run counts, so that the runs'
+/// indexed games add up to the database's.
+#[test]
+fn a_run_killed_after_its_commit_is_given_the_games_it_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, collection(3000, 11)).unwrap();
+    let db = dir.path().join("db");
+    kill_at_log_line(&db, &pgn, "committed");
+    let committed = Store::open_read_only(&db).unwrap().totals().unwrap().games;
+    assert!(committed > 0, "the kill came after the commit");
+    let out = ingest_command(&db, &pgn).status().unwrap();
+    assert!(out.success());
+    let store = Store::open_read_only(&db).unwrap();
+    let runs = store.runs().unwrap();
+    let statuses: Vec<_> = runs.iter().map(|run| run.status).collect();
+    assert_eq!(statuses, [tabiya::store::RunStatus::Interrupted, tabiya::store::RunStatus::Completed], "{runs:?}");
+    assert_eq!(runs[0].counts.indexed, committed, "{runs:?}");
+    let indexed: u64 = runs.iter().map(|run| run.counts.indexed).sum();
+    assert_eq!(indexed, store.totals().unwrap().games, "{runs:?}");
+}

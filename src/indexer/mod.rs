@@ -421,14 +421,25 @@ fn fail_run(store: &Writer, staging: Option<Staging>, run: &mut RunRecord, err: 
 
 /// Removes what a killed run wrote without committing it, marks runs left `Running` by a dead
 /// process as interrupted and records a new run.
+///
+/// A run killed between a commit and the record of its counts committed games its record does
+/// not count: the committed games no other run accounts for are its own, so its record is
+/// given them as indexed.
 fn start_run(store: &Writer, files: &[PathBuf]) -> Result<RunRecord, StoreError> {
     let discarded = store.discard_uncommitted()?;
     if discarded > 0 {
         tracing::info!(games = discarded, "removed the uncommitted games of an interrupted run");
     }
     let runs = store.store().runs()?;
+    let mut stale: Vec<RunRecord> = runs.iter().filter(|r| r.status == RunStatus::Running).cloned().collect();
+    // The latest stale run is the one whose commit may have outrun its record.
+    if let Some(latest) = stale.last_mut() {
+        let committed = store.store().totals()?.games;
+        let others: u64 = runs.iter().filter(|r| r.id != latest.id).map(|r| r.counts.indexed).sum();
+        latest.counts.indexed = latest.counts.indexed.max(committed.saturating_sub(others));
+    }
     let mut batch = store.batch();
-    for mut stale in runs.iter().filter(|r| r.status == RunStatus::Running).cloned() {
+    for mut stale in stale {
         stale.status = RunStatus::Interrupted;
         batch.put_run(&stale);
     }
