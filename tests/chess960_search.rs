@@ -69,22 +69,11 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
     let db = dir.path().join("db");
     let pgn = dir.path().join("games.pgn");
     // Dated, so that the opening report's years have games: game i in year 2000 + i % 3.
-    let standard_game = games.iter().position(|game| !game.chess960).unwrap();
-    assert!(games[0].chess960);
     let year = |i: usize| 2000 + (i % 3) as u64;
     let text: String = games
         .iter()
         .enumerate()
-        .map(|(i, game)| {
-            // Two players by names of their own: a Chess960 game's and a standard game's White.
-            let white = format!("[White \"W{}\"]", i + 1);
-            let pgn = match i {
-                0 => game.pgn(i + 1).replacen(&white, "[White \"Alpha Fischer\"]", 1),
-                _ if i == standard_game => game.pgn(i + 1).replacen(&white, "[White \"Bravo Standard\"]", 1),
-                _ => game.pgn(i + 1),
-            };
-            pgn.replacen("[Round", &format!("[Date \"{}.01.01\"]\n[Round", year(i)), 1)
-        })
+        .map(|(i, game)| game.pgn(i + 1).replacen("[Round", &format!("[Date \"{}.01.01\"]\n[Round", year(i)), 1))
         .collect();
     std::fs::write(&pgn, text).unwrap();
     let store = Store::open(&db).unwrap();
@@ -175,13 +164,6 @@ fn chess960_searches_and_exports_find_the_positions_of_a_naive_replay() {
         assert_eq!(row["games"].as_u64(), Some(chess960.iter().filter(|i| year(**i) == y).count() as u64), "{row}");
     }
 
-    // A player report is standard chess's: it counts a player's Chess960 games apart.
-    for (name, games_counted, chess960_games) in [("Alpha Fischer", 0, 1), ("Bravo Standard", 1, 0)] {
-        let report = json(&db, &["report", "player", name, "--format", "json"]);
-        let counts = (report["overview"]["games"].as_u64(), report["chess960Games"].as_u64());
-        assert_eq!(counts, (Some(games_counted), Some(chess960_games)), "{name}: {report}");
-    }
-
     // Piece-square statistics of the Chess960 positions: every one once, weighted by its games.
     let store = Store::open_read_only(&db).unwrap();
     let options = DeriveOptions { sample: 0, seed: 3, variant: Variant::Chess960, ..DeriveOptions::default() };
@@ -239,4 +221,44 @@ fn reaches(game: &crate::chess960_games::Game, matching: &BTreeMap<String, u64>)
         position.play_unchecked(*m);
         reached(&position)
     })
+}
+
+/// A player report is one variant's: the other's games counted apart, and the repertoire grown
+/// from the variant's standard setup (Chess960's start 518, where castling is the king taking
+/// its rook).
+#[test]
+fn a_player_report_reports_on_one_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("carol.pgn");
+    let game = |round: u32, variant: &str, result: &str| {
+        format!(
+            "[White \"Castler, Carol\"]\n[Black \"Opponent, Olga\"]\n[Round \"{round}\"]\n{variant}[Result \"{result}\"]\n\n\
+             1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. O-O O-O {result}\n\n"
+        )
+    };
+    let chess960 = "[Variant \"Chess960\"]\n";
+    let text = [game(1, chess960, "1-0"), game(2, chess960, "1/2-1/2"), game(3, "", "0-1")].concat();
+    std::fs::write(&pgn, text).unwrap();
+    let db = dir.path().join("db");
+    let out = crate::common::tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (variant, counted, other, castling) in [("chess960", 2, 1, "e1h1"), ("standard", 1, 2, "e1g1")] {
+        let report = json(
+            &db,
+            &["report", "player", "Castler, Carol", "--variant", variant, "--format", "json", "--depth", "8"],
+        );
+        let counts = (report["overview"]["games"].as_u64(), report["otherVariantGames"].as_u64());
+        assert_eq!(counts, (Some(counted), Some(other)), "{variant}: {report}");
+        assert_eq!(report["variant"], variant);
+        // The two Chess960 games keep their line; the one standard game keeps none (2 needed).
+        let nodes = report["repertoire"].as_array().unwrap();
+        if counted == 2 {
+            let deepest = nodes.iter().max_by_key(|node| node["line"].as_array().map_or(0, Vec::len)).unwrap();
+            let line: Vec<&str> = deepest["line"].as_array().unwrap().iter().filter_map(|m| m.as_str()).collect();
+            assert_eq!(line, ["e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5", "O-O", "O-O"], "{report}");
+            assert_eq!(deepest["uci"][6].as_str(), Some(castling), "{report}");
+        } else {
+            assert!(nodes.is_empty(), "one game keeps no line: {report}");
+        }
+    }
 }

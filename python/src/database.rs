@@ -415,7 +415,8 @@ impl Database {
         to_python(py, &report)
     }
 
-    #[pyo3(signature = (name, *, color = None, depth = 8, min_share = 2.0, filters = None))]
+    #[pyo3(signature = (name, *, color = None, depth = 8, min_share = 2.0, variant = None, filters = None))]
+    #[allow(clippy::too_many_arguments)]
     fn report_player(
         &self,
         py: Python<'_>,
@@ -423,6 +424,7 @@ impl Database {
         color: Option<String>,
         depth: usize,
         min_share: f64,
+        variant: Option<String>,
         filters: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let spec = filter_spec(filters).map_err(|err| err.into_py_err(py))?;
@@ -438,6 +440,7 @@ impl Database {
             options.depth = depth;
             options.min_share = min_share;
             options.label = spec.describe();
+            options.variant = crate::pure::variant(variant.as_deref())?;
             Ok(PlayerReport::build(&*self.store()?, &name, &options)?)
         })?;
         to_python(py, &report)

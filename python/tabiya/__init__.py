@@ -38,7 +38,7 @@ _PARTS_A_BATCH = 8
 _REPORT_OPTIONS = {
     "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies",
                 "variant"),
-    "player": ("name", "color", "depth", "min_share"),
+    "player": ("name", "color", "depth", "min_share", "variant"),
     "database": ("plies", "top", "variant"),
 }
 
@@ -184,7 +184,7 @@ class Database:
           themes=[], default_themes=True, theme_plies=40, **filters)``; ``versus`` is a dict of
           filters for the second subset, ``themes`` pattern expressions, ``variant``
           :meth:`query`'s.
-        - ``report("player", name=..., color=None, depth=8, min_share=2.0, **filters)``
+        - ``report("player", name=..., color=None, depth=8, min_share=2.0, variant=None, **filters)``
         - ``report("database", plies=10, top=30, variant=None)``
         """
         if kind not in _REPORT_OPTIONS:

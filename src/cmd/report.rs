@@ -140,6 +140,10 @@ pub struct PlayerArgs {
     /// Repertoire trees: the share of the colour's games (percent) a line needs to be shown.
     #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
     min_share: f64,
+    /// The games reported on: standard or chess960 (the other variant's games are only
+    /// counted).
+    #[arg(long, value_name = "VARIANT", default_value = "standard")]
+    variant: tabiya::position::Variant,
     #[command(flatten)]
     output: Output,
 }
@@ -189,6 +193,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             );
             options.min_share = args.min_share;
             options.label = args.filter.describe();
+            options.variant = args.variant;
             let store = Store::open_read_only(&args.db.db)?;
             let report = PlayerReport::build(&store, &args.name, &options)?;
             args.output.write(&report)

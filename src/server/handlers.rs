@@ -405,6 +405,7 @@ pub async fn player_report(State(state): State<Arc<AppState>>, query: Parameters
                 .ok_or_else(|| ApiError::bad_request(format!("bad minShare {share:?}: a percent, 0 to 100")))?;
         }
         options.label = params.filter_label();
+        options.variant = params.variant()?;
         let report = PlayerReport::build(&state.store, name, &options)?;
         respond(format, &params, &report)
     })

@@ -64,8 +64,12 @@ impl Report for PlayerReport {
         if let (Some(first), Some(last)) = (o.first_year, o.last_year) {
             items.push((format!("{first}–{last}"), "years"));
         }
-        if self.chess960_games > 0 {
-            items.push((thousands(self.chess960_games), "Chess960 games, not counted"));
+        if self.other_variant_games > 0 {
+            let other = match self.variant {
+                "standard" => "Chess960 games, not counted",
+                _ => "standard games, not counted",
+            };
+            items.push((thousands(self.other_variant_games), other));
         }
         let rows = vec![
             [vec!["All games".to_owned()], results_cells(o)].concat(),

@@ -125,8 +125,8 @@ impl Counts {
             self.unreplayable += 1;
             return;
         };
-        // Positions by ply count games from the initial position only.
-        let by_ply = if record.setup_fen().is_none() { plies } else { 0 };
+        // Positions by ply count games from the standard setup only (Chess960's start 518).
+        let by_ply = if record.from_standard_setup() { plies } else { 0 };
         let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
         let mut named = None;
         if !openings.is_empty() {

@@ -24,6 +24,7 @@ use crate::{
     codec::CompactMove,
     explore::{Admission, Filter, GameSummary, QueryError, san, summarize},
     model::{GameFacts, GameId, GameRecord, GameResult, RatingBand, Tally, player_name},
+    position::Variant,
     store::Store,
 };
 
@@ -46,12 +47,22 @@ pub struct PlayerOptions {
     pub min_share: f64,
     /// A label for the filter.
     pub label: String,
+    /// The variant whose games are reported on (the other's only counted).
+    pub variant: Variant,
 }
 
 impl PlayerOptions {
-    /// Defaults: both colours, trees 8 plies deep keeping lines of 2 % of the games.
+    /// Defaults: standard chess, both colours, trees 8 plies deep keeping lines of 2 % of the
+    /// games.
     pub fn new(filter: Filter) -> PlayerOptions {
-        PlayerOptions { filter, color: None, depth: 8, min_share: 2.0, label: "all games".to_owned() }
+        PlayerOptions {
+            filter,
+            color: None,
+            depth: 8,
+            min_share: 2.0,
+            label: "all games".to_owned(),
+            variant: Variant::Standard,
+        }
     }
 }
 
@@ -85,9 +96,11 @@ pub struct PlayerReport {
     pub depth: usize,
     /// The share of a colour's games a tree line needs, in percent.
     pub min_share: f64,
-    /// The player's Chess960 games under the filter, left out of everything above (the report
-    /// and its repertoire from the standard setup are standard chess's).
-    pub chess960_games: u64,
+    /// The variant reported on: `standard` or `chess960` (whose repertoire grows from the
+    /// standard setup, Chess960's start 518).
+    pub variant: &'static str,
+    /// The player's games of the other variant under the filter, left out of everything above.
+    pub other_variant_games: u64,
 }
 
 /// A matched name.
@@ -257,15 +270,15 @@ impl PlayerReport {
         let (mut years, mut bands): (BTreeMap<u16, Sums>, BTreeMap<u8, Sums>) = Default::default();
         let mut trees: [BTreeMap<Vec<CompactMove>, Sums>; 2] = Default::default();
         let mut decided: Vec<(Seen, bool)> = Vec::new();
-        let mut chess960_games = 0;
+        let mut other_variant_games = 0;
         for (&id, record) in ids.iter().zip(view.games().listed(ids)?) {
             let facts = GameFacts::of(id, record.result, &record.tags);
             if !admission.admits(&facts) {
                 continue;
             }
-            // The report is standard chess's, as its repertoire is.
-            if record.variant() != crate::position::Variant::Standard {
-                chess960_games += 1;
+            // The report is one variant's, as its repertoire is.
+            if record.variant() != options.variant {
+                other_variant_games += 1;
                 continue;
             }
             // The player's colour: the side with one of the player's spellings; White when both.
@@ -308,7 +321,8 @@ impl PlayerReport {
         let mut repertoire = Vec::new();
         for color in [Color::White, Color::Black] {
             let kept = (colours[side(color)].tally.games as f64 * options.min_share / 100.0).max(2.0);
-            repertoire.extend(tree_nodes(&trees[side(color)], color, kept));
+            let root = options.variant.initial().into_chess();
+            repertoire.extend(tree_nodes(&trees[side(color)], color, kept, root));
         }
         let list = |games: Vec<&Seen>| -> Result<Vec<PlayerGame>, QueryError> {
             let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
@@ -347,17 +361,18 @@ impl PlayerReport {
             repertoire,
             best_wins: list(wins)?,
             worst_losses: list(losses)?,
-            chess960_games,
+            variant: options.variant.name(),
+            other_variant_games,
             depth: options.depth,
             min_share: options.min_share,
         })
     }
 }
 
-/// Every prefix (1 to `depth` plies) of a game from the initial position; none for a game
-/// from a set-up position.
+/// Every prefix (1 to `depth` plies) of a game from its variant's standard setup; none for a
+/// game from another position.
 fn opening_prefixes(record: &GameRecord, depth: usize) -> Vec<Vec<CompactMove>> {
-    if record.setup_fen().is_some() {
+    if !record.from_standard_setup() {
         return Vec::new();
     }
     let moves: Vec<CompactMove> = record.moves().take(depth).map_while(|m| m).collect();
@@ -366,9 +381,9 @@ fn opening_prefixes(record: &GameRecord, depth: usize) -> Vec<Vec<CompactMove>> 
 
 /// The kept nodes of a tree in depth-first order, most games first among siblings: a node is
 /// kept with at least `kept` games, under a kept parent.
-fn tree_nodes(tree: &BTreeMap<Vec<CompactMove>, Sums>, color: Color, kept: f64) -> Vec<RepertoireNode> {
+fn tree_nodes(tree: &BTreeMap<Vec<CompactMove>, Sums>, color: Color, kept: f64, root: Chess) -> Vec<RepertoireNode> {
     let mut out = Vec::new();
-    let mut stack: Vec<(Vec<CompactMove>, Chess, Vec<String>)> = vec![(Vec::new(), Chess::default(), Vec::new())];
+    let mut stack: Vec<(Vec<CompactMove>, Chess, Vec<String>)> = vec![(Vec::new(), root, Vec::new())];
     while let Some((line, chess, sans)) = stack.pop() {
         let mut children: Vec<(&Vec<CompactMove>, &Sums)> = tree
             .range(line.clone()..)

@@ -237,6 +237,17 @@ impl GameRecord {
         self.line.start.variant()
     }
 
+    /// Whether the game starts from its variant's standard setup: standard chess's initial
+    /// position given by no `FEN`, or Chess960's start 518 (the setup opening trees and tables
+    /// by ply grow from).
+    pub fn from_standard_setup(&self) -> bool {
+        match &self.line.start {
+            Start::Initial => true,
+            Start::Fen(_) => false,
+            Start::Chess960(_) => self.start().is_some_and(|chess| chess == Variant::Chess960.initial().into_chess()),
+        }
+    }
+
     /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
     pub fn start(&self) -> Option<Chess> {
         self.line.start()
