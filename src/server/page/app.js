@@ -86,6 +86,8 @@ function wire() {
   });
   $('variant-select').addEventListener('change', () => {
     // A variant's own start: its standard setup (Chess960's position 518), or a FEN typed next.
+    // The view's pending answers and history are dropped: they are the other variant's.
+    state.request += 1;
     setVariant($('variant-select').value);
     setStart('', 'fen-error');
   });

@@ -13,8 +13,9 @@ import { setError } from './board.js';
 export async function explore(play = played()) {
   const request = ++state.request;
   const f = state.filters;
+  // The view's variant now: the history asked for later is this view's, whatever comes next.
   const common = {
-    fen: state.start === INITIAL ? '' : state.start, play, since: f.since, until: f.until,
+    variant: state.variant, fen: state.start === INITIAL ? '' : state.start, play, since: f.since, until: f.until,
     speeds: f.speeds.join(','), ratings: f.ratings.join(','),
   };
   // The book link follows the view and the filters.

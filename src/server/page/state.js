@@ -29,7 +29,8 @@ window.tabiyaTimings = { firstAnswer: null, moves: [] };
 // ---------------------------------------------------------------------------------------------
 // Server
 
-// The calls whose answers depend on the variant: they are told it, as lichess's API is.
+// The calls whose answers depend on the variant: they are told it, as lichess's API is (the
+// view's variant when the call is made, unless the call names the one it was made for).
 const BY_VARIANT = new Set(['move', 'lichess', 'player', 'material', 'pattern', 'games']);
 
 export async function api(path, params) {
@@ -37,7 +38,9 @@ export async function api(path, params) {
   for (const [name, value] of Object.entries(params || {})) {
     if (value !== undefined && value !== null && value !== '') query.set(name, value);
   }
-  if (state.variant !== 'standard' && BY_VARIANT.has(path)) query.set('variant', state.variant);
+  const variant = params && 'variant' in params ? params.variant : state.variant;
+  if (variant !== 'standard' && BY_VARIANT.has(path)) query.set('variant', variant);
+  else query.delete('variant');
   const url = query.toString() ? `${path}?${query}` : path;
   const response = await fetch(url, { headers: { Accept: 'application/json' } });
   const text = await response.text();
