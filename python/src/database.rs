@@ -1,5 +1,6 @@
 //! `tabiya.Database`: a database opened for reading (or for ingest), answering as the CLI's
-//! `--json` does; game lists and position rows come through cursors read page by page.
+//! `--json` does; game lists and position rows come through cursors read page by page
+//! (`cursors.rs`).
 
 use std::{
     path::PathBuf,
@@ -7,31 +8,26 @@ use std::{
 };
 
 use pyo3::{prelude::*, types::PyDict};
-use rayon::prelude::*;
 use tabiya::{
     explore::{
-        Filter, FilterSpec, GamePage, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
-        PositionRow, PositionRows, SequenceQuery, Signature, Target, parse_color,
+        Filter, FilterSpec, GameSort, GameSource, GamesQuery, Limits, Lookup, MaterialQuery, PatternQuery,
+        PositionRows, SequenceQuery, Signature, Target, parse_color,
     },
     indexer::{self, Observer, Progress},
     input::{self, InputError, Rejection, Wanted},
-    model::GameId,
-    pattern::{GamePattern, Sequence},
-    render::{
-        json::{DatabaseTotals, IngestSummary},
-        pgn,
-    },
+    pattern::GamePattern,
+    render::json::{DatabaseTotals, IngestSummary},
     report::{
         database::{DatabaseOptions, DatabaseReport},
         opening::{OpeningOptions, OpeningReport, Theme},
         player::{PlayerOptions, PlayerReport},
     },
-    store::{ScanPart, Store},
+    store::Store,
 };
 
 use crate::{
     call,
-    columns::{Column, Columns},
+    cursors::{GameCursor, PositionScan},
     errors::Error,
     values::to_python,
 };
@@ -550,126 +546,4 @@ impl Observer for Collect {
     }
 
     fn progress(&mut self, _: &Progress) {}
-}
-
-/// The games of a query in its order, resolved once: pages are read on demand.
-#[pyclass(frozen, module = "tabiya._native")]
-pub struct GameCursor {
-    store: Arc<Store>,
-    ids: Arc<[GameId]>,
-    /// A sequence's steps, each page's games marked with their plies.
-    steps: Option<Sequence>,
-}
-
-impl GameCursor {
-    fn page(&self, offset: usize, limit: usize) -> Result<GamePage, Error> {
-        let ids = self.ids.get(offset.min(self.ids.len())..).unwrap_or_default();
-        let view = self.store.snapshot();
-        let mut page = GamePage::of(&view, self.ids.len() as u64, &ids[..limit.min(ids.len())])?;
-        if let Some(sequence) = &self.steps {
-            page.mark_steps(&view, sequence)?;
-        }
-        Ok(page)
-    }
-}
-
-#[pymethods]
-impl GameCursor {
-    /// Games matching.
-    fn __len__(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// The games from `offset`, at most `limit`, as `tabiya games --json` prints a page.
-    fn page_json(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<Py<PyAny>> {
-        let page = call(py, || self.page(offset, limit))?;
-        to_python(py, &page)
-    }
-
-    /// The page as PGN (headers and mainline), as `tabiya games --pgn` prints it.
-    fn page_pgn(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<String> {
-        call(py, || {
-            let page = self.page(offset, limit)?;
-            pgn::page(&page).map_err(|err| Error::Corrupt(format!("{}: {err}", self.store.path().display())))
-        })
-    }
-
-    /// The page as columns (id, white, black, white_elo, black_elo, date, event, site, round,
-    /// result).
-    fn page_columns(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<Columns> {
-        call(py, || {
-            let games = self.page(offset, limit)?.games;
-            let text = |field: fn(&tabiya::explore::GameHeader) -> &str| Column::text(games.iter().map(field));
-            Ok(Columns::new(
-                games.len(),
-                vec![
-                    ("id", Column::U64(games.iter().map(|g| g.id.0).collect())),
-                    ("white", text(|g| &g.white)),
-                    ("black", text(|g| &g.black)),
-                    ("white_elo", Column::OptionalU16(games.iter().map(|g| g.white_elo).collect())),
-                    ("black_elo", Column::OptionalU16(games.iter().map(|g| g.black_elo).collect())),
-                    ("date", text(|g| &g.date)),
-                    ("event", text(|g| &g.event)),
-                    ("site", text(|g| &g.site)),
-                    ("round", text(|g| &g.round)),
-                    ("result", text(|g| g.result)),
-                ],
-            ))
-        })
-    }
-}
-
-/// A position listing's parts ([`PositionRows`]): each read as one batch of columns.
-#[pyclass(frozen, module = "tabiya._native")]
-pub struct PositionScan {
-    store: Arc<Store>,
-    rows: PositionRows,
-    parts: Vec<ScanPart>,
-}
-
-#[pymethods]
-impl PositionScan {
-    /// Parts to read.
-    fn __len__(&self) -> usize {
-        self.parts.len()
-    }
-
-    /// Parts `first..first + count` (fewer at the end), read on every core, in order, as one
-    /// batch: fen (unless `fen` is false: decoding keys is most of a listing's time), key,
-    /// games, white, draws, black; each part's positions in key order.
-    #[pyo3(signature = (first, count, fen = true))]
-    fn read(&self, py: Python<'_>, first: usize, count: usize, fen: bool) -> PyResult<Columns> {
-        call(py, || {
-            let end = first.saturating_add(count).min(self.parts.len());
-            let parts = self.parts.get(first..end).unwrap_or_default();
-            let read: Vec<Vec<(PositionRow, String)>> = parts
-                .par_iter()
-                .map(|part| {
-                    let rows = self.rows.rows_in(&self.store, part)?;
-                    let view = self.store.snapshot();
-                    rows.into_iter()
-                        .map(|row| match fen {
-                            true => Ok((row, view.positions().position(&row.key)?.to_string())),
-                            false => Ok((row, String::new())),
-                        })
-                        .collect::<Result<Vec<_>, Error>>()
-                })
-                .collect::<Result<_, Error>>()?;
-            let (rows, fens): (Vec<PositionRow>, Vec<String>) = read.into_iter().flatten().unzip();
-            let keys: Vec<u8> = rows.iter().flat_map(|row| *row.key.as_bytes()).collect();
-            let counts = |count: fn(&PositionRow) -> u64| Column::U64(rows.iter().map(count).collect());
-            let mut columns = vec![
-                ("fen", Column::text(fens)),
-                ("key", Column::Fixed(tabiya::codec::KEY_LEN, keys)),
-                ("games", counts(|r| r.games)),
-                ("white", counts(|r| r.white)),
-                ("draws", counts(|r| r.draws)),
-                ("black", counts(|r| r.black)),
-            ];
-            if !fen {
-                columns.remove(0);
-            }
-            Ok(Columns::new(rows.len(), columns))
-        })
-    }
 }

@@ -3,7 +3,8 @@
 //! the Python values of the CLI's JSON documents ([`values`]) or as Arrow column buffers
 //! ([`columns`]); errors become the exceptions of `tabiya/errors.py` ([`errors`]).
 //!
-//! The files by role: `database.rs` (the `Database` class and its cursors), `pure.rs` and
+//! The files by role: `database.rs` (the `Database` class), `cursors.rs` (its game lists and
+//! position listings read page by page), `pure.rs` and
 //! `chunk.rs` (functions with no database: keys, materials, patterns, PGN chunks), `build.rs`
 //! (the stages of a build spread over a cluster), `scans.rs` (whole-database scans spread over
 //! a cluster).
@@ -11,6 +12,7 @@
 mod build;
 mod chunk;
 mod columns;
+mod cursors;
 mod database;
 mod errors;
 mod pure;
@@ -48,8 +50,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("KEY_BYTES", tabiya::codec::KEY_LEN)?;
     module.add("FINGERPRINT_BYTES", tabiya::model::Fingerprint::LEN)?;
     module.add_class::<database::Database>()?;
-    module.add_class::<database::GameCursor>()?;
-    module.add_class::<database::PositionScan>()?;
+    module.add_class::<cursors::GameCursor>()?;
+    module.add_class::<cursors::PositionScan>()?;
     module.add_class::<columns::Columns>()?;
     module.add_class::<pure::Pattern>()?;
     module.add_class::<chunk::ParsedChunk>()?;

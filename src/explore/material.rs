@@ -18,7 +18,7 @@ use crate::{
     codec::{KeyRange, material_range},
     model::{GameFacts, GameId},
     position::Variant,
-    store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError, read::Scanner},
+    store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError},
 };
 
 /// Most concrete materials one signature may expand to (bounded work per query).
@@ -103,13 +103,8 @@ pub(super) fn scan_parts(
             let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
             Ok(ScanPart::of_materials(key_ranges(&materials, |_, _| true)))
         }
-        _ => Ok(scanner(view, variant).parts()?),
+        _ => Ok(view.scanner().of_variant(variant).parts()?),
     }
-}
-
-/// The scanner over `variant`'s positions.
-pub(super) fn scanner<'a>(view: &'a Snapshot<'_>, variant: Variant) -> Scanner<'a> {
-    view.scanner().over(KeyRange::of_variant(variant))
 }
 
 impl Signature {
@@ -281,7 +276,7 @@ impl MaterialQuery {
             Variant::Standard => ScanPart::of_materials(key_ranges(&materials, |category, _| {
                 self.castling.is_none_or(|rights| rights == category.castling_rights())
             })),
-            Variant::Chess960 => scanner(&view, self.variant).parts()?,
+            Variant::Chess960 => view.scanner().of_variant(self.variant).parts()?,
         };
         let admission = Admission::resolve(&view, &self.filter)?;
         let keep = |game: &GameFacts| admission.admits(game);
@@ -327,7 +322,7 @@ impl MaterialQuery {
                 && castling.is_none_or(|rights| rights == chess.castles().castling_rights())
         };
         let filter = ScanFilter { material: |material: &Material| self.signature.admits(material), board, game };
-        let mut found: Vec<(Key, Occurrences)> = scanner(view, self.variant).run(
+        let mut found: Vec<(Key, Occurrences)> = view.scanner().of_variant(self.variant).run(
             parts,
             &filter,
             &ScanProgress::default(),

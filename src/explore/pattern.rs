@@ -253,7 +253,7 @@ impl PatternQuery {
         // A game without facts is replayed, to be refused as corrupt when one of its positions matches.
         let game = |id: GameId| admission.is_none() || facts.get(id).is_none_or(|g| admits(&g));
         let filter = ScanFilter { material: admits_material, board, game };
-        let mut partial = super::material::scanner(view, self.variant).run(
+        let mut partial = view.scanner().of_variant(self.variant).run(
             parts,
             &filter,
             progress,

@@ -167,13 +167,13 @@ impl DistributedScan for DeriveOptions {
     }
 
     fn part_count(&self, view: &Snapshot) -> Result<usize, QueryError> {
-        Ok(super::material::scanner(view, self.variant).parts()?.len())
+        Ok(view.scanner().of_variant(self.variant).parts()?.len())
     }
 
     /// What a derivation finds in some parts of the scan.
     fn partial(&self, view: &Snapshot, numbers: &[usize], progress: &ScanProgress) -> Result<PsqtPartial, QueryError> {
         self.check()?;
-        let scanner = super::material::scanner(view, self.variant);
+        let scanner = view.scanner().of_variant(self.variant);
         let parts = chosen(&scanner.parts()?, numbers)?;
         let limit = sample_limit(self);
         // One-game values take their results from their games' facts, and so does a filter.

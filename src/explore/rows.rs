@@ -87,7 +87,7 @@ impl PositionRows {
         };
         let filter = ScanFilter { material: admits_material, board, game: |_| true };
         let tests_board = self.side.is_some() || self.pattern.is_some();
-        let mut rows = super::material::scanner(&view, self.variant).run(
+        let mut rows = view.scanner().of_variant(self.variant).run(
             std::slice::from_ref(part),
             &filter,
             &ScanProgress::default(),

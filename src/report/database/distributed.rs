@@ -16,7 +16,6 @@ use super::{
 };
 use crate::{
     Key,
-    codec::KeyRange,
     explore::{
         QueryError,
         distributed::{DistributedScan, chosen},
@@ -48,7 +47,7 @@ enum Part {
 fn parts(view: &Snapshot, variant: Variant) -> Result<Vec<Part>, QueryError> {
     let next = view.totals()?.next_game_id;
     let games = (0..next.div_ceil(GAME_RUN)).map(|i| Part::Games(i * GAME_RUN..((i + 1) * GAME_RUN).min(next)));
-    let scan = view.scanner().over(KeyRange::of_variant(variant)).parts()?;
+    let scan = view.scanner().of_variant(variant).parts()?;
     Ok(games.chain(scan.into_iter().map(Part::Scan)).collect())
 }
 

@@ -94,7 +94,7 @@ pub fn classes(
         board: |chess: &shakmaty::Chess, _| shakmaty::Position::board(chess).occupied().count() <= MAX_MEN,
         game: |_| true,
     };
-    let scanner = view.scanner().over(KeyRange::of_variant(variant));
+    let scanner = view.scanner().of_variant(variant);
     let scanned = scanner.run(parts, &filter, &ScanProgress::default(), Classes::add, Classes::merge)?;
     let mut merged = scanned.found;
     for part in merged.values_mut() {

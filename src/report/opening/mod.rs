@@ -365,19 +365,19 @@ impl OpeningReport {
         if let Some((filter, label)) = &options.versus {
             selections.push((Admission::resolve(view, filter)?, label.clone()));
         }
+        let variant = crate::position::Variant::of(&target.position);
         let probe = Probe::new(chess, &target.key, &options.themes, options.within);
         let ids = view.positions().game_ids(&target.key)?;
         let refs: Vec<&Admission> = selections.iter().map(|(s, _)| s).collect();
         let tallies = games::tally(view, &ids, &refs, &probe)?;
         let mut subsets = Vec::new();
         for ((selection, label), tallies) in selections.iter().zip(tallies) {
-            let variant = crate::position::Variant::of(&target.position);
             let year_games = subset::year_games(view, selection, variant)?;
             subsets.push(subset::subset(view, target, (label, selection), tallies, &year_games)?);
         }
         Ok(OpeningReport {
             fen: target.position.to_string(),
-            variant: crate::position::Variant::of(&target.position).name(),
+            variant: variant.name(),
             opening: crate::explore::opening_of(view, target)?,
             turn: color_name(chess.turn()),
             move_order_method: "posting list: every game reaching the position replayed, the position before each \

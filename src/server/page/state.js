@@ -34,13 +34,12 @@ window.tabiyaTimings = { firstAnswer: null, moves: [] };
 const BY_VARIANT = new Set(['move', 'lichess', 'player', 'material', 'pattern', 'games']);
 
 export async function api(path, params) {
+  const { variant = state.variant, ...rest } = params || {};
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params || {})) {
+  for (const [name, value] of Object.entries(rest)) {
     if (value !== undefined && value !== null && value !== '') query.set(name, value);
   }
-  const variant = params && 'variant' in params ? params.variant : state.variant;
   if (variant !== 'standard' && BY_VARIANT.has(path)) query.set('variant', variant);
-  else query.delete('variant');
   const url = query.toString() ? `${path}?${query}` : path;
   const response = await fetch(url, { headers: { Accept: 'application/json' } });
   const text = await response.text();

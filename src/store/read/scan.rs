@@ -21,6 +21,7 @@ use super::{facts::FactsTable, positions::Positions};
 use crate::{
     codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
     model::{GameFacts, GameId, PositionStats},
+    position::Variant,
     postings::PostingList,
     store::{
         Store, StoreError,
@@ -209,6 +210,11 @@ impl<'a> Scanner<'a> {
     /// The scanner over the positions of `keys` instead: [`KeyRange::ALL`] for every variant's.
     pub fn over(self, keys: KeyRange) -> Scanner<'a> {
         Scanner { keys, ..self }
+    }
+
+    /// The scanner over `variant`'s positions.
+    pub fn of_variant(self, variant: Variant) -> Scanner<'a> {
+        self.over(KeyRange::of_variant(variant))
     }
 
     /// Every stored position split into parts for parallel scans: the full-key family in key
