@@ -17,6 +17,14 @@ use tabiya::{indexer, store::Store};
 /// Kings on b, rooks on a and e: either castling is one move away for both sides.
 const FEN: &str = "rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1";
 
+/// Waits until the board stands on `fen`: the table's answer can arrive before the board is
+/// redrawn, so a check of the board right after the table's would race it.
+async fn board_settled(browser: &Browser, fen: &str) {
+    let condition = format!("document.querySelector('#board svg').dataset.fen === {fen:?}");
+    wait_until(browser, &condition, &format!("the board on {fen}")).await;
+    assert_eq!(board_fen(browser).await, fen);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     let dir = tempfile::tempdir().unwrap();
@@ -52,7 +60,7 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     click_square(&browser, "b1").await;
     click_square(&browser, "e1").await;
     table_settled(&browser, "b1e1", NO_FILTERS).await;
-    assert_eq!(board_fen(&browser).await, moved("b1e1"));
+    board_settled(&browser, &moved("b1e1")).await;
     assert_eq!(rows(&browser).await, api_rows(&api("lichess?moves=60&play=b1e1")));
     let line = "return [...document.querySelectorAll('#line button')].map(b => b.textContent)";
     assert_eq!(browser.eval(line).await, serde_json::json!(["O-O"]));
@@ -60,7 +68,7 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     type_into(&browser, "#move-input", "O-O-O").await;
     click(&browser, "#move-form button").await;
     table_settled(&browser, "b1e1,b8a8", NO_FILTERS).await;
-    assert_eq!(board_fen(&browser).await, moved("b1e1,b8a8"));
+    board_settled(&browser, &moved("b1e1,b8a8")).await;
     assert_eq!(browser.eval(line).await, serde_json::json!(["O-O", "O-O-O"]));
     assert_eq!(rows(&browser).await, vec![("d2d4".to_owned(), 1)]);
     let url = query(&browser).await;
