@@ -3,7 +3,7 @@
 //! its rook (the king takes its rook, lichess's convention) or by typing `O-O-O`, every table is
 //! the API's own answer for the variant, the selector switches back to standard chess, the
 //! opening report's link names the variant, and the book (standard chess's by its format) is
-//! not offered in Chess960.
+//! not offered in Chess960. Racing Kings, picked in the selector, shows its own start and games.
 
 use crate::common::{
     browser::Browser,
@@ -33,12 +33,14 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
         format!("[Variant \"Chess960\"]\n[FEN \"{FEN}\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n")
     };
     let standard = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n";
+    let racing = "[Variant \"Racing Kings\"]\n[Result \"*\"]\n\n1. Kh3 Ka3 *\n\n";
     let text = [game("1-0", "1. O-O O-O-O 2. d4"), game("0-1", "1. O-O-O O-O"), game("1/2-1/2", "1. O-O O-O")].concat()
-        + standard;
+        + standard
+        + racing;
     std::fs::write(&pgn, text).unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
-    assert_eq!(summary.run.counts.indexed, 4);
+    assert_eq!(summary.run.counts.indexed, 5);
     drop(store);
     let server = start(&dir.path().join("db"));
     let base = format!("http://{}/", server.addr);
@@ -98,5 +100,21 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     assert_eq!(rows(&browser).await, vec![("e2e4".to_owned(), 1)]);
     assert_eq!(browser.eval(hidden).await, serde_json::json!([false, false]));
     assert!(!query(&browser).await.contains("variant"));
+
+    // Racing Kings: its own start on the board, its one game in the table, named in the link.
+    browser
+        .eval("const s = document.querySelector('#variant-select'); s.value = 'racingKings'; s.dispatchEvent(new Event('change')); return true")
+        .await;
+    board_settled(&browser, "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - -").await;
+    wait_until(
+        &browser,
+        "document.querySelectorAll('#moves tbody tr[data-uci]').length === 1",
+        "the Racing Kings table",
+    )
+    .await;
+    assert_eq!(rows(&browser).await, vec![("h2h3".to_owned(), 1)]);
+    assert!(query(&browser).await.contains("variant=racingKings"));
+    browser.screenshot(1200, &shots.join("page-racing-kings.png")).await;
+    assert_eq!(browser.eval(hidden).await, serde_json::json!([false, true]));
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
 }

@@ -29,6 +29,7 @@ mod http;
 mod http_reports;
 mod ingest;
 mod layering;
+mod lichess_variants;
 mod memory_limit;
 mod opening_report;
 mod page;

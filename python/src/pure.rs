@@ -16,7 +16,8 @@ pub fn position(fen: &str) -> Result<Position, Error> {
     Ok(Position::from_epd_line(fen)?)
 }
 
-/// A variant by its lichess name: `standard` (the default, also `chess`) or `chess960`.
+/// A variant by its lichess name: `standard` (the default, also `chess`), `chess960`,
+/// `kingOfTheHill`, `threeCheck` or `racingKings`.
 pub fn variant(name: Option<&str>) -> Result<Variant, Error> {
     match name {
         None => Ok(Variant::Standard),
@@ -45,7 +46,7 @@ pub fn key<'py>(py: Python<'py>, fen: &str, variant: Option<&str>) -> PyResult<B
     let key = crate::call(py, || {
         let position = match self::variant(variant)? {
             Variant::Standard => position(fen)?,
-            chess960 => chess960.parse_fen(fen)?,
+            other => other.parse_fen(fen)?,
         };
         // As `tabiya key` says it.
         Key::encode(&position)

@@ -103,8 +103,10 @@ class Database:
 
         The position is ``fen`` (default: the initial position), then ``moves`` (SAN movetext,
         ``"1. e4 e5 2. Nf3"``) or ``uci`` (``"e2e4,e7e5"``) played from it. ``variant`` is
-        ``"standard"`` (the default) or ``"chess960"``: Chess960's positions and games, the FEN
-        in X-FEN or Shredder-FEN, castling in UCI as the king taking its rook.
+        ``"standard"`` (the default), ``"chess960"`` (Chess960's positions and games, the FEN in
+        X-FEN or Shredder-FEN, castling in UCI as the king taking its rook), or one of lichess's
+        variants ``"kingOfTheHill"``, ``"threeCheck"`` (its FEN with the checks left, ``3+3``) and
+        ``"racingKings"``, each a space of its own.
         """
         return self._db.query(fen, moves, uci, max_moves, top, recent, filters, variant)
 

@@ -1,11 +1,12 @@
 """tabiya.spark on a real Spark standalone cluster on 127.0.0.1: a master and two workers, each a
 separate JVM started with spark-class, and a driver in this process. A slice of the shared
 players.pgn.zst (36,000 real games in two files, one gzip-compressed, with the collection's own
-duplicates and 2,000 copied across the files, plus a broken game and 200 Chess960 games) is built on the cluster and by
+duplicates and 2,000 copied across the files, plus a broken game, 200 Chess960 games and 90
+games of King of the Hill, Three-check and Racing Kings) is built on the cluster and by
 `tabiya ingest`, and the databases must hold the same bytes (every column family's digest, so
 every position's statistics, move table and game list); a build with other task counts, an
 append, a build during which a worker is killed, and a build on the one worker left give the
-same bytes too; pattern searches on the cluster (standard and Chess960) answer as
+same bytes too; pattern searches on the cluster (standard, Chess960 and Three-check) answer as
 `tabiya search --pattern` does."""
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def collection(tmp_path_factory) -> list:
     from test_chess960 import random_games
 
     chess960 = [str(game).encode() + b"\n" for game in random_games(200, 59)]
+    # King of the Hill, Three-check and Racing Kings games (python-chess's), 30 of each.
+    from test_lichess_variants import random_games as variant_games
+
+    chess960 += [str(game).encode() + b"\n" for _, game in variant_games(30, 59)]
     broken = b'[Event "broken"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 e5 2. Ke3 Nf6 1-0\n'
     folder = tmp_path_factory.mktemp("collection")
     first, second = folder / "a.pgn", folder / "b.pgn.gz"
@@ -224,6 +229,7 @@ def test_a_url_folder_is_read_as_tabiya_ingest_reads_the_same_folder(spark, coll
     # Filters: each task counts only the games they keep.
     ("check", {"since": "2000", "min_elo": 2300, "result": "1-0"}),
     ("check", {"variant": "chess960"}),
+    ("check", {"variant": "threeCheck"}),
 ])
 def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, pattern, options):
     from tabiya.spark import search
@@ -245,7 +251,7 @@ def test_piece_square_statistics_on_the_cluster_are_the_clis(spark, cli_db):
 
     session, _ = spark
     cli_db, _ = cli_db
-    for filters in ({}, {"since": "2000", "min_rating": 2400}, {"variant": "chess960"}):
+    for filters in ({}, {"since": "2000", "min_rating": 2400}, {"variant": "chess960"}, {"variant": "kingOfTheHill"}):
         found = psqt_derive(session, str(cli_db), sample=20_000, seed=3, **filters)
         flags = [arg for name, value in filters.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
         cli = cli_json("psqt", "derive", "--db", str(cli_db), "--sample", "20000", "--seed", "3", "--json", *flags)
@@ -278,6 +284,10 @@ def test_the_database_report_on_the_cluster_is_the_clis(spark, cli_db, tmp_path)
     cli = cli_json("report", "database", "--db", str(db), "--format", "json", "--variant", "chess960")
     assert found == cli
     assert found["results"]["games"] == 200 and found["otherVariantGames"] > 30_000, found["results"]
+    found = report(session, str(db), variant="racingKings")
+    cli = cli_json("report", "database", "--db", str(db), "--format", "json", "--variant", "racingKings")
+    assert found == cli
+    assert found["results"]["games"] == 30 and found["positionsByPly"][0]["positions"], found["results"]
     # Options the report cannot answer are refused before any task runs.
     from tabiya.errors import TabiyaError
 

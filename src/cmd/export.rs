@@ -73,7 +73,7 @@ pub struct PositionArgs {
     /// Only positions with this side to move (w or b).
     #[arg(long)]
     side: Option<String>,
-    /// The positions exported: standard or chess960 (their FENs in X-FEN).
+    /// The positions exported: standard, chess960, kingOfTheHill, threeCheck or racingKings (Chess960's FENs in X-FEN).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
     /// Fewest games a position needs.
@@ -96,7 +96,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
 
 fn book(args: BookArgs) -> anyhow::Result<ExitCode> {
     let options = BookOptions {
-        root: args.target.resolve()?.position.into_chess(),
+        root: args.target.resolve()?.position,
         filter: args.filter.filter()?,
         min_games: args.min_games,
         max_ply: args.max_ply,

@@ -33,7 +33,7 @@ pub struct DeriveSource {
     /// Distinct positions the fit uses, chosen by key hash (0: all).
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 2_000_000, value_name = "N")]
     pub sample: usize,
-    /// The positions read: standard or chess960.
+    /// The positions read: standard, chess960, kingOfTheHill, threeCheck or racingKings.
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     pub variant: tabiya::position::Variant,
     /// Seed of the sample, the fit and the factorisation.
@@ -56,7 +56,11 @@ impl DeriveSource {
         format!(
             "Derived from the database {}{} ({filters}); fitted on {sample}, seed {}",
             self.db.db.display(),
-            if self.variant == tabiya::position::Variant::Standard { "" } else { ", its Chess960 positions" },
+            if self.variant == tabiya::position::Variant::Standard {
+                String::new()
+            } else {
+                format!(", its {} positions", self.variant.pgn_name())
+            },
             self.seed
         )
     }

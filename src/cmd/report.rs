@@ -140,8 +140,8 @@ pub struct PlayerArgs {
     /// Repertoire trees: the share of the colour's games (percent) a line needs to be shown.
     #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
     min_share: f64,
-    /// The games reported on: standard or chess960 (the other variant's games are only
-    /// counted).
+    /// The games reported on: standard, chess960, kingOfTheHill, threeCheck or racingKings (the other variants' games are
+    /// only counted).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
     #[command(flatten)]
@@ -158,8 +158,8 @@ pub struct DatabaseArgs {
     /// Openings and players listed.
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 30)]
     top: usize,
-    /// The games and positions reported on: standard or chess960 (the other variant's games
-    /// are only counted).
+    /// The games and positions reported on: standard, chess960, kingOfTheHill, threeCheck or racingKings (the other
+    /// variants' games are only counted).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
     #[command(flatten)]

@@ -3,7 +3,7 @@
 //! ([`GameView`]).
 
 use serde::Serialize;
-use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Epd, san::SanPlus, uci::UciMove};
+use shakmaty::{Chess, Move, Position as _, san::SanPlus, uci::UciMove};
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
@@ -66,7 +66,7 @@ impl LegalMove {
 /// # Ok::<_, tabiya::explore::QueryError>(())
 /// ```
 pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAnswer, QueryError> {
-    let mut chess = Target::Fen(fen.unwrap_or_default().to_owned()).resolve_in(variant)?.position.into_chess();
+    let mut position = Target::Fen(fen.unwrap_or_default().to_owned()).resolve_in(variant)?.position;
     let tokens: Vec<&str> = moves.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
     if tokens.len() > MAX_MOVES {
         return Err(QueryError::input(format!("too many moves ({}, at most {MAX_MOVES})", tokens.len())));
@@ -77,35 +77,26 @@ pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAns
         let m = text
             .parse::<UciMove>()
             .map_err(|_| QueryError::input(format!("move {number} ({text}) is not a UCI move")))?
-            .to_move(&chess)
-            .map_err(|_| QueryError::input(format!("move {number} ({text}) is not legal in {}", epd(&chess))))?;
-        let LegalMove { uci, san } = LegalMove::of(&chess, &m);
-        chess.play_unchecked(m);
-        line.push(Ply { uci, san, fen: epd(&chess) });
+            .to_move(position.chess())
+            .ok()
+            .filter(|m| position.is_legal(*m))
+            .ok_or_else(|| QueryError::input(format!("move {number} ({text}) is not legal in {position}")))?;
+        let LegalMove { uci, san } = LegalMove::of(position.chess(), &m);
+        position.play_legal(m);
+        line.push(Ply { uci, san, fen: position.to_string() });
     }
-    let outcome = if chess.is_checkmate() {
-        Some("checkmate")
-    } else if chess.is_stalemate() {
-        Some("stalemate")
-    } else if chess.is_insufficient_material() {
-        Some("insufficient material")
-    } else {
-        None
-    };
-    let mut legal: Vec<LegalMove> = chess.legal_moves().iter().map(|m| LegalMove::of(&chess, m)).collect();
+    let outcome = position.game_over();
+    let chess = position.chess();
+    let mut legal: Vec<LegalMove> = position.legal_moves().iter().map(|m| LegalMove::of(chess, m)).collect();
     legal.sort_by(|a, b| a.uci.cmp(&b.uci));
     Ok(BoardAnswer {
-        fen: epd(&chess),
+        fen: position.to_string(),
         line,
         turn: if chess.turn().is_white() { "white" } else { "black" },
         check: chess.is_check(),
         outcome,
         legal,
     })
-}
-
-fn epd(chess: &Chess) -> String {
-    Epd::from_position(chess, EnPassantMode::Legal).to_string()
 }
 
 /// A stored game for a viewer: its headers, its start, and each ply's move and position.
@@ -141,9 +132,9 @@ impl GameView {
             replay_with_moves(&record).ok_or_else(|| view.corrupt(format!("game {id} does not replay")))?;
         let mut moves = Vec::with_capacity(played.len());
         for ((before, after), m) in positions.iter().zip(&positions[1..]).zip(played) {
-            let LegalMove { uci, san } = LegalMove::of(before, &m);
-            moves.push(Ply { uci, san, fen: epd(after) });
+            let LegalMove { uci, san } = LegalMove::of(before.chess(), &m);
+            moves.push(Ply { uci, san, fen: after.to_string() });
         }
-        Ok(Some(GameView { summary: summarize(id, &record, None), start: epd(&positions[0]), moves }))
+        Ok(Some(GameView { summary: summarize(id, &record, None), start: positions[0].to_string(), moves }))
     }
 }

@@ -230,13 +230,13 @@ pub fn reached_by_moves(
     played: &[(CompactMove, Tally)],
     admission: &Admission,
 ) -> Result<Vec<Reached>, QueryError> {
-    let chess = target.position.chess();
     let mut keys = Vec::with_capacity(played.len());
     for (m, _) in played {
-        let legal =
-            m.to_move(chess).ok_or_else(|| view.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
-        let mut next = chess.clone();
-        next.play_unchecked(legal);
+        let legal = m
+            .to_move(target.position.chess())
+            .ok_or_else(|| view.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
+        let mut next = target.position.clone();
+        next.play_legal(legal);
         keys.push(super::key_of(&next)?);
     }
     // A position the full-key family lacks was reached by one game: the one that played the
@@ -381,28 +381,29 @@ pub fn opening_of(view: &Snapshot, target: &ResolvedTarget) -> Result<Option<Ope
 
 /// The move a game played from the position `key` (which is `target`) when it first stood on
 /// it; `None` when it never did, or ended there. The game is replayed only as far as that.
-fn move_from(record: &GameRecord, target: &shakmaty::Chess, key: &Key) -> Option<CompactMove> {
+fn move_from(record: &GameRecord, target: &crate::Position, key: &Key) -> Option<CompactMove> {
     let mut line = record.mainline()?;
     loop {
-        let arrived = stands_on(line.position(), target, key);
+        let arrived = stands_on(line.current(), target, key);
         let played = line.next()??;
         if arrived {
-            return Some(CompactMove::from_move_in(&played, target.castles().mode()));
+            return Some(CompactMove::from_move_in(&played, target.chess().castles().mode()));
         }
     }
 }
 
 /// The plies of a replayed game (`positions[0]` its start) at which it stood on the position
 /// `key`, which is `target`.
-pub fn arrivals(positions: &[shakmaty::Chess], target: &shakmaty::Chess, key: &Key) -> Vec<usize> {
+pub fn arrivals(positions: &[crate::Position], target: &crate::Position, key: &Key) -> Vec<usize> {
     positions.iter().enumerate().filter(|(_, position)| stands_on(position, target, key)).map(|(ply, _)| ply).collect()
 }
 
 /// Whether `position` is the position `key`, which is `target`: a cheap board and turn
 /// comparison first; the key decides (castling and en passant rights as canonicalised).
-fn stands_on(position: &shakmaty::Chess, target: &shakmaty::Chess, key: &Key) -> bool {
-    position.board() == target.board()
-        && position.turn() == target.turn()
+fn stands_on(position: &crate::Position, target: &crate::Position, key: &Key) -> bool {
+    let (chess, target) = (position.chess(), target.chess());
+    chess.board() == target.board()
+        && chess.turn() == target.turn()
         && super::key_of(position).ok().as_ref() == Some(key)
 }
 
@@ -410,7 +411,7 @@ fn stands_on(position: &shakmaty::Chess, target: &shakmaty::Chess, key: &Key) ->
 pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget>) -> GameSummary {
     let tags = &record.tags;
     let facts = GameFacts::of(id, record.result, tags);
-    let uci = target.and_then(|target| move_from(record, target.position.chess(), &target.key).map(|m| m.to_string()));
+    let uci = target.and_then(|target| move_from(record, &target.position, &target.key).map(|m| m.to_string()));
     GameSummary {
         id: id.to_string(),
         uci,

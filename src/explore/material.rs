@@ -276,7 +276,7 @@ impl MaterialQuery {
             Variant::Standard => ScanPart::of_materials(key_ranges(&materials, |category, _| {
                 self.castling.is_none_or(|rights| rights == category.castling_rights())
             })),
-            Variant::Chess960 => view.scanner().of_variant(self.variant).parts()?,
+            _ => view.scanner().of_variant(self.variant).parts()?,
         };
         let admission = Admission::resolve(&view, &self.filter)?;
         let keep = |game: &GameFacts| admission.admits(game);

@@ -2,7 +2,7 @@
 //! position by default) given as SAN movetext (`1. e4 e5 2. Nf3`) or UCI (`e2e4,e7e5`); and
 //! that position found, with the line leading to it ([`ResolvedTarget`]).
 
-use shakmaty::{Chess, Position as _, san::San, uci::UciMove};
+use shakmaty::{Chess, san::San, uci::UciMove};
 
 use super::QueryError;
 use crate::{Key, Position, position::Variant};
@@ -115,31 +115,34 @@ impl Target {
             Some(fen) => variant.parse_fen(fen).map_err(|err| QueryError::input(format!("bad FEN: {err}")))?,
             None => variant.initial(),
         };
-        let mut chess = start.into_chess();
+        let mut position = start;
         let mut line = Vec::new();
         if tokens.len() > MAX_MOVES {
             return Err(QueryError::input(format!("too many moves ({}, at most {MAX_MOVES})", tokens.len())));
         }
+        let has_no_key = |err| QueryError::input(format!("position has no key: {err}"));
         for (index, token) in tokens.iter().enumerate() {
-            let played = if san { san_move(&chess, token) } else { uci_move(&chess, token) };
-            let m = played.map_err(|why| {
-                let fen = shakmaty::fen::Epd::from_position(&chess, shakmaty::EnPassantMode::Legal);
-                QueryError::input(format!("move {} ({token}): {why} in {fen}", index + 1))
-            })?;
-            line.push(key_of(&chess)?);
-            chess.play_unchecked(m);
+            let played = if san { san_move(&position, token) } else { uci_move(position.chess(), token) };
+            // A lichess variant may forbid a move standard chess allows (a check in Racing
+            // Kings, any move once a king stands on the hill).
+            let played = played.and_then(|m| match position.is_legal(m) {
+                true => Ok(m),
+                false => Err(format!("not allowed by the rules of {}", position.variant().pgn_name())),
+            });
+            let m = played
+                .map_err(|why| QueryError::input(format!("move {} ({token}): {why} in {position}", index + 1)))?;
+            line.push(Key::encode(&position).map_err(has_no_key)?);
+            position.play_legal(m);
         }
         line.reverse();
-        let position = Position::from_chess(chess).map_err(|err| QueryError::input(err.to_string()))?;
-        let key = Key::encode(&position).map_err(|err| QueryError::input(format!("position has no key: {err}")))?;
+        let key = Key::encode(&position).map_err(has_no_key)?;
         Ok(ResolvedTarget { position, key, line })
     }
 }
 
-/// The key of a shakmaty position (a bad-input error when it has none).
-pub fn key_of(chess: &Chess) -> Result<Key, QueryError> {
-    let position = Position::from_chess(chess.clone()).map_err(|err| QueryError::input(err.to_string()))?;
-    Key::encode(&position).map_err(|err| QueryError::input(format!("position has no key: {err}")))
+/// The key of a position (a bad-input error when it has none).
+pub fn key_of(position: &Position) -> Result<Key, QueryError> {
+    Key::encode(position).map_err(|err| QueryError::input(format!("position has no key: {err}")))
 }
 
 /// The moves of a UCI line, comma-separated as lichess's `play=` (or space-separated): an
@@ -170,10 +173,10 @@ fn san_tokens(text: &str) -> Vec<&str> {
         .collect()
 }
 
-fn san_move(chess: &Chess, token: &str) -> Result<shakmaty::Move, String> {
+fn san_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> {
     let clean = token.trim_end_matches(['!', '?', '+', '#']);
     let san: San = clean.parse().map_err(|_| "not a SAN move".to_owned())?;
-    san.to_move(chess).map_err(|err| err.to_string())
+    position.san_move(&san).map_err(|err| err.to_string())
 }
 
 fn uci_move(chess: &Chess, token: &str) -> Result<shakmaty::Move, String> {

@@ -30,6 +30,7 @@ use crate::{
     Key,
     explore::{Admission, Filter, QueryError, key_of, stats_of_games},
     model::Tally,
+    position::{Position, Variant},
     store::{ScanProgress, Snapshot, Store},
 };
 
@@ -52,7 +53,7 @@ pub enum BookWeight {
 #[derive(Clone, Debug)]
 pub struct BookOptions {
     /// Where the book starts (its positions are those reached from here).
-    pub root: Chess,
+    pub root: Position,
     /// Which games count.
     pub filter: Filter,
     /// Fewest games that played a move for it to be in the book (and followed).
@@ -71,7 +72,7 @@ pub struct BookOptions {
 impl Default for BookOptions {
     fn default() -> BookOptions {
         BookOptions {
-            root: Chess::default(),
+            root: Position::initial(),
             filter: Filter::default(),
             min_games: 3,
             max_ply: None,
@@ -175,7 +176,7 @@ pub fn polyglot_move(m: &Move) -> u16 {
 
 /// A position the walk visits: its board (with the en-passant square the move left) and key.
 struct Visit {
-    chess: Chess,
+    position: Position,
     key: Key,
 }
 
@@ -184,12 +185,21 @@ type Visited = (Vec<BookEntry>, Vec<Visit>);
 
 impl BookOptions {
     /// Refuses options no book is made of (no fewest games, a score floor outside 0–100, a
-    /// Chess960 root): what a server checks before it waits for a scan's place.
+    /// root of another variant): what a server checks before it waits for a scan's place.
     pub fn check(&self) -> Result<(), QueryError> {
-        if self.root.castles().mode().is_chess960() {
-            return Err(QueryError::input(
-                "a Polyglot book holds standard chess only: its keys and moves have no Chess960 castling",
-            ));
+        match self.root.variant() {
+            Variant::Standard => {}
+            Variant::Chess960 => {
+                return Err(QueryError::input(
+                    "a Polyglot book holds standard chess only: its keys and moves have no Chess960 castling",
+                ));
+            }
+            variant => {
+                return Err(QueryError::input(format!(
+                    "a Polyglot book holds standard chess only: its keys have no rules or counters of {}",
+                    variant.pgn_name()
+                )));
+            }
         }
         if self.min_games == 0 {
             return Err(QueryError::input("the fewest games a book move needs is at least 1"));
@@ -211,7 +221,7 @@ impl BookOptions {
         let view = store.scan_snapshot();
         // The player's games and the texts are found once, not once a position.
         let admission = Admission::resolve(&view, &self.filter)?;
-        let root = Visit { key: key_of(&self.root)?, chess: self.root.clone() };
+        let root = Visit { key: key_of(&self.root)?, position: self.root.clone() };
         let mut seen = FxHashSet::default();
         seen.insert(root.key);
         let mut frontier = vec![root];
@@ -257,15 +267,15 @@ impl BookOptions {
     /// One position's entries and the positions its kept moves lead to.
     fn visit(&self, view: &Snapshot, visit: &Visit, admission: &Admission) -> Result<Visited, QueryError> {
         let stats = stats_of_games(view, &visit.key, admission, false)?;
-        let mover = visit.chess.turn();
+        let mover = visit.position.chess().turn();
         let mut kept = Vec::new();
         for &(compact, tally) in stats.moves.iter().filter(|(_, tally)| tally.games >= self.min_games) {
             let m = compact
-                .to_move(&visit.chess)
+                .to_move(visit.position.chess())
                 .ok_or_else(|| QueryError::input(format!("stored move {compact} is not legal in {}", visit.key)))?;
             kept.push((m, tally));
         }
-        let key = polyglot_key(&visit.chess);
+        let key = polyglot_key(visit.position.chess());
         let entries = if self.only.is_none_or(|side| side == mover) {
             let weighed: Vec<(u16, u64)> = kept
                 .iter()
@@ -279,9 +289,9 @@ impl BookOptions {
         let children = kept
             .into_iter()
             .map(|(m, _)| {
-                let mut chess = visit.chess.clone();
-                chess.play_unchecked(m);
-                Ok(Visit { key: key_of(&chess)?, chess })
+                let mut position = visit.position.clone();
+                position.play_legal(m);
+                Ok(Visit { key: key_of(&position)?, position })
             })
             .collect::<Result<_, QueryError>>()?;
         Ok((entries, children))

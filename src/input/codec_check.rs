@@ -107,7 +107,7 @@ fn check_position(encoder: &mut KeyEncoder, position: &Position) -> Result<Check
     if !range.contains(&key) || material != Material::of(position) {
         return Err(format!("key {key} outside its material range {}..={}", range.first, range.last));
     }
-    if position.is_chess960() {
+    if position.variant() != crate::position::Variant::Standard {
         // The Huffman code is standard chess's export format.
         return Ok(Checked::Bits(None));
     }

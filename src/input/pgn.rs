@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use shakmaty::{Chess, Color, Move, Position as _, san::SanPlus};
+use shakmaty::{Color, Move, Position as _, san::SanPlus};
 
 use super::{split::RawGame, tokens};
 use crate::{
@@ -51,7 +51,7 @@ impl Game {
 
     /// Every mainline position with the move played from it (`None` for the final position).
     pub fn mainline(&self) -> impl Iterator<Item = (Position, Option<&Move>)> + '_ {
-        let mut current = self.start.chess().clone();
+        let mut current = self.start.clone();
         let mut moves = self.moves.iter();
         let mut done = false;
         std::iter::from_fn(move || {
@@ -59,11 +59,10 @@ impl Game {
                 return None;
             }
             let next = moves.next();
-            // Rights stay standard once the start position's are (checked when it was read);
-            // a Chess960 game's positions stay in Chess960's castling mode.
-            let position = Position::from_chess(current.clone()).ok()?;
+            // The positions keep the start's rules (and Chess960's castling mode).
+            let position = current.clone();
             match next {
-                Some(m) => current.play_unchecked(*m),
+                Some(m) => current.play_legal(*m),
                 None => done = true,
             }
             Some((position, next))
@@ -155,7 +154,11 @@ struct GameReader {
 
 struct Movetext {
     start: Result<(Position, Start), (RejectReason, String)>,
-    current: Chess,
+    /// The position reached, by the start's rules.
+    current: Position,
+    /// Whether the moves are checked by a lichess variant's rules too (standard chess's
+    /// resolution finds them, and the variant may forbid some).
+    variant_rules: bool,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
     mainline: mainline::MainlineWriter,
@@ -187,10 +190,12 @@ impl Movetext {
     /// A movetext from the start position the `FEN` and `Variant` tags give.
     fn begin(fen: Option<String>, variant: Option<String>) -> Movetext {
         let start = start_position(fen, variant);
-        let current = start.as_ref().map(|(position, _)| position.chess().clone()).unwrap_or_default();
+        let current = start.as_ref().map_or_else(|_| Position::initial(), |(position, _)| position.clone());
+        let variant_rules = current.variant().lichess_rules();
         Movetext {
             start,
             current,
+            variant_rules,
             // Master games run to about 80 plies: room for most without growing.
             moves: Vec::with_capacity(128),
             mainline: mainline::MainlineWriter::default(),
@@ -235,15 +240,27 @@ impl tokens::Visit for GameReader {
             state.error = Some((RejectReason::TooLong, detail, line));
             return;
         }
-        match super::san::resolve(&state.current, &san_plus.san) {
+        let chess = state.current.chess();
+        // A lichess variant's moves are read against its rules (standard chess's resolution
+        // is the fast path of the others).
+        let resolved = match state.variant_rules {
+            false => super::san::resolve(chess, &san_plus.san).map_err(|err| err.to_string()),
+            true => {
+                state.current.san_move(&san_plus.san).map_err(|err| match super::san::resolve(chess, &san_plus.san) {
+                    Ok(_) => format!("not allowed by the rules of {}", state.current.variant().pgn_name()),
+                    Err(_) => err.to_string(),
+                })
+            }
+        };
+        match resolved {
             Ok(m) => {
-                state.mainline.push(&state.current, &m);
-                state.current.play_unchecked(m);
+                state.mainline.push(chess, &m);
+                state.current.play_legal(m);
                 state.moves.push(m);
             }
             Err(err) => {
-                let number = state.current.fullmoves();
-                let dots = if state.current.turn() == Color::White { "." } else { "..." };
+                let number = chess.fullmoves();
+                let dots = if chess.turn() == Color::White { "." } else { "..." };
                 let detail = format!("illegal move {number}{dots} {san_plus} ({err})");
                 state.error = Some((RejectReason::IllegalMove, detail, line));
             }
@@ -291,6 +308,15 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
             Ok(position) => Ok((position, Start::Chess960(fen))),
             Err(err) => Err(bad_fen(&fen, err)),
         },
+        (variant, None) => {
+            let start = variant.initial();
+            let fen = format!("{start} 0 1");
+            Ok((start, Start::Lichess { variant: variant.name().to_owned(), fen }))
+        }
+        (variant, Some(fen)) => match Position::from_fen_tag_in(variant, &fen) {
+            Ok(position) => Ok((position, Start::Lichess { variant: variant.name().to_owned(), fen })),
+            Err(err) => Err(bad_fen(&fen, err)),
+        },
     }
 }
 
@@ -302,6 +328,9 @@ pub fn variant_of_tag(tag: &str) -> Option<Variant> {
         "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => Some(Variant::Standard),
         "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
         | "freestylechess" | "frc" => Some(Variant::Chess960),
+        "kingofthehill" | "koth" => Some(Variant::KingOfTheHill),
+        "threecheck" | "3check" => Some(Variant::ThreeCheck),
+        "racingkings" => Some(Variant::RacingKings),
         _ => None,
     }
 }

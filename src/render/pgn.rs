@@ -40,8 +40,8 @@ pub fn game(record: &GameRecord) -> Option<String> {
             tag(name, value);
         }
     }
-    if record.variant() == crate::position::Variant::Chess960 {
-        tag("Variant", "Chess960");
+    if record.variant() != crate::position::Variant::Standard {
+        tag("Variant", record.variant().pgn_name());
     }
     if let Some(fen) = record.setup_fen() {
         tag("SetUp", "1");
@@ -56,10 +56,11 @@ pub fn game(record: &GameRecord) -> Option<String> {
         if !position.is_legal(m) {
             return None;
         }
-        let number = position.fullmoves().get();
-        let san = shakmaty::san::SanPlus::from_move(position.clone(), m);
+        let chess = position.chess();
+        let number = chess.fullmoves().get();
+        let san = shakmaty::san::SanPlus::from_move(chess.clone(), m);
         // A move number stays on the line of its move.
-        tokens.push(match (position.turn().is_white(), index) {
+        tokens.push(match (chess.turn().is_white(), index) {
             (true, _) => format!("{number}. {san}"),
             (false, 0) => format!("{number}... {san}"),
             (false, _) => san.to_string(),

@@ -481,7 +481,7 @@ pub async fn book(State(state): State<Arc<AppState>>, query: Parameters) -> Resu
     let player = params.get("player");
     let color = player.and(params.get("color")).map(parse_color).transpose()?;
     let options = BookOptions {
-        root: params.target()?.position.into_chess(),
+        root: params.target()?.position,
         filter: params.player_filter(player, color)?,
         min_games: params.number::<u64>("minGames")?.unwrap_or(3),
         max_ply: params.number::<u64>("maxPly")?.map(|ply| u32::try_from(ply).unwrap_or(u32::MAX)),

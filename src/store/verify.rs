@@ -22,7 +22,6 @@ use super::{
 use crate::{
     codec::{Key, KeyRange},
     model::{GameFacts, GameId, GameRecord, replay_with_moves},
-    position::Position,
 };
 
 /// Games read at a time.
@@ -205,11 +204,11 @@ impl Checks<'_, '_> {
         };
         // A game reaching a position again is listed once (the tier keeps the first ply).
         let mut reached = HashSet::new();
-        for (ply, chess) in positions.into_iter().enumerate() {
+        for (ply, position) in positions.into_iter().enumerate() {
             checks.positions += 1;
             let at = |key: &Key| format!("{game}, ply {ply} (position {key})");
-            let key = match Position::from_chess(chess).map(|position| Key::encode(&position)) {
-                Ok(Ok(key)) => key,
+            let key = match Key::encode(&position) {
+                Ok(key) => key,
                 _ => {
                     checks.problem(&game, format!("the position at ply {ply} has no key"));
                     continue;

@@ -64,7 +64,7 @@ def search(
     :meth:`tabiya.Database.search_pattern`'s (``tabiya search --pattern --json``) for the same
     options and filters (keyword arguments, as that method takes them: each task counts only
     the games they keep), with ``elapsedMs`` the whole job's. ``tasks`` defaults to four times
-    the default parallelism; ``variant`` is ``"standard"`` (the default) or ``"chess960"``."""
+    the default parallelism; ``variant`` is :meth:`tabiya.Database.query`'s."""
     started = time.perf_counter()
     answer, used = _scan(spark, db, "pattern", tasks, expression=pattern, material=material, side=side,
                          flip_colours=flip_colours, limit=limit, variant=variant, filters=filters or None)
@@ -101,7 +101,7 @@ def report(spark, db: str, *, plies: int = 10, top: int = 30, tasks: Optional[in
     """The database report of ``db`` on the cluster of ``spark``: totals, years, ratings,
     results, openings, players, positions by ply and endgame classes, equal to
     :meth:`tabiya.Database.report_database` (``tabiya report database --format json``) for the
-    same ``plies``, ``top`` and ``variant`` (``"standard"``, the default, or ``"chess960"``).
+    same ``plies``, ``top`` and ``variant`` (:meth:`tabiya.Database.query`'s).
     Runs of games and key ranges are dealt to tasks; the driver merges their counts and names
     the listed positions."""
     answer, _ = _scan(spark, db, "report", tasks, plies=plies, top=top, variant=variant)

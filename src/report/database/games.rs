@@ -130,7 +130,7 @@ impl Counts {
         let depth = if openings.is_empty() { by_ply } else { by_ply.max(OPENING_PLIES) };
         let mut named = None;
         if !openings.is_empty() {
-            named = key_of(mainline.position()).ok().and_then(|key| openings.get(&key));
+            named = key_of(mainline.current()).ok().and_then(|key| openings.get(&key));
         }
         for ply in 0..depth {
             match mainline.next() {
@@ -141,7 +141,7 @@ impl Counts {
                 }
                 Some(Some(_)) => {}
             }
-            let Ok(key) = key_of(mainline.position()) else { break };
+            let Ok(key) = key_of(mainline.current()) else { break };
             if ply < by_ply {
                 if self.by_ply.len() <= ply {
                     self.by_ply.resize_with(ply + 1, HashMap::default);

@@ -25,7 +25,7 @@ const CHUNK: usize = 512;
 /// What the pass looks for in each game.
 pub struct Probe<'a> {
     /// The position.
-    target: &'a Chess,
+    target: &'a crate::Position,
     /// Its key.
     key: &'a Key,
     /// The themes, each checked from the first arrival to `within` plies after it.
@@ -39,7 +39,7 @@ pub struct Probe<'a> {
 impl<'a> Probe<'a> {
     /// Looks for the position `key` (which is `target`), and for `themes` up to `within` plies
     /// after it.
-    pub fn new(target: &'a Chess, key: &'a Key, themes: &'a [Theme], within: usize) -> Probe<'a> {
+    pub fn new(target: &'a crate::Position, key: &'a Key, themes: &'a [Theme], within: usize) -> Probe<'a> {
         let roles = themes
             .iter()
             .map(|theme| match &theme.pattern {
@@ -207,17 +207,19 @@ struct Walk {
 
 impl Walk {
     /// `None` when the game never stood on the position.
-    fn of(positions: &[Chess], moves: &[shakmaty::Move], probe: &Probe) -> Option<Walk> {
+    fn of(positions: &[crate::Position], moves: &[shakmaty::Move], probe: &Probe) -> Option<Walk> {
         let arrivals = arrivals(positions, probe.target, probe.key);
         let first = *arrivals.first()?;
-        let mut next: Vec<CompactMove> =
-            arrivals.iter().filter_map(|&ply| Some(CompactMove::played(&positions[ply], moves.get(ply)?))).collect();
+        let mut next: Vec<CompactMove> = arrivals
+            .iter()
+            .filter_map(|&ply| Some(CompactMove::played(positions[ply].chess(), moves.get(ply)?)))
+            .collect();
         next.sort_unstable();
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
             if let (Ok(key), Some(m)) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
-                orders.push((key, CompactMove::played(&positions[ply - 1], m)));
+                orders.push((key, CompactMove::played(positions[ply - 1].chess(), m)));
             }
         }
         orders.sort_unstable();
@@ -230,16 +232,18 @@ impl Walk {
             .iter()
             .map(|theme| match &theme.pattern {
                 GamePattern::Sequence(sequence) => {
-                    sequence.find(&positions[first..]).is_some_and(|plies| plies[0] <= last - first)
+                    let boards: Vec<Chess> = positions[first..].iter().map(|p| p.chess().clone()).collect();
+                    sequence.find(&boards).is_some_and(|plies| plies[0] <= last - first)
                 }
                 GamePattern::Position(_) => false,
             })
             .collect();
         for ply in first..=last {
-            let position = &positions[ply];
+            let position = positions[ply].chess();
             // The roles a move displaced: a theme decided by other roles' placement alone kept
             // its value (false, or it would be reached) and is not evaluated again.
-            let moved = if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].board(), position.board()) };
+            let moved =
+                if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].chess().board(), position.board()) };
             let mut scene = None;
             for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(&probe.roles) {
                 let GamePattern::Position(pattern) = &theme.pattern else { continue };
@@ -257,7 +261,7 @@ impl Walk {
             next,
             orders,
             themes,
-            ending: Material(end.board().material()),
+            ending: Material(end.chess().board().material()),
             plies: (positions.len() - 1) as u32,
         })
     }

@@ -366,7 +366,7 @@ impl OpeningReport {
             selections.push((Admission::resolve(view, filter)?, label.clone()));
         }
         let variant = crate::position::Variant::of(&target.position);
-        let probe = Probe::new(chess, &target.key, &options.themes, options.within);
+        let probe = Probe::new(&target.position, &target.key, &options.themes, options.within);
         let ids = view.positions().game_ids(&target.key)?;
         let refs: Vec<&Admission> = selections.iter().map(|(s, _)| s).collect();
         let tallies = games::tally(view, &ids, &refs, &probe)?;
@@ -385,7 +385,7 @@ impl OpeningReport {
             themes: options.themes.clone(),
             theme_plies: options.within,
             subsets,
-            theory: theory::theory(view, chess, &selections[0].0, options.depth, options.lines)?,
+            theory: theory::theory(view, &target.position, &selections[0].0, options.depth, options.lines)?,
         })
     }
 }

@@ -21,18 +21,18 @@ use crate::{
 
 /// Each year's games under the selection, in the whole database of `variant`: the games from
 /// the standard start, from the initial position's slices when they answer the filter, else
-/// from each of those games' facts; Chess960's from every game's record (no start stands for
-/// them all).
+/// from each of those games' facts; another variant's from every game's record (no start
+/// stands for them all).
 pub(super) fn year_games(
     view: &Snapshot,
     selection: &Admission,
     variant: Variant,
 ) -> Result<BTreeMap<u16, u64>, QueryError> {
-    if variant == Variant::Chess960 {
-        return chess960_year_games(view, selection);
+    if variant != Variant::Standard {
+        return variant_year_games(view, selection, variant);
     }
     let mut years = BTreeMap::new();
-    let start = key_of(&shakmaty::Chess::default())?;
+    let start = key_of(&crate::Position::initial())?;
     if !selection.filter.is_by_slices() {
         let facts = view.facts().table()?;
         for id in view.positions().game_ids(&start)? {
@@ -52,9 +52,13 @@ pub(super) fn year_games(
     Ok(years)
 }
 
-/// Each year's Chess960 games under the selection: the records of the games it admits read,
-/// on every core, and their variant checked.
-fn chess960_year_games(view: &Snapshot, selection: &Admission) -> Result<BTreeMap<u16, u64>, QueryError> {
+/// Each year's games of `variant` under the selection: the records of the games it admits
+/// read, on every core, and their variant checked.
+fn variant_year_games(
+    view: &Snapshot,
+    selection: &Admission,
+    variant: Variant,
+) -> Result<BTreeMap<u16, u64>, QueryError> {
     let facts = view.facts().table()?;
     let admitted: Vec<(GameId, u16)> = (0..view.totals()?.next_game_id)
         .filter_map(|id| facts.get(GameId(id)).map(|f| (GameId(id), f)))
@@ -67,7 +71,7 @@ fn chess960_year_games(view: &Snapshot, selection: &Admission) -> Result<BTreeMa
             let ids: Vec<GameId> = chunk.iter().map(|(id, _)| *id).collect();
             let mut years = BTreeMap::<u16, u64>::new();
             for ((_, year), record) in chunk.iter().zip(view.games().listed(&ids)?) {
-                if record.variant() == Variant::Chess960 {
+                if record.variant() == variant {
                     *years.entry(*year).or_default() += 1;
                 }
             }

@@ -1,13 +1,14 @@
 //! Theory lines: from the position, each most played move followed by the most played
 //! continuation, read from the stored statistics.
 
-use shakmaty::{Chess, Position as _, san::San};
+use shakmaty::{Position as _, san::San};
 
 use super::{Results, TheoryLine, TheoryNode};
 use crate::{
     codec::CompactMove,
     explore::{Admission, QueryError, key_of, stats_of_games},
     model::Tally,
+    position::Position,
     report::results::mover_score,
     store::Snapshot,
 };
@@ -16,13 +17,13 @@ use crate::{
 /// played continuation until `depth` plies or no game goes on.
 pub(super) fn theory(
     view: &Snapshot,
-    root: &Chess,
+    root: &Position,
     selection: &Admission,
     depth: usize,
     lines: usize,
 ) -> Result<Vec<TheoryLine>, QueryError> {
-    let ranked = |chess: &Chess| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
-        let stats = stats_of_games(view, &key_of(chess)?, selection, false)?;
+    let ranked = |position: &Position| -> Result<Vec<(CompactMove, Tally)>, QueryError> {
+        let stats = stats_of_games(view, &key_of(position)?, selection, false)?;
         Ok(stats.moves_by_games())
     };
     let mut out = Vec::new();
@@ -30,24 +31,24 @@ pub(super) fn theory(
         return Ok(out);
     }
     for (first, tally) in ranked(root)?.into_iter().take(lines) {
-        let mut chess = root.clone();
+        let mut position = root.clone();
         let mut nodes = Vec::new();
         let mut step = Some((first, tally));
         while let Some((m, tally)) = step {
-            let Some(legal) = m.to_move(&chess) else { break };
+            let chess = position.chess();
+            let Some(legal) = m.to_move(chess) else { break };
             let results = Results::of(&tally);
             nodes.push(TheoryNode {
-                san: San::from_move(&chess, legal).to_string(),
+                san: San::from_move(chess, legal).to_string(),
                 uci: m.to_string(),
                 ply: nodes.len() + 1,
                 score: mover_score(&results, chess.turn()),
                 results,
             });
-            chess.play_unchecked(legal);
-            step = if nodes.len() < depth { ranked(&chess)?.into_iter().next() } else { None };
+            position.play_legal(legal);
+            step = if nodes.len() < depth { ranked(&position)?.into_iter().next() } else { None };
         }
-        let end = crate::Position::from_chess(chess).map_err(|err| QueryError::input(err.to_string()))?;
-        out.push(TheoryLine { nodes, end_fen: end.to_string() });
+        out.push(TheoryLine { nodes, end_fen: position.to_string() });
     }
     Ok(out)
 }

@@ -9,7 +9,7 @@ export const HISTORY_DELAY_MS = 250;
 export const $ = (id) => document.getElementById(id);
 
 export const state = {
-  variant: 'standard', // the rules and the positions asked about: standard or chess960
+  variant: 'standard', // the rules and the positions asked about: lichess's name of a variant
   start: INITIAL,     // the start position (canonical FEN)
   line: [],           // [{uci, san, fen}] played from the start
   cursor: 0,          // plies of the line shown

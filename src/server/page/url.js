@@ -24,6 +24,9 @@ export function viewQuery() {
   return query;
 }
 
+// The variants a link may name (lichess's names), those the selector offers.
+const VARIANTS = ['standard', 'chess960', 'kingOfTheHill', 'threeCheck', 'racingKings'];
+
 // The variant asked about, shown in its selector; the Polyglot book, standard chess's by its
 // format, is offered in standard chess only.
 export function setVariant(variant) {
@@ -65,7 +68,7 @@ function readFilters(query) {
 export async function restore() {
   const query = new URLSearchParams(location.search);
   readFilters(query);
-  const variant = query.get('variant') === 'chess960' ? 'chess960' : 'standard';
+  const variant = VARIANTS.includes(query.get('variant')) ? query.get('variant') : 'standard';
   const sameVariant = variant === state.variant;
   setVariant(variant);
   const start = query.get('fen') || INITIAL;

@@ -21,7 +21,7 @@ use super::{facts::FactsTable, positions::Positions};
 use crate::{
     codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
     model::{GameFacts, GameId, PositionStats},
-    position::Variant,
+    position::{Position, Variant},
     postings::PostingList,
     store::{
         Store, StoreError,
@@ -161,8 +161,9 @@ impl ScannedPosition<'_> {
     pub fn block(&self) -> Result<(KeyRange, Material), StoreError> {
         let corrupt = |err: KeyError| self.store.corrupt(format!("position key {}: {err}", self.key));
         match &self.board {
-            // A Chess960 board's category is its representative's: its block is the key's.
-            Some(board) if !self.key.is_chess960() => {
+            // Another variant's block is under its own first byte (a Chess960 board's category
+            // is its representative's): its block is the key's.
+            Some(board) if self.key.variant() == Some(Variant::Standard) => {
                 Ok((material_range(board.category, &board.material).map_err(corrupt)?, board.material))
             }
             _ => self.key.material_block().map_err(corrupt),
@@ -366,14 +367,14 @@ impl<'a> Scanner<'a> {
         // A game's positions are in the scan's keys when its variant's are (the tier's games
         // are replayed, not keyed, before this test): a game of another variant is left at its
         // first marked position.
-        let (standard, chess960) = (self.keys.first <= Key::LAST_STANDARD, self.keys.last >= Key::FIRST_CHESS960);
-        let admits = &|chess: &Chess, id: GameId| {
-            let in_keys = match shakmaty::Position::castles(chess).mode().is_chess960() {
-                true => chess960,
-                false => standard,
-            };
-            match in_keys {
-                true => Wanted::from(admits(chess, id)),
+        let in_keys = Variant::ALL.map(|variant| {
+            let range = KeyRange::of_variant(variant);
+            range.first <= self.keys.last && self.keys.first <= range.last
+        });
+        let admits = &|position: &Position, id: GameId| {
+            let variant = position.variant();
+            match Variant::ALL.iter().zip(in_keys).any(|(v, in_keys)| *v == variant && in_keys) {
+                true => Wanted::from(admits(position.chess(), id)),
                 false => Wanted::NoMore,
             }
         };

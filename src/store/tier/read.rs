@@ -5,7 +5,7 @@ use std::{cell::RefCell, sync::Arc};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use shakmaty::{Chess, Color, Position as _};
+use shakmaty::{Color, Position as _};
 
 use super::{GameMap, block_of, has_pawn_files, material_blocks};
 use crate::{
@@ -123,7 +123,7 @@ fn walk_marked(
     line: &Mainline,
     game: GameId,
     plies: &[u32],
-    wanted: impl Fn(&Chess, GameId) -> Wanted,
+    wanted: impl Fn(&Position, GameId) -> Wanted,
     found: &mut Vec<(Key, TierHit)>,
 ) -> Option<()> {
     let mut reader = line.reader()?;
@@ -150,11 +150,10 @@ fn walk_marked(
             }
             ply += 1;
         }
-        match wanted(reader.position(), game) {
+        match wanted(reader.current(), game) {
             Wanted::Yes => {
-                let position = Position::from_chess(reader.position().clone()).ok()?;
                 // Through the thread's encoder, which keeps the frames of the games before.
-                pending = Some((Key::encode(&position).ok()?, mark));
+                pending = Some((Key::encode(reader.current()).ok()?, mark));
             }
             Wanted::No => {}
             Wanted::NoMore => break,
@@ -276,7 +275,8 @@ impl<'a> TierReader<'a> {
         let Ok(material) = key.material() else { return Ok(None) };
         // Only a position of the key's block and side to move can be it: the others are not
         // keyed.
-        let same_block = |chess: &Chess, _: GameId| {
+        let same_block = |position: &Position, _: GameId| {
+            let chess = position.chess();
             let board = chess.board();
             Wanted::from(chess.turn() == turn && has_pawn_files(board, block) && Material(board.material()) == material)
         };
@@ -294,7 +294,7 @@ impl<'a> TierReader<'a> {
     fn walk_games(
         &self,
         marked: &[(GameId, Vec<u32>)],
-        wanted: impl Fn(&Chess, GameId) -> Wanted,
+        wanted: impl Fn(&Position, GameId) -> Wanted,
         mut each: impl FnMut(&[(Key, TierHit)]) -> bool,
     ) -> Result<(), StoreError> {
         let ids: Vec<GameId> = marked.iter().map(|(game, _)| *game).collect();
@@ -318,7 +318,7 @@ impl<'a> TierReader<'a> {
     fn tier_entries(
         &self,
         games: Vec<(GameId, Vec<u32>)>,
-        wanted: impl Fn(&Chess, GameId) -> Wanted + Sync,
+        wanted: impl Fn(&Position, GameId) -> Wanted + Sync,
         keep: impl Fn(&Key) -> bool + Sync,
     ) -> Result<TierEntries, StoreError> {
         let marked = games.iter().map(|(_, plies)| plies.len() as u64).sum();
@@ -355,7 +355,7 @@ impl<'a> TierReader<'a> {
         &self,
         ranges: &[KeyRange],
         game: &(impl Fn(GameId) -> bool + Sync),
-        admits: &(impl Fn(&Chess, GameId) -> Wanted + Sync),
+        admits: &(impl Fn(&Position, GameId) -> Wanted + Sync),
     ) -> Result<TierEntries, StoreError> {
         let mut games = Vec::new();
         let mut materials = FxHashSet::default();
@@ -385,12 +385,13 @@ impl<'a> TierReader<'a> {
             counts[material.men().min(32) as usize] = true;
         }
         let fewest = counts.iter().position(|&wanted| wanted).unwrap_or(0) as u32;
-        let wanted = |chess: &Chess, game: GameId| {
-            let men = chess.board().occupied().count() as u32;
+        let wanted = |position: &Position, game: GameId| {
+            let board = position.chess().board();
+            let men = board.occupied().count() as u32;
             if men < fewest {
                 Wanted::NoMore
-            } else if counts[men.min(32) as usize] && materials.contains(&Material(chess.board().material())) {
-                admits(chess, game)
+            } else if counts[men.min(32) as usize] && materials.contains(&Material(board.material())) {
+                admits(position, game)
             } else {
                 Wanted::No
             }
@@ -411,7 +412,7 @@ impl<'a> TierReader<'a> {
         first: GameId,
         end: GameId,
         game: &(impl Fn(GameId) -> bool + Sync),
-        wanted: &(impl Fn(&Chess, GameId) -> Wanted + Sync),
+        wanted: &(impl Fn(&Position, GameId) -> Wanted + Sync),
     ) -> Result<TierEntries, StoreError> {
         let (mut marked, mut skipped) = (Vec::new(), 0);
         self.each_marks(first, end, |id, plies| match game(id) {
@@ -437,7 +438,7 @@ impl<'a> TierReader<'a> {
             let end = first.saturating_add(REPLAY_SLICE).min(self.committed);
             let mut marked = Vec::new();
             self.each_marks(GameId(first), GameId(end), |id, plies| marked.push((id, plies)))?;
-            entries.extend(self.tier_entries(marked, |_: &Chess, _| Wanted::Yes, &keep)?.0);
+            entries.extend(self.tier_entries(marked, |_: &Position, _| Wanted::Yes, &keep)?.0);
             if entries.len() > at_most {
                 return Ok(None);
             }

@@ -224,11 +224,11 @@ impl GameRecord {
     }
 
     /// The `FEN` tag of a game that does not start from standard chess's initial position
-    /// (every Chess960 game has one: its start's).
+    /// (every game of another variant has one: its start's).
     pub fn setup_fen(&self) -> Option<&str> {
         match &self.line.start {
             Start::Initial => None,
-            Start::Fen(fen) | Start::Chess960(fen) => Some(fen),
+            Start::Fen(fen) | Start::Chess960(fen) | Start::Lichess { fen, .. } => Some(fen),
         }
     }
 
@@ -238,13 +238,13 @@ impl GameRecord {
     }
 
     /// Whether the game starts from its variant's standard setup: standard chess's initial
-    /// position given by no `FEN`, or Chess960's start 518 (the setup opening trees and tables
-    /// by ply grow from).
+    /// position given by no `FEN`, Chess960's start 518, or a lichess variant's own start (the
+    /// setup opening trees and tables by ply grow from).
     pub fn from_standard_setup(&self) -> bool {
         match &self.line.start {
             Start::Initial => true,
             Start::Fen(_) => false,
-            Start::Chess960(_) => self.start().is_some_and(|chess| chess == Variant::Chess960.initial().into_chess()),
+            start => start.position().is_some_and(|position| position == start.variant().initial()),
         }
     }
 
@@ -292,6 +292,15 @@ pub enum Start {
     /// A Chess960 game: its `FEN` tag as given, or, without one, the X-FEN of the standard
     /// setup (start position 518).
     Chess960(String),
+    /// A game of one of lichess's variants on a standard board: the variant's name as lichess
+    /// writes it (`kingOfTheHill`), and its `FEN` tag as given or, without one, the variant's
+    /// start (Three-check's with its checks).
+    Lichess {
+        /// The variant's lichess name.
+        variant: String,
+        /// The start position.
+        fen: String,
+    },
 }
 
 impl Start {
@@ -300,6 +309,8 @@ impl Start {
         match self {
             Start::Initial | Start::Fen(_) => Variant::Standard,
             Start::Chess960(_) => Variant::Chess960,
+            // A name no version wrote reads as standard chess's, whose start then fails to read.
+            Start::Lichess { variant, .. } => Variant::from_lichess(variant).unwrap_or_default(),
         }
     }
 
@@ -309,6 +320,9 @@ impl Start {
             Start::Initial => Some(Position::initial()),
             Start::Fen(fen) => Position::from_fen_tag(fen).ok(),
             Start::Chess960(fen) => Position::from_fen_tag_chess960(fen).ok(),
+            Start::Lichess { variant, fen } => {
+                Position::from_fen_tag_in(Variant::from_lichess(variant).filter(|v| v.lichess().is_some())?, fen).ok()
+            }
         }
     }
 }
@@ -330,10 +344,15 @@ impl Mainline {
         }
     }
 
-    /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
-    /// read.
+    /// The start position with its rules; `None` for a stored `FEN` that does not read.
+    pub fn start_position(&self) -> Option<Position> {
+        self.start.position()
+    }
+
+    /// A reader replaying the mainline from its start by its variant's rules; `None` for a
+    /// stored `FEN` that does not read.
     pub fn reader(&self) -> Option<MainlineReader<'_>> {
-        Some(MainlineReader::new(self.start()?, &self.moves, self.plies))
+        Some(MainlineReader::new(self.start_position()?, &self.moves, self.plies))
     }
 }
 
@@ -350,9 +369,14 @@ impl Fingerprint {
     /// their counters agree) whose record is `record`.
     pub fn of(start: &Position, record: &GameRecord) -> Fingerprint {
         let mut bytes = Vec::with_capacity(64 + record.move_bytes().len());
-        if start.is_chess960() {
-            // Chess960's space: never the same game as a standard one from the same board.
-            bytes.extend_from_slice(b"chess960 ");
+        // Another variant's space: never the same game as a standard one from the same board.
+        match start.variant() {
+            Variant::Standard => {}
+            Variant::Chess960 => bytes.extend_from_slice(b"chess960 "),
+            variant => {
+                bytes.extend_from_slice(variant.name().as_bytes());
+                bytes.push(b' ');
+            }
         }
         if *start != Position::initial() {
             bytes.extend_from_slice(start.to_string().as_bytes());
@@ -372,20 +396,20 @@ impl Fingerprint {
 /// Replays a stored mainline from its start. Its moves were checked legal when the game was
 /// ingested, so they are played as read ([`CompactMove::to_move_trusted`]); `None` if one
 /// cannot be a move there at all (corrupt data).
-pub fn replay(record: &GameRecord) -> Option<Vec<Chess>> {
+pub fn replay(record: &GameRecord) -> Option<Vec<Position>> {
     replay_with_moves(record).map(|(positions, _)| positions)
 }
 
 /// [`replay`], with the moves played (reading the mainline once).
-pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Chess>, Vec<Move>)> {
+pub fn replay_with_moves(record: &GameRecord) -> Option<(Vec<Position>, Vec<Move>)> {
     let mut reader = record.mainline()?;
     let plies = record.plies();
     let mut positions = Vec::with_capacity(plies + 1);
     let mut moves = Vec::with_capacity(plies);
-    positions.push(reader.position().clone());
+    positions.push(reader.current().clone());
     while let Some(m) = reader.next() {
         moves.push(m?);
-        positions.push(reader.position().clone());
+        positions.push(reader.current().clone());
     }
     Some((positions, moves))
 }

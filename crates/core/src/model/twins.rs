@@ -67,10 +67,10 @@ impl TwinKey {
             tags.date.trim(),
             game.setup_fen().unwrap_or("")
         );
-        // Chess960 games: their own key (standard games' keys stay what they were).
+        // Other variants' games: their own key (standard games' keys stay what they were).
         let text = match game.variant() {
-            crate::position::Variant::Chess960 => text + "chess960\0",
             crate::position::Variant::Standard => text,
+            variant => format!("{text}{}\0", variant.name().to_ascii_lowercase()),
         };
         let mut bytes = text.into_bytes();
         // The first plies as moves (the mainline's bytes do not end at a ply); a move that

@@ -7,19 +7,27 @@
 //!
 //! This module owns the one place where user-supplied positions (FEN/EPD text, shakmaty setups)
 //! become positions, so that every input path rejects the same things with the same errors:
-//! chess variants, Chess960 castling rights in standard chess, and illegal setups.
+//! variants tabiya does not read, Chess960 castling rights in standard chess, and illegal setups.
 //!
-//! A position is standard chess or Chess960 ([`Position::is_chess960`]): the two are separate
-//! spaces, so that the standard start and Chess960's start 518 are different positions with
+//! A position follows the rules of its [`Variant`]: standard chess, Chess960
+//! ([`Position::is_chess960`]), or one of lichess's variants on a standard board (King of the
+//! Hill, Three-check with the checks each side gave, Racing Kings, whose moves shakmaty's
+//! variant positions give). Each variant is a separate space, so that the standard
+//! start, Chess960's start 518 and King of the Hill's start are different positions with
 //! different keys. A Chess960 position's castling rights name rooks on any file (X-FEN and
 //! Shredder-FEN are read; X-FEN is written).
 
 mod category;
 mod chess960;
+mod rules;
+mod variant;
 
 pub(crate) use category::Layout;
 pub use category::{Category, HomeSquare, RookState};
 pub use chess960::{CastlingConfig, Chess960Category};
+pub(crate) use rules::Rules;
+pub use rules::WINNING_CHECKS;
+pub use variant::{UnknownVariant, Variant};
 
 use std::fmt;
 
@@ -29,95 +37,7 @@ use shakmaty::{
     fen::{Epd, Fen},
 };
 
-/// The rules a position follows, each with a key space of its own: a query names one, as
-/// lichess's `variant` parameter does.
-///
-/// ```
-/// use tabiya_core::position::Variant;
-///
-/// assert_eq!("chess960".parse(), Ok(Variant::Chess960));
-/// assert_eq!("standard".parse(), Ok(Variant::Standard));
-/// assert_eq!(Variant::Chess960.name(), "chess960");
-/// let refused = "atomic".parse::<Variant>().unwrap_err().to_string();
-/// assert!(refused.contains("not indexed"), "{refused}");
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Standard chess.
-    #[default]
-    Standard,
-    /// Chess960 (Fischer Random): castling with rooks on any file.
-    Chess960,
-}
-
-impl Variant {
-    /// The name lichess gives it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::Chess960 => "chess960",
-        }
-    }
-
-    /// The variant of a position.
-    pub fn of(position: &Position) -> Variant {
-        if position.is_chess960() { Variant::Chess960 } else { Variant::Standard }
-    }
-
-    /// shakmaty's castling mode for the variant.
-    pub fn castling_mode(self) -> CastlingMode {
-        match self {
-            Variant::Standard => CastlingMode::Standard,
-            Variant::Chess960 => CastlingMode::Chess960,
-        }
-    }
-
-    /// The start position of a game without a `FEN`: the standard setup (for Chess960, start
-    /// position 518 in Chess960's space).
-    pub fn initial(self) -> Position {
-        match self {
-            Variant::Standard => Position::initial(),
-            // The standard setup is a legal Chess960 start (a test checks the fallback is never taken).
-            Variant::Chess960 => Chess::from_setup(Setup::default(), CastlingMode::Chess960)
-                .map_or_else(|_| Position::initial(), Position),
-        }
-    }
-
-    /// Parses a whole FEN in this variant: [`Position`]'s `FromStr`, or
-    /// [`Position::from_fen_chess960`].
-    pub fn parse_fen(self, text: &str) -> Result<Position, PositionError> {
-        match self {
-            Variant::Standard => text.parse(),
-            Variant::Chess960 => Position::from_fen_chess960(text),
-        }
-    }
-}
-
-/// A variant name tabiya does not index (lichess's other variants, a typo).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("variant {0:?} is not indexed: not a variant tabiya reads (it reads standard and chess960)")]
-pub struct UnknownVariant(pub String);
-
-impl std::str::FromStr for Variant {
-    type Err = UnknownVariant;
-
-    /// The variant of a name as lichess writes it: `standard` (or `chess`) and `chess960`.
-    fn from_str(name: &str) -> Result<Variant, UnknownVariant> {
-        match name {
-            "standard" | "chess" => Ok(Variant::Standard),
-            "chess960" => Ok(Variant::Chess960),
-            _ => Err(UnknownVariant(name.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A canonical standard-chess position (docs/FORMAT.md, "The canonical position").
+/// A canonical position of a variant (docs/FORMAT.md, "The canonical position").
 ///
 /// Equality ignores move counters and unusable en-passant squares.
 ///
@@ -131,13 +51,17 @@ impl fmt::Display for Variant {
 /// # Ok::<_, tabiya_core::position::PositionError>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct Position(Chess);
+pub struct Position {
+    chess: Chess,
+    rules: Rules,
+}
 
-/// Equal positions have the same rules (standard chess or Chess960) besides what shakmaty
-/// compares: a standard position is never equal to a Chess960 one.
+/// Equal positions have the same rules (standard chess, Chess960 or a lichess variant, with
+/// Three-check's counters) besides what shakmaty compares: a standard position is never equal
+/// to a Chess960 one.
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
-        self.0 == other.0 && self.is_chess960() == other.is_chess960()
+        self.chess == other.chess && self.is_chess960() == other.is_chess960() && self.rules == other.rules
     }
 }
 
@@ -145,8 +69,9 @@ impl Eq for Position {}
 
 impl std::hash::Hash for Position {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
+        self.chess.hash(state);
         self.is_chess960().hash(state);
+        self.rules.hash(state);
     }
 }
 
@@ -200,7 +125,12 @@ impl PositionError {
 impl Position {
     /// The standard starting position.
     pub fn initial() -> Position {
-        Position(Chess::default())
+        Position::with_rules(Chess::default(), Rules::Chess)
+    }
+
+    /// A position of shakmaty's board and `rules`, validated by the caller.
+    pub(crate) fn with_rules(chess: Chess, rules: Rules) -> Position {
+        Position { chess, rules }
     }
 
     /// Validates a shakmaty setup. `input` names the source in error messages (a FEN, a file
@@ -218,7 +148,7 @@ impl Position {
         let chess960 =
             !standard_rights(setup.castling_rights, &setup.board) && CastlingMode::detect(&setup).is_chess960();
         match Chess::from_setup(setup, CastlingMode::Standard).or_else(ShakmatyPositionError::ignore_impossible_check) {
-            Ok(chess) => Ok(Position(chess)),
+            Ok(chess) => Ok(Position::with_rules(chess, Rules::Chess)),
             Err(err) => {
                 if chess960 && err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
                     Err(PositionError::Chess960 { input: input() })
@@ -237,7 +167,7 @@ impl Position {
             return Err(PositionError::Variant { input: input() });
         }
         match Chess::from_setup(setup, CastlingMode::Chess960).or_else(ShakmatyPositionError::ignore_impossible_check) {
-            Ok(chess) => Ok(Position(chess)),
+            Ok(chess) => Ok(Position::with_rules(chess, Rules::Chess)),
             Err(err) => Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) }),
         }
     }
@@ -272,7 +202,7 @@ impl Position {
     /// lives in Chess960's key space) rather than standard chess.
     #[inline]
     pub fn is_chess960(&self) -> bool {
-        self.0.castles().mode().is_chess960()
+        self.chess.castles().mode().is_chess960()
     }
 
     /// Parses a whole FEN as a Chess960 position: the rules of [`Position`]'s `FromStr`, with
@@ -301,23 +231,26 @@ impl Position {
             let input = Epd::from_position(&chess, EnPassantMode::Legal).to_string();
             return Err(PositionError::Chess960 { input });
         }
-        Ok(Position(chess))
+        Ok(Position::with_rules(chess, Rules::Chess))
     }
 
     /// Plays a legal move of the position (a mainline read and checked already): castling
-    /// rights stay standard, as moves only ever remove them.
+    /// rights stay standard, as moves only ever remove them; Three-check counts a check given.
     pub fn play_legal(&mut self, m: shakmaty::Move) {
-        self.0.play_unchecked(m);
+        let mover = self.chess.turn();
+        self.chess.play_unchecked(m);
+        self.after_move(mover);
     }
 
-    /// The underlying shakmaty position (for move generation, SAN, ...).
+    /// The underlying shakmaty position (its board, SAN, ...). Its moves are standard chess's:
+    /// [`Position::legal_moves`] gives those of the position's rules.
     pub fn chess(&self) -> &Chess {
-        &self.0
+        &self.chess
     }
 
     /// Consumes the wrapper.
     pub fn into_chess(self) -> Chess {
-        self.0
+        self.chess
     }
 }
 
@@ -397,9 +330,15 @@ impl Position {
     /// Reads a PGN `FEN` tag of a Chess960 game as [`Position::from_fen_tag`] does, with
     /// X-FEN's and Shredder-FEN's castling fields.
     pub fn from_fen_tag_chess960(text: &str) -> Result<Position, PositionError> {
+        Position::from_fen_tag_in(Variant::Chess960, text)
+    }
+
+    /// Reads a PGN `FEN` tag of a game of `variant` as [`Position::from_fen_tag`] does
+    /// (Three-check's checks as lichess writes them, `3+3` or `+0+0`).
+    pub fn from_fen_tag_in(variant: Variant, text: &str) -> Result<Position, PositionError> {
         let setup = Fen::from_ascii(text.as_bytes())
             .map_err(|err| PositionError::Syntax { input: text.to_owned(), reason: err.to_string() })?;
-        Position::from_setup_chess960(setup.into_setup(), text)
+        Position::from_setup_in(variant, setup.into_setup(), text)
     }
 
     /// Parses a line of a position file: a FEN or an EPD record, whose four position fields
@@ -434,8 +373,11 @@ impl Position {
 impl fmt::Display for Position {
     /// The canonical FEN without move counters (EPD position fields).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let epd = Epd::from_position(&self.0, EnPassantMode::Legal);
-        write!(f, "{epd}")
+        let epd = Epd::from_position(&self.chess, EnPassantMode::Legal);
+        match self.checks_given() {
+            None => write!(f, "{epd}"),
+            Some(given) => write!(f, "{epd} {}", rules::checks_left(given)),
+        }
     }
 }
 
@@ -449,7 +391,7 @@ fn standard_rights(rights: Bitboard, board: &shakmaty::Board) -> bool {
 }
 
 fn describe(kinds: PositionErrorKinds) -> String {
-    const NAMES: [(PositionErrorKinds, &str); 9] = [
+    const NAMES: [(PositionErrorKinds, &str); 10] = [
         (PositionErrorKinds::EMPTY_BOARD, "empty board"),
         (PositionErrorKinds::MISSING_KING, "missing king"),
         (PositionErrorKinds::TOO_MANY_KINGS, "too many kings"),
@@ -459,6 +401,7 @@ fn describe(kinds: PositionErrorKinds) -> String {
         (PositionErrorKinds::OPPOSITE_CHECK, "the side not to move is in check"),
         (PositionErrorKinds::IMPOSSIBLE_CHECK, "impossible check"),
         (PositionErrorKinds::TOO_MUCH_MATERIAL, "too much material"),
+        (PositionErrorKinds::VARIANT, "a setup the variant does not allow"),
     ];
     let names: Vec<&str> = NAMES.iter().filter(|(kind, _)| kinds.contains(*kind)).map(|(_, name)| *name).collect();
     if names.is_empty() { "not a standard chess position".to_owned() } else { names.join(", ") }

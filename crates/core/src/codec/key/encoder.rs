@@ -5,7 +5,7 @@ use std::hash::{Hash as _, Hasher as _};
 use shakmaty::{Color, EnPassantMode, Piece, Position as _, Role};
 
 use super::{
-    Key, KeyError, chess960,
+    Key, KeyError, chess960, lichess,
     rank::{Frame, place_free_pieces},
 };
 use crate::{
@@ -14,7 +14,7 @@ use crate::{
         material::Material,
         tables::{TURN_EP_STATES, U192, tables},
     },
-    position::{Category, Chess960Category, Position},
+    position::{Category, Chess960Category, Position, Variant},
 };
 
 /// Encodes positions one after the other, game after game: consecutive positions mostly share
@@ -136,10 +136,21 @@ impl KeyEncoder {
         // A Chess960 position's digits are those of a standard category's (its representative),
         // its implied pieces where its configurations say, and its rank offset by the Chess960
         // categories before it under its first byte.
+        // A lichess variant's, those of its standard category offset by the categories before it.
         let (byte, category, layout, offset) = match Chess960Category::of(position) {
             None => {
                 let category = Category::of(position);
-                (category.index(), category, *category.layout(), U192::ZERO)
+                match position.variant() {
+                    Variant::Standard | Variant::Chess960 => {
+                        (category.index(), category, *category.layout(), U192::ZERO)
+                    }
+                    variant => (
+                        lichess::byte(variant, position.checks_given()),
+                        category,
+                        *category.layout(),
+                        lichess::offset(category),
+                    ),
+                }
             }
             Some(chess960) => {
                 (chess960::byte(chess960), chess960.representative(), chess960.layout(), chess960::offset(chess960))

@@ -3,7 +3,8 @@
 //! positions in a row.
 //!
 //! ```text
-//! byte 0       category (0..=80, see `position::Category`); 81..=196 for Chess960 ([`chess960`])
+//! byte 0       category (0..=80, see `position::Category`); 81..=196 for Chess960 ([`chess960`]);
+//!              197..=214 for King of the Hill, Racing Kings and Three-check ([`lichess`])
 //! bytes 1..21  big-endian rank of the position inside its category (< 2^160)
 //! ```
 //!
@@ -40,7 +41,7 @@ use std::{fmt, str::FromStr};
 
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
-use crate::position::{Category, Position, PositionError, Variant};
+use crate::position::{Category, Position, PositionError, Variant, WINNING_CHECKS};
 
 use super::{
     material::{Material, MaterialError},
@@ -51,6 +52,7 @@ use rank::Frame;
 pub mod chess960;
 mod decoder;
 mod encoder;
+pub mod lichess;
 mod rank;
 
 pub use decoder::{KeyBoard, KeyDecoder};
@@ -106,12 +108,17 @@ pub enum KeyError {
     #[error("not a hexadecimal key: {0:?}")]
     /// Not 42 hexadecimal digits.
     Hex(String),
-    #[error("category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960)")]
-    /// A category byte above 196.
+    #[error(
+        "category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960, 197..=214 for lichess's variants)"
+    )]
+    /// A category byte above 214.
     Category(u8),
     #[error("a Chess960 key (category byte {0}) where a standard chess key is expected")]
     /// A Chess960 key given to what reads standard keys only.
     Chess960(u8),
+    #[error("a {1} key (category byte {0}) where a standard chess key is expected")]
+    /// A lichess variant's key given to what reads standard keys only.
+    Variant(u8, Variant),
     #[error("rank is beyond the last position of category byte {0}")]
     /// A rank past the last position of its category (by its first byte).
     OutOfRange(u8),
@@ -137,21 +144,26 @@ pub struct KeyRange {
 }
 
 impl KeyRange {
-    /// Every key a position can have: from standard category 0's first to the last Chess960
-    /// category's last.
+    /// Every key a position can have: from standard category 0's first to the last key of
+    /// lichess's variants.
     pub const ALL: KeyRange = KeyRange { first: Key::MIN, last: Key::MAX };
 
     /// Standard chess's keys (first bytes 0 to 80).
     pub const STANDARD: KeyRange = KeyRange { first: Key::MIN, last: Key::LAST_STANDARD };
 
     /// Chess960's keys (first bytes 81 to 196).
-    pub const CHESS960: KeyRange = KeyRange { first: Key::FIRST_CHESS960, last: Key::MAX };
+    pub const CHESS960: KeyRange =
+        KeyRange { first: Key::FIRST_CHESS960, last: Key::last_of_byte(chess960::LAST_BYTE) };
 
     /// The keys of a variant's positions.
     pub fn of_variant(variant: Variant) -> KeyRange {
+        let bytes = |first: u8, last: u8| KeyRange { first: Key::first_of_byte(first), last: Key::last_of_byte(last) };
         match variant {
             Variant::Standard => KeyRange::STANDARD,
             Variant::Chess960 => KeyRange::CHESS960,
+            Variant::KingOfTheHill => bytes(lichess::KING_OF_THE_HILL, lichess::KING_OF_THE_HILL),
+            Variant::RacingKings => bytes(lichess::RACING_KINGS, lichess::RACING_KINGS),
+            Variant::ThreeCheck => bytes(lichess::THREE_CHECK, lichess::LAST_BYTE),
         }
     }
 
@@ -198,9 +210,18 @@ impl Key {
             ep_square: decoded.ep_square,
             ..Setup::empty()
         };
-        let position = match self.is_chess960() {
-            false => Position::from_setup(setup, format_args!("key {self}"))?,
-            true => Position::from_setup_chess960(setup, format_args!("key {self}"))?,
+        let position = match lichess::of_byte(self.0[0]) {
+            None if self.is_chess960() => Position::from_setup_chess960(setup, format_args!("key {self}"))?,
+            None => Position::from_setup(setup, format_args!("key {self}"))?,
+            Some((variant, checks)) => {
+                // Three-check's counters as a FEN carries them: the checks each side has left.
+                let remaining_checks = checks.map(|given| {
+                    given.map(|given| {
+                        shakmaty::RemainingChecks::try_from(WINNING_CHECKS.saturating_sub(given)).unwrap_or_default()
+                    })
+                });
+                Position::from_setup_in(variant, Setup { remaining_checks, ..setup }, format_args!("key {self}"))?
+            }
         };
         if position.chess().ep_square(EnPassantMode::Legal) != decoded.ep_square {
             return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
@@ -253,13 +274,23 @@ impl Key {
 
 impl Key {
     /// The category byte, or an error when it is above 80: a Chess960 key
-    /// ([`KeyError::Chess960`]) or no key.
+    /// ([`KeyError::Chess960`]), a lichess variant's ([`KeyError::Variant`]) or no key.
     pub fn category(&self) -> Result<Category, KeyError> {
-        Category::new(self.0[0]).ok_or(if self.is_chess960() {
-            KeyError::Chess960(self.0[0])
-        } else {
-            KeyError::Category(self.0[0])
+        let byte = self.0[0];
+        Category::new(byte).ok_or(match lichess::of_byte(byte) {
+            _ if self.is_chess960() => KeyError::Chess960(byte),
+            Some((variant, _)) => KeyError::Variant(byte, variant),
+            None => KeyError::Category(byte),
         })
+    }
+
+    /// The variant whose space the key lies in (`None` for bytes of no key).
+    pub fn variant(&self) -> Option<Variant> {
+        match self.0[0] {
+            byte if Category::new(byte).is_some() => Some(Variant::Standard),
+            _ if self.is_chess960() => Some(Variant::Chess960),
+            byte => lichess::of_byte(byte).map(|(variant, _)| variant),
+        }
     }
 
     /// Whether the key's first byte is a Chess960 category's.
@@ -268,12 +299,15 @@ impl Key {
         (chess960::FIRST_BYTE..=chess960::LAST_BYTE).contains(&self.0[0])
     }
 
-    /// The digits of a standard or Chess960 key, with the offset of its category's ranks
-    /// under its first byte (zero for standard chess).
+    /// The digits of any variant's key, with the offset of its category's ranks under its
+    /// first byte (zero for standard chess).
     fn any_header(&self) -> Result<(U192, rank::Header), KeyError> {
         if self.is_chess960() {
             let (category, header) = chess960::header(self)?;
             Ok((chess960::offset(category), header))
+        } else if lichess::of_byte(self.0[0]).is_some() {
+            let header = lichess::header(self)?;
+            Ok((lichess::offset(header.category), header))
         } else {
             Ok((U192::ZERO, self.header()?))
         }
@@ -348,8 +382,8 @@ impl Key {
     /// The first key of category 0: no key is smaller.
     pub const MIN: Key = Key([0; KEY_LEN]);
 
-    /// The last key of the last Chess960 category: no key of a position is larger.
-    pub const MAX: Key = Key::last_of_byte(chess960::LAST_BYTE);
+    /// The last key of lichess's variants' last first byte: no key of a position is larger.
+    pub const MAX: Key = Key::last_of_byte(lichess::LAST_BYTE);
 
     /// The last key of standard chess's last category (80).
     pub const LAST_STANDARD: Key = Key::last_of_byte((Category::COUNT - 1) as u8);
@@ -360,6 +394,12 @@ impl Key {
         bytes[0] = chess960::FIRST_BYTE;
         Key(bytes)
     };
+
+    const fn first_of_byte(byte: u8) -> Key {
+        let mut bytes = [0; KEY_LEN];
+        bytes[0] = byte;
+        Key(bytes)
+    }
 
     const fn last_of_byte(byte: u8) -> Key {
         let mut bytes = [0xff; KEY_LEN];

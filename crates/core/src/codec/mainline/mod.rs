@@ -13,6 +13,8 @@
 
 use shakmaty::{Chess, Move, Position as _};
 
+use crate::position::Position;
+
 pub mod code;
 pub mod model;
 pub mod tables;
@@ -57,25 +59,32 @@ pub fn encode(start: &Chess, moves: &[Move]) -> (Vec<u8>, u32) {
 pub struct MainlineReader<'a> {
     bits: BitReader<'a>,
     left: u32,
-    position: Chess,
+    position: Position,
     broken: bool,
 }
 
 impl<'a> MainlineReader<'a> {
-    /// A reader of the `plies` moves of `bytes`, a mainline played from `start`.
-    pub fn new(start: Chess, bytes: &'a [u8], plies: u32) -> MainlineReader<'a> {
+    /// A reader of the `plies` moves of `bytes`, a mainline played from `start` by its rules.
+    pub fn new(start: Position, bytes: &'a [u8], plies: u32) -> MainlineReader<'a> {
         MainlineReader { bits: BitReader::new(bytes), left: plies, position: start, broken: false }
     }
 
-    /// The position before the next move (after the last one at the end).
+    /// The board before the next move (after the last one at the end).
     #[inline]
     pub fn position(&self) -> &Chess {
+        self.position.chess()
+    }
+
+    /// The position before the next move, with its rules (what keys it).
+    #[inline]
+    pub fn current(&self) -> &Position {
         &self.position
     }
 
     #[inline]
     fn read(&mut self) -> Option<Move> {
-        model::read_move(&self.position, &mut self.bits)?.to_move_trusted(&self.position)
+        let chess = self.position.chess();
+        model::read_move(chess, &mut self.bits)?.to_move_trusted(chess)
     }
 }
 
@@ -90,7 +99,7 @@ impl Iterator for MainlineReader<'_> {
         self.left -= 1;
         let m = self.read();
         match m {
-            Some(m) => self.position.play_unchecked(m),
+            Some(m) => self.position.play_legal(m),
             None => self.broken = true,
         }
         Some(m)
@@ -115,10 +124,15 @@ mod tests {
             .collect()
     }
 
+    /// A test position, standard or Chess960.
+    fn wrap(chess: &Chess) -> Position {
+        Position::from_chess(chess.clone()).expect("a standard or Chess960 position")
+    }
+
     fn round_trip(start: &Chess, moves: &[Move]) -> Vec<u8> {
         let (bytes, plies) = encode(start, moves);
         assert_eq!(plies as usize, moves.len());
-        let read: Vec<Option<Move>> = MainlineReader::new(start.clone(), &bytes, plies).collect();
+        let read: Vec<Option<Move>> = MainlineReader::new(wrap(start), &bytes, plies).collect();
         assert_eq!(read, moves.iter().map(|m| Some(*m)).collect::<Vec<_>>());
         bytes
     }
@@ -224,13 +238,13 @@ mod tests {
         #[test]
         fn arbitrary_bytes_read_as_possible_moves_or_stop(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             let mut position = Chess::default();
-            for m in MainlineReader::new(Chess::default(), &bytes, 400) {
+            for m in MainlineReader::new(Position::initial(), &bytes, 400) {
                 let Some(m) = m else { break };
                 // What is read can be played and encoded again.
                 let mut again = MainlineWriter::default();
                 prop_assert!(again.push(&position, &m));
                 let (again, plies) = again.finish();
-                let read: Vec<_> = MainlineReader::new(position.clone(), &again, plies).collect();
+                let read: Vec<_> = MainlineReader::new(wrap(&position), &again, plies).collect();
                 prop_assert_eq!(read, vec![Some(m)]);
                 position.play_unchecked(m);
             }
