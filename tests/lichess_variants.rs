@@ -226,6 +226,19 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     }
     drop(store);
 
+    // The HTML reports draw the variants' boards (Three-check's FEN carries its checks).
+    let html = crate::common::tabiya(&[
+        "report",
+        "opening",
+        "--db",
+        db.to_str().unwrap(),
+        "--variant",
+        "threeCheck",
+        "--format",
+        "html",
+    ]);
+    let html = String::from_utf8_lossy(&html.stdout);
+    assert!(html.contains("<svg") && html.contains("the year's Three-check games"), "{}", &html[..html.len().min(400)]);
     // `verify` replays every game by its rules against every stored position.
     let out = crate::common::tabiya(&["verify", "--db", db.to_str().unwrap()]);
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -115,6 +115,15 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     assert_eq!(rows(&browser).await, vec![("h2h3".to_owned(), 1)]);
     assert!(query(&browser).await.contains("variant=racingKings"));
     browser.screenshot(1200, &shots.join("page-racing-kings.png")).await;
+    // A link without a FEN starts from the variant's own start: one ply back is Racing Kings'.
+    browser.client.goto(&format!("{base}?variant=racingKings&play=h2h3")).await.unwrap();
+    let after = json(&server, "/move?variant=racingKings&play=h2h3").1["fen"].as_str().unwrap().to_owned();
+    board_settled(&browser, &after).await;
+    click(&browser, "#back").await;
+    board_settled(&browser, "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - -").await;
+    table_settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(rows(&browser).await, vec![("h2h3".to_owned(), 1)]);
+    assert_eq!(browser.eval("return document.querySelector('#fen-error').textContent").await, "");
     assert_eq!(browser.eval(hidden).await, serde_json::json!([false, true]));
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
 }

@@ -4,11 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use serde_json::json;
-use tabiya::{
-    Category, Key, Position,
-    codec::huffman,
-    position::{Chess960Category, Variant},
-};
+use tabiya::{Category, Key, Position, codec::huffman, position::Variant};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -48,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let key = Key::encode(&position).with_context(|| format!("no key for {fen:?}"))?;
     let category = key.as_bytes()[0];
     // The Huffman code is standard chess's export format.
-    let bits = Chess960Category::of(&position).is_none().then(|| huffman::encode(&position).bits);
+    let bits = (position.variant() == Variant::Standard).then(|| huffman::encode(&position).bits);
     debug_assert!(bits.is_none() || Category::new(category).is_some());
     if args.json {
         let fields = json!({

@@ -3,7 +3,7 @@
 //! ([`GameView`]).
 
 use serde::Serialize;
-use shakmaty::{Chess, Move, Position as _, san::SanPlus, uci::UciMove};
+use shakmaty::{Move, Position as _, uci::UciMove};
 
 use super::{GameSummary, QueryError, Target, summarize, target::MAX_MOVES};
 use crate::{
@@ -40,10 +40,10 @@ pub struct LegalMove {
 }
 
 impl LegalMove {
-    fn of(chess: &Chess, m: &Move) -> LegalMove {
+    fn of(position: &crate::Position, m: &Move) -> LegalMove {
         LegalMove {
-            uci: m.to_uci(chess.castles().mode()).to_string(),
-            san: SanPlus::from_move(chess.clone(), *m).to_string(),
+            uci: m.to_uci(position.chess().castles().mode()).to_string(),
+            san: position.san_plus(*m).to_string(),
         }
     }
 }
@@ -81,13 +81,13 @@ pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAns
             .ok()
             .filter(|m| position.is_legal(*m))
             .ok_or_else(|| QueryError::input(format!("move {number} ({text}) is not legal in {position}")))?;
-        let LegalMove { uci, san } = LegalMove::of(position.chess(), &m);
+        let LegalMove { uci, san } = LegalMove::of(&position, &m);
         position.play_legal(m);
         line.push(Ply { uci, san, fen: position.to_string() });
     }
     let outcome = position.game_over();
     let chess = position.chess();
-    let mut legal: Vec<LegalMove> = position.legal_moves().iter().map(|m| LegalMove::of(chess, m)).collect();
+    let mut legal: Vec<LegalMove> = position.legal_moves().iter().map(|m| LegalMove::of(&position, m)).collect();
     legal.sort_by(|a, b| a.uci.cmp(&b.uci));
     Ok(BoardAnswer {
         fen: position.to_string(),
@@ -132,7 +132,7 @@ impl GameView {
             replay_with_moves(&record).ok_or_else(|| view.corrupt(format!("game {id} does not replay")))?;
         let mut moves = Vec::with_capacity(played.len());
         for ((before, after), m) in positions.iter().zip(&positions[1..]).zip(played) {
-            let LegalMove { uci, san } = LegalMove::of(before.chess(), &m);
+            let LegalMove { uci, san } = LegalMove::of(before, &m);
             moves.push(Ply { uci, san, fen: after.to_string() });
         }
         Ok(Some(GameView { summary: summarize(id, &record, None), start: positions[0].to_string(), moves }))

@@ -1,7 +1,7 @@
 //! Explorer lookups: a [`Lookup`] answers what an opening explorer shows for a position; a
 //! [`FilteredStats`] gives a position's statistics under a filter, which lookups build on.
 
-use shakmaty::{Color, Position as _, san::San};
+use shakmaty::{Color, Position as _};
 
 use super::{
     Admission, Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
@@ -64,7 +64,7 @@ impl Lookup {
             .into_iter()
             .zip(reached)
             .map(|((m, tally, game), reached)| MoveRow {
-                san: san(chess, m),
+                san: san(&target.position, m),
                 uci: m.to_string(),
                 games: tally.games,
                 white: tally.white,
@@ -107,12 +107,11 @@ impl Lookup {
         let view = store.snapshot();
         let admission = Admission::resolve(&view, &self.filter)?;
         let stats = stats_of_games(&view, &target.key, &admission, limits.history)?;
-        let chess = target.position.chess();
         let recent = summaries(&view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let moves = self
             .next_moves(&stats, &[], &recent)
             .map(|(m, tally, game)| PlayerMoveRow {
-                san: san(chess, m),
+                san: san(&target.position, m),
                 uci: m.to_string(),
                 average_opponent_rating: tally.average_rating_of(!color),
                 performance: tally.performance(color),
@@ -430,8 +429,8 @@ pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget
 }
 
 /// A stored move in SAN from `chess` (UCI when it is not legal there).
-pub fn san(chess: &shakmaty::Chess, m: CompactMove) -> String {
-    m.to_move(chess).map(|m| San::from_move(chess, m).to_string()).unwrap_or_else(|| m.to_string())
+pub fn san(position: &crate::Position, m: CompactMove) -> String {
+    m.to_move(position.chess()).map(|m| position.san_plus(m).san.to_string()).unwrap_or_else(|| m.to_string())
 }
 
 /// The colour of a `white`/`black`/`w`/`b` argument.

@@ -2,7 +2,7 @@
 //! mainline replayed with shakmaty and written in the stored code as each move is read.
 //!
 //! A game is accepted whole or rejected whole: a syntax error, an illegal or
-//! ambiguous move, a bad `FEN` tag, a variant other than standard chess and Chess960, a missing
+//! ambiguous move, a bad `FEN` tag, a variant tabiya does not read, a missing
 //! termination marker (a truncated game) or text that holds no game rejects it with a
 //! [`Rejection`] naming the line and the reason. Chess960 games (by their `Variant` tag, or a
 //! `FEN` whose castling rights name a rook off the corner or a king off the e-file) are replayed
@@ -80,7 +80,7 @@ pub enum RejectReason {
     IllegalMove,
     /// A `FEN` tag that is not a legal standard position.
     BadFen,
-    /// A `Variant` tag other than standard chess and Chess960.
+    /// A `Variant` tag of a variant tabiya does not read (antichess, atomic, crazyhouse, horde).
     Variant,
     /// No termination marker: a game cut off.
     Truncated,
@@ -281,7 +281,7 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
     let variant = match variant {
         None => Variant::Standard,
         Some(name) => variant_of_tag(&name)
-            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not standard chess or Chess960")))?,
+            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings)")))?,
     };
     let bad_fen = |fen: &str, err: PositionError| match err {
         PositionError::Syntax { reason, .. } => (RejectReason::BadFen, format!("FEN {fen:?}: {reason}")),

@@ -58,7 +58,7 @@ pub fn game(record: &GameRecord) -> Option<String> {
         }
         let chess = position.chess();
         let number = chess.fullmoves().get();
-        let san = shakmaty::san::SanPlus::from_move(chess.clone(), m);
+        let san = position.san_plus(m);
         // A move number stays on the line of its move.
         tokens.push(match (chess.turn().is_white(), index) {
             (true, _) => format!("{number}. {san}"),

@@ -109,8 +109,9 @@ impl Params {
         }
     }
 
-    /// `variant`, as lichess names it: `standard` (the default, also `chess`) or `chess960`;
-    /// lichess's other variants are refused, being no games' here.
+    /// `variant`, as lichess names it: `standard` (the default, also `chess`), `chess960`,
+    /// `kingOfTheHill`, `threeCheck` or `racingKings`; lichess's other variants are refused,
+    /// being no games' here.
     pub fn variant(&self) -> Result<Variant, ApiError> {
         match self.get("variant") {
             None => Ok(Variant::Standard),

@@ -9,7 +9,6 @@ use super::{
     named,
     svg::{bar_chart, position_board},
 };
-use shakmaty::Position as _;
 
 use crate::report::database::{DatabaseReport, OPENING_PLIES, Results, endgames::MAX_MEN};
 
@@ -32,7 +31,10 @@ impl Report for DatabaseReport {
         &["totals", "years", "ratings", "speeds", "openings", "players", "endgames", "positions-by-ply"];
 
     fn html(&self) -> String {
-        let variant = if self.variant == "standard" { "" } else { " · the Chess960 games" };
+        let variant = match crate::position::Variant::from_lichess(self.variant).unwrap_or_default() {
+            crate::position::Variant::Standard => String::new(),
+            other => format!(" · the {} games", other.pgn_name()),
+        };
         let lead = format!("{} games{variant}", thousands(self.totals.games));
         let mut page = Page::new("Database report", &lead);
         page.section("totals", "Totals", &totals_html(self));
@@ -136,10 +138,7 @@ fn totals_html(report: &DatabaseReport) -> String {
         items.push((format!("{:.1}", plies / 2.0), "moves per game"));
     }
     if report.other_variant_games > 0 {
-        let other = match report.variant {
-            "standard" => "Chess960 games, not counted below",
-            _ => "standard games, not counted below",
-        };
+        let other = "games of other variants, not counted below";
         items.push((thousands(report.other_variant_games), other));
     }
     let results = table(
@@ -249,10 +248,10 @@ fn positions_html(report: &DatabaseReport) -> String {
     plies += "<div class=\"boards\">";
     for p in report.positions_by_ply.iter().take(6) {
         if let Some(top) = p.positions.first()
-            && let Ok(position) = top.fen.parse::<crate::Position>()
+            && let Some(board) = super::opening::board_of(&top.fen)
         {
             let caption = format!("ply {}: {} games", p.ply, thousands(top.games));
-            let _ = write!(plies, "{}", figure(position_board(position.chess().board(), &top.fen), &caption));
+            let _ = write!(plies, "{}", figure(position_board(&board, &top.fen), &caption));
         }
     }
     plies += "</div>";

@@ -3,8 +3,6 @@
 
 use std::fmt::Write as _;
 
-use shakmaty::Position as _;
-
 use super::{
     Report,
     csv::{Csv, GAME_COLUMNS, game_fields, opt},
@@ -78,8 +76,10 @@ fn title(report: &OpeningReport) -> String {
     }
 }
 
-fn board_of(fen: &str) -> Option<shakmaty::Board> {
-    fen.parse::<crate::Position>().ok().map(|p| p.chess().board().clone())
+/// The board of a FEN of any variant (its first field: Three-check's counters and Chess960's
+/// rights are no board's).
+pub(super) fn board_of(fen: &str) -> Option<shakmaty::Board> {
+    shakmaty::Board::from_ascii_board_fen(fen.split(' ').next()?.as_bytes()).ok()
 }
 
 fn results_cells(r: &Results) -> Vec<String> {
@@ -152,9 +152,9 @@ fn popularity_html(main: &Subset, variant: &str) -> String {
             ]
         })
         .collect();
-    let games = match variant {
-        "standard" => "those from the standard start",
-        _ => "the year's Chess960 games",
+    let games = match crate::position::Variant::from_lichess(variant).unwrap_or_default() {
+        crate::position::Variant::Standard => "those from the standard start".to_owned(),
+        other => format!("the year's {} games", other.pgn_name()),
     };
     format!(
         "<p>Games reaching the position as a share of the year's games ({games}; under a player filter, \

@@ -65,10 +65,7 @@ impl Report for PlayerReport {
             items.push((format!("{first}–{last}"), "years"));
         }
         if self.other_variant_games > 0 {
-            let other = match self.variant {
-                "standard" => "Chess960 games, not counted",
-                _ => "standard games, not counted",
-            };
+            let other = "games of other variants, not counted";
             items.push((thousands(self.other_variant_games), other));
         }
         let rows = vec![

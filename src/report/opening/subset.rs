@@ -153,7 +153,7 @@ pub(super) fn subset(
             let results = Results::of(&mt.tally);
             MoveStats {
                 uci: m.to_string(),
-                san: san(chess, m),
+                san: san(&target.position, m),
                 share: percent(results.games, games),
                 score: mover_score(&results, mover),
                 draw_rate: percent(results.draws, results.games),
@@ -172,7 +172,7 @@ pub(super) fn subset(
         let before = view.positions().position(key)?;
         move_orders.push(MoveOrder {
             fen: before.to_string(),
-            san: san(before.chess(), *m),
+            san: san(&before, *m),
             uci: m.to_string(),
             games: count,
         });

@@ -1,7 +1,7 @@
 //! Theory lines: from the position, each most played move followed by the most played
 //! continuation, read from the stored statistics.
 
-use shakmaty::{Position as _, san::San};
+use shakmaty::Position as _;
 
 use super::{Results, TheoryLine, TheoryNode};
 use crate::{
@@ -39,7 +39,7 @@ pub(super) fn theory(
             let Some(legal) = m.to_move(chess) else { break };
             let results = Results::of(&tally);
             nodes.push(TheoryNode {
-                san: San::from_move(chess, legal).to_string(),
+                san: position.san_plus(legal).san.to_string(),
                 uci: m.to_string(),
                 ply: nodes.len() + 1,
                 score: mover_score(&results, chess.turn()),

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use shakmaty::{Chess, Color, Position as _};
+use shakmaty::Color;
 
 use super::results::{band_label, color_name, percent};
 use crate::{
@@ -321,7 +321,7 @@ impl PlayerReport {
         let mut repertoire = Vec::new();
         for color in [Color::White, Color::Black] {
             let kept = (colours[side(color)].tally.games as f64 * options.min_share / 100.0).max(2.0);
-            let root = options.variant.initial().into_chess();
+            let root = options.variant.initial();
             repertoire.extend(tree_nodes(&trees[side(color)], color, kept, root));
         }
         let list = |games: Vec<&Seen>| -> Result<Vec<PlayerGame>, QueryError> {
@@ -381,10 +381,15 @@ fn opening_prefixes(record: &GameRecord, depth: usize) -> Vec<Vec<CompactMove>> 
 
 /// The kept nodes of a tree in depth-first order, most games first among siblings: a node is
 /// kept with at least `kept` games, under a kept parent.
-fn tree_nodes(tree: &BTreeMap<Vec<CompactMove>, Sums>, color: Color, kept: f64, root: Chess) -> Vec<RepertoireNode> {
+fn tree_nodes(
+    tree: &BTreeMap<Vec<CompactMove>, Sums>,
+    color: Color,
+    kept: f64,
+    root: crate::Position,
+) -> Vec<RepertoireNode> {
     let mut out = Vec::new();
-    let mut stack: Vec<(Vec<CompactMove>, Chess, Vec<String>)> = vec![(Vec::new(), root, Vec::new())];
-    while let Some((line, chess, sans)) = stack.pop() {
+    let mut stack: Vec<(Vec<CompactMove>, crate::Position, Vec<String>)> = vec![(Vec::new(), root, Vec::new())];
+    while let Some((line, position, sans)) = stack.pop() {
         let mut children: Vec<(&Vec<CompactMove>, &Sums)> = tree
             .range(line.clone()..)
             .take_while(|(k, _)| k.starts_with(&line))
@@ -394,11 +399,11 @@ fn tree_nodes(tree: &BTreeMap<Vec<CompactMove>, Sums>, color: Color, kept: f64, 
         // Pushed fewest first, so the most played child is expanded next.
         for (child, _) in children {
             let Some(&m) = child.last() else { continue };
-            let Some(legal) = m.to_move(&chess) else { continue };
+            let Some(legal) = m.to_move(position.chess()) else { continue };
             let mut sans = sans.clone();
-            sans.push(san(&chess, m));
-            let mut next = chess.clone();
-            next.play_unchecked(legal);
+            sans.push(san(&position, m));
+            let mut next = position.clone();
+            next.play_legal(legal);
             stack.push((child.clone(), next, sans));
         }
         if let Some(sums) = tree.get(&line) {

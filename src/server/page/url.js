@@ -86,12 +86,14 @@ export async function restore() {
   state.cursor = ucis.length;
   const exploring = explore();
   try {
-    // The start's canonical FEN: the answer's own when no move follows it.
+    // The start's canonical FEN: the answer's own when no move follows it. Without a FEN, the
+    // variant's own start (Racing Kings' is not the standard setup; Three-check's counts checks).
+    const ownStart = query.get('fen') || variant !== 'standard';
     const [answer, first] = await Promise.all([
       api('move', { fen: query.get('fen'), play: moves }),
-      query.get('fen') && ucis.length ? api('move', { fen: query.get('fen') }) : null,
+      ownStart && ucis.length ? api('move', { fen: query.get('fen') }) : null,
     ]);
-    state.start = !query.get('fen') ? INITIAL : (first || answer).fen;
+    state.start = ownStart ? (first || answer).fen : INITIAL;
     state.line = answer.line;
     state.cursor = answer.line.length;
     state.board = answer;
@@ -99,10 +101,10 @@ export async function restore() {
   } catch (err) {
     await exploring;
     setError('fen-error', `The link's position: ${err.message}`);
-    state.start = INITIAL;
     state.line = [];
     state.cursor = 0;
     state.board = await api('move', {});
+    state.start = state.board.fen;
     render();
     await explore();
     return;

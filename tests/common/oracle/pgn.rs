@@ -161,7 +161,13 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
             "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => {}
             "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
             | "freestylechess" | "frc" => chess960 = true,
-            _ => return Err((RejectReason::Variant, format!("variant {variant:?} is not standard chess or Chess960"))),
+            // lichess's variants are read by the one-pass reader only (no corpus here has any).
+            _ => {
+                let detail = format!(
+                    "variant {variant:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings)"
+                );
+                return Err((RejectReason::Variant, detail));
+            }
         }
     }
     let Some(fen) = fen else {

@@ -8,7 +8,7 @@
 use shakmaty::{
     ByColor, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Position as _,
     PositionError as ShakmatyPositionError, RemainingChecks, Setup,
-    san::{San, SanError},
+    san::{San, SanError, SanPlus},
     variant::VariantPosition,
 };
 
@@ -137,6 +137,15 @@ impl Position {
                 Some(position) => san.to_move(&position),
                 None => Err(SanError::IllegalSan),
             },
+        }
+    }
+
+    /// The SAN of `m` (legal by the position's rules) with its check or mate mark, as the
+    /// variant writes it: a lichess variant's disambiguation counts its own moves only.
+    pub fn san_plus(&self, m: Move) -> SanPlus {
+        match self.variant().lichess().and_then(|lichess| self.lichess_position(lichess)) {
+            Some(position) => SanPlus::from_move(position, m),
+            None => SanPlus::from_move(self.chess.clone(), m),
         }
     }
 
