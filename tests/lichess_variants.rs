@@ -194,7 +194,18 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     assert_eq!(indexed, games.len() as u64);
     let mut by_variant: BTreeMap<&str, usize> = BTreeMap::new();
     let mut checks_given = 0;
-    for ((name, epd), (counts, moves)) in naive(&games) {
+    let index = naive(&games);
+    // Three-check's full armies with every right: their positions, by the replay's EPDs.
+    let armies_with_rights = index
+        .keys()
+        .filter(|(name, epd)| {
+            let fields: Vec<&str> = epd.split(' ').collect();
+            *name == "threeCheck"
+                && fields[2] == "KQkq"
+                && fields[0].chars().filter(char::is_ascii_alphabetic).count() == 32
+        })
+        .count() as u64;
+    for ((name, epd), (counts, moves)) in index {
         let variant: Variant = name.parse().unwrap();
         let target = Target::fen(epd.as_str()).resolve_in(variant).unwrap_or_else(|err| panic!("{name} {epd}: {err}"));
         assert_eq!(target.position.to_string(), epd);
@@ -277,6 +288,13 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     let (status, _, pgn) = server::get(&server, "/masters/pgn/1");
     assert_eq!(status, 200);
     assert!(pgn.contains("[Variant \"King of the Hill\"]"), "{pgn}");
+    // A material search in Three-check reads the material's key ranges under each counters' byte.
+    let (status, found) = server::json(
+        &server,
+        "/material?variant=threeCheck&material=KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP&castling=KQkq&limit=10000",
+    );
+    assert_eq!((status, found["positions"].as_u64()), (200, Some(armies_with_rights)), "{found}");
+    assert!(armies_with_rights > 100, "{armies_with_rights}");
     let (status, _) = server::json(&server, "/lichess?variant=crazyhouse");
     assert_eq!(status, 400);
 }

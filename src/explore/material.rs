@@ -15,7 +15,7 @@ use shakmaty::{Bitboard, ByColor, ByRole, Chess, Color, File, Position as _, Ran
 use super::{Admission, Filter, PositionHit, QueryError, counting::kept_occurrences};
 use crate::{
     Category, Key, Material,
-    codec::{KeyRange, material_range},
+    codec::{KeyRange, lichess, material_range},
     model::{GameFacts, GameId},
     position::Variant,
     store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError},
@@ -74,18 +74,28 @@ impl std::str::FromStr for Signature {
 
 /// The key ranges of `materials` in every category `keep` admits (categories whose implied
 /// rooks a material lacks have no range): what a search restricted to materials scans.
-pub(super) fn key_ranges(materials: &[Material], keep: impl Fn(Category, &Material) -> bool) -> Vec<KeyRange> {
+pub(super) fn key_ranges(
+    variant: Variant,
+    materials: &[Material],
+    keep: impl Fn(Category, &Material) -> bool,
+) -> Vec<KeyRange> {
     let mut ranges = Vec::new();
     for material in materials {
-        for category in Category::all() {
-            if keep(category, material)
-                && let Ok(range) = material_range(category, material)
-            {
-                ranges.push(range);
+        for category in Category::all().filter(|&category| keep(category, material)) {
+            match variant {
+                Variant::Standard => ranges.extend(material_range(category, material)),
+                // A lichess variant's blocks: the standard ones, under its own first bytes.
+                _ => ranges.extend(lichess::material_ranges(variant, category, material).unwrap_or_default()),
             }
         }
     }
     ranges
+}
+
+/// Whether a variant's material blocks are key ranges of their own (a Chess960 material is
+/// spread over 13,456 categories instead).
+fn has_material_ranges(variant: Variant) -> bool {
+    variant != Variant::Chess960
 }
 
 /// The parts a scan over `variant`'s positions reads: with a standard signature, the key
@@ -99,9 +109,9 @@ pub(super) fn scan_parts(
     admits: impl Fn(&Material) -> bool,
 ) -> Result<Vec<ScanPart>, QueryError> {
     match signature {
-        Some(signature) if variant == Variant::Standard => {
+        Some(signature) if has_material_ranges(variant) => {
             let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
-            Ok(ScanPart::of_materials(key_ranges(&materials, |_, _| true)))
+            Ok(ScanPart::of_materials(key_ranges(variant, &materials, |_, _| true)))
         }
         _ => Ok(view.scanner().of_variant(variant).parts()?),
     }
@@ -272,11 +282,11 @@ impl MaterialQuery {
         let materials = self.signature.materials()?;
         // Short (the key ranges of one material): it does not give way to a waiting catch-up.
         let view = store.snapshot();
-        let parts = match self.variant {
-            Variant::Standard => ScanPart::of_materials(key_ranges(&materials, |category, _| {
+        let parts = match has_material_ranges(self.variant) {
+            true => ScanPart::of_materials(key_ranges(self.variant, &materials, |category, _| {
                 self.castling.is_none_or(|rights| rights == category.castling_rights())
             })),
-            _ => view.scanner().of_variant(self.variant).parts()?,
+            false => view.scanner().of_variant(self.variant).parts()?,
         };
         let admission = Admission::resolve(&view, &self.filter)?;
         let keep = |game: &GameFacts| admission.admits(game);
@@ -314,9 +324,9 @@ impl MaterialQuery {
         let facts = view.facts().table()?;
         // A game without facts is replayed, to be refused as corrupt when visited.
         let game = |id: GameId| keep.is_none_or(|keep| facts.get(id).is_none_or(|g| keep(&g)));
-        // A standard search's ranges hold the castling rights asked for; Chess960's space is
+        // A search by material ranges holds the castling rights asked for; Chess960's space is
         // scanned whole, its rights read on each board.
-        let castling = self.castling.filter(|_| self.variant != Variant::Standard);
+        let castling = self.castling.filter(|_| !has_material_ranges(self.variant));
         let board = |chess: &Chess, _: GameId| {
             self.signature.admits(&Material(chess.board().material()))
                 && castling.is_none_or(|rights| rights == chess.castles().castling_rights())

@@ -14,5 +14,7 @@ mod material;
 mod tables;
 
 pub use compact_move::CompactMove;
-pub use key::{KEY_LEN, Key, KeyBoard, KeyDecoder, KeyEncoder, KeyError, KeyRange, KeyWords, chess960, material_range};
+pub use key::{
+    KEY_LEN, Key, KeyBoard, KeyDecoder, KeyEncoder, KeyError, KeyRange, KeyWords, chess960, lichess, material_range,
+};
 pub use material::{Material, MaterialError};

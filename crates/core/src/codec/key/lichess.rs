@@ -17,13 +17,16 @@ use std::sync::OnceLock;
 use shakmaty::ByColor;
 
 use crate::{
-    codec::tables::{U192, tables},
+    codec::{
+        material::Material,
+        tables::{U192, tables},
+    },
     position::{Category, Variant, WINNING_CHECKS},
 };
 
 use super::{
-    Key, KeyError,
-    rank::{Header, header_in, implied_of, last_at_or_below},
+    Key, KeyError, KeyRange,
+    rank::{Frame, Header, header_in, implied_of, last_at_or_below},
 };
 
 /// The first byte of King of the Hill's keys.
@@ -67,6 +70,36 @@ pub(super) fn of_byte(byte: u8) -> Option<(Variant, Option<ByColor<u8>>)> {
 /// The rank at which `category`'s positions start under a lichess variant's first byte.
 pub(super) fn offset(category: Category) -> U192 {
     offsets()[usize::from(category.index())]
+}
+
+/// The key ranges of `material` in `category` among `variant`'s positions: the standard
+/// block, offset under each of the variant's first bytes (one, or Three-check's sixteen); none
+/// for standard chess and Chess960, whose blocks lie otherwise ([`material_range`](super::material_range)).
+///
+/// ```
+/// use tabiya_core::{Category, Key, position::Variant};
+/// use tabiya_core::codec::{Material, lichess};
+///
+/// let start = Variant::ThreeCheck.initial();
+/// let ranges = lichess::material_ranges(Variant::ThreeCheck, Category::of(&start), &Material::of(&start))?;
+/// assert_eq!(ranges.len(), 16);
+/// assert!(ranges.iter().any(|range| range.contains(&Key::encode(&start).expect("a key"))));
+/// # Ok::<_, tabiya_core::codec::KeyError>(())
+/// ```
+pub fn material_ranges(variant: Variant, category: Category, material: &Material) -> Result<Vec<KeyRange>, KeyError> {
+    let bytes = match variant {
+        Variant::KingOfTheHill => KING_OF_THE_HILL..=KING_OF_THE_HILL,
+        Variant::RacingKings => RACING_KINGS..=RACING_KINGS,
+        Variant::ThreeCheck => THREE_CHECK..=LAST_BYTE,
+        Variant::Standard | Variant::Chess960 => return Ok(Vec::new()),
+    };
+    material.check()?;
+    let frame = Frame::new(category, material, tables())?;
+    let start = offset(category) + frame.block_start();
+    let last = start + frame.block_size() - U192::from(1u8);
+    Ok(bytes
+        .map(|byte| KeyRange { first: Key::from_byte_and_rank(byte, start), last: Key::from_byte_and_rank(byte, last) })
+        .collect())
 }
 
 /// The standard category and digits of a key whose first byte is a lichess variant's.
