@@ -154,33 +154,21 @@ pub(crate) fn generate(count: usize) -> Vec<Game> {
 
 /// Per position (its variant and EPD): the games and results, and per next move (UCI as the
 /// variant writes it) the same; a game counts once where it stands more than once.
-pub(crate) type Naive = BTreeMap<(bool, String), ([u64; 4], BTreeMap<String, [u64; 4]>)>;
+pub(crate) type Naive = BTreeMap<(bool, String), crate::common::NaiveCounts>;
 
 pub(crate) fn naive(games: &[Game]) -> Naive {
     let mut index = Naive::new();
     for game in games {
         let mode = if game.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
-        let mut seen: HashMap<String, Vec<String>> = HashMap::new();
+        let mut seen: HashMap<(bool, String), Vec<String>> = HashMap::new();
         let mut position = game.start.clone();
+        let key = |position: &Chess| (game.chess960, Epd::from_position(position, EnPassantMode::Legal).to_string());
         for m in &game.moves {
-            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
-            seen.entry(epd).or_default().push(m.to_uci(mode).to_string());
+            seen.entry(key(&position)).or_default().push(m.to_uci(mode).to_string());
             position.play_unchecked(*m);
         }
-        seen.entry(Epd::from_position(&position, EnPassantMode::Legal).to_string()).or_default();
-        let add = |counts: &mut [u64; 4]| {
-            counts[0] += 1;
-            counts[1 + game.result] += 1;
-        };
-        for (epd, mut moves) in seen {
-            let entry = index.entry((game.chess960, epd)).or_default();
-            add(&mut entry.0);
-            moves.sort();
-            moves.dedup();
-            for uci in moves {
-                add(entry.1.entry(uci).or_default());
-            }
-        }
+        seen.entry(key(&position)).or_default();
+        crate::common::tally_game(&mut index, seen, game.result);
     }
     index
 }

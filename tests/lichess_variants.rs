@@ -145,32 +145,22 @@ fn generate(per_variant: usize) -> Vec<Game> {
 
 /// Per position (its variant and EPD, Three-check's with its checks left): the games and
 /// results, and per next move (UCI) the same; a game counts once where it stands more than once.
-type Naive = BTreeMap<(&'static str, String), ([u64; 4], BTreeMap<String, [u64; 4]>)>;
+type Naive = BTreeMap<(&'static str, String), crate::common::NaiveCounts>;
 
 fn naive(games: &[Game]) -> Naive {
     let mut index = Naive::new();
     for game in games {
-        let mut seen: HashMap<String, Vec<String>> = HashMap::new();
+        let mut seen: HashMap<(&'static str, String), Vec<String>> = HashMap::new();
         let mut position = game.start.clone();
+        let key = |position: &VariantPosition| {
+            (game.variant.name(), Epd::from_position(position, EnPassantMode::Legal).to_string())
+        };
         for m in &game.moves {
-            let epd = Epd::from_position(&position, EnPassantMode::Legal).to_string();
-            seen.entry(epd).or_default().push(m.to_uci(CastlingMode::Standard).to_string());
+            seen.entry(key(&position)).or_default().push(m.to_uci(CastlingMode::Standard).to_string());
             position.play_unchecked(*m);
         }
-        seen.entry(Epd::from_position(&position, EnPassantMode::Legal).to_string()).or_default();
-        let add = |counts: &mut [u64; 4]| {
-            counts[0] += 1;
-            counts[1 + game.result] += 1;
-        };
-        for (epd, mut moves) in seen {
-            let entry = index.entry((game.variant.name(), epd)).or_default();
-            add(&mut entry.0);
-            moves.sort();
-            moves.dedup();
-            for uci in moves {
-                add(entry.1.entry(uci).or_default());
-            }
-        }
+        seen.entry(key(&position)).or_default();
+        crate::common::tally_game(&mut index, seen, game.result);
     }
     index
 }

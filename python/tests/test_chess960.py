@@ -43,18 +43,19 @@ def random_games(count: int, seed: int) -> list:
     return games
 
 
-def naive(games: list) -> dict:
-    """Per X-FEN (python-chess's EPD): [games, white, draws, black] and per next move the same;
-    a game counts once where it stands more than once."""
+def naive(games: list, key=lambda board: board.epd(), chess960: bool = True) -> dict:
+    """Per position (``key`` of its board; by default the X-FEN, python-chess's EPD): [games,
+    white, draws, black] and per next move (UCI, Chess960's castling as the king taking its rook
+    when ``chess960``) the same; a game counts once where it stands more than once."""
     index = defaultdict(lambda: ([0, 0, 0, 0], defaultdict(lambda: [0, 0, 0, 0])))
     for game in games:
         result = 1 + RESULTS.index(game.headers["Result"])
         board = game.board()
         seen = defaultdict(set)
         for move in game.mainline_moves():
-            seen[board.epd()].add(board.uci(move, chess960=True))
+            seen[key(board)].add(board.uci(move, chess960=chess960))
             board.push(move)
-        seen[board.epd()]
+        seen[key(board)]
         for epd, moves in seen.items():
             counts, by_move = index[epd]
             counts[0] += 1

@@ -16,8 +16,8 @@ import chess.variant
 import pytest
 
 import tabiya
+from test_chess960 import RESULTS, naive as chess960_naive
 
-RESULTS = ["1-0", "1/2-1/2", "0-1"]
 BOARDS = {
     "kingOfTheHill": chess.variant.KingOfTheHillBoard,
     "threeCheck": chess.variant.ThreeCheckBoard,
@@ -51,24 +51,10 @@ def random_games(per_variant: int, seed: int) -> list:
 
 def naive(games: list) -> dict:
     """Per (variant, python-chess's EPD): [games, white, draws, black] and per next move the
-    same; a game counts once where it stands more than once."""
-    index = defaultdict(lambda: ([0, 0, 0, 0], defaultdict(lambda: [0, 0, 0, 0])))
-    for variant, game in games:
-        result = 1 + RESULTS.index(game.headers["Result"])
-        board = game.board()
-        seen = defaultdict(set)
-        for move in game.mainline_moves():
-            seen[board.epd()].add(board.uci(move))
-            board.push(move)
-        seen[board.epd()]
-        for epd, moves in seen.items():
-            counts, by_move = index[(variant, epd)]
-            counts[0] += 1
-            counts[result] += 1
-            for uci in moves:
-                by_move[uci][0] += 1
-                by_move[uci][result] += 1
-    return index
+    same (test_chess960's count, keyed by the variant too)."""
+    names = {board_type: variant for variant, board_type in BOARDS.items()}
+    return chess960_naive([game for _, game in games], key=lambda board: (names[type(board)], board.epd()),
+                          chess960=False)
 
 
 @pytest.fixture(scope="module")

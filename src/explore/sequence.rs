@@ -119,12 +119,12 @@ pub fn games_matching(
 }
 
 /// Every position of a stored mainline, its start first; `None` when a move does not read.
-fn replay(line: &crate::model::Mainline) -> Option<Vec<shakmaty::Chess>> {
+fn replay(line: &crate::model::Mainline) -> Option<Vec<crate::Position>> {
     let mut reader = line.reader()?;
-    let mut positions = vec![reader.position().clone()];
+    let mut positions = vec![reader.current().clone()];
     while let Some(m) = reader.next() {
         m?;
-        positions.push(reader.position().clone());
+        positions.push(reader.current().clone());
     }
     Some(positions)
 }

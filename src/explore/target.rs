@@ -2,7 +2,7 @@
 //! position by default) given as SAN movetext (`1. e4 e5 2. Nf3`) or UCI (`e2e4,e7e5`); and
 //! that position found, with the line leading to it ([`ResolvedTarget`]).
 
-use shakmaty::{Chess, san::San, uci::UciMove};
+use shakmaty::{san::San, uci::UciMove};
 
 use super::QueryError;
 use crate::{Key, Position, position::Variant};
@@ -122,13 +122,7 @@ impl Target {
         }
         let has_no_key = |err| QueryError::input(format!("position has no key: {err}"));
         for (index, token) in tokens.iter().enumerate() {
-            let played = if san { san_move(&position, token) } else { uci_move(position.chess(), token) };
-            // A lichess variant may forbid a move standard chess allows (a check in Racing
-            // Kings, any move once a king stands on the hill).
-            let played = played.and_then(|m| match position.is_legal(m) {
-                true => Ok(m),
-                false => Err(format!("not allowed by the rules of {}", position.variant().pgn_name())),
-            });
+            let played = if san { san_move(&position, token) } else { uci_move(&position, token) };
             let m = played
                 .map_err(|why| QueryError::input(format!("move {} ({token}): {why} in {position}", index + 1)))?;
             line.push(Key::encode(&position).map_err(has_no_key)?);
@@ -179,9 +173,15 @@ fn san_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> 
     position.san_move(&san).map_err(|err| err.to_string())
 }
 
-fn uci_move(chess: &Chess, token: &str) -> Result<shakmaty::Move, String> {
+/// A UCI move of `position`, by its rules: a lichess variant may forbid a move standard chess
+/// allows (a check in Racing Kings, any move once a king stands on the hill).
+fn uci_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> {
     let uci: UciMove = token.parse().map_err(|_| "not a UCI move".to_owned())?;
-    uci.to_move(chess).map_err(|_| "illegal move".to_owned())
+    let m = uci.to_move(position.chess()).map_err(|_| "illegal move".to_owned())?;
+    match position.is_legal(m) {
+        true => Ok(m),
+        false => Err(format!("not allowed by the rules of {}", position.variant().pgn_name())),
+    }
 }
 
 #[cfg(test)]

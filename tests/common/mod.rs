@@ -109,3 +109,30 @@ pub fn spread<S: tabiya::explore::DistributedScan>(scan: &S, store: &tabiya::sto
     let partials = shipped.iter().map(|bytes| from_bytes(bytes).expect("a partial answer's bytes")).collect();
     scan.answer(&store.snapshot(), partials, std::time::Instant::now()).expect("the answer")
 }
+
+/// A naive replay's counts of one position: its games and results (`[games, white, draws,
+/// black]`), and per next move (UCI) the same.
+pub type NaiveCounts = ([u64; 4], std::collections::BTreeMap<String, [u64; 4]>);
+
+/// Adds one game to a naive replay's counts: `seen` holds each position it stood on with the
+/// moves it played from there; a game counts once where it stands more than once. `result`:
+/// 0 White won, 1 drawn, 2 Black won.
+pub fn tally_game<K: Ord>(
+    index: &mut std::collections::BTreeMap<K, NaiveCounts>,
+    seen: std::collections::HashMap<K, Vec<String>>,
+    result: usize,
+) {
+    let add = |counts: &mut [u64; 4]| {
+        counts[0] += 1;
+        counts[1 + result] += 1;
+    };
+    for (position, mut moves) in seen {
+        let entry = index.entry(position).or_default();
+        add(&mut entry.0);
+        moves.sort();
+        moves.dedup();
+        for uci in moves {
+            add(entry.1.entry(uci).or_default());
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
-use shakmaty::{Chess, Position as _};
+use shakmaty::Position as _;
 
 use super::Theme;
 use crate::{
@@ -232,8 +232,7 @@ impl Walk {
             .iter()
             .map(|theme| match &theme.pattern {
                 GamePattern::Sequence(sequence) => {
-                    let boards: Vec<Chess> = positions[first..].iter().map(|p| p.chess().clone()).collect();
-                    sequence.find(&boards).is_some_and(|plies| plies[0] <= last - first)
+                    sequence.find(&positions[first..]).is_some_and(|plies| plies[0] <= last - first)
                 }
                 GamePattern::Position(_) => false,
             })

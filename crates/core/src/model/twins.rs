@@ -70,7 +70,7 @@ impl TwinKey {
         // Other variants' games: their own key (standard games' keys stay what they were).
         let text = match game.variant() {
             crate::position::Variant::Standard => text,
-            variant => format!("{text}{}\0", variant.name().to_ascii_lowercase()),
+            variant => format!("{text}{}\0", variant.name()),
         };
         let mut bytes = text.into_bytes();
         // The first plies as moves (the mainline's bytes do not end at a ply); a move that

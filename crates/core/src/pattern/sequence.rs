@@ -90,7 +90,7 @@ impl Sequence {
     ///
     /// ```
     /// use shakmaty::{Chess, Position as _, san::San};
-    /// use tabiya_core::pattern::{GamePattern, Sequence};
+    /// use tabiya_core::{Position, pattern::{GamePattern, Sequence}};
     ///
     /// let mut positions = vec![Chess::default()];
     /// for san in ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"] {
@@ -98,11 +98,12 @@ impl Sequence {
     ///     let m = san.parse::<San>()?.to_move(&last)?;
     ///     positions.push(last.play(m)?);
     /// }
+    /// let positions: Vec<Position> = positions.into_iter().map(Position::from_chess).collect::<Result<_, _>>()?;
     /// let GamePattern::Sequence(seq) = "seq(Qh5, seq(Bc4, mate, 2))".parse()? else { unreachable!() };
     /// assert_eq!(seq.find(&positions), Some(vec![3, 5, 7]));
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
-    pub fn find(&self, positions: &[Chess]) -> Option<Vec<usize>> {
+    pub fn find<P: AsRef<Chess>>(&self, positions: &[P]) -> Option<Vec<usize>> {
         let plain = find_steps(&self.steps, positions);
         match (&self.mirror, plain) {
             (Some(mirror), plain) => match (plain, find_steps(mirror, positions)) {
@@ -115,13 +116,13 @@ impl Sequence {
 }
 
 /// [`Sequence::find`] for one orientation of the steps.
-fn find_steps(steps_of: &[Step], positions: &[Chess]) -> Option<Vec<usize>> {
+fn find_steps<P: AsRef<Chess>>(steps_of: &[Step], positions: &[P]) -> Option<Vec<usize>> {
     let plies = positions.len();
     let steps = steps_of.len();
     // Whether step s matches at ply p, evaluated once when first asked.
     let mut matched: Vec<Vec<Option<bool>>> = vec![vec![None; plies]; steps];
     let mut matches = |s: usize, p: usize| -> bool {
-        *matched[s][p].get_or_insert_with(|| steps_of[s].pattern.matches(&mut Scene::of_chess(&positions[p])))
+        *matched[s][p].get_or_insert_with(|| steps_of[s].pattern.matches(&mut Scene::of_chess(positions[p].as_ref())))
     };
     // completes[s][p]: step s matches at p and the steps after it follow in their windows.
     let mut completes = vec![vec![false; plies]; steps];
@@ -158,16 +159,17 @@ fn window_end(step: &Step, after: usize, plies: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use shakmaty::{Chess, Position as _, san::San};
+    use shakmaty::san::San;
 
     use super::*;
 
-    fn positions(sans: &[&str]) -> Vec<Chess> {
-        let mut positions = vec![Chess::default()];
+    fn positions(sans: &[&str]) -> Vec<crate::Position> {
+        let mut positions = vec![crate::Position::initial()];
         for san in sans {
-            let last = positions.last().expect("a position").clone();
-            let m = san.parse::<San>().expect("SAN").to_move(&last).expect("legal");
-            positions.push(last.play(m).expect("legal"));
+            let mut next = positions.last().expect("a position").clone();
+            let m = san.parse::<San>().expect("SAN").to_move(next.chess()).expect("legal");
+            next.play_legal(m);
+            positions.push(next);
         }
         positions
     }

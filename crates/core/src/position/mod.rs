@@ -25,8 +25,8 @@ mod variant;
 pub(crate) use category::Layout;
 pub use category::{Category, HomeSquare, RookState};
 pub use chess960::{CastlingConfig, Chess960Category};
-pub(crate) use rules::Rules;
 pub use rules::WINNING_CHECKS;
+pub(crate) use rules::{Rules, remaining_checks};
 pub use variant::{UnknownVariant, Variant};
 
 use std::fmt;
@@ -254,6 +254,13 @@ impl Position {
     }
 }
 
+/// Its board, side to move and rights, for what reads boards alone (patterns, sequences).
+impl AsRef<Chess> for Position {
+    fn as_ref(&self) -> &Chess {
+        &self.chess
+    }
+}
+
 impl std::str::FromStr for Position {
     type Err = PositionError;
 
@@ -322,9 +329,7 @@ impl Position {
     /// what a stored game's tag is read back with: the two must agree, or a stored game would
     /// not replay.
     pub fn from_fen_tag(text: &str) -> Result<Position, PositionError> {
-        let setup = Fen::from_ascii(text.as_bytes())
-            .map_err(|err| PositionError::Syntax { input: text.to_owned(), reason: err.to_string() })?;
-        Position::from_setup(setup.into_setup(), text)
+        Position::from_fen_tag_in(Variant::Standard, text)
     }
 
     /// Reads a PGN `FEN` tag of a Chess960 game as [`Position::from_fen_tag`] does, with

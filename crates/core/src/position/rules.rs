@@ -7,7 +7,7 @@
 
 use shakmaty::{
     ByColor, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Position as _,
-    PositionError as ShakmatyPositionError, RemainingChecks, Setup,
+    PositionError as ShakmatyPositionError, PositionErrorKinds, RemainingChecks, Setup,
     san::{San, SanError, SanPlus},
     variant::VariantPosition,
 };
@@ -67,15 +67,7 @@ impl Position {
             return Err(PositionError::Illegal { input: input(), reason });
         }
         let illegal = |kinds| PositionError::Illegal { input: input(), reason: describe(kinds) };
-        // A check in Racing Kings is no impossible check to pass over: the rules forbid any.
-        let refused = match VariantPosition::from_setup(lichess, setup.clone(), CastlingMode::Standard) {
-            Ok(_) => None,
-            Err(err) if variant == Variant::RacingKings => Some(err.kinds()),
-            Err(err) => err.ignore_impossible_check().err().map(|err| err.kinds()),
-        };
-        if let Some(kinds) = refused {
-            return Err(illegal(kinds));
-        }
+        variant_position(lichess, setup.clone()).map_err(illegal)?;
         let board_only = Setup { remaining_checks: None, ..setup };
         let chess = Chess::from_setup(board_only, CastlingMode::Standard)
             .or_else(ShakmatyPositionError::ignore_impossible_check)
@@ -163,14 +155,12 @@ impl Position {
     pub fn game_over(&self) -> Option<&'static str> {
         let (variant_end, checkmate, stalemate, insufficient) = match self.variant().lichess() {
             None => {
-                let chess = &self.chess;
-                (false, chess.is_checkmate(), chess.is_stalemate(), chess.is_insufficient_material())
+                let p = &self.chess;
+                (false, p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
             }
             Some(lichess) => {
-                let position = self.lichess_position(lichess)?;
-                let over = |p: &VariantPosition| (p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material());
-                let (checkmate, stalemate, insufficient) = over(&position);
-                (position.is_variant_end(), checkmate, stalemate, insufficient)
+                let p = self.lichess_position(lichess)?;
+                (p.is_variant_end(), p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
             }
         };
         match self.rules {
@@ -220,19 +210,27 @@ impl Position {
     /// The position as shakmaty's variant position, for a lichess variant's move generation.
     fn lichess_position(&self, lichess: shakmaty::variant::Variant) -> Option<VariantPosition> {
         let mut setup = self.chess.to_setup(EnPassantMode::Legal);
-        if let Some(given) = self.checks_given() {
-            // Counts below three by construction.
-            setup.remaining_checks = Some(
-                given.map(|given| RemainingChecks::try_from(WINNING_CHECKS.saturating_sub(given)).unwrap_or_default()),
-            );
-        }
+        setup.remaining_checks = self.checks_given().map(remaining_checks);
         // Every position here was validated by these rules when it was made: none is lost.
-        let position = VariantPosition::from_setup(lichess, setup, CastlingMode::Standard);
-        match lichess {
-            shakmaty::variant::Variant::RacingKings => position.ok(),
-            _ => position.or_else(ShakmatyPositionError::ignore_impossible_check).ok(),
-        }
+        variant_position(lichess, setup).ok()
     }
+}
+
+/// shakmaty's variant position of `setup`, or why its rules refuse it. A check in Racing Kings
+/// is no impossible check to pass over: the rules forbid any.
+fn variant_position(lichess: shakmaty::variant::Variant, setup: Setup) -> Result<VariantPosition, PositionErrorKinds> {
+    let position = VariantPosition::from_setup(lichess, setup, CastlingMode::Standard);
+    match lichess {
+        shakmaty::variant::Variant::RacingKings => position,
+        _ => position.or_else(ShakmatyPositionError::ignore_impossible_check),
+    }
+    .map_err(|err| err.kinds())
+}
+
+/// The checks each side has left, as a FEN writes them, of the checks each side gave.
+pub(crate) fn remaining_checks(given: ByColor<u8>) -> ByColor<RemainingChecks> {
+    // Counts at most three by construction.
+    given.map(|given| RemainingChecks::try_from(WINNING_CHECKS.saturating_sub(given)).unwrap_or_default())
 }
 
 /// The text a Three-check position's EPD ends with: the checks each side has left, as lichess

@@ -41,7 +41,7 @@ use std::{fmt, str::FromStr};
 
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
-use crate::position::{Category, Position, PositionError, Variant, WINNING_CHECKS};
+use crate::position::{Category, Position, PositionError, Variant, remaining_checks};
 
 use super::{
     material::{Material, MaterialError},
@@ -210,19 +210,11 @@ impl Key {
             ep_square: decoded.ep_square,
             ..Setup::empty()
         };
-        let position = match lichess::of_byte(self.0[0]) {
-            None if self.is_chess960() => Position::from_setup_chess960(setup, format_args!("key {self}"))?,
-            None => Position::from_setup(setup, format_args!("key {self}"))?,
-            Some((variant, checks)) => {
-                // Three-check's counters as a FEN carries them: the checks each side has left.
-                let remaining_checks = checks.map(|given| {
-                    given.map(|given| {
-                        shakmaty::RemainingChecks::try_from(WINNING_CHECKS.saturating_sub(given)).unwrap_or_default()
-                    })
-                });
-                Position::from_setup_in(variant, Setup { remaining_checks, ..setup }, format_args!("key {self}"))?
-            }
-        };
+        let variant = self.variant().ok_or(KeyError::Category(self.0[0]))?;
+        // Three-check's counters as a FEN carries them: the checks each side has left.
+        let checks = lichess::of_byte(self.0[0]).and_then(|(_, checks)| checks);
+        let setup = Setup { remaining_checks: checks.map(remaining_checks), ..setup };
+        let position = Position::from_setup_in(variant, setup, format_args!("key {self}"))?;
         if position.chess().ep_square(EnPassantMode::Legal) != decoded.ep_square {
             return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
         }
