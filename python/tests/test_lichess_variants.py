@@ -49,6 +49,17 @@ def random_games(per_variant: int, seed: int) -> list:
     return games
 
 
+def racing_stalemate():
+    """A Racing Kings game whose last position is a stalemate only by its rules: each of
+    Black's king steps would discover the bishop's check."""
+    board = chess.variant.RacingKingsBoard("b7/1k6/8/8/3K4/8/8/N7 w - - 0 1")
+    game = chess.pgn.Game()
+    game.setup(board)
+    game.headers["Result"] = "1/2-1/2"
+    game.add_variation(board.parse_san("Kd5"))
+    return "racingKings", game
+
+
 def naive(games: list) -> dict:
     """Per (variant, python-chess's EPD): [games, white, draws, black] and per next move the
     same (test_chess960's count, keyed by the variant too)."""
@@ -59,7 +70,7 @@ def naive(games: list) -> dict:
 
 @pytest.fixture(scope="module")
 def variants_db(tmp_path_factory):
-    games = random_games(100, 11)
+    games = random_games(100, 11) + [racing_stalemate()]
     tmp = tmp_path_factory.mktemp("variants")
     pgn = tmp / "variants.pgn"
     pgn.write_text("".join(str(game) + "\n\n" for _, game in games))
@@ -90,7 +101,8 @@ def test_each_variant_is_a_space_of_its_own(variants_db):
     with tabiya.Database(path) as db:
         assert db.query()["games"] == 0
         for variant, board_type in BOARDS.items():
-            assert db.query(variant=variant)["games"] == sum(1 for v, _ in games if v == variant)
+            from_start = sum(1 for v, game in games if v == variant and game.board().fen() == board_type().fen())
+            assert db.query(variant=variant)["games"] == from_start
         with pytest.raises(tabiya.InvalidInput, match="not indexed"):
             db.query(variant="atomic")
     keys = {tabiya.key(chess.STARTING_FEN, variant=variant) for variant in ["standard", "kingOfTheHill", "threeCheck"]}
@@ -132,6 +144,13 @@ def test_searches_find_what_python_chess_finds(variants_db):
             assert found(check) == keyed(in_check), variant
             if variant == "racingKings":
                 assert not in_check, "Racing Kings allows no check"
+            # Mate and stalemate by the variant's rules, as python-chess's variant boards count them.
+            for test, holds in [("mate", lambda b: b.is_checkmate()), ("stalemate", lambda b: b.is_stalemate())]:
+                matching = {epd for epd, board in boards.items() if holds(board)}
+                assert found(db.search_pattern(test, variant=variant, limit=10_000)) == keyed(matching), (variant, test)
+                if variant == "racingKings" and test == "stalemate":
+                    only_checks = {epd for epd in matching if any(chess.Board(epd + " 0 1").legal_moves)}
+                    assert only_checks, "a stalemate whose only moves would check"
             rows = {row[1].hex() if isinstance(row[1], bytes) else row[1]: row[2] for row in db.positions(variant=variant)}
             assert rows == keyed(boards), variant
 

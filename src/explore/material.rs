@@ -10,11 +10,11 @@
 //! ending with pawns.
 
 use serde::Serialize;
-use shakmaty::{Bitboard, ByColor, ByRole, Chess, Color, File, Position as _, Rank, Role, Square};
+use shakmaty::{Bitboard, ByColor, ByRole, Color, File, Position as _, Rank, Role, Square};
 
 use super::{Admission, Filter, PositionHit, QueryError, counting::kept_occurrences};
 use crate::{
-    Category, Key, Material,
+    Category, Key, Material, Position,
     codec::{KeyRange, lichess, material_range},
     model::{GameFacts, GameId},
     position::Variant,
@@ -327,7 +327,8 @@ impl MaterialQuery {
         // A search by material ranges holds the castling rights asked for; Chess960's space is
         // scanned whole, its rights read on each board.
         let castling = self.castling.filter(|_| !has_material_ranges(self.variant));
-        let board = |chess: &Chess, _: GameId| {
+        let board = |position: &Position, _: GameId| {
+            let chess = position.chess();
             self.signature.admits(&Material(chess.board().material()))
                 && castling.is_none_or(|rights| rights == chess.castles().castling_rights())
         };

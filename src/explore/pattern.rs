@@ -23,7 +23,7 @@ use super::{
     distributed::{DistributedScan, chosen, run_whole},
 };
 use crate::{
-    Key,
+    Key, Position,
     codec::Material,
     model::{GameFacts, GameId},
     pattern::{Pattern, Scene},
@@ -234,13 +234,14 @@ impl PatternQuery {
         let limit = self.limit.min(MAX_HITS);
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
         let tested_on_replay = AtomicU64::new(0);
-        let board = |chess: &shakmaty::Chess, game: GameId| {
+        let board = |position: &Position, game: GameId| {
+            let chess = position.chess();
             if !admits_material(&Material(shakmaty::Position::board(chess).material())) {
                 return false;
             }
             tested_on_replay.fetch_add(1, Ordering::Relaxed);
             let matches = self.side.is_none_or(|side| side == shakmaty::Position::turn(chess))
-                && self.pattern.matches(&mut Scene::of_chess(chess));
+                && self.pattern.matches(&mut Scene::of_position(position));
             match unkeyed {
                 Some(unkeyed) if matches => {
                     unkeyed.record(game, facts);
@@ -259,10 +260,11 @@ impl PatternQuery {
             progress,
             |partial: &mut Partial, mut position: ScannedPosition<'_>| {
                 if !position.board_tested {
+                    let key = position.key;
                     let board = position.board()?;
                     partial.scanned += 1;
                     let matches = self.side.is_none_or(|side| side == board.turn)
-                        && self.pattern.matches(&mut Scene::of_key_board(board));
+                        && self.pattern.matches(&mut Scene::of_key(&key, board));
                     if !matches {
                         return Ok::<_, StoreError>(());
                     }

@@ -17,11 +17,11 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
-use shakmaty::{Chess, Color, Position as _};
+use shakmaty::{Color, Position as _};
 
 use super::{QueryError, Signature};
 use crate::{
-    Key,
+    Key, Position,
     codec::Material,
     pattern::{MaterialNeed, Pattern, Scene},
     position::Variant,
@@ -80,10 +80,11 @@ impl PositionRows {
         let admits_material = |material: &Material| {
             need.as_ref().is_none_or(|n| n.admits(material)) && self.material.is_none_or(|s| s.admits(material))
         };
-        let board = |chess: &Chess, _| {
+        let board = |position: &Position, _| {
+            let chess = position.chess();
             admits_material(&Material(chess.board().material()))
                 && self.side.is_none_or(|side| side == chess.turn())
-                && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_chess(chess)))
+                && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_position(position)))
         };
         let filter = ScanFilter { material: admits_material, board, game: |_| true };
         let tests_board = self.side.is_some() || self.pattern.is_some();
@@ -93,9 +94,10 @@ impl PositionRows {
             &ScanProgress::default(),
             |rows: &mut Vec<PositionRow>, mut position: ScannedPosition<'_>| {
                 if tests_board && !position.board_tested {
+                    let key = position.key;
                     let board = position.board()?;
                     let admitted = self.side.is_none_or(|side| side == board.turn)
-                        && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_key_board(board)));
+                        && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_key(&key, board)));
                     if !admitted {
                         return Ok::<_, StoreError>(());
                     }

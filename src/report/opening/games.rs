@@ -249,7 +249,7 @@ impl Walk {
                 if *reached || roles.is_some_and(|roles| roles & moved == 0) {
                     continue;
                 }
-                *reached = pattern.matches(scene.get_or_insert_with(|| Scene::of_chess(position)));
+                *reached = pattern.matches(scene.get_or_insert_with(|| Scene::of_position(&positions[ply])));
             }
             if themes.iter().all(|&t| t) {
                 break;

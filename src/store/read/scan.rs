@@ -15,7 +15,6 @@ use std::sync::{
 };
 
 use rayon::prelude::*;
-use shakmaty::Chess;
 
 use super::{facts::FactsTable, positions::Positions};
 use crate::{
@@ -98,7 +97,7 @@ pub struct ScanFilter<M, B, G> {
 }
 
 /// The filter of [`ScanFilter::all`].
-pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Chess, GameId) -> bool, fn(GameId) -> bool>;
+pub type EveryPosition = ScanFilter<fn(&Material) -> bool, fn(&Position, GameId) -> bool, fn(GameId) -> bool>;
 
 impl EveryPosition {
     /// Every position.
@@ -264,7 +263,7 @@ impl<'a> Scanner<'a> {
         P: Default + Send,
         E: From<StoreError> + Send,
         M: Fn(&Material) -> bool + Sync,
-        B: Fn(&Chess, GameId) -> bool + Sync,
+        B: Fn(&Position, GameId) -> bool + Sync,
         G: Fn(GameId) -> bool + Sync,
     {
         parts
@@ -318,7 +317,7 @@ impl<'a> Scanner<'a> {
         part: &ScanPart,
         filter: &ScanFilter<
             impl Fn(&Material) -> bool + Sync,
-            impl Fn(&Chess, GameId) -> bool + Sync,
+            impl Fn(&Position, GameId) -> bool + Sync,
             impl Fn(GameId) -> bool + Sync,
         >,
         progress: &ScanProgress,
@@ -328,7 +327,7 @@ impl<'a> Scanner<'a> {
         let store = self.store;
         let positions = Positions::at(store, self.committed);
         // A stopped scan replays on without testing anything.
-        let admits = |chess: &Chess, game: GameId| !progress.stopped() && (filter.board)(chess, game);
+        let admits = |position: &Position, game: GameId| !progress.stopped() && (filter.board)(position, game);
         match self.entries(part, &filter.game, &admits)? {
             PartEntries::Family(mut iter) => {
                 let passed =
@@ -361,7 +360,7 @@ impl<'a> Scanner<'a> {
         &self,
         part: &ScanPart,
         game: &(impl Fn(GameId) -> bool + Sync),
-        admits: &(impl Fn(&Chess, GameId) -> bool + Sync),
+        admits: &(impl Fn(&Position, GameId) -> bool + Sync),
     ) -> Result<PartEntries<'a>, StoreError> {
         let tier = TierReader::at(self.store, self.committed);
         // A game's positions are in the scan's keys when its variant's are (the tier's games
@@ -374,7 +373,7 @@ impl<'a> Scanner<'a> {
         let admits = &|position: &Position, id: GameId| {
             let variant = position.variant();
             match Variant::ALL.iter().zip(in_keys).any(|(v, in_keys)| *v == variant && in_keys) {
-                true => Wanted::from(admits(position.chess(), id)),
+                true => Wanted::from(admits(position, id)),
                 false => Wanted::NoMore,
             }
         };

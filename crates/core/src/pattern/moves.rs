@@ -4,6 +4,7 @@
 //! Only a position with no evident move is handed to shakmaty's move generator, so `mate` and
 //! `stalemate` cost move generation on the rare boards that are nearly stuck, not on every one.
 
+use crate::position::Rules;
 use shakmaty::{
     Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, Position as _, Setup, Square,
     attacks::{between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks},
@@ -125,4 +126,34 @@ impl Placement<'_> {
             })
             .is_some_and(|chess| chess.legal_moves().is_empty())
     }
+
+    /// Whether the side to move has no legal move by a lichess variant's `rules` (shakmaty's
+    /// variant position decides: no move once the game ended by the variant's rule, no move
+    /// giving check in Racing Kings), and whether the game ended so. A board the rules refuse
+    /// is neither.
+    pub fn stuck_by(&self, rules: Rules, castling: Bitboard, ep_square: Option<Square>) -> Stuck {
+        Board::try_from_bitboards(*self.by_role, *self.by_color)
+            .ok()
+            .and_then(|board| {
+                rules.lichess_position(Setup {
+                    board,
+                    turn: self.turn,
+                    castling_rights: castling,
+                    ep_square,
+                    ..Setup::empty()
+                })
+            })
+            .map_or(Stuck::default(), |position| Stuck {
+                no_move: position.legal_moves().is_empty(),
+                variant_end: position.is_variant_end(),
+            })
+    }
+}
+
+/// Whether the side to move has no legal move, and whether that is because the game ended by
+/// its variant's own rule (a king on the hill, a third check, the race run).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Stuck {
+    pub no_move: bool,
+    pub variant_end: bool,
 }

@@ -7,8 +7,11 @@ use shakmaty::{
     attacks::{between, bishop_attacks, rook_attacks},
 };
 
-use super::{Designator, Expr, Test, moves::Placement};
-use crate::{codec::KeyBoard, pattern::attacks::VectorBoard};
+use super::{
+    Designator, Expr, Test,
+    moves::{Placement, Stuck},
+};
+use crate::{Key, Position, codec::KeyBoard, pattern::attacks::VectorBoard, position::Rules};
 
 /// One position under evaluation.
 #[derive(Clone, Debug)]
@@ -21,7 +24,9 @@ pub struct Scene {
     board: Option<VectorBoard>,
     /// The pieces checking the side to move, once asked.
     checkers: Option<Bitboard>,
-    stuck: Option<bool>,
+    stuck: Option<Stuck>,
+    /// The rules whose legal moves `mate` and `stalemate` count.
+    rules: Rules,
 }
 
 impl Scene {
@@ -34,7 +39,17 @@ impl Scene {
         castling: Bitboard,
         ep_square: Option<Square>,
     ) -> Scene {
-        Scene { by_role, by_color, turn, castling, ep_square, board: None, checkers: None, stuck: None }
+        Scene {
+            by_role,
+            by_color,
+            turn,
+            castling,
+            ep_square,
+            board: None,
+            checkers: None,
+            stuck: None,
+            rules: Rules::Chess,
+        }
     }
 
     /// The scene of a key decoded without validation.
@@ -54,6 +69,20 @@ impl Scene {
             chess.castles().castling_rights(),
             chess.ep_square(shakmaty::EnPassantMode::Legal),
         )
+    }
+
+    /// The scene of a position, under its variant's rules.
+    #[inline]
+    pub fn of_position(position: &Position) -> Scene {
+        Scene { rules: position.rules(), ..Scene::of_chess(position.chess()) }
+    }
+
+    /// The scene of a key's board under the rules of the key's variant (and Three-check's
+    /// checks given, which its first byte holds).
+    #[inline]
+    pub fn of_key(key: &Key, board: &KeyBoard) -> Scene {
+        let variant = key.variant().unwrap_or_default();
+        Scene { rules: Rules::of(variant, key.checks_given()), ..Scene::of_key_board(board) }
     }
 
     /// The squares matching a designator.
@@ -84,13 +113,20 @@ impl Scene {
         }
     }
 
-    /// Whether the side to move has no legal move.
-    fn stuck(&mut self) -> bool {
-        if self.stuck.is_none() {
-            let checkers = self.checkers();
-            self.stuck = Some(self.placement().stuck(checkers, self.castling, self.ep_square));
+    /// Whether the side to move has no legal move by the scene's rules, and whether the game
+    /// ended by its variant's rule.
+    fn stuck(&mut self) -> Stuck {
+        if let Some(stuck) = self.stuck {
+            return stuck;
         }
-        self.stuck == Some(true)
+        let checkers = self.checkers();
+        let placement = self.placement();
+        *self.stuck.insert(match self.rules {
+            Rules::Chess => {
+                Stuck { no_move: placement.stuck(checkers, self.castling, self.ep_square), variant_end: false }
+            }
+            rules => placement.stuck_by(rules, self.castling, self.ep_square),
+        })
     }
 
     pub(super) fn eval(&mut self, expr: &Expr) -> bool {
@@ -119,8 +155,14 @@ impl Scene {
             Expr::Test(Test::ToMove(color)) => self.turn == *color,
             Expr::Test(Test::Check) => self.checkers().any(),
             Expr::Test(Test::DoubleCheck) => self.checkers().more_than_one(),
-            Expr::Test(Test::Mate) => self.checkers().any() && self.stuck(),
-            Expr::Test(Test::Stalemate) => self.checkers().is_empty() && self.stuck(),
+            // As shakmaty counts them: a check with no legal move is a mate (a third check, or a
+            // check with the other king on the hill, included); a stalemate is no legal move
+            // out of check in a game its variant's rule did not end.
+            Expr::Test(Test::Mate) => self.checkers().any() && self.stuck().no_move,
+            Expr::Test(Test::Stalemate) => {
+                let stuck = self.stuck();
+                self.checkers().is_empty() && stuck.no_move && !stuck.variant_end
+            }
             Expr::Count(d, cmp, n) => cmp.holds(self.squares(*d).count() as u32, u32::from(*n)),
             Expr::Passed(d) => self.pawns(*d).any(|(sq, color)| {
                 (self.enemy_pawns(color) & front_span(sq, color) & adjacent_files(sq, true)).is_empty()

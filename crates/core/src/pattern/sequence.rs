@@ -21,7 +21,7 @@
 //! # Ok::<_, tabiya_core::pattern::PatternError>(())
 //! ```
 
-use shakmaty::Chess;
+use crate::Position;
 
 use super::{Pattern, PatternError, Scene};
 
@@ -103,7 +103,7 @@ impl Sequence {
     /// assert_eq!(seq.find(&positions), Some(vec![3, 5, 7]));
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
-    pub fn find<P: AsRef<Chess>>(&self, positions: &[P]) -> Option<Vec<usize>> {
+    pub fn find(&self, positions: &[Position]) -> Option<Vec<usize>> {
         let plain = find_steps(&self.steps, positions);
         match (&self.mirror, plain) {
             (Some(mirror), plain) => match (plain, find_steps(mirror, positions)) {
@@ -116,13 +116,13 @@ impl Sequence {
 }
 
 /// [`Sequence::find`] for one orientation of the steps.
-fn find_steps<P: AsRef<Chess>>(steps_of: &[Step], positions: &[P]) -> Option<Vec<usize>> {
+fn find_steps(steps_of: &[Step], positions: &[Position]) -> Option<Vec<usize>> {
     let plies = positions.len();
     let steps = steps_of.len();
     // Whether step s matches at ply p, evaluated once when first asked.
     let mut matched: Vec<Vec<Option<bool>>> = vec![vec![None; plies]; steps];
     let mut matches = |s: usize, p: usize| -> bool {
-        *matched[s][p].get_or_insert_with(|| steps_of[s].pattern.matches(&mut Scene::of_chess(positions[p].as_ref())))
+        *matched[s][p].get_or_insert_with(|| steps_of[s].pattern.matches(&mut Scene::of_position(&positions[p])))
     };
     // completes[s][p]: step s matches at p and the steps after it follow in their windows.
     let mut completes = vec![vec![false; plies]; steps];

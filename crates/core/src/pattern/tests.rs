@@ -188,3 +188,93 @@ fn checks_and_stuck_positions_agree_with_shakmaty() {
     }
     assert!(positions > 100_000 && mates > 100 && stalemates > 100, "{positions} {mates} {stalemates}");
 }
+
+/// `mate` and `stalemate` by each lichess variant's rules against shakmaty's variant positions,
+/// on random sparse boards valid in the variant (Three-check's with random checks given), from
+/// the position and from its key's board: a Racing Kings board whose only moves would check is
+/// a stalemate, a third check is a mate, a game won on the hill is neither a stalemate nor
+/// open.
+#[test]
+fn variant_mates_and_stalemates_agree_with_shakmaty() {
+    use shakmaty::{
+        Bitboard, Board, ByColor, Color, Piece, Position as _, RemainingChecks, Role, Setup, Square,
+        variant::VariantPosition,
+    };
+
+    use crate::{Key, Position, position::Variant};
+
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let (mate, stalemate): (Pattern, Pattern) =
+        ("mate".parse().expect("mate"), "stalemate".parse().expect("stalemate"));
+    for variant in [Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings] {
+        let lichess = variant.lichess().expect("a lichess variant");
+        let (mut positions, mut mates, mut stalemates, mut only_checks) = (0, 0, 0, 0);
+        for _ in 0..150_000 {
+            let mut board = Board::empty();
+            let mut taken = Bitboard::EMPTY;
+            let roles: &[Role] = match variant {
+                Variant::RacingKings => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight],
+                _ => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn],
+            };
+            let mut pieces = vec![Color::White.king(), Color::Black.king()];
+            for _ in 0..next(6) {
+                let color = if next(2) == 0 { Color::White } else { Color::Black };
+                pieces.push(Piece { color, role: roles[next(roles.len() as u64) as usize] });
+            }
+            for piece in pieces {
+                loop {
+                    let sq = Square::new(next(64) as u32);
+                    let back_rank = piece.role == Role::Pawn && matches!(u32::from(sq.rank()), 0 | 7);
+                    if !taken.contains(sq) && !back_rank {
+                        taken.add(sq);
+                        board.set_piece_at(sq, piece);
+                        break;
+                    }
+                }
+            }
+            let turn = if next(2) == 0 { Color::White } else { Color::Black };
+            let left = |n: u64| RemainingChecks::try_from(n as u32).expect("at most 3");
+            let remaining_checks =
+                (variant == Variant::ThreeCheck)
+                    .then(|| ByColor { white: left(1 + next(3)), black: left(next(4)) })
+                    .map(|checks| {
+                        if turn == Color::White { checks } else { ByColor { white: checks.black, black: checks.white } }
+                    });
+            let setup = Setup { board, turn, remaining_checks, ..Setup::empty() };
+            let Ok(position) = Position::from_setup_in(variant, setup.clone(), "a random board") else { continue };
+            let oracle = VariantPosition::from_setup(lichess, setup, CastlingMode::Standard)
+                .or_else(shakmaty::PositionError::ignore_impossible_check)
+                .expect("valid in the variant");
+            let key = Key::encode(&position).expect("a key");
+            let key_board = key.decode_board(|_, _| true).expect("a board").expect("accepted");
+            for (pattern, want) in [(&mate, oracle.is_checkmate()), (&stalemate, oracle.is_stalemate())] {
+                assert_eq!(pattern.matches(&mut Scene::of_position(&position)), want, "{pattern:?} on {position}");
+                assert_eq!(pattern.matches(&mut Scene::of_key(&key, &key_board)), want, "{pattern:?} on {key}");
+            }
+            positions += 1;
+            mates += usize::from(oracle.is_checkmate());
+            stalemates += usize::from(oracle.is_stalemate());
+            only_checks += usize::from(oracle.is_stalemate() && !position.chess().legal_moves().is_empty());
+        }
+        assert!(positions > 10_000 && mates + stalemates > 30, "{variant}: {positions} {mates} {stalemates}");
+        assert!(variant != Variant::KingOfTheHill || only_checks == 0, "{only_checks}");
+    }
+    // Racing Kings' stalemates whose every move would check (random boards seldom make one): a
+    // discovered check by a king's step, a knight's or rook's check. Standard chess has moves.
+    for fen in [
+        "b7/1k6/8/3K4/8/8/8/N7 b - - 0 1",
+        "2Q4n/k7/5R2/4K3/N7/8/8/8 b - - 0 1",
+        "5q2/7K/8/8/5n2/6k1/5b2/5rB1 w - - 0 1",
+    ] {
+        let racing = Variant::RacingKings.parse_fen(fen).expect("a Racing Kings position");
+        let key = Key::encode(&racing).expect("a key");
+        let key_board = key.decode_board(|_, _| true).expect("a board").expect("accepted");
+        assert!(stalemate.matches(&mut Scene::of_position(&racing)), "{fen}");
+        assert!(stalemate.matches(&mut Scene::of_key(&key, &key_board)), "{fen}");
+        assert!(!holds("stalemate", fen), "{fen} is no stalemate in standard chess");
+    }
+}

@@ -26,6 +26,34 @@ pub(crate) enum Rules {
     ThreeCheck(ByColor<u8>),
 }
 
+impl Rules {
+    /// The rules of `variant`, with Three-check's checks given (three or fewer each; none given
+    /// when `None`).
+    pub(crate) fn of(variant: Variant, checks_given: Option<ByColor<u8>>) -> Rules {
+        match variant {
+            Variant::KingOfTheHill => Rules::KingOfTheHill,
+            Variant::RacingKings => Rules::RacingKings,
+            Variant::ThreeCheck => Rules::ThreeCheck(checks_given.unwrap_or_default().map(|n| n.min(WINNING_CHECKS))),
+            Variant::Standard | Variant::Chess960 => Rules::Chess,
+        }
+    }
+
+    /// shakmaty's variant position of a board under these rules (`None` for standard chess's,
+    /// or a board the rules refuse): what decides a lichess variant's legal moves and its end.
+    pub(crate) fn lichess_position(self, mut setup: Setup) -> Option<VariantPosition> {
+        let lichess = match self {
+            Rules::Chess => return None,
+            Rules::KingOfTheHill => shakmaty::variant::Variant::KingOfTheHill,
+            Rules::RacingKings => shakmaty::variant::Variant::RacingKings,
+            Rules::ThreeCheck(given) => {
+                setup.remaining_checks = Some(remaining_checks(given));
+                shakmaty::variant::Variant::ThreeCheck
+            }
+        };
+        variant_position(lichess, setup).ok()
+    }
+}
+
 /// The checks that win Three-check.
 pub const WINNING_CHECKS: u8 = 3;
 
@@ -93,6 +121,11 @@ impl Position {
         }
     }
 
+    /// The rules the position follows besides its board.
+    pub(crate) fn rules(&self) -> Rules {
+        self.rules
+    }
+
     /// In Three-check, the checks each side gave (0 to 3); `None` in other variants.
     pub fn checks_given(&self) -> Option<ByColor<u8>> {
         match self.rules {
@@ -113,9 +146,9 @@ impl Position {
     /// # Ok::<_, tabiya_core::position::PositionError>(())
     /// ```
     pub fn legal_moves(&self) -> MoveList {
-        match self.variant().lichess() {
-            None => self.chess.legal_moves(),
-            Some(lichess) => self.lichess_position(lichess).map(|position| position.legal_moves()).unwrap_or_default(),
+        match self.rules {
+            Rules::Chess => self.chess.legal_moves(),
+            _ => self.lichess_position().map(|position| position.legal_moves()).unwrap_or_default(),
         }
     }
 
@@ -123,9 +156,9 @@ impl Position {
     /// disambiguation that only a move the variant forbids would need (a knight's move giving
     /// check in Racing Kings), so it is read against the variant's moves.
     pub fn san_move(&self, san: &San) -> Result<Move, SanError> {
-        match self.variant().lichess() {
-            None => san.to_move(&self.chess),
-            Some(lichess) => match self.lichess_position(lichess) {
+        match self.rules {
+            Rules::Chess => san.to_move(&self.chess),
+            _ => match self.lichess_position() {
                 Some(position) => san.to_move(&position),
                 None => Err(SanError::IllegalSan),
             },
@@ -135,7 +168,7 @@ impl Position {
     /// The SAN of `m` (legal by the position's rules) with its check or mate mark, as the
     /// variant writes it: a lichess variant's disambiguation counts its own moves only.
     pub fn san_plus(&self, m: Move) -> SanPlus {
-        match self.variant().lichess().and_then(|lichess| self.lichess_position(lichess)) {
+        match self.lichess_position() {
             Some(position) => SanPlus::from_move(position, m),
             None => SanPlus::from_move(self.chess.clone(), m),
         }
@@ -143,9 +176,9 @@ impl Position {
 
     /// Whether `m` is legal by the position's rules.
     pub fn is_legal(&self, m: Move) -> bool {
-        match self.variant().lichess() {
-            None => self.chess.is_legal(m),
-            Some(lichess) => self.lichess_position(lichess).is_some_and(|position| position.is_legal(m)),
+        match self.rules {
+            Rules::Chess => self.chess.is_legal(m),
+            _ => self.lichess_position().is_some_and(|position| position.is_legal(m)),
         }
     }
 
@@ -153,13 +186,13 @@ impl Position {
     /// `insufficient material`, or a variant's own end: `king of the hill`, `third check`,
     /// `race finished`); `None` while it goes on.
     pub fn game_over(&self) -> Option<&'static str> {
-        let (variant_end, checkmate, stalemate, insufficient) = match self.variant().lichess() {
-            None => {
+        let (variant_end, checkmate, stalemate, insufficient) = match self.rules {
+            Rules::Chess => {
                 let p = &self.chess;
                 (false, p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
             }
-            Some(lichess) => {
-                let p = self.lichess_position(lichess)?;
+            _ => {
+                let p = self.lichess_position()?;
                 (p.is_variant_end(), p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
             }
         };
@@ -208,11 +241,9 @@ impl Position {
     }
 
     /// The position as shakmaty's variant position, for a lichess variant's move generation.
-    fn lichess_position(&self, lichess: shakmaty::variant::Variant) -> Option<VariantPosition> {
-        let mut setup = self.chess.to_setup(EnPassantMode::Legal);
-        setup.remaining_checks = self.checks_given().map(remaining_checks);
+    fn lichess_position(&self) -> Option<VariantPosition> {
         // Every position here was validated by these rules when it was made: none is lost.
-        variant_position(lichess, setup).ok()
+        self.rules.lichess_position(self.chess.to_setup(EnPassantMode::Legal))
     }
 }
 

@@ -149,6 +149,7 @@ mod tests {
     use crate::{
         Position,
         codec::key::{KeyRange, RANK_BITS},
+        pattern::{Pattern, Scene},
     };
 
     /// The legal moves of a position, as sorted UCI text.
@@ -175,6 +176,10 @@ mod tests {
             let earlier = seen.entry(key).or_insert_with(|| position.clone());
             assert_eq!(earlier, position, "two positions share key {key}");
         };
+        let (mate, stalemate): (Pattern, Pattern) =
+            ("mate".parse().expect("mate"), "stalemate".parse().expect("stalemate"));
+        // Pattern tests answered false and true.
+        let mut ends = [0; 2];
         let mut plies = 0;
         for variant in [Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck] {
             let lichess = variant.lichess().expect("a lichess variant");
@@ -193,6 +198,14 @@ mod tests {
                     }
                     assert_eq!(position.to_string(), fen);
                     file(&position, &mut seen);
+                    // Pattern tests by the variant's rules, on the position and on its key's board.
+                    let key = Key::encode(&position).expect("a key");
+                    let board = key.decode_board(|_, _| true).expect("a board").expect("accepted");
+                    for (pattern, want) in [(&mate, oracle.is_checkmate()), (&stalemate, oracle.is_stalemate())] {
+                        ends[usize::from(want)] += 1;
+                        assert_eq!(pattern.matches(&mut Scene::of_position(&position)), want, "{pattern:?} {position}");
+                        assert_eq!(pattern.matches(&mut Scene::of_key(&key, &board)), want, "{pattern:?} {key}");
+                    }
                     if let Ok(standard) = Position::from_chess(position.chess().clone()) {
                         file(&standard, &mut seen);
                     }
@@ -208,6 +221,7 @@ mod tests {
             }
         }
         assert!(plies > 20_000, "{plies}");
+        assert!(ends[1] > 100, "mates and stalemates: {ends:?}");
         assert!(seen.keys().any(|key| key.as_bytes()[0] > THREE_CHECK), "checks given in some games");
     }
 

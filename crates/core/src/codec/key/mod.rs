@@ -39,7 +39,7 @@
 
 use std::{fmt, str::FromStr};
 
-use shakmaty::{Board, Color, EnPassantMode, Piece, Position as _, Role, Setup};
+use shakmaty::{Board, ByColor, Color, EnPassantMode, Piece, Position as _, Role, Setup};
 
 use crate::position::{Category, Position, PositionError, Variant, remaining_checks};
 
@@ -283,6 +283,12 @@ impl Key {
             _ if self.is_chess960() => Some(Variant::Chess960),
             byte => lichess::of_byte(byte).map(|(variant, _)| variant),
         }
+    }
+
+    /// In Three-check's space, the checks each side gave (its first byte holds them); `None`
+    /// in other variants'.
+    pub fn checks_given(&self) -> Option<ByColor<u8>> {
+        lichess::of_byte(self.0[0]).and_then(|(_, checks)| checks)
     }
 
     /// Whether the key's first byte is a Chess960 category's.
