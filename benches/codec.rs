@@ -57,7 +57,7 @@ fn codec(c: &mut Criterion) {
     let chess960: Vec<Position> = positions
         .iter()
         .map(|p| {
-            let setup = shakmaty::Position::to_setup(p.chess(), shakmaty::EnPassantMode::Legal);
+            let setup = shakmaty::Position::to_setup(p.shakmaty(), shakmaty::EnPassantMode::Legal);
             Position::from_setup_chess960(setup, "bench").expect("a standard position is a Chess960 one")
         })
         .collect();

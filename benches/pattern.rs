@@ -32,7 +32,7 @@ fn keys() -> Vec<Key> {
 fn pattern(c: &mut Criterion) {
     let keys = keys();
     let boards: Vec<KeyBoard> = keys.iter().filter_map(|k| k.decode_board(|_, _| true).ok().flatten()).collect();
-    let chess: Vec<_> = keys.iter().filter_map(|k| k.decode().ok()).map(|p| p.into_chess()).collect();
+    let chess: Vec<_> = keys.iter().filter_map(|k| k.decode().ok()?.as_chess().cloned()).collect();
     let vectors: Vec<VectorBoard> =
         boards.iter().map(|b| VectorBoard::from_bitboards(&b.by_role, &b.by_color)).collect();
     println!("{} distinct positions from {GAMES} games", keys.len());

@@ -33,7 +33,7 @@ fn every_start_position_with_every_subset_of_its_rights_round_trips() {
     let mut seen = HashMap::new();
     for number in 0..960 {
         let start = Position::chess960_start(number).expect("a start position");
-        let setup = start.chess().to_setup(shakmaty::EnPassantMode::Legal);
+        let setup = start.shakmaty().to_setup(shakmaty::EnPassantMode::Legal);
         let rooks: Vec<Square> = setup.castling_rights.into_iter().collect();
         assert_eq!(rooks.len(), 4, "{start}");
         for subset in 0..16u32 {
@@ -41,7 +41,7 @@ fn every_start_position_with_every_subset_of_its_rights_round_trips() {
                 rooks.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &sq)| sq).collect();
             let setup = Setup { castling_rights: rights, ..setup.clone() };
             let position = Position::from_setup_chess960(setup, number).expect("legal");
-            assert_eq!(position.chess().castles().castling_rights(), rights);
+            assert_eq!(position.castles().castling_rights(), rights);
             check(&position, &mut seen);
         }
     }
@@ -66,7 +66,7 @@ fn random_games_from_every_start_position_round_trip() {
             let key = check(&position, &mut seen);
             assert_eq!(encoder.encode(&position), Ok(key), "{position}");
             plies += 1;
-            let moves = position.chess().legal_moves();
+            let moves = position.shakmaty().legal_moves();
             // Castle whenever it may, half the time: both wings get played.
             let castling: Vec<_> = moves.iter().filter(|m| m.is_castle()).collect();
             let chosen = if !castling.is_empty() && rng.next(2) == 0 {
@@ -77,7 +77,7 @@ fn random_games_from_every_start_position_round_trip() {
                 moves[rng.index(moves.len())]
             };
             if let Some(side) = chosen.castling_side() {
-                castles.insert((position.chess().turn(), side));
+                castles.insert((position.turn(), side));
             }
             en_passant += usize::from(chosen.is_en_passant());
             position.play_legal(chosen);
@@ -119,7 +119,7 @@ fn every_legal_krvk_position_with_every_right_it_allows_has_its_own_key() {
     }
     // Rights with the king and rook on the back rank: king on file k, rook on any other of the
     // 7 files; either side to move unless in check (counted by the enumeration itself).
-    let with_rights = seen.values().filter(|p| p.chess().castles().any()).count();
+    let with_rights = seen.values().filter(|p| p.castles().any()).count();
     assert!(with_rights > 2 * 56 * 40, "{with_rights}");
     assert!(seen.len() > 400_000, "{}", seen.len());
 }

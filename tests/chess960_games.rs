@@ -102,7 +102,11 @@ pub(crate) fn generate(count: usize) -> Vec<Game> {
     let mut games = Vec::new();
     for index in 0..count {
         let number = if index % 8 == 0 { 518 } else { rng.next(960) as u16 };
-        let start = tabiya::Position::chess960_start(number).expect("a start position").into_chess();
+        let start = tabiya::Position::chess960_start(number)
+            .expect("a start position")
+            .as_chess()
+            .cloned()
+            .expect("Chess960 is chess");
         let moves = random_moves(&start, &mut rng);
         let result = rng.index(3);
         let x_fen = format!("{} 0 1", Epd::from_position(&start, EnPassantMode::Legal));
@@ -252,7 +256,7 @@ fn chess960_games_answer_as_a_naive_replay_and_standard_answers_count_standard_g
 
 /// Whether `uci` is a king taking its own rook in `position` (Chess960's castling).
 fn is_king_taking_rook(position: &tabiya::Position, uci: &str) -> bool {
-    let chess = position.chess();
+    let chess = position.shakmaty();
     let squares: Option<(shakmaty::Square, shakmaty::Square)> =
         uci.get(..2).zip(uci.get(2..4)).and_then(|(from, to)| Some((from.parse().ok()?, to.parse().ok()?)));
     squares.is_some_and(|(from, to)| {

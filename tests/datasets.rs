@@ -369,7 +369,7 @@ fn check_attacks(batch: &[Position], seed: usize) -> AttackCheck {
 
     let mut check = AttackCheck::default();
     for (i, position) in batch.iter().enumerate() {
-        let chess = position.chess();
+        let chess = position.shakmaty();
         let board = chess.board();
         let vectors = VectorBoard::from_board(board);
         check.positions += 1;

@@ -73,6 +73,42 @@ fn the_sample_database_has_the_pinned_bytes() {
     assert_eq!(got, want);
 }
 
+/// Games of Chess960 and lichess's three variants on a standard board (three each, random,
+/// with double steps, castling and checks preferred; `tests/data/variants.pgn`, made by
+/// python-chess): their keys, mainlines and fingerprints keep their bytes, the positions'
+/// representation aside (digests taken with the revision before positions held shakmaty's
+/// variant positions).
+#[test]
+fn variant_games_have_the_pinned_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants.pgn");
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).unwrap();
+        let summary = indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
+        assert_eq!(summary.run.counts.indexed, 12);
+    }
+    let got: Vec<(&str, u64, String)> =
+        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
+    let want = [
+        ("positions", 19, "8b2b7514da1e03b8f62ad2c13660fd14"),
+        ("games", 12, "4c8e7d6c8a314ad0ceb1ff0d137e95b4"),
+        ("mainlines", 12, "e49db48479e26e6644910b8b14e9f9bc"),
+        ("facts", 1, "50701ec2696e94b30e7d0a6a35d808dc"),
+        ("headers", 1, "e1de6644890a3b156a5c712b7398d5ff"),
+        ("labels", 2, "60646bec5756c82dfe28ab976209b578"),
+        ("fingerprints", 12, "2bd55c8fe2caed5f3f6a2acdced47702"),
+        ("players", 24, "f9a81c731001538a8d87765305bd6e33"),
+        ("names", 18, "02ba12d3387da90a6ec9227fb04264cc"),
+        ("twins", 12, "9257816b7d9007728ffed5dca1edfc1c"),
+        ("openings", 0, "99aa06d3014798d86001c324468d497f"),
+        ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+        ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
+    ];
+    let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
+    assert_eq!(got, want);
+}
+
 /// A collection whose smallest staged key is the smallest key there is (category 0, nothing but
 /// the rooks and kings on their squares, White to move). (Before format 9's hashed range bounds
 /// this left the commit's first key range empty; `store::staging`'s tests keep that case.)

@@ -41,10 +41,7 @@ pub struct LegalMove {
 
 impl LegalMove {
     fn of(position: &crate::Position, m: &Move) -> LegalMove {
-        LegalMove {
-            uci: m.to_uci(position.chess().castles().mode()).to_string(),
-            san: position.san_plus(*m).to_string(),
-        }
+        LegalMove { uci: m.to_uci(position.castles().mode()).to_string(), san: position.san_plus(*m).to_string() }
     }
 }
 
@@ -77,7 +74,7 @@ pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAns
         let m = text
             .parse::<UciMove>()
             .map_err(|_| QueryError::input(format!("move {number} ({text}) is not a UCI move")))?
-            .to_move(position.chess())
+            .to_move(position.shakmaty())
             .ok()
             .filter(|m| position.is_legal(*m))
             .ok_or_else(|| QueryError::input(format!("move {number} ({text}) is not legal in {position}")))?;
@@ -86,7 +83,7 @@ pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAns
         line.push(Ply { uci, san, fen: position.to_string() });
     }
     let outcome = position.game_over();
-    let chess = position.chess();
+    let chess = position.shakmaty();
     let mut legal: Vec<LegalMove> = position.legal_moves().iter().map(|m| LegalMove::of(&position, m)).collect();
     legal.sort_by(|a, b| a.uci.cmp(&b.uci));
     Ok(BoardAnswer {

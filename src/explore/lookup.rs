@@ -53,7 +53,7 @@ impl Lookup {
         let (target, limits) = (&self.target, &self.limits);
         let admission = Admission::resolve(view, &self.filter)?;
         let stats = stats_of_games(view, &target.key, &admission, limits.history)?;
-        let chess = target.position.chess();
+        let chess = target.position.shakmaty();
         let mover = chess.turn();
         let top = summaries(view, &stats.top, limits.top.min(TOP_GAMES), target)?;
         let recent = summaries(view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
@@ -232,7 +232,7 @@ pub fn reached_by_moves(
     let mut keys = Vec::with_capacity(played.len());
     for (m, _) in played {
         let legal = m
-            .to_move(target.position.chess())
+            .to_move(target.position.shakmaty())
             .ok_or_else(|| view.corrupt(format!("stored move {m} is not legal in {}", target.key)))?;
         let mut next = target.position.clone();
         next.play_legal(legal);
@@ -386,7 +386,7 @@ fn move_from(record: &GameRecord, target: &crate::Position, key: &Key) -> Option
         let arrived = stands_on(line.current(), target, key);
         let played = line.next()??;
         if arrived {
-            return Some(CompactMove::from_move_in(&played, target.chess().castles().mode()));
+            return Some(CompactMove::from_move_in(&played, target.castles().mode()));
         }
     }
 }
@@ -400,7 +400,7 @@ pub fn arrivals(positions: &[crate::Position], target: &crate::Position, key: &K
 /// Whether `position` is the position `key`, which is `target`: a cheap board and turn
 /// comparison first; the key decides (castling and en passant rights as canonicalised).
 fn stands_on(position: &crate::Position, target: &crate::Position, key: &Key) -> bool {
-    let (chess, target) = (position.chess(), target.chess());
+    let (chess, target) = (position.shakmaty(), target.shakmaty());
     chess.board() == target.board()
         && chess.turn() == target.turn()
         && super::key_of(position).ok().as_ref() == Some(key)
@@ -430,7 +430,7 @@ pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget
 
 /// A stored move in SAN from `chess` (UCI when it is not legal there).
 pub fn san(position: &crate::Position, m: CompactMove) -> String {
-    m.to_move(position.chess()).map(|m| position.san_plus(m).san.to_string()).unwrap_or_else(|| m.to_string())
+    m.to_move(position.shakmaty()).map(|m| position.san_plus(m).san.to_string()).unwrap_or_else(|| m.to_string())
 }
 
 /// The colour of a `white`/`black`/`w`/`b` argument.

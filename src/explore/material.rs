@@ -296,7 +296,7 @@ impl MaterialQuery {
         };
         let mut found: Vec<(Key, Occurrences)> = self.positions_in(&view, &parts, keep)?;
         if let Some(side) = self.side {
-            found.retain(|(key, _)| key.decode().is_ok_and(|p| p.chess().turn() == side));
+            found.retain(|(key, _)| key.decode().is_ok_and(|p| p.turn() == side));
         }
         let ranges = parts.iter().filter(|part| matches!(part, ScanPart::Family(_))).count();
         found.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
@@ -328,7 +328,7 @@ impl MaterialQuery {
         // scanned whole, its rights read on each board.
         let castling = self.castling.filter(|_| !has_material_ranges(self.variant));
         let board = |position: &Position, _: GameId| {
-            let chess = position.chess();
+            let chess = position.shakmaty();
             self.signature.admits(&Material(chess.board().material()))
                 && castling.is_none_or(|rights| rights == chess.castles().castling_rights())
         };

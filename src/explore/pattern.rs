@@ -235,7 +235,7 @@ impl PatternQuery {
         // The single-game tier's positions are tested on the boards its replay gives, counted here.
         let tested_on_replay = AtomicU64::new(0);
         let board = |position: &Position, game: GameId| {
-            let chess = position.chess();
+            let chess = position.shakmaty();
             if !admits_material(&Material(shakmaty::Position::board(chess).material())) {
                 return false;
             }

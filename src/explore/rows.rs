@@ -81,7 +81,7 @@ impl PositionRows {
             need.as_ref().is_none_or(|n| n.admits(material)) && self.material.is_none_or(|s| s.admits(material))
         };
         let board = |position: &Position, _| {
-            let chess = position.chess();
+            let chess = position.shakmaty();
             admits_material(&Material(chess.board().material()))
                 && self.side.is_none_or(|side| side == chess.turn())
                 && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_position(position)))

@@ -177,7 +177,7 @@ fn san_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> 
 /// allows (a check in Racing Kings, any move once a king stands on the hill).
 fn uci_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> {
     let uci: UciMove = token.parse().map_err(|_| "not a UCI move".to_owned())?;
-    let m = uci.to_move(position.chess()).map_err(|_| "illegal move".to_owned())?;
+    let m = uci.to_move(position.shakmaty()).map_err(|_| "illegal move".to_owned())?;
     match position.is_legal(m) {
         true => Ok(m),
         false => Err(format!("not allowed by the rules of {}", position.variant().pgn_name())),

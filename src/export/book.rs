@@ -24,7 +24,7 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, Role, Square, zobrist::Zobrist64};
+use shakmaty::{Color, EnPassantMode, Move, Role, Square, zobrist::Zobrist64};
 
 use crate::{
     Key,
@@ -145,7 +145,7 @@ impl Book {
 /// use shakmaty::Chess;
 /// assert_eq!(tabiya::export::polyglot_key(&Chess::default()), 0x463b96181691fc9c);
 /// ```
-pub fn polyglot_key(chess: &Chess) -> u64 {
+pub fn polyglot_key(chess: &impl shakmaty::Position) -> u64 {
     chess.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0
 }
 
@@ -267,15 +267,15 @@ impl BookOptions {
     /// One position's entries and the positions its kept moves lead to.
     fn visit(&self, view: &Snapshot, visit: &Visit, admission: &Admission) -> Result<Visited, QueryError> {
         let stats = stats_of_games(view, &visit.key, admission, false)?;
-        let mover = visit.position.chess().turn();
+        let mover = visit.position.turn();
         let mut kept = Vec::new();
         for &(compact, tally) in stats.moves.iter().filter(|(_, tally)| tally.games >= self.min_games) {
             let m = compact
-                .to_move(visit.position.chess())
+                .to_move(visit.position.shakmaty())
                 .ok_or_else(|| QueryError::input(format!("stored move {compact} is not legal in {}", visit.key)))?;
             kept.push((m, tally));
         }
-        let key = polyglot_key(visit.position.chess());
+        let key = polyglot_key(visit.position.shakmaty());
         let entries = if self.only.is_none_or(|side| side == mover) {
             let weighed: Vec<(u16, u64)> = kept
                 .iter()

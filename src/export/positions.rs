@@ -136,7 +136,7 @@ enum Sink<W: Write + Send> {
 
 /// A position's material signature (`KRPvKR`).
 fn material_of(position: &crate::Position) -> crate::Material {
-    crate::Material(shakmaty::Position::board(position.chess()).material())
+    crate::Material(position.board().material())
 }
 
 mod table {

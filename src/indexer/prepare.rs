@@ -1,7 +1,6 @@
 //! The parallel part of indexing a game: parse, replay, canonicalise and key every position.
 
 use rayon::prelude::*;
-use shakmaty::Position as _;
 
 use super::copies::Copies;
 use crate::{
@@ -90,8 +89,8 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
             }
             match encoder.encode(position) {
                 Ok(key) => {
-                    let next = next.map(|m| CompactMove::played(position.chess(), m));
-                    positions.push((key, next, PawnFiles::of(position.chess().board())))
+                    let next = next.map(|m| CompactMove::played(position.shakmaty(), m));
+                    positions.push((key, next, PawnFiles::of(position.board())))
                 }
                 Err(err) => unencodable = Some(format!("position {position} after {} plies: {err}", positions.len())),
             }

@@ -156,9 +156,6 @@ struct Movetext {
     start: Result<(Position, Start), (RejectReason, String)>,
     /// The position reached, by the start's rules.
     current: Position,
-    /// Whether the moves are checked by a lichess variant's rules too (standard chess's
-    /// resolution finds them, and the variant may forbid some).
-    variant_rules: bool,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
     mainline: mainline::MainlineWriter,
@@ -191,11 +188,9 @@ impl Movetext {
     fn begin(fen: Option<String>, variant: Option<String>) -> Movetext {
         let start = start_position(fen, variant);
         let current = start.as_ref().map_or_else(|_| Position::initial(), |(position, _)| position.clone());
-        let variant_rules = current.variant().lichess_rules();
         Movetext {
             start,
             current,
-            variant_rules,
             // Master games run to about 80 plies: room for most without growing.
             moves: Vec::with_capacity(128),
             mainline: mainline::MainlineWriter::default(),
@@ -240,27 +235,29 @@ impl tokens::Visit for GameReader {
             state.error = Some((RejectReason::TooLong, detail, line));
             return;
         }
-        let chess = state.current.chess();
         // A lichess variant's moves are read against its rules (standard chess's resolution
         // is the fast path of the others).
-        let resolved = match state.variant_rules {
-            false => super::san::resolve(chess, &san_plus.san).map_err(|err| err.to_string()),
-            true => {
-                state.current.san_move(&san_plus.san).map_err(|err| match super::san::resolve(chess, &san_plus.san) {
+        let resolved = match state.current.as_chess() {
+            Some(chess) => super::san::resolve(chess, &san_plus.san).map_err(|err| err.to_string()),
+            None => state.current.san_move(&san_plus.san).map_err(|err| {
+                match super::san::resolve(state.current.shakmaty(), &san_plus.san) {
                     Ok(_) => format!("not allowed by the rules of {}", state.current.variant().pgn_name()),
                     Err(_) => err.to_string(),
-                })
-            }
+                }
+            }),
         };
         match resolved {
             Ok(m) => {
-                state.mainline.push(chess, &m);
+                match state.current.as_chess() {
+                    Some(chess) => state.mainline.push(chess, &m),
+                    None => state.mainline.push(state.current.shakmaty(), &m),
+                };
                 state.current.play_legal(m);
                 state.moves.push(m);
             }
             Err(err) => {
-                let number = chess.fullmoves();
-                let dots = if chess.turn() == Color::White { "." } else { "..." };
+                let number = state.current.shakmaty().fullmoves();
+                let dots = if state.current.turn() == Color::White { "." } else { "..." };
                 let detail = format!("illegal move {number}{dots} {san_plus} ({err})");
                 state.error = Some((RejectReason::IllegalMove, detail, line));
             }

@@ -56,7 +56,7 @@ pub fn game(record: &GameRecord) -> Option<String> {
         if !position.is_legal(m) {
             return None;
         }
-        let chess = position.chess();
+        let chess = position.shakmaty();
         let number = chess.fullmoves().get();
         let san = position.san_plus(m);
         // A move number stays on the line of its move.

@@ -25,7 +25,7 @@ fn main() -> anyhow::Result<()> {
         tabiya::input::read_games(source.reader, |game| {
             let Ok(game) = game else { return };
             games += 1;
-            let mut position = game.start.chess().clone();
+            let mut position = game.start.shakmaty().clone();
             for m in &game.moves {
                 for symbol in symbols(&position, m).iter().flat_map(|symbols| symbols.coded()) {
                     *counts.entry((symbol.table, symbol.context, symbol.symbol)).or_default() += 1;

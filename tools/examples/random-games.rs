@@ -40,7 +40,11 @@ fn main() -> anyhow::Result<()> {
         let start = match chess960 {
             true => {
                 let number = rng.below(960) as u16;
-                tabiya::Position::chess960_start(number).ok_or_else(|| anyhow::anyhow!("start {number}"))?.into_chess()
+                tabiya::Position::chess960_start(number)
+                    .ok_or_else(|| anyhow::anyhow!("start {number}"))?
+                    .as_chess()
+                    .cloned()
+                    .ok_or_else(|| anyhow::anyhow!("start {number}"))?
             }
             false => Chess::default(),
         };

@@ -91,7 +91,7 @@ pub fn classes(
     // Only endgames are classed: blocks of more men are skipped, tier positions not keyed.
     let filter = ScanFilter {
         material: |material: &Material| material.men() as usize <= MAX_MEN,
-        board: |position: &Position, _| shakmaty::Position::board(position.chess()).occupied().count() <= MAX_MEN,
+        board: |position: &Position, _| position.board().occupied().count() <= MAX_MEN,
         game: |_| true,
     };
     let scanner = view.scanner().of_variant(variant);

@@ -212,14 +212,14 @@ impl Walk {
         let first = *arrivals.first()?;
         let mut next: Vec<CompactMove> = arrivals
             .iter()
-            .filter_map(|&ply| Some(CompactMove::played(positions[ply].chess(), moves.get(ply)?)))
+            .filter_map(|&ply| Some(CompactMove::played(positions[ply].shakmaty(), moves.get(ply)?)))
             .collect();
         next.sort_unstable();
         next.dedup();
         let mut orders = Vec::new();
         for &ply in arrivals.iter().filter(|&&ply| ply > 0) {
             if let (Ok(key), Some(m)) = (key_of(&positions[ply - 1]), moves.get(ply - 1)) {
-                orders.push((key, CompactMove::played(positions[ply - 1].chess(), m)));
+                orders.push((key, CompactMove::played(positions[ply - 1].shakmaty(), m)));
             }
         }
         orders.sort_unstable();
@@ -238,11 +238,10 @@ impl Walk {
             })
             .collect();
         for ply in first..=last {
-            let position = positions[ply].chess();
+            let position = positions[ply].shakmaty();
             // The roles a move displaced: a theme decided by other roles' placement alone kept
             // its value (false, or it would be reached) and is not evaluated again.
-            let moved =
-                if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].chess().board(), position.board()) };
+            let moved = if ply == first { u8::MAX } else { moved_roles(positions[ply - 1].board(), position.board()) };
             let mut scene = None;
             for ((reached, theme), roles) in themes.iter_mut().zip(probe.themes).zip(&probe.roles) {
                 let GamePattern::Position(pattern) = &theme.pattern else { continue };
@@ -260,7 +259,7 @@ impl Walk {
             next,
             orders,
             themes,
-            ending: Material(end.chess().board().material()),
+            ending: Material(end.board().material()),
             plies: (positions.len() - 1) as u32,
         })
     }

@@ -360,7 +360,7 @@ impl OpeningReport {
         }
         // Every game reaching the position is replayed: a scan's snapshot.
         let view = &store.scan_snapshot();
-        let chess = target.position.chess();
+        let chess = target.position.shakmaty();
         let mut selections = vec![(Admission::resolve(view, &options.filter)?, options.label.clone())];
         if let Some((filter, label)) = &options.versus {
             selections.push((Admission::resolve(view, filter)?, label.clone()));

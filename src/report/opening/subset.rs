@@ -94,7 +94,7 @@ pub(super) fn subset(
     t: Tallies,
     year_games: &BTreeMap<u16, u64>,
 ) -> Result<Subset, QueryError> {
-    let chess = target.position.chess();
+    let chess = target.position.shakmaty();
     let mover = chess.turn();
     let games = t.total.games;
     let total = Results::of(&t.total);

@@ -35,7 +35,7 @@ pub(super) fn theory(
         let mut nodes = Vec::new();
         let mut step = Some((first, tally));
         while let Some((m, tally)) = step {
-            let chess = position.chess();
+            let chess = position.shakmaty();
             let Some(legal) = m.to_move(chess) else { break };
             let results = Results::of(&tally);
             nodes.push(TheoryNode {

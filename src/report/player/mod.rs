@@ -399,7 +399,7 @@ fn tree_nodes(
         // Pushed fewest first, so the most played child is expanded next.
         for (child, _) in children {
             let Some(&m) = child.last() else { continue };
-            let Some(legal) = m.to_move(position.chess()) else { continue };
+            let Some(legal) = m.to_move(position.shakmaty()) else { continue };
             let mut sans = sans.clone();
             sans.push(san(&position, m));
             let mut next = position.clone();

@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn game_records_round_trip_and_corrupt_bytes_are_refused() {
         let start: crate::Position = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1".parse().expect("a position");
-        let start = start.into_chess();
+        let start = start.as_chess().cloned().expect("a standard position");
         let mut chess = start.clone();
         let mut moves = Vec::new();
         for uci in ["a7a8q", "e8d7"] {

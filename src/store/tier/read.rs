@@ -134,7 +134,7 @@ fn walk_marked(
     let mut step = |reader: &mut MainlineReader, pending: &mut Option<(Key, u32)>| -> Option<bool> {
         let next = match reader.next() {
             // The castling mode stays the start's all game long.
-            Some(Some(m)) => Some(CompactMove::from_move_in(&m, MainlineReader::position(reader).castles().mode())),
+            Some(Some(m)) => Some(CompactMove::from_move_in(&m, reader.current().castles().mode())),
             Some(None) => return None,
             None => None,
         };
@@ -276,7 +276,7 @@ impl<'a> TierReader<'a> {
         // Only a position of the key's block and side to move can be it: the others are not
         // keyed.
         let same_block = |position: &Position, _: GameId| {
-            let chess = position.chess();
+            let chess = position.shakmaty();
             let board = chess.board();
             Wanted::from(chess.turn() == turn && has_pawn_files(board, block) && Material(board.material()) == material)
         };
@@ -386,7 +386,7 @@ impl<'a> TierReader<'a> {
         }
         let fewest = counts.iter().position(|&wanted| wanted).unwrap_or(0) as u32;
         let wanted = |position: &Position, game: GameId| {
-            let board = position.chess().board();
+            let board = position.board();
             let men = board.occupied().count() as u32;
             if men < fewest {
                 Wanted::NoMore

@@ -327,7 +327,6 @@ fn write_records(store: &Store, records: Records, options: &rocksdb::Options, pa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Position as _;
 
     use crate::{Position, store::tier::PawnFiles};
 
@@ -346,7 +345,7 @@ mod tests {
             ("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 12, 400),
             ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", 11, 9),
         ] {
-            let pawn_files = PawnFiles::of(fen.parse::<Position>().expect("a position").chess().board());
+            let pawn_files = PawnFiles::of(fen.parse::<Position>().expect("a position").board());
             let occurrence = Occurrence { game: GameId(game), next: None, ply, pawn_files };
             writes.add(&mut range, &key(fen), &occurrence).expect("filed");
         }

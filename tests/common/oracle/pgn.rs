@@ -94,7 +94,8 @@ impl Visitor for GameVisitor {
 
     fn begin_movetext(&mut self, state: TagState) -> ControlFlow<MovetextState, MovetextState> {
         let start = start_position(state.fen, state.variant);
-        let current = start.as_ref().map(|(position, _)| position.chess().clone()).unwrap_or_default();
+        // The oracle plays standard chess's moves on a variant's board.
+        let current = start.as_ref().ok().and_then(|(position, _)| board_as_chess(position)).unwrap_or_default();
         ControlFlow::Continue(MovetextState {
             tags: state.tags,
             result_tag: state.result_tag,
@@ -329,4 +330,12 @@ fn movetext_start(text: &[u8]) -> usize {
         }
     }
     text.len()
+}
+
+/// The board of `position` as standard chess's (a lichess variant's board, its counters left out).
+fn board_as_chess(position: &tabiya::Position) -> Option<shakmaty::Chess> {
+    let setup = shakmaty::Setup { remaining_checks: None, ..position.to_setup() };
+    <shakmaty::Chess as shakmaty::FromSetup>::from_setup(setup, position.castles().mode())
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+        .ok()
 }

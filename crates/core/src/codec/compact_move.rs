@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position as _, Role, Square, uci::UciMove};
+use shakmaty::{CastlingMode, CastlingSide, Move, Role, Square, uci::UciMove};
 
 /// A move as 15 bits of a `u16`: origin, destination, promotion (docs/FORMAT.md, "Moves and
 /// mainlines").
@@ -31,7 +31,7 @@ pub struct CompactMove(u16);
 impl CompactMove {
     /// Packs a legal move of `position`: castling as its castling mode writes it.
     #[inline]
-    pub fn played(position: &Chess, m: &Move) -> CompactMove {
+    pub fn played(position: &impl shakmaty::Position, m: &Move) -> CompactMove {
         CompactMove::from_move_in(m, position.castles().mode())
     }
 
@@ -94,7 +94,7 @@ impl CompactMove {
     }
 
     /// The legal move this is in `position`, if any.
-    pub fn to_move(self, position: &Chess) -> Option<Move> {
+    pub fn to_move(self, position: &impl shakmaty::Position) -> Option<Move> {
         self.to_uci().to_move(position).ok()
     }
 
@@ -105,7 +105,7 @@ impl CompactMove {
     /// theirs or a king on the target, castling without the right, a pawn reaching the last
     /// rank without promoting or a promotion elsewhere, castling through pieces. What passes keeps both kings on the
     /// board, so corrupt data cannot lead shakmaty into a position it panics on.
-    pub fn to_move_trusted(self, position: &Chess) -> Option<Move> {
+    pub fn to_move_trusted(self, position: &impl shakmaty::Position) -> Option<Move> {
         let board = position.board();
         let (from, to, promotion) = (self.from(), self.to(), self.promotion());
         let us = position.turn();
@@ -155,7 +155,7 @@ impl fmt::Display for CompactMove {
 
 #[cfg(test)]
 mod tests {
-    use shakmaty::{CastlingMode, Position as _, fen::Fen};
+    use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
 
     use super::*;
 

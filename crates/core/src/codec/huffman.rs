@@ -69,7 +69,7 @@ pub enum HuffmanError {
 
 /// Encodes a position.
 pub fn encode(position: &Position) -> Packed {
-    let chess = position.chess();
+    let chess = position.shakmaty();
     let board = chess.board();
     let category = Category::of(position);
     let mut w = BitWriter::default();
@@ -197,7 +197,7 @@ pub fn decode(bytes: &[u8]) -> Result<Position, HuffmanError> {
     if Category::of(&position) != category {
         return Err(HuffmanError::Malformed("a rook stands on a home square its category says is empty"));
     }
-    if position.chess().ep_square(EnPassantMode::Legal) != ep_square {
+    if position.ep_square() != ep_square {
         return Err(HuffmanError::Malformed("en-passant file without a legal en-passant capture"));
     }
     Ok(position)

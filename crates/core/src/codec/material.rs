@@ -14,7 +14,7 @@
 
 use std::{fmt, str::FromStr};
 
-use shakmaty::{ByColor, ByRole, Color, Position as _, Role};
+use shakmaty::{ByColor, ByRole, Color, Role};
 
 use crate::position::Position;
 
@@ -86,7 +86,7 @@ impl SideBound {
 impl Material {
     /// The material of a position.
     pub fn of(position: &Position) -> Material {
-        Material(position.chess().board().material())
+        Material(position.board().material())
     }
 
     /// Men on the board, kings included (no move adds one: a promotion replaces its pawn).

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use bincode::{Decode, Encode};
-use shakmaty::{Chess, Move};
+use shakmaty::Move;
 
 use crate::{
     codec::{CompactMove, mainline::MainlineReader},
@@ -248,9 +248,10 @@ impl GameRecord {
         }
     }
 
-    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
-    pub fn start(&self) -> Option<Chess> {
-        self.line.start()
+    /// The position the mainline starts from, with its rules; `None` for a stored `FEN` that
+    /// does not read.
+    pub fn start(&self) -> Option<Position> {
+        self.line.start_position()
     }
 
     /// A reader replaying the mainline from its start; `None` for a stored `FEN` that does not
@@ -336,14 +337,6 @@ pub struct Mainline {
 }
 
 impl Mainline {
-    /// The position the mainline starts from; `None` for a stored `FEN` that does not read.
-    pub fn start(&self) -> Option<Chess> {
-        match &self.start {
-            Start::Initial => Some(Chess::default()),
-            start => Some(start.position()?.into_chess()),
-        }
-    }
-
     /// The start position with its rules; `None` for a stored `FEN` that does not read.
     pub fn start_position(&self) -> Option<Position> {
         self.start.position()

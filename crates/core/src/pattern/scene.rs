@@ -3,7 +3,7 @@
 //! for the evident moves that rule out `mate` and `stalemate` ([`super::moves`]).
 
 use shakmaty::{
-    Bitboard, ByColor, ByRole, Chess, Color, Position as _, Square,
+    Bitboard, ByColor, ByRole, Color, Square,
     attacks::{between, bishop_attacks, rook_attacks},
 };
 
@@ -60,7 +60,7 @@ impl Scene {
 
     /// The scene of a shakmaty position.
     #[inline]
-    pub fn of_chess(chess: &Chess) -> Scene {
+    pub fn of_chess(chess: &impl shakmaty::Position) -> Scene {
         let board = chess.board();
         Scene::new(
             ByRole::new_with(|role| board.by_role(role)),
@@ -74,7 +74,7 @@ impl Scene {
     /// The scene of a position, under its variant's rules.
     #[inline]
     pub fn of_position(position: &Position) -> Scene {
-        Scene { rules: position.rules(), ..Scene::of_chess(position.chess()) }
+        Scene { rules: position.rules(), ..Scene::of_chess(position.shakmaty()) }
     }
 
     /// The scene of a key's board under the rules of the key's variant (and Three-check's

@@ -167,7 +167,7 @@ mod tests {
         let mut positions = vec![crate::Position::initial()];
         for san in sans {
             let mut next = positions.last().expect("a position").clone();
-            let m = san.parse::<San>().expect("SAN").to_move(next.chess()).expect("legal");
+            let m = san.parse::<San>().expect("SAN").to_move(next.shakmaty()).expect("legal");
             next.play_legal(m);
             positions.push(next);
         }

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use shakmaty::{Bitboard, CastlingSide, Color, Piece, Position as _, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Color, Piece, Role, Square};
 
 use super::Position;
 
@@ -125,9 +125,8 @@ impl Category {
 
     /// The category of a position.
     pub fn of(position: &Position) -> Category {
-        let chess = position.chess();
-        let board = chess.board();
-        let castles = chess.castles();
+        let board = position.board();
+        let castles = position.castles();
         let index = HomeSquare::ALL.iter().fold(0, |acc, &home| {
             let color = home.color();
             let state = if board.piece_at(home.square()) != Some(Piece { color, role: Role::Rook }) {

@@ -19,7 +19,7 @@
 //! other pieces count exactly as in the standard category implying as many rooks and a king
 //! ([`Chess960Category::representative`]): the key reuses its tables.
 
-use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Position as _, Rank, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 
 use super::{Category, Layout, Position, category::side};
 
@@ -88,8 +88,7 @@ impl CastlingConfig {
 
     /// `color`'s configuration in a position.
     pub fn of(position: &Position, color: Color) -> CastlingConfig {
-        let chess = position.chess();
-        let (board, castles) = (chess.board(), chess.castles());
+        let (board, castles) = (position.board(), position.castles());
         let file_of = |side| castles.rook(color, side).map_or(NO_FILE, |square: Square| square.file() as u8);
         let (queen, king_side) = (file_of(CastlingSide::QueenSide), file_of(CastlingSide::KingSide));
         if let Some(king) = board.king_of(color) {

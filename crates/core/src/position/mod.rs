@@ -32,9 +32,10 @@ pub use variant::{UnknownVariant, Variant};
 use std::fmt;
 
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _,
+    Bitboard, Board, Castles, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _,
     PositionError as ShakmatyPositionError, PositionErrorKinds, Setup, Square,
     fen::{Epd, Fen},
+    variant::VariantPosition,
 };
 
 /// A canonical position of a variant (docs/FORMAT.md, "The canonical position").
@@ -52,16 +53,17 @@ use shakmaty::{
 /// ```
 #[derive(Clone, Debug)]
 pub struct Position {
-    chess: Chess,
-    rules: Rules,
+    /// shakmaty's position of the variant: its `Chess` for standard chess and Chess960 (told
+    /// apart by the castling mode), its variant position for a lichess variant.
+    inner: VariantPosition,
 }
 
-/// Equal positions have the same rules (standard chess, Chess960 or a lichess variant, with
+/// Equal positions have the same variant (standard chess, Chess960 or a lichess variant, with
 /// Three-check's counters) besides what shakmaty compares: a standard position is never equal
 /// to a Chess960 one.
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
-        self.chess == other.chess && self.is_chess960() == other.is_chess960() && self.rules == other.rules
+        self.inner == other.inner && self.is_chess960() == other.is_chess960()
     }
 }
 
@@ -69,9 +71,8 @@ impl Eq for Position {}
 
 impl std::hash::Hash for Position {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.chess.hash(state);
+        self.inner.hash(state);
         self.is_chess960().hash(state);
-        self.rules.hash(state);
     }
 }
 
@@ -125,12 +126,12 @@ impl PositionError {
 impl Position {
     /// The standard starting position.
     pub fn initial() -> Position {
-        Position::with_rules(Chess::default(), Rules::Chess)
+        Position::of_chess(Chess::default())
     }
 
-    /// A position of shakmaty's board and `rules`, validated by the caller.
-    pub(crate) fn with_rules(chess: Chess, rules: Rules) -> Position {
-        Position { chess, rules }
+    /// A standard or Chess960 position shakmaty validated (by its castling mode).
+    pub(crate) fn of_chess(chess: Chess) -> Position {
+        Position { inner: VariantPosition::Chess(chess) }
     }
 
     /// Validates a shakmaty setup. `input` names the source in error messages (a FEN, a file
@@ -148,7 +149,7 @@ impl Position {
         let chess960 =
             !standard_rights(setup.castling_rights, &setup.board) && CastlingMode::detect(&setup).is_chess960();
         match Chess::from_setup(setup, CastlingMode::Standard).or_else(ShakmatyPositionError::ignore_impossible_check) {
-            Ok(chess) => Ok(Position::with_rules(chess, Rules::Chess)),
+            Ok(chess) => Ok(Position::of_chess(chess)),
             Err(err) => {
                 if chess960 && err.kinds().contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
                     Err(PositionError::Chess960 { input: input() })
@@ -167,7 +168,7 @@ impl Position {
             return Err(PositionError::Variant { input: input() });
         }
         match Chess::from_setup(setup, CastlingMode::Chess960).or_else(ShakmatyPositionError::ignore_impossible_check) {
-            Ok(chess) => Ok(Position::with_rules(chess, Rules::Chess)),
+            Ok(chess) => Ok(Position::of_chess(chess)),
             Err(err) => Err(PositionError::Illegal { input: input(), reason: describe(err.kinds()) }),
         }
     }
@@ -202,7 +203,7 @@ impl Position {
     /// lives in Chess960's key space) rather than standard chess.
     #[inline]
     pub fn is_chess960(&self) -> bool {
-        self.chess.castles().mode().is_chess960()
+        self.inner.castles().mode().is_chess960()
     }
 
     /// Parses a whole FEN as a Chess960 position: the rules of [`Position`]'s `FromStr`, with
@@ -231,33 +232,84 @@ impl Position {
             let input = Epd::from_position(&chess, EnPassantMode::Legal).to_string();
             return Err(PositionError::Chess960 { input });
         }
-        Ok(Position::with_rules(chess, Rules::Chess))
+        Ok(Position::of_chess(chess))
     }
 
     /// Plays a legal move of the position (a mainline read and checked already): castling
     /// rights stay standard, as moves only ever remove them; Three-check counts a check given.
+    #[inline]
     pub fn play_legal(&mut self, m: shakmaty::Move) {
-        let mover = self.chess.turn();
-        self.chess.play_unchecked(m);
-        self.after_move(mover);
+        match &mut self.inner {
+            VariantPosition::Chess(chess) => chess.play_unchecked(m),
+            other => {
+                other.play_unchecked(m);
+                self.drop_unplayable_en_passant();
+            }
+        }
     }
 
-    /// The underlying shakmaty position (its board, SAN, ...). Its moves are standard chess's:
-    /// [`Position::legal_moves`] gives those of the position's rules.
-    pub fn chess(&self) -> &Chess {
-        &self.chess
+    /// shakmaty's position of the variant (its board, moves, SAN, ...): a `Chess` for standard
+    /// chess and Chess960, a variant position for a lichess variant.
+    #[inline]
+    pub fn shakmaty(&self) -> &VariantPosition {
+        &self.inner
     }
 
-    /// Consumes the wrapper.
-    pub fn into_chess(self) -> Chess {
-        self.chess
+    /// shakmaty's `Chess` of a standard or Chess960 position; `None` in a lichess variant.
+    #[inline]
+    pub fn as_chess(&self) -> Option<&Chess> {
+        match &self.inner {
+            VariantPosition::Chess(chess) => Some(chess),
+            _ => None,
+        }
     }
-}
 
-/// Its board, side to move and rights, for what reads boards alone (patterns, sequences).
-impl AsRef<Chess> for Position {
-    fn as_ref(&self) -> &Chess {
-        &self.chess
+    /// The board.
+    #[inline]
+    pub fn board(&self) -> &Board {
+        match &self.inner {
+            VariantPosition::Chess(chess) => chess.board(),
+            other => other.board(),
+        }
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        match &self.inner {
+            VariantPosition::Chess(chess) => chess.turn(),
+            other => other.turn(),
+        }
+    }
+
+    /// The castling rights (with their castling mode).
+    #[inline]
+    pub fn castles(&self) -> &Castles {
+        match &self.inner {
+            VariantPosition::Chess(chess) => chess.castles(),
+            other => other.castles(),
+        }
+    }
+
+    /// The en-passant square, when a legal en-passant capture uses it.
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        match &self.inner {
+            VariantPosition::Chess(chess) => chess.ep_square(EnPassantMode::Legal),
+            other => other.ep_square(EnPassantMode::Legal),
+        }
+    }
+
+    /// Whether the side to move is in check.
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        self.inner.is_check()
+    }
+
+    /// The position as a setup (board, side, rights, legal en-passant square, Three-check's
+    /// checks left).
+    pub fn to_setup(&self) -> Setup {
+        self.inner.to_setup(EnPassantMode::Legal)
     }
 }
 
@@ -378,11 +430,8 @@ impl Position {
 impl fmt::Display for Position {
     /// The canonical FEN without move counters (EPD position fields).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let epd = Epd::from_position(&self.chess, EnPassantMode::Legal);
-        match self.checks_given() {
-            None => write!(f, "{epd}"),
-            Some(given) => write!(f, "{epd} {}", rules::checks_left(given)),
-        }
+        // Three-check's checks left follow the en-passant field, as lichess writes them.
+        write!(f, "{}", Epd::from_position(&self.inner, EnPassantMode::Legal))
     }
 }
 

@@ -1,13 +1,12 @@
 //! The rules of lichess's variants played on a standard board: King of the Hill, Three-check
-//! and Racing Kings. A position of one is a standard board, side to move, castling rights and
-//! en-passant square (a shakmaty [`Chess`] value, which keys it as standard chess's digits do),
-//! the variant, and in Three-check the checks each side gave. Their legal moves are those
-//! shakmaty's variant positions allow: standard chess's, but none once the variant's game is
-//! over, and in Racing Kings none that gives check.
+//! and Racing Kings. A position of one is shakmaty's variant position (board, side to move,
+//! castling rights, en-passant square, and in Three-check the checks each side has left),
+//! whose legal moves are standard chess's, but none once the variant's game is over, and in
+//! Racing Kings none that gives check.
 
 use shakmaty::{
-    ByColor, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Position as _,
-    PositionError as ShakmatyPositionError, PositionErrorKinds, RemainingChecks, Setup,
+    ByColor, CastlingMode, EnPassantMode, Move, MoveList, Position as _, PositionError as ShakmatyPositionError,
+    PositionErrorKinds, RemainingChecks, Setup,
     san::{San, SanError, SanPlus},
     variant::VariantPosition,
 };
@@ -15,7 +14,8 @@ use shakmaty::{
 use super::{Position, PositionError, Variant, describe};
 
 /// What a position follows besides its board: standard chess (and Chess960, told by its
-/// castling mode), or one of lichess's variants on a standard board.
+/// castling mode), or one of lichess's variants on a standard board. What a board decoded from
+/// a key is judged by ([`crate::pattern::Scene`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) enum Rules {
     #[default]
@@ -88,48 +88,45 @@ impl Position {
         if setup.pockets.is_some() || setup.remaining_checks.is_some() && variant != Variant::ThreeCheck {
             return Err(PositionError::Variant { input: input() });
         }
-        let remaining = setup.remaining_checks.unwrap_or_default();
-        let given = remaining.map(|left| WINNING_CHECKS - u8::from(left).min(WINNING_CHECKS));
-        if given.white == WINNING_CHECKS && given.black == WINNING_CHECKS {
-            let reason = "both sides gave three checks".to_owned();
-            return Err(PositionError::Illegal { input: input(), reason });
+        let mut setup = setup;
+        if variant == Variant::ThreeCheck {
+            let remaining = setup.remaining_checks.unwrap_or_default();
+            if u8::from(remaining.white) == 0 && u8::from(remaining.black) == 0 {
+                let reason = "both sides gave three checks".to_owned();
+                return Err(PositionError::Illegal { input: input(), reason });
+            }
+            setup.remaining_checks = Some(remaining);
         }
-        let illegal = |kinds| PositionError::Illegal { input: input(), reason: describe(kinds) };
-        variant_position(lichess, setup.clone()).map_err(illegal)?;
-        let board_only = Setup { remaining_checks: None, ..setup };
-        let chess = Chess::from_setup(board_only, CastlingMode::Standard)
-            .or_else(ShakmatyPositionError::ignore_impossible_check)
-            .map_err(|err| illegal(err.kinds()))?;
-        let rules = match variant {
-            Variant::KingOfTheHill => Rules::KingOfTheHill,
-            Variant::RacingKings => Rules::RacingKings,
-            _ => Rules::ThreeCheck(given),
-        };
-        let mut position = Position::with_rules(chess, rules);
+        let inner = variant_position(lichess, setup)
+            .map_err(|kinds| PositionError::Illegal { input: input(), reason: describe(kinds) })?;
+        let mut position = Position { inner };
         position.drop_unplayable_en_passant();
         Ok(position)
     }
 
     /// The variant whose rules the position follows.
     pub fn variant(&self) -> Variant {
-        match self.rules {
-            Rules::Chess if self.is_chess960() => Variant::Chess960,
-            Rules::Chess => Variant::Standard,
-            Rules::KingOfTheHill => Variant::KingOfTheHill,
-            Rules::RacingKings => Variant::RacingKings,
-            Rules::ThreeCheck(_) => Variant::ThreeCheck,
+        match &self.inner {
+            VariantPosition::Chess(_) if self.is_chess960() => Variant::Chess960,
+            VariantPosition::KingOfTheHill(_) => Variant::KingOfTheHill,
+            VariantPosition::RacingKings(_) => Variant::RacingKings,
+            VariantPosition::ThreeCheck(_) => Variant::ThreeCheck,
+            // No other kind is ever made.
+            _ => Variant::Standard,
         }
     }
 
     /// The rules the position follows besides its board.
     pub(crate) fn rules(&self) -> Rules {
-        self.rules
+        Rules::of(self.variant(), self.checks_given())
     }
 
     /// In Three-check, the checks each side gave (0 to 3); `None` in other variants.
     pub fn checks_given(&self) -> Option<ByColor<u8>> {
-        match self.rules {
-            Rules::ThreeCheck(given) => Some(given),
+        match &self.inner {
+            VariantPosition::ThreeCheck(p) => {
+                p.remaining_checks().map(|left| left.map(|left| WINNING_CHECKS - u8::from(left).min(WINNING_CHECKS)))
+            }
             _ => None,
         }
     }
@@ -145,105 +142,73 @@ impl Position {
     /// assert!(!fen.parse::<Position>()?.legal_moves().is_empty());
     /// # Ok::<_, tabiya_core::position::PositionError>(())
     /// ```
+    #[inline]
     pub fn legal_moves(&self) -> MoveList {
-        match self.rules {
-            Rules::Chess => self.chess.legal_moves(),
-            _ => self.lichess_position().map(|position| position.legal_moves()).unwrap_or_default(),
-        }
+        self.inner.legal_moves()
     }
 
     /// The move `san` names by the position's rules: a lichess variant's SAN leaves out a
     /// disambiguation that only a move the variant forbids would need (a knight's move giving
     /// check in Racing Kings), so it is read against the variant's moves.
+    #[inline]
     pub fn san_move(&self, san: &San) -> Result<Move, SanError> {
-        match self.rules {
-            Rules::Chess => san.to_move(&self.chess),
-            _ => match self.lichess_position() {
-                Some(position) => san.to_move(&position),
-                None => Err(SanError::IllegalSan),
-            },
+        match &self.inner {
+            VariantPosition::Chess(chess) => san.to_move(chess),
+            other => san.to_move(other),
         }
     }
 
     /// The SAN of `m` (legal by the position's rules) with its check or mate mark, as the
     /// variant writes it: a lichess variant's disambiguation counts its own moves only.
     pub fn san_plus(&self, m: Move) -> SanPlus {
-        match self.lichess_position() {
-            Some(position) => SanPlus::from_move(position, m),
-            None => SanPlus::from_move(self.chess.clone(), m),
-        }
+        SanPlus::from_move(self.inner.clone(), m)
     }
 
     /// Whether `m` is legal by the position's rules.
+    #[inline]
     pub fn is_legal(&self, m: Move) -> bool {
-        match self.rules {
-            Rules::Chess => self.chess.is_legal(m),
-            _ => self.lichess_position().is_some_and(|position| position.is_legal(m)),
-        }
+        self.inner.is_legal(m)
     }
 
     /// Why the game is over at this position by its rules, in words (`checkmate`, `stalemate`,
     /// `insufficient material`, or a variant's own end: `king of the hill`, `third check`,
     /// `race finished`); `None` while it goes on.
     pub fn game_over(&self) -> Option<&'static str> {
-        let (variant_end, checkmate, stalemate, insufficient) = match self.rules {
-            Rules::Chess => {
-                let p = &self.chess;
-                (false, p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
-            }
-            _ => {
-                let p = self.lichess_position()?;
-                (p.is_variant_end(), p.is_checkmate(), p.is_stalemate(), p.is_insufficient_material())
-            }
-        };
-        match self.rules {
-            _ if variant_end => Some(match self.rules {
-                Rules::KingOfTheHill => "king of the hill",
-                Rules::ThreeCheck(_) => "third check",
+        let p = &self.inner;
+        if p.is_variant_end() {
+            return Some(match self.variant() {
+                Variant::KingOfTheHill => "king of the hill",
+                Variant::ThreeCheck => "third check",
                 _ => "race finished",
-            }),
-            _ if checkmate => Some("checkmate"),
-            _ if stalemate => Some("stalemate"),
-            _ if insufficient => Some("insufficient material"),
+            });
+        }
+        match () {
+            _ if p.is_checkmate() => Some("checkmate"),
+            _ if p.is_stalemate() => Some("stalemate"),
+            _ if p.is_insufficient_material() => Some("insufficient material"),
             _ => None,
         }
-    }
-
-    /// The rules' part of a move `mover` played (which left `chess`): Three-check counts a check
-    /// given.
-    pub(super) fn after_move(&mut self, mover: Color) {
-        if let Rules::ThreeCheck(given) = &mut self.rules
-            && self.chess.is_check()
-        {
-            let count = given.get_mut(mover);
-            *count = (*count + 1).min(WINNING_CHECKS);
-        }
-        self.drop_unplayable_en_passant();
     }
 
     /// An en-passant square is part of a position only when a legal capture uses it: where a
     /// lichess variant's game is over (a third check given by a pawn's double step), no move
     /// is legal, so it is none (python-chess and lichess write no such square either).
-    fn drop_unplayable_en_passant(&mut self) {
-        if self.rules == Rules::Chess || self.chess.ep_square(EnPassantMode::Legal).is_none() {
-            return;
-        }
-        if !self.legal_moves().is_empty() {
-            return;
-        }
-        let setup = Setup { ep_square: None, ..self.chess.to_setup(EnPassantMode::Legal) };
-        // The same board without the square: as legal as it was.
-        if let Ok(chess) =
-            Chess::from_setup(setup, CastlingMode::Standard).or_else(ShakmatyPositionError::ignore_impossible_check)
+    pub(super) fn drop_unplayable_en_passant(&mut self) {
+        // shakmaty's variant position keeps a double step's square, which its board (compared
+        // by standard chess's rules) still counts where the variant's game is over. Elsewhere
+        // the square stays as the move left it, as in standard chess (the mainline's code reads
+        // it).
+        if matches!(self.inner, VariantPosition::Chess(_))
+            || self.inner.maybe_ep_square().is_none()
+            || !self.inner.legal_moves().is_empty()
         {
-            self.chess = chess;
+            return;
         }
-    }
-
-    /// The position as shakmaty's variant position, for a lichess variant's move generation.
-    fn lichess_position(&self) -> Option<VariantPosition> {
-        // Every position here was validated by these rules when it was made: none is lost.
-        self.rules.lichess_position(self.chess.to_setup(EnPassantMode::Legal))
+        let setup = Setup { ep_square: None, ..self.inner.to_setup(EnPassantMode::Legal) };
+        // The same board without the square: as legal as it was.
+        if let Ok(inner) = variant_position(self.variant().lichess().unwrap_or_default(), setup) {
+            self.inner = inner;
+        }
     }
 }
 
@@ -262,10 +227,4 @@ fn variant_position(lichess: shakmaty::variant::Variant, setup: Setup) -> Result
 pub(crate) fn remaining_checks(given: ByColor<u8>) -> ByColor<RemainingChecks> {
     // Counts at most three by construction.
     given.map(|given| RemainingChecks::try_from(WINNING_CHECKS.saturating_sub(given)).unwrap_or_default())
-}
-
-/// The text a Three-check position's EPD ends with: the checks each side has left, as lichess
-/// writes them (`3+3` at the start).
-pub(super) fn checks_left(given: ByColor<u8>) -> String {
-    format!("{}+{}", WINNING_CHECKS - given.white, WINNING_CHECKS - given.black)
 }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _, Setup, variant::VariantPosition};
 
-use super::{Position, PositionError, rules::Rules, whole_fen};
+use super::{Position, PositionError, whole_fen};
 
 /// The rules a position follows, each with a key space of its own: a query names one, as
 /// lichess's `variant` parameter does.
@@ -90,7 +90,7 @@ impl Variant {
         match self {
             Variant::Standard => Position::initial(),
             // The standard setup is a legal Chess960 start (a test checks the fallback is never taken).
-            Variant::Chess960 => Position::with_rules(chess(CastlingMode::Chess960), Rules::Chess),
+            Variant::Chess960 => Position::of_chess(chess(CastlingMode::Chess960)),
             Variant::KingOfTheHill | Variant::ThreeCheck | Variant::RacingKings => {
                 let setup = match self.lichess() {
                     Some(lichess) => VariantPosition::new(lichess).to_setup(EnPassantMode::Legal),

@@ -2,7 +2,7 @@
 
 use std::hash::{Hash as _, Hasher as _};
 
-use shakmaty::{Color, EnPassantMode, Piece, Position as _, Role};
+use shakmaty::{Color, Piece, Role};
 
 use super::{
     Key, KeyError, chess960, lichess,
@@ -156,9 +156,8 @@ impl KeyEncoder {
                 (chess960::byte(chess960), chess960.representative(), chess960.layout(), chess960::offset(chess960))
             }
         };
-        let chess = position.chess();
         let block = self.block(category, Material::of(position))?;
-        let board = chess.board();
+        let board = position.board();
 
         let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
         let black_pawns = board.by_piece(Piece { color: Color::Black, role: Role::Pawn });
@@ -169,8 +168,8 @@ impl KeyEncoder {
         let white_index = place_free_pieces(board, Color::White, &layout, &mut holes);
         let black_index = place_free_pieces(board, Color::Black, &layout, &mut holes);
 
-        let turn_ep = 9 * u64::from(chess.turn() == Color::Black)
-            + chess.ep_square(EnPassantMode::Legal).map_or(0, |sq| 1 + u64::from(sq.file()));
+        let turn_ep = 9 * u64::from(position.turn() == Color::Black)
+            + position.ep_square().map_or(0, |sq| 1 + u64::from(sq.file()));
 
         // Inside the material's block: pawns, then turn/en passant, then the free pieces.
         let pieces = U192::from(white_index) + U192::from(block.white_placements) * U192::from(black_index);

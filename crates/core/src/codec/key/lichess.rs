@@ -206,7 +206,10 @@ mod tests {
                         assert_eq!(pattern.matches(&mut Scene::of_position(&position)), want, "{pattern:?} {position}");
                         assert_eq!(pattern.matches(&mut Scene::of_key(&key, &board)), want, "{pattern:?} {key}");
                     }
-                    if let Ok(standard) = Position::from_chess(position.chess().clone()) {
+                    if let Ok(standard) = Position::from_setup(
+                        shakmaty::Setup { remaining_checks: None, ..position.to_setup() },
+                        "a board",
+                    ) {
                         file(&standard, &mut seen);
                     }
                     if moves.is_empty() {
@@ -229,7 +232,7 @@ mod tests {
     fn a_third_check_by_a_double_step_leaves_no_en_passant_square() {
         let fen = "4k3/5p2/8/4P3/4K3/8/8/8 b - - 3+1 0 1";
         let mut position = Variant::ThreeCheck.parse_fen(fen).expect("a Three-check FEN");
-        let double_step = shakmaty::uci::UciMove::from_ascii(b"f7f5").expect("UCI").to_move(position.chess());
+        let double_step = shakmaty::uci::UciMove::from_ascii(b"f7f5").expect("UCI").to_move(position.shakmaty());
         let double_step = double_step.expect("legal");
         position.play_legal(double_step);
         assert_eq!(position.to_string(), "4k3/8/8/4Pp2/4K3/8/8/8 w - - 3+0");

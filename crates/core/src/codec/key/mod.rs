@@ -39,7 +39,7 @@
 
 use std::{fmt, str::FromStr};
 
-use shakmaty::{Board, ByColor, Color, EnPassantMode, Piece, Position as _, Role, Setup};
+use shakmaty::{Board, ByColor, Color, Piece, Role, Setup};
 
 use crate::position::{Category, Position, PositionError, Variant, remaining_checks};
 
@@ -215,7 +215,7 @@ impl Key {
         let checks = lichess::of_byte(self.0[0]).and_then(|(_, checks)| checks);
         let setup = Setup { remaining_checks: checks.map(remaining_checks), ..setup };
         let position = Position::from_setup_in(variant, setup, format_args!("key {self}"))?;
-        if position.chess().ep_square(EnPassantMode::Legal) != decoded.ep_square {
+        if position.ep_square() != decoded.ep_square {
             return Err(KeyError::NonCanonical("en-passant file without a legal en-passant capture"));
         }
         // A Chess960 configuration may name rights shakmaty reads otherwise, or none where a

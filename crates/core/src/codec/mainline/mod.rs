@@ -11,7 +11,7 @@
 //! there are refused. The number of plies is stored beside the bits: the last byte's padding
 //! is no move.
 
-use shakmaty::{Chess, Move, Position as _};
+use shakmaty::{Chess, Move, Position as _, variant::VariantPosition};
 
 use crate::position::Position;
 
@@ -31,7 +31,7 @@ pub struct MainlineWriter {
 impl MainlineWriter {
     /// Appends `m`, a legal move in `position` (the position after the moves before it).
     /// Returns `false`, writing nothing, for a move that is not one of the position's.
-    pub fn push(&mut self, position: &Chess, m: &Move) -> bool {
+    pub fn push(&mut self, position: &impl shakmaty::Position, m: &Move) -> bool {
         let written = model::write_move(position, m, &mut self.bits);
         self.plies += u32::from(written);
         written
@@ -69,12 +69,6 @@ impl<'a> MainlineReader<'a> {
         MainlineReader { bits: BitReader::new(bytes), left: plies, position: start, broken: false }
     }
 
-    /// The board before the next move (after the last one at the end).
-    #[inline]
-    pub fn position(&self) -> &Chess {
-        self.position.chess()
-    }
-
     /// The position before the next move, with its rules (what keys it).
     #[inline]
     pub fn current(&self) -> &Position {
@@ -83,8 +77,10 @@ impl<'a> MainlineReader<'a> {
 
     #[inline]
     fn read(&mut self) -> Option<Move> {
-        let chess = self.position.chess();
-        model::read_move(chess, &mut self.bits)?.to_move_trusted(chess)
+        match self.position.shakmaty() {
+            VariantPosition::Chess(chess) => model::read_move(chess, &mut self.bits)?.to_move_trusted(chess),
+            other => model::read_move(other, &mut self.bits)?.to_move_trusted(other),
+        }
     }
 }
 
@@ -203,7 +199,11 @@ mod tests {
 
     /// Chess960 start position `number`, as shakmaty's Chess960 castling mode reads it.
     fn chess960_start(number: u16) -> Chess {
-        crate::Position::chess960_start(number).expect("a start position").into_chess()
+        crate::Position::chess960_start(number)
+            .expect("a start position")
+            .as_chess()
+            .cloned()
+            .expect("Chess960 is chess")
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use std::sync::LazyLock;
 
-use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position as _, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Color, EnPassantMode, Move, Rank, Role, Square, attacks};
 
 use super::{
     code::{BitReader, BitWriter, FastTable, PrefixCode},
@@ -95,7 +95,7 @@ fn role_set(board: &Board, us: Color) -> usize {
 
 /// The squares a piece of `role` on `from` could go to as the board of `position` tells (see
 /// the module documentation): every legal move's destination is one of them.
-pub fn targets(position: &Chess, role: Role, from: Square) -> Bitboard {
+pub fn targets(position: &impl shakmaty::Position, role: Role, from: Square) -> Bitboard {
     let board = position.board();
     let us = position.turn();
     let own = board.by_color(us);
@@ -168,7 +168,7 @@ impl MoveSymbols {
 
 /// The symbols of `m`, a legal move in `position`; `None` for a move that is not one of the
 /// position's (a bug of the caller's).
-pub fn symbols(position: &Chess, m: &Move) -> Option<MoveSymbols> {
+pub fn symbols(position: &impl shakmaty::Position, m: &Move) -> Option<MoveSymbols> {
     let compact = CompactMove::played(position, m);
     let (from, to) = (compact.from(), compact.to());
     let board = position.board();
@@ -250,7 +250,7 @@ fn read((fast, code): &(FastTable, PrefixCode), bits: &mut BitReader) -> Option<
 
 /// Writes `m`, a legal move in `position`; `false` (nothing written) for a move that is not
 /// one of the position's.
-pub fn write_move(position: &Chess, m: &Move, out: &mut BitWriter) -> bool {
+pub fn write_move(position: &impl shakmaty::Position, m: &Move, out: &mut BitWriter) -> bool {
     let Some(symbols) = symbols(position, m) else { return false };
     for symbol in [Some(symbols.role), symbols.piece].into_iter().flatten() {
         code(&symbol).write(symbol.symbol, out);
@@ -264,7 +264,7 @@ pub fn write_move(position: &Chess, m: &Move, out: &mut BitWriter) -> bool {
 
 /// Reads the move written next in `bits` for `position`: `None` at the end of the bits or when
 /// they name no piece or square of it.
-pub fn read_move(position: &Chess, bits: &mut BitReader) -> Option<CompactMove> {
+pub fn read_move(position: &impl shakmaty::Position, bits: &mut BitReader) -> Option<CompactMove> {
     let codes = &*CODES;
     let board = position.board();
     let us = position.turn();
