@@ -57,6 +57,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<chunk::ParsedChunk>()?;
     module.add_function(wrap_pyfunction!(pure::key, module)?)?;
     module.add_function(wrap_pyfunction!(pure::decode_key, module)?)?;
+    module.add_function(wrap_pyfunction!(pure::key_variant, module)?)?;
     module.add_function(wrap_pyfunction!(pure::material, module)?)?;
     module.add_function(wrap_pyfunction!(pure::normalize_fen, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::parse_games, module)?)?;

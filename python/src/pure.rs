@@ -66,6 +66,19 @@ pub fn decode_key(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<String> {
     })
 }
 
+/// key_variant(key) -> str: the variant whose space a key lies in, by its lichess name
+/// (`standard`, `chess960`, `kingOfTheHill`, `threeCheck`, `racingKings`): what a FEN from
+/// [`decode_key`] does not say.
+#[pyfunction]
+pub fn key_variant(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    let key = parse_key(key).map_err(|err| err.into_py_err(py))?;
+    crate::call(py, || {
+        // Its first byte names the variant; a key that does not decode names none.
+        key.decode().map_err(|err| Error::input(format!("cannot decode {:?}: {err}", key.to_string())))?;
+        Ok(key.variant().unwrap_or_default().name())
+    })
+}
+
 /// material(fen) -> str: the material signature of a position, White v Black (`KRPPvKR`).
 #[pyfunction]
 pub fn material(py: Python<'_>, fen: &str) -> PyResult<String> {

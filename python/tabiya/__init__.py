@@ -23,7 +23,17 @@ import os
 from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._native import FORMAT_VERSION, ParsedChunk, Pattern, decode_key, key, material, normalize_fen, parse_games
+from ._native import (
+    FORMAT_VERSION,
+    ParsedChunk,
+    Pattern,
+    decode_key,
+    key,
+    key_variant,
+    material,
+    normalize_fen,
+    parse_games,
+)
 from .errors import CorruptDatabase, DatabaseError, DatabaseNotFound, InvalidInput, TabiyaError
 
 __version__: str = _native.__version__
@@ -295,6 +305,7 @@ __all__ = [
     "ParsedChunk",
     "key",
     "decode_key",
+    "key_variant",
     "material",
     "normalize_fen",
     "parse_games",

@@ -8,11 +8,16 @@ from typing import Any, Optional, Sequence, Union
 __version__: str
 FORMAT_VERSION: int
 
-def key(fen: str) -> bytes:
-    """The 21-byte key of a position (FEN or EPD), as `tabiya key` prints in hexadecimal."""
+def key(fen: str, variant: Optional[str] = None) -> bytes:
+    """The 21-byte key of a position (FEN or EPD) of a variant (lichess's name; standard by
+    default), as `tabiya key` prints in hexadecimal."""
 
 def decode_key(key: Union[bytes, str]) -> str:
     """The position (FEN) of a key, given as 21 bytes or 42 hexadecimal digits."""
+
+def key_variant(key: Union[bytes, str]) -> str:
+    """The variant whose space a key lies in, by its lichess name (`standard`, `chess960`,
+    `kingOfTheHill`, `threeCheck`, `racingKings`)."""
 
 def material(fen: str) -> str:
     """The material signature of a position, White v Black (`KRPPvKR`)."""

@@ -109,6 +109,11 @@ def test_each_variant_is_a_space_of_its_own(variants_db):
     assert len(keys) == 3
     racing = chess.variant.RacingKingsBoard()
     assert tabiya.decode_key(tabiya.key(racing.fen(), variant="racingKings")) == racing.epd()
+    for variant in ["standard", "chess960", *BOARDS]:
+        start = chess.STARTING_FEN if variant != "racingKings" else racing.fen()
+        assert tabiya.key_variant(tabiya.key(start, variant=variant).hex()) == variant
+    with pytest.raises(tabiya.InvalidInput):
+        tabiya.key_variant(bytes([0xff] * 21))
     checked = chess.variant.ThreeCheckBoard("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 1+2 0 1")
     assert tabiya.decode_key(tabiya.key(checked.fen(), variant="threeCheck")) == checked.epd()
 
