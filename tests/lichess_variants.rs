@@ -268,8 +268,14 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     assert_eq!(status, 200, "{over}");
     assert_eq!((over["outcome"].as_str(), over["legal"].as_array().map(Vec::len)), (Some("king of the hill"), Some(0)));
     let (status, refused) =
+        server::json(&server, &format!("/lichess?variant=kingOfTheHill&fen={hill}&play=e1e2,e8e7,e2e3,e7e6,e3e4,e6d6"));
+    assert_eq!(status, 400, "{refused}");
+    let reason = refused["error"].as_str().unwrap_or_default();
+    assert!(reason.contains("not allowed by the rules of King of the Hill"), "{refused}");
+    let (status, refused) =
         server::json(&server, &format!("/lichess?variant=kingOfTheHill&fen={hill}&play=e1e2,e8e7,e2e3,e7e6,e3e4,e6e5"));
     assert_eq!(status, 400, "{refused}");
+    assert!(refused["error"].as_str().unwrap_or_default().contains("illegal move"), "no rules allow it: {refused}");
     // Three-check counts the checks given: its FEN says the checks left.
     let (status, checked) = server::json(&server, "/move?variant=threeCheck&play=e2e4,f7f6,d1h5");
     assert_eq!(status, 200);
@@ -294,16 +300,20 @@ fn a_move_the_variant_forbids_is_reported_with_its_line_and_the_games_around_it_
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("variants.pgn");
     // Racing Kings: Rg2 would give check. King of the Hill: Ke4 ended the game, Kd7 follows.
+    // Three-check: the third check ended it, the king steps out of check (standard chess's
+    // resolution of a move in check takes the slow path).
     let text = "[Event \"ok\"]\n[Variant \"Racing Kings\"]\n[Result \"*\"]\n\n1. Kh3 Ka3 *\n\n\
                 [Event \"check\"]\n[Variant \"Racing Kings\"]\n[FEN \"8/8/8/8/8/8/k7/6RK w - - 0 1\"]\n[Result \"*\"]\n\n1. Rg3 Kb2\n2. Rg2+ *\n\n\
                 [Event \"over\"]\n[Variant \"King of the Hill\"]\n[FEN \"4k3/8/8/8/8/4K3/8/8 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Ke4 Kd7 1-0\n\n\
-                [Event \"ok too\"]\n[Variant \"Three-check\"]\n[Result \"1-0\"]\n\n1. e4 f6 2. Qh5+ g6 3. Qxg6+ hxg6 1-0\n";
+                [Event \"ok too\"]\n[Variant \"Three-check\"]\n[Result \"1-0\"]\n\n1. e4 f6 2. Qh5+ g6 3. Qxg6+ hxg6 1-0\n\n\
+                [Event \"third\"]\n[Variant \"Three-check\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 1+3 0 1\"]\n[Result \"1-0\"]\n\n1. Ra8+ Kd7 1-0\n";
     std::fs::write(&pgn, text).unwrap();
     let out =
         crate::common::tabiya(&["ingest", pgn.to_str().unwrap(), "--db", dir.path().join("db").to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("game 2 (line 13)") && err.contains("not allowed by the rules of Racing Kings"), "{err}");
     assert!(err.contains("game 3 (line 20)") && err.contains("not allowed by the rules of King of the Hill"), "{err}");
+    assert!(err.contains("game 5 (line 33)") && err.contains("not allowed by the rules of Three-check"), "{err}");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("illegal_move"), "{summary}");
     let store = Store::open_read_only(&dir.path().join("db")).unwrap();

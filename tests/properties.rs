@@ -147,9 +147,9 @@ proptest! {
         for position in random_game(&choices) {
             let key = Key::encode(&position).unwrap();
             let board = key.decode_board(|_, _| true).unwrap().unwrap();
-            let from_chess = pattern.matches(&mut Scene::of_chess(position.shakmaty()));
+            let from_chess = pattern.matches(&mut Scene::of_position(&position));
             prop_assert_eq!(from_chess, pattern.matches(&mut Scene::of_key_board(&board)), "{} on {}", text, position);
-            prop_assert!(flipped.matches(&mut Scene::of_chess(position.shakmaty())) || !from_chess);
+            prop_assert!(flipped.matches(&mut Scene::of_position(&position)) || !from_chess);
             prop_assert!(!from_chess || pattern.material_need().admits(&tabiya::Material::of(&position)), "{} on {}", text, position);
         }
     }

@@ -110,7 +110,7 @@ impl Pattern {
 
     /// Whether the position (FEN or EPD) matches.
     fn matches(&self, py: Python<'_>, fen: &str) -> PyResult<bool> {
-        crate::call(py, || Ok(self.pattern.matches(&mut Scene::of_chess(position(fen)?.shakmaty()))))
+        crate::call(py, || Ok(self.pattern.matches(&mut Scene::of_position(&position(fen)?))))
     }
 
     /// Whether the position of a key (bytes or hexadecimal) matches.
@@ -119,7 +119,7 @@ impl Pattern {
         crate::call(py, || {
             let position =
                 key.decode().map_err(|err| Error::input(format!("cannot decode {:?}: {err}", key.to_string())))?;
-            Ok(self.pattern.matches(&mut Scene::of_chess(position.shakmaty())))
+            Ok(self.pattern.matches(&mut Scene::of_position(&position)))
         })
     }
 

@@ -156,6 +156,8 @@ def test_searches_find_what_python_chess_finds(variants_db):
                 if variant == "racingKings" and test == "stalemate":
                     only_checks = {epd for epd in matching if any(chess.Board(epd + " 0 1").legal_moves)}
                     assert only_checks, "a stalemate whose only moves would check"
+                    stalemated = tabiya.Pattern("stalemate")
+                    assert all(stalemated.matches_key(tabiya.key(epd + " 0 1", variant=variant)) for epd in only_checks)
             rows = {row[1].hex() if isinstance(row[1], bytes) else row[1]: row[2] for row in db.positions(variant=variant)}
             assert rows == keyed(boards), variant
 

@@ -23,7 +23,8 @@ pub struct BoardAnswer {
     pub turn: &'static str,
     /// Whether the side to move is in check.
     pub check: bool,
-    /// `checkmate`, `stalemate` or `insufficient material` when the game is over there.
+    /// Why the game is over there ([`tabiya_core::Position::game_over`]): `checkmate`,
+    /// `stalemate`, `insufficient material`, or a variant's own end.
     pub outcome: Option<&'static str>,
     /// Every legal move, in UCI order.
     pub legal: Vec<LegalMove>,

@@ -428,7 +428,7 @@ pub fn summarize(id: GameId, record: &GameRecord, target: Option<&ResolvedTarget
     }
 }
 
-/// A stored move in SAN from `chess` (UCI when it is not legal there).
+/// A stored move in SAN from `position` (UCI when it is not legal there).
 pub fn san(position: &crate::Position, m: CompactMove) -> String {
     m.to_move(position.shakmaty()).map(|m| position.san_plus(m).san.to_string()).unwrap_or_else(|| m.to_string())
 }

@@ -174,14 +174,17 @@ fn san_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> 
 }
 
 /// A UCI move of `position`, by its rules: a lichess variant may forbid a move standard chess
-/// allows (a check in Racing Kings, any move once a king stands on the hill).
+/// allows (a check in Racing Kings, any move once a king stands on the hill), which is told
+/// apart from a move no rules allow.
 fn uci_move(position: &Position, token: &str) -> Result<shakmaty::Move, String> {
     let uci: UciMove = token.parse().map_err(|_| "not a UCI move".to_owned())?;
-    let m = uci.to_move(position.shakmaty()).map_err(|_| "illegal move".to_owned())?;
-    match position.is_legal(m) {
-        true => Ok(m),
-        false => Err(format!("not allowed by the rules of {}", position.variant().pgn_name())),
-    }
+    uci.to_move(position.shakmaty()).map_err(|_| {
+        let standard = position.standard_chess();
+        match position.variant().lichess_rules() && standard.is_some_and(|chess| uci.to_move(&chess).is_ok()) {
+            true => format!("not allowed by the rules of {}", position.variant().pgn_name()),
+            false => "illegal move".to_owned(),
+        }
+    })
 }
 
 #[cfg(test)]

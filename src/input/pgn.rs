@@ -236,13 +236,15 @@ impl tokens::Visit for GameReader {
             return;
         }
         // A lichess variant's moves are read against its rules (standard chess's resolution
-        // is the fast path of the others).
+        // is the fast path of the others); a move standard chess's board allows is one the
+        // variant forbids.
         let resolved = match state.current.as_chess() {
             Some(chess) => super::san::resolve(chess, &san_plus.san).map_err(|err| err.to_string()),
             None => state.current.san_move(&san_plus.san).map_err(|err| {
-                match super::san::resolve(state.current.shakmaty(), &san_plus.san) {
-                    Ok(_) => format!("not allowed by the rules of {}", state.current.variant().pgn_name()),
-                    Err(_) => err.to_string(),
+                let standard = state.current.standard_chess();
+                match standard.is_some_and(|chess| super::san::resolve(&chess, &san_plus.san).is_ok()) {
+                    true => format!("not allowed by the rules of {}", state.current.variant().pgn_name()),
+                    false => err.to_string(),
                 }
             }),
         };

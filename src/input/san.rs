@@ -10,7 +10,7 @@
 //! or promotion mark) goes to `San::to_move`, so results and errors are shakmaty's.
 
 use shakmaty::{
-    Bitboard, Color, Move, Rank, Role, Square, attacks,
+    Bitboard, Chess, Color, Move, Position as _, Rank, Role, Square, attacks,
     san::{San, SanError},
 };
 
@@ -24,7 +24,7 @@ use shakmaty::{
 /// assert_eq!(tabiya::input::resolve_san(&position, &san)?, san.to_move(&position)?);
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
-pub fn resolve(position: &impl shakmaty::Position, san: &San) -> Result<Move, SanError> {
+pub fn resolve(position: &Chess, san: &San) -> Result<Move, SanError> {
     match direct(position, san) {
         Some(m) => Ok(m),
         None => san.to_move(position),
@@ -32,7 +32,7 @@ pub fn resolve(position: &impl shakmaty::Position, san: &San) -> Result<Move, Sa
 }
 
 /// The move of the common case, or `None` to leave it to `San::to_move`.
-fn direct(position: &impl shakmaty::Position, san: &San) -> Option<Move> {
+fn direct(position: &Chess, san: &San) -> Option<Move> {
     let San::Normal { role, file, rank, capture, to, promotion } = *san else {
         return None;
     };
@@ -107,7 +107,7 @@ fn pawn_pushes_to(us: Color, to: Square, occupied: Bitboard) -> Bitboard {
 
 /// Pieces alone between the king and an enemy slider aiming at it (shakmaty's slider
 /// blockers: a piece of ours there moves only along that line).
-fn pinned(position: &impl shakmaty::Position, king: Square) -> Bitboard {
+fn pinned(position: &Chess, king: Square) -> Bitboard {
     let board = position.board();
     let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
         | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens());

@@ -3,7 +3,7 @@
 //! for the evident moves that rule out `mate` and `stalemate` ([`super::moves`]).
 
 use shakmaty::{
-    Bitboard, ByColor, ByRole, Color, Square,
+    Bitboard, ByColor, ByRole, Chess, Color, Position as _, Square,
     attacks::{between, bishop_attacks, rook_attacks},
 };
 
@@ -60,7 +60,7 @@ impl Scene {
 
     /// The scene of a shakmaty position.
     #[inline]
-    pub fn of_chess(chess: &impl shakmaty::Position) -> Scene {
+    pub fn of_chess(chess: &Chess) -> Scene {
         let board = chess.board();
         Scene::new(
             ByRole::new_with(|role| board.by_role(role)),
@@ -74,7 +74,17 @@ impl Scene {
     /// The scene of a position, under its variant's rules.
     #[inline]
     pub fn of_position(position: &Position) -> Scene {
-        Scene { rules: position.rules(), ..Scene::of_chess(position.shakmaty()) }
+        let board = position.board();
+        Scene {
+            rules: position.rules(),
+            ..Scene::new(
+                ByRole::new_with(|role| board.by_role(role)),
+                ByColor::new_with(|color| board.by_color(color)),
+                position.turn(),
+                position.castles().castling_rights(),
+                position.ep_square(),
+            )
+        }
     }
 
     /// The scene of a key's board under the rules of the key's variant (and Three-check's

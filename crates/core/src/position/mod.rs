@@ -306,6 +306,17 @@ impl Position {
         self.inner.is_check()
     }
 
+    /// The board as standard chess's (or Chess960's) position: a lichess variant's board, its
+    /// checks left aside, played by standard chess's moves, to tell a move the variant forbids
+    /// from one no board allows. `None` when standard chess refuses the board.
+    pub fn standard_chess(&self) -> Option<Chess> {
+        if let VariantPosition::Chess(chess) = &self.inner {
+            return Some(chess.clone());
+        }
+        let setup = Setup { remaining_checks: None, ..self.inner.to_setup(EnPassantMode::Always) };
+        Chess::from_setup(setup, self.castles().mode()).or_else(ShakmatyPositionError::ignore_impossible_check).ok()
+    }
+
     /// The position as a setup (board, side, rights, legal en-passant square, Three-check's
     /// checks left).
     pub fn to_setup(&self) -> Setup {

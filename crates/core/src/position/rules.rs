@@ -200,7 +200,7 @@ impl Position {
         // it).
         if matches!(self.inner, VariantPosition::Chess(_))
             || self.inner.maybe_ep_square().is_none()
-            || !self.inner.legal_moves().is_empty()
+            || !self.inner.is_variant_end()
         {
             return;
         }
