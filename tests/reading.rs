@@ -69,7 +69,7 @@ fn tag_piece() -> impl Strategy<Value = &'static str> {
         "[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]",
         "[FEN \"bad fen\"]",
         "[Variant \"Chess960\"]",
-        "[Variant \"atomic\"]",
+        "[Variant \"antichess\"]",
         "[Site]",
         "[Round \"1",
         " ",

@@ -1,4 +1,4 @@
-"""Games of lichess's variants on a standard board (King of the Hill, Three-check, Racing Kings)
+"""Games of lichess's variants on a standard board (King of the Hill, Three-check, Racing Kings, Atomic)
 against python-chess, an independent oracle: random legal games on python-chess's variant boards
 (checks preferred a third of the time, so that Three-check's counters move), written by its PGN
 exporter, ingested through the binding; every position python-chess's replay reaches answers
@@ -22,6 +22,7 @@ BOARDS = {
     "kingOfTheHill": chess.variant.KingOfTheHillBoard,
     "threeCheck": chess.variant.ThreeCheckBoard,
     "racingKings": chess.variant.RacingKingsBoard,
+    "atomic": chess.variant.AtomicBoard,
 }
 
 
@@ -104,7 +105,7 @@ def test_each_variant_is_a_space_of_its_own(variants_db):
             from_start = sum(1 for v, game in games if v == variant and game.board().fen() == board_type().fen())
             assert db.query(variant=variant)["games"] == from_start
         with pytest.raises(tabiya.InvalidInput, match="not indexed"):
-            db.query(variant="atomic")
+            db.query(variant="antichess")
     keys = {tabiya.key(chess.STARTING_FEN, variant=variant) for variant in ["standard", "kingOfTheHill", "threeCheck"]}
     assert len(keys) == 3
     racing = chess.variant.RacingKingsBoard()

@@ -80,7 +80,7 @@ pub enum RejectReason {
     IllegalMove,
     /// A `FEN` tag that is not a legal standard position.
     BadFen,
-    /// A `Variant` tag of a variant tabiya does not read (antichess, atomic, crazyhouse, horde).
+    /// A `Variant` tag of a variant tabiya does not read (antichess, crazyhouse, horde).
     Variant,
     /// No termination marker: a game cut off.
     Truncated,
@@ -280,7 +280,7 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
     let variant = match variant {
         None => Variant::Standard,
         Some(name) => variant_of_tag(&name)
-            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings)")))?,
+            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic)")))?,
     };
     let bad_fen = |fen: &str, err: PositionError| match err {
         PositionError::Syntax { reason, .. } => (RejectReason::BadFen, format!("FEN {fen:?}: {reason}")),
@@ -330,6 +330,7 @@ pub fn variant_of_tag(tag: &str) -> Option<Variant> {
         "kingofthehill" | "koth" => Some(Variant::KingOfTheHill),
         "threecheck" | "3check" => Some(Variant::ThreeCheck),
         "racingkings" => Some(Variant::RacingKings),
+        "atomic" | "atomicchess" => Some(Variant::Atomic),
         _ => None,
     }
 }

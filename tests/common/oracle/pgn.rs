@@ -18,13 +18,13 @@ use std::{
 };
 
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::{Chess, Color, Move, Position as _, fen::Fen};
+use shakmaty::{Color, Move, Position as _, fen::Fen, variant::VariantPosition};
 
 use tabiya::{
     codec::mainline,
     input::{Game, MAX_GAME_PLIES, RawGame, RejectReason, Rejection, resolve_san},
     model::{GameRecord, GameResult, Start, Tags},
-    position::{Position, PositionError},
+    position::{Position, PositionError, Variant},
 };
 
 use super::syntax;
@@ -48,7 +48,7 @@ struct MovetextState {
     tags: Tags,
     result_tag: Option<GameResult>,
     start: Result<(Position, Start), (RejectReason, String)>,
-    current: Chess,
+    current: VariantPosition,
     moves: Vec<Move>,
     /// The moves as the mainlines family stores them, written as they are read.
     mainline: mainline::MainlineWriter,
@@ -94,8 +94,13 @@ impl Visitor for GameVisitor {
 
     fn begin_movetext(&mut self, state: TagState) -> ControlFlow<MovetextState, MovetextState> {
         let start = start_position(state.fen, state.variant);
-        // The oracle plays standard chess's moves on a variant's board.
-        let current = start.as_ref().ok().and_then(|(position, _)| board_as_chess(position)).unwrap_or_default();
+        // The oracle plays standard chess's moves on a variant's board, Atomic's by shakmaty's
+        // Atomic.
+        let current = match start.as_ref() {
+            Ok((position, _)) if position.variant() == Variant::Atomic => position.shakmaty().clone(),
+            Ok((position, _)) => VariantPosition::Chess(board_as_chess(position).unwrap_or_default()),
+            Err(_) => VariantPosition::default(),
+        };
         ControlFlow::Continue(MovetextState {
             tags: state.tags,
             result_tag: state.result_tag,
@@ -118,7 +123,11 @@ impl Visitor for GameVisitor {
             state.error = Some((RejectReason::TooLong, detail, state.moves.len()));
             return ControlFlow::Continue(());
         }
-        match resolve_san(&state.current, &san_plus.san) {
+        let resolved = match &state.current {
+            VariantPosition::Chess(chess) => resolve_san(chess, &san_plus.san),
+            other => san_plus.san.to_move(other),
+        };
+        match resolved {
             Ok(m) => {
                 state.mainline.push(&state.current, &m);
                 state.current.play_unchecked(m);
@@ -162,10 +171,12 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
             "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => {}
             "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
             | "freestylechess" | "frc" => chess960 = true,
-            // lichess's variants are read by the one-pass reader only (no corpus here has any).
+            "atomic" => return atomic_start(fen),
+            // lichess's other variants are read by the one-pass reader only (no corpus here has
+            // any).
             _ => {
                 let detail = format!(
-                    "variant {variant:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings)"
+                    "variant {variant:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic)"
                 );
                 return Err((RejectReason::Variant, detail));
             }
@@ -194,6 +205,22 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
         Ok(position) => Ok((position, Start::Fen(fen))),
         Err(PositionError::Chess960 { .. }) => chess960_start(setup.into_setup()),
         Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+    }
+}
+
+/// An Atomic game's start: its `FEN` tag, or the standard setup.
+fn atomic_start(fen: Option<String>) -> Result<(Position, Start), (RejectReason, String)> {
+    let start = |position: Position, fen| (position, Start::Lichess { variant: "atomic".to_owned(), fen });
+    match fen {
+        None => {
+            let position = Variant::Atomic.initial();
+            let fen = format!("{position} 0 1");
+            Ok(start(position, fen))
+        }
+        Some(fen) => match Position::from_fen_tag_in(Variant::Atomic, &fen) {
+            Ok(position) => Ok(start(position, fen)),
+            Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+        },
     }
 }
 

@@ -132,21 +132,27 @@ impl Placement<'_> {
     /// giving check in Racing Kings), and whether the game ended so. A board the rules refuse
     /// is neither.
     pub fn stuck_by(&self, rules: Rules, castling: Bitboard, ep_square: Option<Square>) -> Stuck {
-        Board::try_from_bitboards(*self.by_role, *self.by_color)
-            .ok()
-            .and_then(|board| {
-                rules.lichess_position(Setup {
-                    board,
-                    turn: self.turn,
-                    castling_rights: castling,
-                    ep_square,
-                    ..Setup::empty()
-                })
-            })
-            .map_or(Stuck::default(), |position| Stuck {
-                no_move: position.legal_moves().is_empty(),
-                variant_end: position.is_variant_end(),
-            })
+        self.variant_position(rules, castling, ep_square).map_or(Stuck::default(), |position| Stuck {
+            no_move: position.legal_moves().is_empty(),
+            variant_end: position.is_variant_end(),
+        })
+    }
+
+    /// The pieces checking the side to move by Atomic's rules: none while the kings stand side
+    /// by side (a capture of one would explode the other), none once its king exploded.
+    pub fn atomic_checkers(&self, castling: Bitboard, ep_square: Option<Square>) -> Bitboard {
+        self.variant_position(Rules::Atomic, castling, ep_square).map_or(Bitboard::EMPTY, |p| p.checkers())
+    }
+
+    /// shakmaty's position of the placement under a lichess variant's `rules`.
+    fn variant_position(
+        &self,
+        rules: Rules,
+        castling: Bitboard,
+        ep_square: Option<Square>,
+    ) -> Option<shakmaty::variant::VariantPosition> {
+        let board = Board::try_from_bitboards(*self.by_role, *self.by_color).ok()?;
+        rules.lichess_position(Setup { board, turn: self.turn, castling_rights: castling, ep_square, ..Setup::empty() })
     }
 }
 

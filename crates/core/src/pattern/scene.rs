@@ -119,7 +119,13 @@ impl Scene {
     fn checkers(&mut self) -> Bitboard {
         match self.checkers {
             Some(checkers) => checkers,
-            None => *self.checkers.insert(self.placement().checkers()),
+            None => {
+                let checkers = match self.rules {
+                    Rules::Atomic => self.placement().atomic_checkers(self.castling, self.ep_square),
+                    _ => self.placement().checkers(),
+                };
+                *self.checkers.insert(checkers)
+            }
         }
     }
 

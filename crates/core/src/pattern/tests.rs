@@ -210,7 +210,7 @@ fn variant_mates_and_stalemates_agree_with_shakmaty() {
     };
     let (mate, stalemate): (Pattern, Pattern) =
         ("mate".parse().expect("mate"), "stalemate".parse().expect("stalemate"));
-    for variant in [Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings] {
+    for variant in [Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings, Variant::Atomic] {
         let lichess = variant.lichess().expect("a lichess variant");
         let (mut positions, mut mates, mut stalemates, mut only_checks) = (0, 0, 0, 0);
         for _ in 0..150_000 {

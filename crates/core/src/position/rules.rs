@@ -24,6 +24,7 @@ pub(crate) enum Rules {
     RacingKings,
     /// The checks each side gave, 0 to 3.
     ThreeCheck(ByColor<u8>),
+    Atomic,
 }
 
 impl Rules {
@@ -34,6 +35,7 @@ impl Rules {
             Variant::KingOfTheHill => Rules::KingOfTheHill,
             Variant::RacingKings => Rules::RacingKings,
             Variant::ThreeCheck => Rules::ThreeCheck(checks_given.unwrap_or_default().map(|n| n.min(WINNING_CHECKS))),
+            Variant::Atomic => Rules::Atomic,
             Variant::Standard | Variant::Chess960 => Rules::Chess,
         }
     }
@@ -45,6 +47,7 @@ impl Rules {
             Rules::Chess => return None,
             Rules::KingOfTheHill => shakmaty::variant::Variant::KingOfTheHill,
             Rules::RacingKings => shakmaty::variant::Variant::RacingKings,
+            Rules::Atomic => shakmaty::variant::Variant::Atomic,
             Rules::ThreeCheck(given) => {
                 setup.remaining_checks = Some(remaining_checks(given));
                 shakmaty::variant::Variant::ThreeCheck
@@ -111,6 +114,7 @@ impl Position {
             VariantPosition::KingOfTheHill(_) => Variant::KingOfTheHill,
             VariantPosition::RacingKings(_) => Variant::RacingKings,
             VariantPosition::ThreeCheck(_) => Variant::ThreeCheck,
+            VariantPosition::Atomic(_) => Variant::Atomic,
             // No other kind is ever made.
             _ => Variant::Standard,
         }
@@ -179,6 +183,7 @@ impl Position {
             return Some(match self.variant() {
                 Variant::KingOfTheHill => "king of the hill",
                 Variant::ThreeCheck => "third check",
+                Variant::Atomic => "king exploded",
                 _ => "race finished",
             });
         }

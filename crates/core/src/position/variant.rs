@@ -17,7 +17,7 @@ use super::{Position, PositionError, whole_fen};
 /// assert_eq!("standard".parse(), Ok(Variant::Standard));
 /// assert_eq!(Variant::Chess960.name(), "chess960");
 /// assert_eq!(Variant::from_lichess("kingOfTheHill"), Some(Variant::KingOfTheHill));
-/// let refused = "atomic".parse::<Variant>().unwrap_err().to_string();
+/// let refused = "antichess".parse::<Variant>().unwrap_err().to_string();
 /// assert!(refused.contains("not indexed"), "{refused}");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -33,12 +33,20 @@ pub enum Variant {
     ThreeCheck,
     /// Racing Kings: no check may be given; a king on the eighth rank wins.
     RacingKings,
+    /// Atomic: a capture explodes the pieces around it, pawns aside; a king exploded loses.
+    Atomic,
 }
 
 impl Variant {
     /// Every variant with a key space, in the order of their first key bytes.
-    pub const ALL: [Variant; 5] =
-        [Variant::Standard, Variant::Chess960, Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck];
+    pub const ALL: [Variant; 6] = [
+        Variant::Standard,
+        Variant::Chess960,
+        Variant::KingOfTheHill,
+        Variant::RacingKings,
+        Variant::ThreeCheck,
+        Variant::Atomic,
+    ];
 
     /// The name lichess gives it.
     pub fn name(self) -> &'static str {
@@ -48,6 +56,7 @@ impl Variant {
             Variant::KingOfTheHill => "kingOfTheHill",
             Variant::ThreeCheck => "threeCheck",
             Variant::RacingKings => "racingKings",
+            Variant::Atomic => "atomic",
         }
     }
 
@@ -59,6 +68,7 @@ impl Variant {
             Variant::KingOfTheHill => "King of the Hill",
             Variant::ThreeCheck => "Three-check",
             Variant::RacingKings => "Racing Kings",
+            Variant::Atomic => "Atomic",
         }
     }
 
@@ -91,7 +101,7 @@ impl Variant {
             Variant::Standard => Position::initial(),
             // The standard setup is a legal Chess960 start (a test checks the fallback is never taken).
             Variant::Chess960 => Position::of_chess(chess(CastlingMode::Chess960)),
-            Variant::KingOfTheHill | Variant::ThreeCheck | Variant::RacingKings => {
+            Variant::KingOfTheHill | Variant::ThreeCheck | Variant::RacingKings | Variant::Atomic => {
                 let setup = match self.lichess() {
                     Some(lichess) => VariantPosition::new(lichess).to_setup(EnPassantMode::Legal),
                     None => Setup::default(),
@@ -126,14 +136,15 @@ impl Variant {
             Variant::KingOfTheHill => Some(shakmaty::variant::Variant::KingOfTheHill),
             Variant::ThreeCheck => Some(shakmaty::variant::Variant::ThreeCheck),
             Variant::RacingKings => Some(shakmaty::variant::Variant::RacingKings),
+            Variant::Atomic => Some(shakmaty::variant::Variant::Atomic),
         }
     }
 }
 
-/// A variant name tabiya does not index (antichess, atomic, crazyhouse, horde, a typo).
+/// A variant name tabiya does not index (antichess, crazyhouse, horde, a typo).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "variant {0:?} is not indexed: not a variant tabiya reads (it reads standard, chess960, kingOfTheHill, threeCheck and racingKings)"
+    "variant {0:?} is not indexed: not a variant tabiya reads (it reads standard, chess960, kingOfTheHill, threeCheck, racingKings and atomic)"
 )]
 pub struct UnknownVariant(pub String);
 

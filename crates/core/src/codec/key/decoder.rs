@@ -152,6 +152,15 @@ impl KeyDecoder {
     /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
     /// start split by two divisions instead of the tables' searches.
     fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
+        let mut board = self.place_digits(key)?;
+        if super::atomic::is_exploded(key) {
+            super::atomic::remove_stand_in(&mut board)?;
+        }
+        Ok(board)
+    }
+
+    /// The board the key's digits place (an exploded Atomic king's stand-in included).
+    fn place_digits(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
         let rank = key.rank();
         let Some(block) = self.block.as_ref().filter(|block| block.holds(key.0[0], rank)) else {
             return key.any_header().map(|(_, header)| header.place());

@@ -5,7 +5,7 @@ use std::hash::{Hash as _, Hasher as _};
 use shakmaty::{Color, Piece, Role};
 
 use super::{
-    Key, KeyError, chess960, lichess,
+    Key, KeyError, atomic, chess960, lichess,
     rank::{Frame, place_free_pieces},
 };
 use crate::{
@@ -133,6 +133,13 @@ impl KeyEncoder {
 
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
+        if let Some(board) = atomic::stand_in_board(position) {
+            // An exploded king's position: the board with its stand-in, under its own byte.
+            let category = Category::of(position);
+            let (byte, layout, offset) = (lichess::ATOMIC_EXPLODED, *category.layout(), lichess::offset(category));
+            let digits = Digits { byte, category, layout, offset, turn: position.turn(), ep_square: None };
+            return self.encode_board(&digits, &board?);
+        }
         // A Chess960 position's digits are those of a standard category's (its representative),
         // its implied pieces where its configurations say, and its rank offset by the Chess960
         // categories before it under its first byte.
@@ -156,8 +163,15 @@ impl KeyEncoder {
                 (chess960::byte(chess960), chess960.representative(), chess960.layout(), chess960::offset(chess960))
             }
         };
-        let block = self.block(category, Material::of(position))?;
-        let board = position.board();
+        let digits = Digits { byte, category, layout, offset, turn: position.turn(), ep_square: position.ep_square() };
+        self.encode_board(&digits, position.board())
+    }
+
+    /// The key of `board` with the digits' side to move and en-passant square, in their
+    /// category's block under their first byte.
+    fn encode_board(&mut self, digits: &Digits, board: &shakmaty::Board) -> Result<Key, KeyError> {
+        let Digits { byte, category, layout, offset, turn, ep_square } = *digits;
+        let block = self.block(category, Material(board.material()))?;
 
         let white_pawns = board.by_piece(Piece { color: Color::White, role: Role::Pawn });
         let black_pawns = board.by_piece(Piece { color: Color::Black, role: Role::Pawn });
@@ -168,8 +182,7 @@ impl KeyEncoder {
         let white_index = place_free_pieces(board, Color::White, &layout, &mut holes);
         let black_index = place_free_pieces(board, Color::Black, &layout, &mut holes);
 
-        let turn_ep = 9 * u64::from(position.turn() == Color::Black)
-            + position.ep_square().map_or(0, |sq| 1 + u64::from(sq.file()));
+        let turn_ep = 9 * u64::from(turn == Color::Black) + ep_square.map_or(0, |sq| 1 + u64::from(sq.file()));
 
         // Inside the material's block: pawns, then turn/en passant, then the free pieces.
         let pieces = U192::from(white_index) + U192::from(block.white_placements) * U192::from(black_index);
@@ -179,6 +192,19 @@ impl KeyEncoder {
             + U192::from(block.pawn_placements) * (U192::from(turn_ep) + U192::from(TURN_EP_STATES) * pieces);
         Ok(Key::from_byte_and_rank(byte, rank))
     }
+}
+
+/// What places a board in the key space besides its pieces: the first byte, the standard
+/// category whose tables the digits follow, where its implied pieces stand, the rank's offset
+/// under the byte, the side to move and the en-passant square.
+#[derive(Clone, Copy)]
+struct Digits {
+    byte: u8,
+    category: Category,
+    layout: crate::position::Layout,
+    offset: U192,
+    turn: Color,
+    ep_square: Option<shakmaty::Square>,
 }
 
 /// The block of `category` and `material` from `earlier` ([`KeyEncoder`]'s table, made here on

@@ -1,10 +1,11 @@
 //! Keys of lichess's variants on a standard board (docs/FORMAT.md, "Keys of lichess's
-//! variants"): King of the Hill, Racing Kings and Three-check, each in a space of first bytes
-//! of its own, after Chess960's.
+//! variants"): King of the Hill, Racing Kings, Three-check and Atomic, each in a space of first
+//! bytes of its own, after Chess960's.
 //!
 //! ```text
 //! byte 0       197 King of the Hill, 198 Racing Kings,
-//!              199 + 4·(checks White gave) + (checks Black gave) Three-check (199..=214)
+//!              199 + 4·(checks White gave) + (checks Black gave) Three-check (199..=214),
+//!              215 Atomic, 216 Atomic with the side to move's king exploded
 //! bytes 1..21  offset(standard category) + the rank inside that standard category
 //! ```
 //!
@@ -35,8 +36,16 @@ pub const KING_OF_THE_HILL: u8 = super::chess960::LAST_BYTE + 1;
 pub const RACING_KINGS: u8 = KING_OF_THE_HILL + 1;
 /// The first byte of Three-check's keys (no check given yet).
 pub const THREE_CHECK: u8 = RACING_KINGS + 1;
+/// The last byte of Three-check's keys (three checks given by each side).
+pub const THREE_CHECK_LAST: u8 = THREE_CHECK + (WINNING_CHECKS + 1) * (WINNING_CHECKS + 1) - 1;
+/// The first byte of Atomic's keys whose both kings stand.
+pub const ATOMIC: u8 = THREE_CHECK_LAST + 1;
+/// The first byte of Atomic's keys whose side to move had its king exploded (the game is
+/// over): the rank is that of the board with the side's king put back on the first empty
+/// square, from a1 on (`codec::key::atomic`, docs/FORMAT.md).
+pub const ATOMIC_EXPLODED: u8 = ATOMIC + 1;
 /// The last byte of any lichess variant's keys.
-pub const LAST_BYTE: u8 = THREE_CHECK + (WINNING_CHECKS + 1) * (WINNING_CHECKS + 1) - 1;
+pub const LAST_BYTE: u8 = ATOMIC_EXPLODED;
 
 // Below the first bytes the database gives its other records (0xf0 and up).
 const _: () = assert!(LAST_BYTE < 0xf0);
@@ -46,6 +55,7 @@ pub(super) fn byte(variant: Variant, checks: Option<ByColor<u8>>) -> u8 {
     match variant {
         Variant::KingOfTheHill => KING_OF_THE_HILL,
         Variant::RacingKings => RACING_KINGS,
+        Variant::Atomic => ATOMIC,
         _ => {
             let given = checks.unwrap_or_default();
             THREE_CHECK + (WINNING_CHECKS + 1) * given.white + given.black
@@ -58,7 +68,8 @@ pub(super) fn of_byte(byte: u8) -> Option<(Variant, Option<ByColor<u8>>)> {
     match byte {
         KING_OF_THE_HILL => Some((Variant::KingOfTheHill, None)),
         RACING_KINGS => Some((Variant::RacingKings, None)),
-        THREE_CHECK..=LAST_BYTE => {
+        ATOMIC | ATOMIC_EXPLODED => Some((Variant::Atomic, None)),
+        THREE_CHECK..=THREE_CHECK_LAST => {
             let n = byte - THREE_CHECK;
             let white = n / (WINNING_CHECKS + 1);
             Some((Variant::ThreeCheck, Some(ByColor { white, black: n % (WINNING_CHECKS + 1) })))
@@ -90,7 +101,9 @@ pub fn material_ranges(variant: Variant, category: Category, material: &Material
     let bytes = match variant {
         Variant::KingOfTheHill => KING_OF_THE_HILL..=KING_OF_THE_HILL,
         Variant::RacingKings => RACING_KINGS..=RACING_KINGS,
-        Variant::ThreeCheck => THREE_CHECK..=LAST_BYTE,
+        Variant::ThreeCheck => THREE_CHECK..=THREE_CHECK_LAST,
+        // A material names both kings: no position of an exploded king has it.
+        Variant::Atomic => ATOMIC..=ATOMIC,
         Variant::Standard | Variant::Chess960 => return Ok(Vec::new()),
     };
     material.check()?;
@@ -181,12 +194,13 @@ mod tests {
         // Pattern tests answered false and true.
         let mut ends = [0; 2];
         let mut plies = 0;
-        for variant in [Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck] {
+        for variant in [Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck, Variant::Atomic] {
             let lichess = variant.lichess().expect("a lichess variant");
             for _ in 0..150 {
                 let mut oracle = VariantPosition::new(lichess);
                 let mut position = variant.initial();
-                loop {
+                // Atomic's bare kings play on for ever: a game stops at 300 plies.
+                for _ in 0..300 {
                     let moves = oracle.legal_moves();
                     assert_eq!(uci_set(position.legal_moves()), uci_set(moves.clone()), "{position}");
                     // An en-passant square where the game is over is no position's (no capture
@@ -226,6 +240,7 @@ mod tests {
         assert!(plies > 20_000, "{plies}");
         assert!(ends[1] > 100, "mates and stalemates: {ends:?}");
         assert!(seen.keys().any(|key| key.as_bytes()[0] > THREE_CHECK), "checks given in some games");
+        assert!(seen.keys().any(|key| key.as_bytes()[0] == ATOMIC_EXPLODED), "kings exploded in some games");
     }
 
     #[test]
@@ -267,15 +282,17 @@ mod tests {
         let total = offsets()[Category::COUNT];
         assert!(total < U192::from(1u8) << RANK_BITS, "{total}");
         assert!(total > U192::from(1u8) << 158, "{total}");
-        assert_eq!((KING_OF_THE_HILL, RACING_KINGS, THREE_CHECK, LAST_BYTE), (197, 198, 199, 214));
+        assert_eq!((KING_OF_THE_HILL, RACING_KINGS, THREE_CHECK, THREE_CHECK_LAST), (197, 198, 199, 214));
+        assert_eq!((ATOMIC, ATOMIC_EXPLODED, LAST_BYTE), (215, 216, 216));
     }
 
     #[test]
     fn every_byte_names_its_variant_and_checks() {
-        for byte in KING_OF_THE_HILL..=LAST_BYTE {
+        for byte in KING_OF_THE_HILL..ATOMIC_EXPLODED {
             let (variant, checks) = of_byte(byte).expect("a variant's byte");
             assert_eq!(self::byte(variant, checks), byte);
         }
+        assert_eq!(of_byte(ATOMIC_EXPLODED), Some((Variant::Atomic, None)));
         assert_eq!(of_byte(196), None);
         assert_eq!(of_byte(LAST_BYTE + 1), None);
     }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! byte 0       category (0..=80, see `position::Category`); 81..=196 for Chess960 ([`chess960`]);
-//!              197..=214 for King of the Hill, Racing Kings and Three-check ([`lichess`])
+//!              197..=216 for King of the Hill, Racing Kings, Three-check and Atomic ([`lichess`])
 //! bytes 1..21  big-endian rank of the position inside its category (< 2^160)
 //! ```
 //!
@@ -49,6 +49,7 @@ use super::{
 };
 use rank::Frame;
 
+mod atomic;
 pub mod chess960;
 mod decoder;
 mod encoder;
@@ -109,7 +110,7 @@ pub enum KeyError {
     /// Not 42 hexadecimal digits.
     Hex(String),
     #[error(
-        "category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960, 197..=214 for lichess's variants)"
+        "category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960, 197..=216 for lichess's variants)"
     )]
     /// A category byte above 214.
     Category(u8),
@@ -163,7 +164,8 @@ impl KeyRange {
             Variant::Chess960 => KeyRange::CHESS960,
             Variant::KingOfTheHill => bytes(lichess::KING_OF_THE_HILL, lichess::KING_OF_THE_HILL),
             Variant::RacingKings => bytes(lichess::RACING_KINGS, lichess::RACING_KINGS),
-            Variant::ThreeCheck => bytes(lichess::THREE_CHECK, lichess::LAST_BYTE),
+            Variant::ThreeCheck => bytes(lichess::THREE_CHECK, lichess::THREE_CHECK_LAST),
+            Variant::Atomic => bytes(lichess::ATOMIC, lichess::ATOMIC_EXPLODED),
         }
     }
 
@@ -195,7 +197,10 @@ impl Key {
     pub fn decode(&self) -> Result<Position, KeyError> {
         let (_, header) = self.any_header()?;
         let layout = header.layout;
-        let decoded = header.place();
+        let mut decoded = header.place();
+        if atomic::is_exploded(self) {
+            atomic::remove_stand_in(&mut decoded)?;
+        }
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
         for color in Color::ALL {
@@ -247,7 +252,11 @@ impl Key {
         if !accept(header.category, &header.material) {
             return Ok(None);
         }
-        Ok(Some(header.place()))
+        let mut board = header.place();
+        if atomic::is_exploded(self) {
+            atomic::remove_stand_in(&mut board)?;
+        }
+        Ok(Some(board))
     }
 
     /// The key's material, without placing its pieces.
@@ -260,7 +269,13 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn material(&self) -> Result<Material, KeyError> {
-        self.any_header().map(|(_, header)| header.material)
+        let (_, header) = self.any_header()?;
+        let mut material = header.material;
+        // An exploded king's stand-in is no man of the position.
+        if atomic::is_exploded(self) {
+            material.0.get_mut(rank::turn_of(header.turn_ep)).king = 0;
+        }
+        Ok(material)
     }
 }
 
