@@ -68,6 +68,7 @@ fn rules(variant: Variant) -> Rules {
         Variant::KingOfTheHill => Rules::KingOfTheHill,
         Variant::ThreeCheck => Rules::ThreeCheck,
         Variant::RacingKings => Rules::RacingKings,
+        Variant::Atomic => Rules::Atomic,
         _ => Rules::Chess,
     }
 }
@@ -96,10 +97,11 @@ fn random_moves(start: &VariantPosition, rng: &mut Lcg) -> Vec<Move> {
 
 fn generate(per_variant: usize) -> Vec<Game> {
     let mut rng = Lcg(0x11c4e55);
-    let spellings: [(Variant, [&str; 3]); 3] = [
+    let spellings: [(Variant, [&str; 3]); 4] = [
         (Variant::KingOfTheHill, ["King of the Hill", "kingOfTheHill", "KOTH"]),
         (Variant::ThreeCheck, ["Three-check", "threeCheck", "3check"]),
         (Variant::RacingKings, ["Racing Kings", "racingKings", "racing_kings"]),
+        (Variant::Atomic, ["Atomic", "atomic", "ATOMIC"]),
     ];
     let mut games = Vec::new();
     for (variant, tags) in spellings {
@@ -128,7 +130,7 @@ fn generate(per_variant: usize) -> Vec<Game> {
     // are standard chess's, from its start).
     let twins: Vec<Game> = games
         .iter()
-        .filter(|game| game.variant != Variant::RacingKings && game.fen.is_none())
+        .filter(|game| matches!(game.variant, Variant::KingOfTheHill | Variant::ThreeCheck) && game.fen.is_none())
         .take(per_variant / 2)
         .map(|game| Game {
             variant: Variant::Standard,
@@ -208,7 +210,7 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
         *by_variant.entry(name).or_default() += 1;
         checks_given += usize::from(target.position.checks_given().is_some_and(|given| given.white + given.black > 0));
     }
-    for name in ["kingOfTheHill", "threeCheck", "racingKings"] {
+    for name in ["kingOfTheHill", "threeCheck", "racingKings", "atomic"] {
         assert!(by_variant.get(name).is_some_and(|&n| n > 3_000), "{by_variant:?}");
     }
     assert!(by_variant.get("standard").is_some_and(|&n| n > 2_000), "{by_variant:?}");
@@ -222,7 +224,9 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
         let initial = VariantPosition::new(rules(variant));
         games.iter().filter(|game| game.variant == variant && game.start == initial).count() as u64
     };
-    for variant in [Variant::Standard, Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings] {
+    for variant in
+        [Variant::Standard, Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings, Variant::Atomic]
+    {
         assert_eq!(start(variant), from_start(variant), "{variant}");
     }
     drop(store);
@@ -280,10 +284,16 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     let (status, checked) = server::json(&server, "/move?variant=threeCheck&play=e2e4,f7f6,d1h5");
     assert_eq!(status, 200);
     assert_eq!(checked["fen"].as_str(), Some("rnbqkbnr/ppppp1pp/5p2/7Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 2+3"));
+    // Atomic: Nxf7 explodes Black's king; the position after it has no legal move.
+    let (status, exploded) = server::json(&server, "/move?variant=atomic&play=g1f3,e7e6,f3e5,a7a6,e5f7");
+    assert_eq!(status, 200, "{exploded}");
+    assert_eq!(exploded["outcome"].as_str(), Some("king exploded"), "{exploded}");
+    assert_eq!(exploded["fen"].as_str(), Some("rnbq3r/1ppp2pp/p3p3/8/8/8/PPPPPPPP/RNBQKB1R b KQ -"), "{exploded}");
     // A stored game read back names its variant.
     let (status, _, pgn) = server::get(&server, "/masters/pgn/1");
     assert_eq!(status, 200);
-    assert!(pgn.contains("[Variant \"King of the Hill\"]"), "{pgn}");
+    let names = ["King of the Hill", "Three-check", "Racing Kings", "Atomic"];
+    assert!(names.iter().any(|name| pgn.contains(&format!("[Variant \"{name}\"]"))), "{pgn}");
     // A material search in Three-check reads the material's key ranges under each counters' byte.
     let (status, found) = server::json(
         &server,
