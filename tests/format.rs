@@ -43,6 +43,14 @@ use crate::db_digest;
 
 use tabiya::{indexer, store::Store};
 
+/// Asserts that the database at `path` has the pinned digests: (family, entries, hash) each.
+fn assert_pinned(path: &std::path::Path, want: &[(&str, u64, &str)]) {
+    let got: Vec<(&str, u64, String)> =
+        db_digest::digests(path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
+    let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn the_sample_database_has_the_pinned_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -52,8 +60,6 @@ fn the_sample_database_has_the_pinned_bytes() {
         let store = Store::open(&path).unwrap();
         indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
     }
-    let got: Vec<(&str, u64, String)> =
-        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
     let want = [
         ("positions", 14, "d6ee28952b5e8aeda47cc0dd654b4657"),
         ("games", 5, "3dcd9f352ae3bfa68e621a8d704a3e4a"),
@@ -69,8 +75,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
-    let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
-    assert_eq!(got, want);
+    assert_pinned(&path, &want);
 }
 
 /// Games of Chess960 and lichess's three variants on a standard board (three each, random,
@@ -88,8 +93,6 @@ fn variant_games_have_the_pinned_bytes() {
         let summary = indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
         assert_eq!(summary.run.counts.indexed, 12);
     }
-    let got: Vec<(&str, u64, String)> =
-        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
     let want = [
         ("positions", 19, "8b2b7514da1e03b8f62ad2c13660fd14"),
         ("games", 12, "4c8e7d6c8a314ad0ceb1ff0d137e95b4"),
@@ -105,8 +108,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
     ];
-    let want: Vec<(&str, u64, String)> = want.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
-    assert_eq!(got, want);
+    assert_pinned(&path, &want);
 }
 
 /// A collection whose smallest staged key is the smallest key there is (category 0, nothing but
@@ -128,10 +130,7 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
         let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
         assert_eq!(summary.run.counts.indexed, 2);
     }
-    let got: Vec<(&str, u64, String)> =
-        db_digest::digests(&path).unwrap().into_iter().map(|d| (d.family, d.entries, d.hash)).collect();
-    let want: Vec<(&str, u64, String)> = PINNED_SMALLEST.iter().map(|&(f, n, h)| (f, n, h.to_owned())).collect();
-    assert_eq!(got, want);
+    assert_pinned(&path, &PINNED_SMALLEST);
 }
 
 /// The digests of [`a_commit_staging_the_smallest_key_has_the_pinned_bytes`]'s database: but for

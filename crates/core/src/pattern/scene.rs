@@ -3,7 +3,7 @@
 //! for the evident moves that rule out `mate` and `stalemate` ([`super::moves`]).
 
 use shakmaty::{
-    Bitboard, ByColor, ByRole, Chess, Color, Position as _, Square,
+    Bitboard, Board, ByColor, ByRole, Chess, Color, Position as _, Square,
     attacks::{between, bishop_attacks, rook_attacks},
 };
 
@@ -61,30 +61,22 @@ impl Scene {
     /// The scene of a shakmaty position.
     #[inline]
     pub fn of_chess(chess: &Chess) -> Scene {
-        let board = chess.board();
-        Scene::new(
-            ByRole::new_with(|role| board.by_role(role)),
-            ByColor::new_with(|color| board.by_color(color)),
-            chess.turn(),
-            chess.castles().castling_rights(),
-            chess.ep_square(shakmaty::EnPassantMode::Legal),
-        )
+        let ep_square = chess.ep_square(shakmaty::EnPassantMode::Legal);
+        Scene::of_board(chess.board(), chess.turn(), chess.castles().castling_rights(), ep_square)
+    }
+
+    /// The scene of a shakmaty board with the side to move, castling rights and en-passant square.
+    fn of_board(board: &Board, turn: Color, castling: Bitboard, ep_square: Option<Square>) -> Scene {
+        let by_role = ByRole::new_with(|role| board.by_role(role));
+        Scene::new(by_role, ByColor::new_with(|color| board.by_color(color)), turn, castling, ep_square)
     }
 
     /// The scene of a position, under its variant's rules.
     #[inline]
     pub fn of_position(position: &Position) -> Scene {
-        let board = position.board();
-        Scene {
-            rules: position.rules(),
-            ..Scene::new(
-                ByRole::new_with(|role| board.by_role(role)),
-                ByColor::new_with(|color| board.by_color(color)),
-                position.turn(),
-                position.castles().castling_rights(),
-                position.ep_square(),
-            )
-        }
+        let castling = position.castles().castling_rights();
+        let scene = Scene::of_board(position.board(), position.turn(), castling, position.ep_square());
+        Scene { rules: position.rules(), ..scene }
     }
 
     /// The scene of a key's board under the rules of the key's variant (and Three-check's

@@ -1,4 +1,4 @@
-use shakmaty::{CastlingMode, Chess, fen::Fen};
+use shakmaty::{Board, CastlingMode, Chess, Color, Piece, Role, Square, fen::Fen};
 
 use super::*;
 use crate::Material;
@@ -121,12 +121,34 @@ fn malformed_patterns_name_the_column() {
     }
 }
 
+/// A random sparse board: two kings and up to five pieces of `roles`, pawns off the back
+/// ranks, and a random side to move (`next(n)` draws below n).
+fn random_sparse_board(roles: &[Role], next: &mut dyn FnMut(u64) -> u64) -> (Board, Color) {
+    let mut board = Board::empty();
+    let place = |board: &mut Board, piece: Piece, next: &mut dyn FnMut(u64) -> u64| loop {
+        let sq = Square::new(next(64) as u32);
+        let pawn_on_back_rank = piece.role == Role::Pawn && matches!(u32::from(sq.rank()), 0 | 7);
+        if board.piece_at(sq).is_none() && !pawn_on_back_rank {
+            board.set_piece_at(sq, piece);
+            break;
+        }
+    };
+    place(&mut board, Color::White.king(), next);
+    place(&mut board, Color::Black.king(), next);
+    for _ in 0..next(6) {
+        let color = if next(2) == 0 { Color::White } else { Color::Black };
+        place(&mut board, Piece { color, role: roles[next(roles.len() as u64) as usize] }, next);
+    }
+    let turn = if next(2) == 0 { Color::White } else { Color::Black };
+    (board, turn)
+}
+
 /// `check`, `doublecheck`, `mate` and `stalemate` against shakmaty's own checkers and legal
 /// moves, on every position of random games and on random sparse boards (where kings are
 /// boxed in, pieces pinned, and mates and stalemates are common).
 #[test]
 fn checks_and_stuck_positions_agree_with_shakmaty() {
-    use shakmaty::{Bitboard, Board, Color, Piece, Position as _, Role, Setup, Square};
+    use shakmaty::{Position as _, Setup};
 
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = |n: u64| {
@@ -163,24 +185,7 @@ fn checks_and_stuck_positions_agree_with_shakmaty() {
     // Random sparse boards: two kings and up to five other pieces, pawns off the back ranks.
     let roles = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
     for _ in 0..200_000 {
-        let mut board = Board::empty();
-        let mut taken = Bitboard::EMPTY;
-        let mut place = |board: &mut Board, piece: Piece, next: &mut dyn FnMut(u64) -> u64| loop {
-            let sq = Square::new(next(64) as u32);
-            let pawn_on_back_rank = piece.role == Role::Pawn && matches!(u32::from(sq.rank()), 0 | 7);
-            if !taken.contains(sq) && !pawn_on_back_rank {
-                taken.add(sq);
-                board.set_piece_at(sq, piece);
-                break;
-            }
-        };
-        place(&mut board, Color::White.king(), &mut next);
-        place(&mut board, Color::Black.king(), &mut next);
-        for _ in 0..next(6) {
-            let color = if next(2) == 0 { Color::White } else { Color::Black };
-            place(&mut board, Piece { color, role: roles[next(5) as usize] }, &mut next);
-        }
-        let turn = if next(2) == 0 { Color::White } else { Color::Black };
+        let (board, turn) = random_sparse_board(&roles, &mut next);
         let setup = Setup { board, turn, ..Setup::empty() };
         if let Ok(chess) = <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard) {
             compare(&chess);
@@ -196,10 +201,7 @@ fn checks_and_stuck_positions_agree_with_shakmaty() {
 /// open.
 #[test]
 fn variant_mates_and_stalemates_agree_with_shakmaty() {
-    use shakmaty::{
-        Bitboard, Board, ByColor, Color, Piece, Position as _, RemainingChecks, Role, Setup, Square,
-        variant::VariantPosition,
-    };
+    use shakmaty::{ByColor, Position as _, RemainingChecks, Setup, variant::VariantPosition};
 
     use crate::{Key, Position, position::Variant};
 
@@ -214,29 +216,11 @@ fn variant_mates_and_stalemates_agree_with_shakmaty() {
         let lichess = variant.lichess().expect("a lichess variant");
         let (mut positions, mut mates, mut stalemates, mut only_checks) = (0, 0, 0, 0);
         for _ in 0..150_000 {
-            let mut board = Board::empty();
-            let mut taken = Bitboard::EMPTY;
             let roles: &[Role] = match variant {
                 Variant::RacingKings => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight],
                 _ => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn],
             };
-            let mut pieces = vec![Color::White.king(), Color::Black.king()];
-            for _ in 0..next(6) {
-                let color = if next(2) == 0 { Color::White } else { Color::Black };
-                pieces.push(Piece { color, role: roles[next(roles.len() as u64) as usize] });
-            }
-            for piece in pieces {
-                loop {
-                    let sq = Square::new(next(64) as u32);
-                    let back_rank = piece.role == Role::Pawn && matches!(u32::from(sq.rank()), 0 | 7);
-                    if !taken.contains(sq) && !back_rank {
-                        taken.add(sq);
-                        board.set_piece_at(sq, piece);
-                        break;
-                    }
-                }
-            }
-            let turn = if next(2) == 0 { Color::White } else { Color::Black };
+            let (board, turn) = random_sparse_board(roles, &mut next);
             let left = |n: u64| RemainingChecks::try_from(n as u32).expect("at most 3");
             let remaining_checks =
                 (variant == Variant::ThreeCheck)

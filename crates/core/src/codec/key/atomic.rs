@@ -35,7 +35,7 @@ pub(super) fn stand_in_board(position: &Position) -> Option<Result<Board, KeyErr
 
 /// Takes the stand-in king away from a decoded board of an [`ATOMIC_EXPLODED`] key, or says
 /// why the key is none: the side to move's king must stand on the first empty square.
-pub(super) fn remove_stand_in(board: &mut KeyBoard) -> Result<(), KeyError> {
+fn remove_stand_in(board: &mut KeyBoard) -> Result<(), KeyError> {
     let turn = board.turn;
     let kings = board.by_role.king & *board.by_color.get(turn);
     let Some(square) = kings.single_square() else {
@@ -49,6 +49,14 @@ pub(super) fn remove_stand_in(board: &mut KeyBoard) -> Result<(), KeyError> {
     board.by_color.get_mut(turn).discard(square);
     board.material.0.get_mut(turn).king = 0;
     Ok(())
+}
+
+/// The board of a key from its placed digits: an exploded king's key's without its stand-in.
+pub(super) fn placed(key: &Key, mut board: KeyBoard) -> Result<KeyBoard, KeyError> {
+    if is_exploded(key) {
+        remove_stand_in(&mut board)?;
+    }
+    Ok(board)
 }
 
 /// Whether a key is an exploded king's.

@@ -152,11 +152,8 @@ impl KeyDecoder {
     /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
     /// start split by two divisions instead of the tables' searches.
     fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
-        let mut board = self.place_digits(key)?;
-        if super::atomic::is_exploded(key) {
-            super::atomic::remove_stand_in(&mut board)?;
-        }
-        Ok(board)
+        let digits = self.place_digits(key)?;
+        super::atomic::placed(key, digits)
     }
 
     /// The board the key's digits place (an exploded Atomic king's stand-in included).

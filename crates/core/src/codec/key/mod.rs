@@ -197,10 +197,7 @@ impl Key {
     pub fn decode(&self) -> Result<Position, KeyError> {
         let (_, header) = self.any_header()?;
         let layout = header.layout;
-        let mut decoded = header.place();
-        if atomic::is_exploded(self) {
-            atomic::remove_stand_in(&mut decoded)?;
-        }
+        let decoded = atomic::placed(self, header.place())?;
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
         for color in Color::ALL {
@@ -252,11 +249,7 @@ impl Key {
         if !accept(header.category, &header.material) {
             return Ok(None);
         }
-        let mut board = header.place();
-        if atomic::is_exploded(self) {
-            atomic::remove_stand_in(&mut board)?;
-        }
-        Ok(Some(board))
+        atomic::placed(self, header.place()).map(Some)
     }
 
     /// The key's material, without placing its pieces.
