@@ -271,6 +271,7 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
         server::json(&server, &format!("/move?variant=kingOfTheHill&fen={hill}&play=e1e2,e8e7,e2e3,e7e6,e3e4"));
     assert_eq!(status, 200, "{over}");
     assert_eq!((over["outcome"].as_str(), over["legal"].as_array().map(Vec::len)), (Some("king of the hill"), Some(0)));
+    assert_eq!(over["winner"].as_str(), Some("white"), "{over}");
     let (status, refused) =
         server::json(&server, &format!("/lichess?variant=kingOfTheHill&fen={hill}&play=e1e2,e8e7,e2e3,e7e6,e3e4,e6d6"));
     assert_eq!(status, 400, "{refused}");
@@ -288,6 +289,7 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     let (status, exploded) = server::json(&server, "/move?variant=atomic&play=g1f3,e7e6,f3e5,a7a6,e5f7");
     assert_eq!(status, 200, "{exploded}");
     assert_eq!(exploded["outcome"].as_str(), Some("king exploded"), "{exploded}");
+    assert_eq!(exploded["winner"].as_str(), Some("white"), "{exploded}");
     assert_eq!(exploded["fen"].as_str(), Some("rnbq3r/1ppp2pp/p3p3/8/8/8/PPPPPPPP/RNBQKB1R b KQ -"), "{exploded}");
     // A stored game read back names its variant.
     let (status, _, pgn) = server::get(&server, "/masters/pgn/1");

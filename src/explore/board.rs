@@ -26,6 +26,9 @@ pub struct BoardAnswer {
     /// Why the game is over there ([`tabiya_core::Position::game_over`]): `checkmate`,
     /// `stalemate`, `insufficient material`, or a variant's own end.
     pub outcome: Option<&'static str>,
+    /// Who won when the game is over with a winner (`white` or `black`): the side checkmating,
+    /// or the one a variant's own end favours; `None` while it goes on or in a draw.
+    pub winner: Option<&'static str>,
     /// Every legal move, in UCI order.
     pub legal: Vec<LegalMove>,
 }
@@ -93,6 +96,7 @@ pub fn play(fen: Option<&str>, moves: &str, variant: Variant) -> Result<BoardAns
         turn: if chess.turn().is_white() { "white" } else { "black" },
         check: chess.is_check(),
         outcome,
+        winner: chess.outcome().winner().map(|color| if color.is_white() { "white" } else { "black" }),
         legal,
     })
 }

@@ -120,7 +120,9 @@ function renderStatus() {
   if (!board) return;
   const side = board.turn === 'white' ? 'White' : 'Black';
   let text = `${side} to move`;
-  if (board.outcome === 'checkmate') text = `Checkmate: ${board.turn === 'white' ? 'Black' : 'White'} wins`;
+  const winner = board.winner === 'white' ? 'White' : 'Black';
+  if (board.outcome === 'checkmate') text = `Checkmate: ${winner} wins`;
+  else if (board.outcome && board.winner) text = `${winner} wins: ${board.outcome}`;
   else if (board.outcome) text = `Draw: ${board.outcome}`;
   else if (board.check) text += ' (check)';
   setStatus(text);
