@@ -51,7 +51,7 @@ fn chess960_keys_through_the_command_line() {
         serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["key"].clone()
     };
     assert_ne!(key_in("standard"), key_in("chess960"));
-    let out = tabiya(&["key", "--variant", "antichess", start]);
+    let out = tabiya(&["key", "--variant", "crazyhouse", start]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a variant tabiya reads"));
 }
 

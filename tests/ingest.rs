@@ -233,7 +233,7 @@ fn bad_games_are_reported_and_good_games_around_them_kept() {
         "[White \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5\n2. Nf3 Nc6\n3. Bb5 Ke5 *\n\n".to_owned(),
         good(3),
         "[White \"bad fen\"]\n[FEN \"rnbqkbnr/pppppppp/8/8 w KQkq - 0 1\"]\n\n1. e4 *\n\n".to_owned(),
-        "[Variant \"Antichess\"]\n\n1. e4 *\n\n".to_owned(),
+        "[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n".to_owned(),
         "[Variant \"Chess960\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n\n1. e4 *\n\n"
             .to_owned(),
         "[White \"ambiguous\"]\n\n1. Nf3 d5 2. d3 e5 3. Nd2 *\n\n".to_owned(),

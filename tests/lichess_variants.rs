@@ -1,5 +1,5 @@
 //! Games of lichess's variants on a standard board (King of the Hill, Three-check, Racing
-//! Kings) ingested, against a naive replay: random games played by shakmaty's variant
+//! Kings, Atomic, Antichess) ingested, against a naive replay: random games played by shakmaty's variant
 //! positions to their end or a random length, their `Variant` tags in the spellings files carry,
 //! some from a `FEN` (Three-check's with checks already given), in two ingest runs; standard
 //! games with the very moves of the King of the Hill and Three-check games. The replay counts
@@ -69,6 +69,7 @@ fn rules(variant: Variant) -> Rules {
         Variant::ThreeCheck => Rules::ThreeCheck,
         Variant::RacingKings => Rules::RacingKings,
         Variant::Atomic => Rules::Atomic,
+        Variant::Antichess => Rules::Antichess,
         _ => Rules::Chess,
     }
 }
@@ -97,11 +98,12 @@ fn random_moves(start: &VariantPosition, rng: &mut Lcg) -> Vec<Move> {
 
 fn generate(per_variant: usize) -> Vec<Game> {
     let mut rng = Lcg(0x11c4e55);
-    let spellings: [(Variant, [&str; 3]); 4] = [
+    let spellings: [(Variant, [&str; 3]); 5] = [
         (Variant::KingOfTheHill, ["King of the Hill", "kingOfTheHill", "KOTH"]),
         (Variant::ThreeCheck, ["Three-check", "threeCheck", "3check"]),
         (Variant::RacingKings, ["Racing Kings", "racingKings", "racing_kings"]),
         (Variant::Atomic, ["Atomic", "atomic", "ATOMIC"]),
+        (Variant::Antichess, ["Antichess", "antichess", "ANTICHESS"]),
     ];
     let mut games = Vec::new();
     for (variant, tags) in spellings {
@@ -197,6 +199,35 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
                 && fields[0].chars().filter(char::is_ascii_alphabetic).count() == 32
         })
         .count() as u64;
+    // Antichess's full armies: a material search's answer.
+    let antichess_armies = index
+        .keys()
+        .filter(|(name, epd)| {
+            *name == "antichess"
+                && epd
+                    .split(' ')
+                    .next()
+                    .is_some_and(|board| board.chars().filter(char::is_ascii_alphabetic).count() == 32)
+        })
+        .count() as u64;
+    // Antichess's positions with a king taken or promoted to.
+    let kings = |epd: &str| {
+        let board = epd.split(' ').next().unwrap_or_default();
+        (board.matches('K').count(), board.matches('k').count())
+    };
+    let antichess_kings = index.keys().filter(|(name, epd)| *name == "antichess" && kings(epd) != (1, 1)).count();
+    // The material of the first Antichess position without White's king, and its positions.
+    let signature = |epd: &str| {
+        let board = epd.split(' ').next().unwrap_or_default();
+        let side = |letters: &str| -> String {
+            letters.chars().flat_map(|letter| std::iter::repeat_n(letter, board.matches(letter).count())).collect()
+        };
+        format!("{}v{}", side("KQRBNP"), side("kqrbnp").to_uppercase())
+    };
+    let antichess_materials: Vec<String> =
+        index.keys().filter(|(name, _)| *name == "antichess").map(|(_, epd)| signature(epd)).collect();
+    let kingless = antichess_materials.iter().find(|m| !m.starts_with('K')).cloned().expect("a king taken");
+    let kingless_positions = antichess_materials.iter().filter(|m| **m == kingless).count() as u64;
     for ((name, epd), (counts, moves)) in index {
         let variant: Variant = name.parse().unwrap();
         let target = Target::fen(epd.as_str()).resolve_in(variant).unwrap_or_else(|err| panic!("{name} {epd}: {err}"));
@@ -210,7 +241,8 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
         *by_variant.entry(name).or_default() += 1;
         checks_given += usize::from(target.position.checks_given().is_some_and(|given| given.white + given.black > 0));
     }
-    for name in ["kingOfTheHill", "threeCheck", "racingKings", "atomic"] {
+    assert!(antichess_kings > 100, "{antichess_kings} Antichess positions without one king a side");
+    for name in ["kingOfTheHill", "threeCheck", "racingKings", "atomic", "antichess"] {
         assert!(by_variant.get(name).is_some_and(|&n| n > 3_000), "{by_variant:?}");
     }
     assert!(by_variant.get("standard").is_some_and(|&n| n > 2_000), "{by_variant:?}");
@@ -224,9 +256,14 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
         let initial = VariantPosition::new(rules(variant));
         games.iter().filter(|game| game.variant == variant && game.start == initial).count() as u64
     };
-    for variant in
-        [Variant::Standard, Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings, Variant::Atomic]
-    {
+    for variant in [
+        Variant::Standard,
+        Variant::KingOfTheHill,
+        Variant::ThreeCheck,
+        Variant::RacingKings,
+        Variant::Atomic,
+        Variant::Antichess,
+    ] {
         assert_eq!(start(variant), from_start(variant), "{variant}");
     }
     drop(store);
@@ -294,7 +331,7 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     // A stored game read back names its variant.
     let (status, _, pgn) = server::get(&server, "/masters/pgn/1");
     assert_eq!(status, 200);
-    let names = ["King of the Hill", "Three-check", "Racing Kings", "Atomic"];
+    let names = ["King of the Hill", "Three-check", "Racing Kings", "Atomic", "Antichess"];
     assert!(names.iter().any(|name| pgn.contains(&format!("[Variant \"{name}\"]"))), "{pgn}");
     // A material search in Three-check reads the material's key ranges under each counters' byte.
     let (status, found) = server::json(
@@ -303,6 +340,19 @@ fn lichess_variant_games_answer_as_a_naive_replay_each_in_its_own_space() {
     );
     assert_eq!((status, found["positions"].as_u64()), (200, Some(armies_with_rights)), "{found}");
     assert!(armies_with_rights > 100, "{armies_with_rights}");
+    // Antichess: a capture is compulsory, and a side's full army is one material block.
+    let (status, forced) = server::json(&server, "/move?variant=antichess&play=e2e4,d7d5");
+    assert_eq!(status, 200, "{forced}");
+    let moves: Vec<&str> = forced["legal"].as_array().unwrap().iter().filter_map(|m| m["uci"].as_str()).collect();
+    assert_eq!(moves, ["e4d5"], "{forced}");
+    let (status, found) =
+        server::json(&server, "/material?variant=antichess&material=KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP&limit=10000");
+    assert_eq!((status, found["positions"].as_u64()), (200, Some(antichess_armies)), "{found}");
+    assert!(antichess_armies > 100, "{antichess_armies}");
+    // A material without White's king: as many positions as the replay has of it.
+    let (status, found) =
+        server::json(&server, &format!("/material?variant=antichess&material={kingless}&limit=10000"));
+    assert_eq!((status, found["positions"].as_u64()), (200, Some(kingless_positions)), "{kingless} {found}");
     let (status, _) = server::json(&server, "/lichess?variant=crazyhouse");
     assert_eq!(status, 400);
 }

@@ -270,6 +270,8 @@ async fn the_explorer_page_works_in_a_browser() {
     click_square(&browser, "a8").await;
     wait_until(&browser, "!document.querySelector('#promotion').hidden", "the promotion dialog").await;
     assert_eq!(board_fen(&browser).await, "8/P6k/8/8/8/8/8/K7 w - -", "nothing played before the choice");
+    let king_offered = "return !document.querySelector('#promotion [data-role=k]').hidden";
+    assert_eq!(browser.eval(king_offered).await, Value::Bool(false), "a king only in Antichess");
     click(&browser, "#promotion button[data-role=n]").await;
     settled(&browser, &server, promotion_start, "a7a8n", NO_FILTERS).await;
     assert_eq!(board_fen(&browser).await, "N7/7k/8/8/8/8/8/K7 b - -");

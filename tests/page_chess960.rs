@@ -3,7 +3,8 @@
 //! its rook (the king takes its rook, lichess's convention) or by typing `O-O-O`, every table is
 //! the API's own answer for the variant, the selector switches back to standard chess, the
 //! opening report's link names the variant, and the book (standard chess's by its format) is
-//! not offered in Chess960. Racing Kings, picked in the selector, shows its own start and games.
+//! not offered in Chess960. Racing Kings, picked in the selector, shows its own start and games;
+//! in Antichess a pawn promotes to a king from the promotion dialog, which offers one there only.
 
 use crate::common::{
     browser::Browser,
@@ -16,6 +17,9 @@ use tabiya::{indexer, store::Store};
 
 /// Kings on b, rooks on a and e: either castling is one move away for both sides.
 const FEN: &str = "rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1";
+
+/// An Antichess pawn one step from promoting, White without a king.
+const KING_PROMOTION: &str = "8/P7/8/8/8/8/8/7k w - - 0 1";
 
 /// Waits until the board stands on `fen`: the table's answer can arrive before the board is
 /// redrawn, so a check of the board right after the table's would race it.
@@ -34,13 +38,15 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     };
     let standard = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n";
     let racing = "[Variant \"Racing Kings\"]\n[Result \"*\"]\n\n1. Kh3 Ka3 *\n\n";
+    let antichess = format!("[Variant \"Antichess\"]\n[FEN \"{KING_PROMOTION}\"]\n[Result \"1-0\"]\n\n1. a8=K 1-0\n\n");
     let text = [game("1-0", "1. O-O O-O-O 2. d4"), game("0-1", "1. O-O-O O-O"), game("1/2-1/2", "1. O-O O-O")].concat()
         + standard
-        + racing;
+        + racing
+        + &antichess;
     std::fs::write(&pgn, text).unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
     let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
-    assert_eq!(summary.run.counts.indexed, 5);
+    assert_eq!(summary.run.counts.indexed, 6);
     drop(store);
     let server = start(&dir.path().join("db"));
     let base = format!("http://{}/", server.addr);
@@ -125,5 +131,22 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     assert_eq!(rows(&browser).await, vec![("h2h3".to_owned(), 1)]);
     assert_eq!(browser.eval("return document.querySelector('#fen-error').textContent").await, "");
     assert_eq!(browser.eval(hidden).await, serde_json::json!([false, true]));
+
+    // Antichess: the pawn's promotion offers a king, and the king is what the game played.
+    let promotion = KING_PROMOTION.replace(' ', "%20");
+    browser.client.goto(&format!("{base}?variant=antichess&fen={promotion}")).await.unwrap();
+    board_settled(&browser, "8/P7/8/8/8/8/8/7k w - -").await;
+    table_settled(&browser, "", NO_FILTERS).await;
+    assert_eq!(rows(&browser).await, vec![("a7a8k".to_owned(), 1)]);
+    click_square(&browser, "a7").await;
+    click_square(&browser, "a8").await;
+    wait_until(&browser, "!document.querySelector('#promotion').hidden", "the promotion dialog").await;
+    let king_offered = "return !document.querySelector('#promotion [data-role=k]').hidden";
+    assert_eq!(browser.eval(king_offered).await, serde_json::json!(true));
+    browser.screenshot(1200, &shots.join("page-antichess-promotion.png")).await;
+    click(&browser, "#promotion button[data-role=k]").await;
+    board_settled(&browser, "K7/8/8/8/8/8/8/7k b - -").await;
+    assert_eq!(browser.eval(line).await, serde_json::json!(["a8=K"]));
+    assert!(query(&browser).await.contains("variant=antichess"));
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
 }

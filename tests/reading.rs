@@ -70,6 +70,7 @@ fn tag_piece() -> impl Strategy<Value = &'static str> {
         "[FEN \"bad fen\"]",
         "[Variant \"Chess960\"]",
         "[Variant \"antichess\"]",
+        "[Variant \"crazyhouse\"]",
         "[Site]",
         "[Round \"1",
         " ",

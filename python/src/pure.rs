@@ -17,7 +17,7 @@ pub fn position(fen: &str) -> Result<Position, Error> {
 }
 
 /// A variant by its lichess name: `standard` (the default, also `chess`), `chess960`,
-/// `kingOfTheHill`, `threeCheck`, `racingKings` or `atomic`.
+/// `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic` or `antichess`.
 pub fn variant(name: Option<&str>) -> Result<Variant, Error> {
     match name {
         None => Ok(Variant::Standard),
@@ -67,7 +67,7 @@ pub fn decode_key(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// key_variant(key) -> str: the variant whose space a key lies in, by its lichess name
-/// (`standard`, `chess960`, `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic`): what a FEN from
+/// (`standard`, `chess960`, `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic`, `antichess`): what a FEN from
 /// [`decode_key`] does not say.
 #[pyfunction]
 pub fn key_variant(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<&'static str> {

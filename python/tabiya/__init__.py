@@ -115,8 +115,8 @@ class Database:
         ``"1. e4 e5 2. Nf3"``) or ``uci`` (``"e2e4,e7e5"``) played from it. ``variant`` is
         ``"standard"`` (the default), ``"chess960"`` (Chess960's positions and games, the FEN in
         X-FEN or Shredder-FEN, castling in UCI as the king taking its rook), or one of lichess's
-        variants ``"kingOfTheHill"``, ``"threeCheck"`` (its FEN with the checks left, ``3+3``) and
-        ``"racingKings"``, each a space of its own.
+        variants ``"kingOfTheHill"``, ``"threeCheck"`` (its FEN with the checks left, ``3+3``),
+        ``"racingKings"``, ``"atomic"`` and ``"antichess"``, each a space of its own.
         """
         return self._db.query(fen, moves, uci, max_moves, top, recent, filters, variant)
 

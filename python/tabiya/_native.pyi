@@ -17,7 +17,7 @@ def decode_key(key: Union[bytes, str]) -> str:
 
 def key_variant(key: Union[bytes, str]) -> str:
     """The variant whose space a key lies in, by its lichess name (`standard`, `chess960`,
-    `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic`)."""
+    `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic`, `antichess`)."""
 
 def material(fen: str) -> str:
     """The material signature of a position, White v Black (`KRPPvKR`)."""

@@ -101,7 +101,7 @@ def test_standard_answers_count_no_chess960_game(chess960_db):
         assert db.query(variant="chess960")["games"] == from_518
         assert len(list(db.games(variant="chess960"))) == from_518
         with pytest.raises(tabiya.InvalidInput, match="not indexed"):
-            db.query(variant="antichess")
+            db.query(variant="crazyhouse")
     assert tabiya.key(chess.STARTING_FEN) != tabiya.key(chess.STARTING_FEN, variant="chess960")
     shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"
     assert tabiya.decode_key(tabiya.key(shredder, variant="chess960")) == "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -"

@@ -1,4 +1,5 @@
-"""Games of lichess's variants on a standard board (King of the Hill, Three-check, Racing Kings, Atomic)
+"""Games of lichess's variants on a standard board (King of the Hill, Three-check, Racing Kings, Atomic,
+Antichess)
 against python-chess, an independent oracle: random legal games on python-chess's variant boards
 (checks preferred a third of the time, so that Three-check's counters move), written by its PGN
 exporter, ingested through the binding; every position python-chess's replay reaches answers
@@ -23,6 +24,7 @@ BOARDS = {
     "threeCheck": chess.variant.ThreeCheckBoard,
     "racingKings": chess.variant.RacingKingsBoard,
     "atomic": chess.variant.AtomicBoard,
+    "antichess": chess.variant.AntichessBoard,
 }
 
 
@@ -105,7 +107,7 @@ def test_each_variant_is_a_space_of_its_own(variants_db):
             from_start = sum(1 for v, game in games if v == variant and game.board().fen() == board_type().fen())
             assert db.query(variant=variant)["games"] == from_start
         with pytest.raises(tabiya.InvalidInput, match="not indexed"):
-            db.query(variant="antichess")
+            db.query(variant="crazyhouse")
     keys = {tabiya.key(chess.STARTING_FEN, variant=variant) for variant in ["standard", "kingOfTheHill", "threeCheck"]}
     assert len(keys) == 3
     racing = chess.variant.RacingKingsBoard()
@@ -139,8 +141,8 @@ def test_searches_find_what_python_chess_finds(variants_db):
             armies = {epd for epd, board in boards.items()
                       if all(len(board.pieces(piece, color)) == count
                              for color in chess.COLORS
-                             for piece, count in [(chess.QUEEN, 1), (chess.ROOK, 2), (chess.BISHOP, 2),
-                                                  (chess.KNIGHT, 2)])}
+                             for piece, count in [(chess.KING, 1), (chess.QUEEN, 1), (chess.ROOK, 2),
+                                                  (chess.BISHOP, 2), (chess.KNIGHT, 2)])}
             in_check = {epd for epd, board in boards.items() if board.is_check()}
             # Racing Kings has no pawns; the others' full armies with any pawns.
             signature = "KQRRBBNNvKQRRBBNN" if variant == "racingKings" else "KQRRBBNNP*vKQRRBBNNP*"

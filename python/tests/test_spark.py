@@ -1,12 +1,13 @@
 """tabiya.spark on a real Spark standalone cluster on 127.0.0.1: a master and two workers, each a
 separate JVM started with spark-class, and a driver in this process. A slice of the shared
 players.pgn.zst (36,000 real games in two files, one gzip-compressed, with the collection's own
-duplicates and 2,000 copied across the files, plus a broken game, 200 Chess960 games and 90
-games of King of the Hill, Three-check and Racing Kings) is built on the cluster and by
+duplicates and 2,000 copied across the files, plus a broken game, 200 Chess960 games and 150
+games of King of the Hill, Three-check, Racing Kings, Atomic and Antichess) is built on the cluster and by
 `tabiya ingest`, and the databases must hold the same bytes (every column family's digest, so
 every position's statistics, move table and game list); a build with other task counts, an
 append, a build during which a worker is killed, and a build on the one worker left give the
-same bytes too; pattern searches on the cluster (standard, Chess960 and Three-check) answer as
+same bytes too; pattern searches on the cluster (standard, Chess960, Three-check, Atomic and
+Antichess) answer as
 `tabiya search --pattern` does."""
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def collection(tmp_path_factory) -> list:
     from test_chess960 import random_games
 
     chess960 = [str(game).encode() + b"\n" for game in random_games(200, 59)]
-    # King of the Hill, Three-check and Racing Kings games (python-chess's), 30 of each.
+    # King of the Hill, Three-check, Racing Kings, Atomic and Antichess games (python-chess's), 30 of each.
     from test_lichess_variants import random_games as variant_games
 
     chess960 += [str(game).encode() + b"\n" for _, game in variant_games(30, 59)]
@@ -230,6 +231,8 @@ def test_a_url_folder_is_read_as_tabiya_ingest_reads_the_same_folder(spark, coll
     ("check", {"since": "2000", "min_elo": 2300, "result": "1-0"}),
     ("check", {"variant": "chess960"}),
     ("check", {"variant": "threeCheck"}),
+    ("check", {"variant": "atomic"}),
+    ("wtm and count(K) = 1", {"variant": "antichess", "material": "KQRRBBNNP*vKQRRBBNNP*"}),
 ])
 def test_a_pattern_search_on_the_cluster_answers_as_the_cli(spark, cli_db, pattern, options):
     from tabiya.spark import search
@@ -251,7 +254,8 @@ def test_piece_square_statistics_on_the_cluster_are_the_clis(spark, cli_db):
 
     session, _ = spark
     cli_db, _ = cli_db
-    for filters in ({}, {"since": "2000", "min_rating": 2400}, {"variant": "chess960"}, {"variant": "kingOfTheHill"}):
+    for filters in ({}, {"since": "2000", "min_rating": 2400}, {"variant": "chess960"}, {"variant": "kingOfTheHill"},
+                    {"variant": "antichess"}):
         found = psqt_derive(session, str(cli_db), sample=20_000, seed=3, **filters)
         flags = [arg for name, value in filters.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
         cli = cli_json("psqt", "derive", "--db", str(cli_db), "--sample", "20000", "--seed", "3", "--json", *flags)
@@ -286,6 +290,10 @@ def test_the_database_report_on_the_cluster_is_the_clis(spark, cli_db, tmp_path)
     assert found["results"]["games"] == 200 and found["otherVariantGames"] > 30_000, found["results"]
     found = report(session, str(db), variant="racingKings")
     cli = cli_json("report", "database", "--db", str(db), "--format", "json", "--variant", "racingKings")
+    assert found == cli
+    assert found["results"]["games"] == 30 and found["positionsByPly"][0]["positions"], found["results"]
+    found = report(session, str(db), variant="antichess")
+    cli = cli_json("report", "database", "--db", str(db), "--format", "json", "--variant", "antichess")
     assert found == cli
     assert found["results"]["games"] == 30 and found["positionsByPly"][0]["positions"], found["results"]
     # Options the report cannot answer are refused before any task runs.

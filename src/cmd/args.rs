@@ -37,7 +37,7 @@ pub struct TargetArgs {
     /// rook, e1h1).
     #[arg(long)]
     pub uci: Option<String>,
-    /// The games' rules: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic (Chess960: X-FEN or Shredder-FEN in
+    /// The games' rules: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess (Chess960: X-FEN or Shredder-FEN in
     /// --fen; without a FEN, the variant's start).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     pub variant: tabiya::position::Variant,

@@ -73,7 +73,7 @@ pub struct PositionArgs {
     /// Only positions with this side to move (w or b).
     #[arg(long)]
     side: Option<String>,
-    /// The positions exported: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic (Chess960's FENs in X-FEN).
+    /// The positions exported: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess (Chess960's FENs in X-FEN).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
     /// Fewest games a position needs.

@@ -14,7 +14,7 @@ pub struct Args {
     /// Decode this key (42 hexadecimal digits) instead.
     #[arg(long, value_name = "HEX")]
     decode: Option<String>,
-    /// The rules of the FEN: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic (each has its own keys).
+    /// The rules of the FEN: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess (each has its own keys).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: Variant,
     /// Print JSON.

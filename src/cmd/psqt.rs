@@ -33,7 +33,7 @@ pub struct DeriveSource {
     /// Distinct positions the fit uses, chosen by key hash (0: all).
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, default_value_t = 2_000_000, value_name = "N")]
     pub sample: usize,
-    /// The positions read: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic.
+    /// The positions read: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess.
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     pub variant: tabiya::position::Variant,
     /// Seed of the sample, the fit and the factorisation.

@@ -140,7 +140,7 @@ pub struct PlayerArgs {
     /// Repertoire trees: the share of the colour's games (percent) a line needs to be shown.
     #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
     min_share: f64,
-    /// The games reported on: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic (the other variants' games are
+    /// The games reported on: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess (the other variants' games are
     /// only counted).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
@@ -158,7 +158,7 @@ pub struct DatabaseArgs {
     /// Openings and players listed.
     #[arg(value_parser = crate::cmd::args::digits::<usize>, long, value_name = "N", default_value_t = 30)]
     top: usize,
-    /// The games and positions reported on: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic (the other
+    /// The games and positions reported on: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess (the other
     /// variants' games are only counted).
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,

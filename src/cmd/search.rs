@@ -30,7 +30,7 @@ pub struct Args {
     /// Shredder-FEN's rook files for Chess960: HAha, Bg); material search only.
     #[arg(long, conflicts_with = "pattern")]
     castling: Option<String>,
-    /// The positions searched: standard, chess960, kingOfTheHill, threeCheck, racingKings or atomic.
+    /// The positions searched: standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic or antichess.
     #[arg(long, value_name = "VARIANT", default_value = "standard")]
     variant: tabiya::position::Variant,
     /// Match the pattern or its colour-flipped mirror.

@@ -5,9 +5,9 @@
 //! scan of the database.
 //!
 //! Signature syntax: White's pieces, `v`, Black's pieces, each side a list of K, Q, R, B, N, P
-//! (case-insensitive, any order, one king). A letter may be repeated (`PPP`), followed by a count
-//! (`P3`), or by `*` for any number of that piece (`P*`: any pawns). `KRP*vKRP*` is every rook
-//! ending with pawns.
+//! (case-insensitive, any order, one king; in Antichess any number of kings, `K*` too). A letter
+//! may be repeated (`PPP`), followed by a count (`P3`), or by `*` for any number of that piece
+//! (`P*`: any pawns). `KRP*vKRP*` is every rook ending with pawns.
 
 use serde::Serialize;
 use shakmaty::{Bitboard, ByColor, ByRole, Color, File, Position as _, Rank, Role, Square};
@@ -15,7 +15,7 @@ use shakmaty::{Bitboard, ByColor, ByRole, Color, File, Position as _, Rank, Role
 use super::{Admission, Filter, PositionHit, QueryError, counting::kept_occurrences};
 use crate::{
     Category, Key, Material, Position,
-    codec::{KeyRange, lichess, material_range},
+    codec::{KeyRange, antichess, lichess, material_range},
     model::{GameFacts, GameId},
     position::Variant,
     store::{Occurrences, ScanFilter, ScanPart, ScanProgress, Snapshot, Store, StoreError},
@@ -63,9 +63,6 @@ impl std::str::FromStr for Signature {
                     return Err(bad("too many pieces"));
                 }
             }
-            if counts.king != Some(1) {
-                return Err(bad("each side needs exactly one king"));
-            }
             Ok(SidePattern(counts))
         };
         Ok(Signature(ByColor { white: side(white)?, black: side(black)? }))
@@ -84,9 +81,14 @@ pub(super) fn key_ranges(
         for category in Category::all().filter(|&category| keep(category, material)) {
             match variant {
                 Variant::Standard => ranges.extend(material_range(category, material)),
+                // Antichess's material is one block whatever the rooks: asked once, with no rights.
+                Variant::Antichess => {}
                 // A lichess variant's blocks: the standard ones, under its own first bytes.
                 _ => ranges.extend(lichess::material_ranges(variant, category, material).unwrap_or_default()),
             }
+        }
+        if variant == Variant::Antichess && keep(antichess::block_category(), material) {
+            ranges.extend(antichess::material_range(material));
         }
     }
     ranges
@@ -110,10 +112,15 @@ pub(super) fn scan_parts(
 ) -> Result<Vec<ScanPart>, QueryError> {
     match signature {
         Some(signature) if has_material_ranges(variant) => {
-            let materials: Vec<Material> = signature.materials()?.into_iter().filter(|m| admits(m)).collect();
+            let materials: Vec<Material> = signature.materials_in(variant)?.into_iter().filter(|m| admits(m)).collect();
             Ok(ScanPart::of_materials(key_ranges(variant, &materials, |_, _| true)))
         }
-        _ => Ok(view.scanner().of_variant(variant).parts()?),
+        _ => {
+            if let Some(signature) = signature {
+                signature.check_kings(variant)?;
+            }
+            Ok(view.scanner().of_variant(variant).parts()?)
+        }
     }
 }
 
@@ -135,20 +142,54 @@ impl Signature {
         })
     }
 
-    /// Every concrete material the signature stands for that the key can express.
+    /// Refuses a signature without one king a side, but in Antichess, where kings are pieces
+    /// like any other.
+    pub fn check_kings(&self, variant: Variant) -> Result<(), QueryError> {
+        let one_king = [&self.0.white, &self.0.black].iter().all(|side| side.0.king == Some(1));
+        match one_king || variant == Variant::Antichess {
+            true => Ok(()),
+            false => Err(QueryError::input(
+                "bad material signature: each side needs exactly one king (any number in antichess)",
+            )),
+        }
+    }
+
+    /// Every concrete material of standard chess the signature stands for that the key can
+    /// express ([`Signature::materials_in`] standard chess).
     pub fn materials(&self) -> Result<Vec<Material>, QueryError> {
+        self.materials_in(Variant::Standard)
+    }
+
+    /// Every concrete material the signature stands for that `variant`'s key can express: one
+    /// king a side, but in Antichess, where kings are pieces like any other.
+    ///
+    /// ```
+    /// use tabiya::{explore::Signature, position::Variant};
+    ///
+    /// let kings: Signature = "K*vQ".parse()?;
+    /// assert_eq!(kings.materials_in(Variant::Antichess)?.len(), 10); // none to nine
+    /// assert!(kings.materials_in(Variant::Standard).is_err());
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn materials_in(&self, variant: Variant) -> Result<Vec<Material>, QueryError> {
+        self.check_kings(variant)?;
+        let kings_are_pieces = variant == Variant::Antichess;
+        let check = |material: &Material| match kings_are_pieces {
+            true => material.check_antichess(),
+            false => material.check(),
+        };
         let exact = |side: &SidePattern| side.0.iter().all(|n| n.is_some());
         if exact(&self.0.white) && exact(&self.0.black) {
             let material = Material(ByColor::new_with(|color| self.0.get(color).0.map(|n| n.unwrap_or(0))));
-            material.check().map_err(|err| QueryError::input(err.to_string()))?;
+            check(&material).map_err(|err| QueryError::input(err.to_string()))?;
             return Ok(vec![material]);
         }
-        let sides = ByColor::new_with(|color| side_counts(self.0.get(color)));
+        let sides = ByColor::new_with(|color| side_counts(self.0.get(color), kings_are_pieces));
         let mut materials = Vec::new();
         for white in &sides.white {
             for black in &sides.black {
                 let material = Material(ByColor { white: *white, black: *black });
-                if material.check().is_ok() {
+                if check(&material).is_ok() {
                     materials.push(material);
                     if materials.len() > MAX_MATERIALS {
                         return Err(QueryError::input(format!(
@@ -162,31 +203,29 @@ impl Signature {
     }
 }
 
-/// Concrete counts of one side within the one-side bound (promoted pieces + pawns ≤ 8).
-fn side_counts(pattern: &SidePattern) -> Vec<ByRole<u8>> {
+/// Concrete counts of one side within the one-side bound (promoted pieces + pawns ≤ 8), the
+/// king a piece like any other when `kings_are_pieces` (one otherwise).
+fn side_counts(pattern: &SidePattern, kings_are_pieces: bool) -> Vec<ByRole<u8>> {
     let range = |role: Role, max: u8| match *pattern.0.get(role) {
         Some(n) => n..=n,
         None => 0..=max,
     };
+    let kings = if kings_are_pieces { range(Role::King, 9) } else { 1..=1 };
     let mut out = Vec::new();
-    for queens in range(Role::Queen, 9) {
-        for rooks in range(Role::Rook, 10) {
-            for bishops in range(Role::Bishop, 10) {
-                for knights in range(Role::Knight, 10) {
-                    for pawns in range(Role::Pawn, 8) {
-                        let excess = queens.saturating_sub(1)
-                            + rooks.saturating_sub(2)
-                            + bishops.saturating_sub(2)
-                            + knights.saturating_sub(2);
-                        if u32::from(excess) + u32::from(pawns) <= 8 {
-                            out.push(ByRole {
-                                pawn: pawns,
-                                knight: knights,
-                                bishop: bishops,
-                                rook: rooks,
-                                queen: queens,
-                                king: 1,
-                            });
+    for king in kings {
+        for queen in range(Role::Queen, 9) {
+            for rook in range(Role::Rook, 10) {
+                for bishop in range(Role::Bishop, 10) {
+                    for knight in range(Role::Knight, 10) {
+                        for pawn in range(Role::Pawn, 8) {
+                            let counts = ByRole { pawn, knight, bishop, rook, queen, king };
+                            let promoted = [(queen, 1), (rook, 2), (bishop, 2), (knight, 2), (king, 1)]
+                                .iter()
+                                .map(|&(n, initial): &(u8, u8)| u32::from(n.saturating_sub(initial)))
+                                .sum::<u32>();
+                            if promoted + u32::from(pawn) <= 8 {
+                                out.push(counts);
+                            }
                         }
                     }
                 }
@@ -279,7 +318,7 @@ pub struct MaterialSearch {
 impl MaterialQuery {
     /// The positions, most frequent first.
     pub fn run(&self, store: &Store) -> Result<MaterialSearch, QueryError> {
-        let materials = self.signature.materials()?;
+        let materials = self.signature.materials_in(self.variant)?;
         // Short (the key ranges of one material): it does not give way to a waiting catch-up.
         let view = store.snapshot();
         let parts = match has_material_ranges(self.variant) {
@@ -375,7 +414,14 @@ mod tests {
         assert_eq!(any_pawns.materials().expect("materials").len(), 9);
         let counted: Signature = "KP3vKp2".parse().expect("signature");
         assert_eq!(counted.materials().expect("materials")[0].to_string(), "KPPPvKPP");
-        assert!("KRvR".parse::<Signature>().is_err());
+        // One king a side but in Antichess, where kings are pieces like any other.
+        let kingless: Signature = "KRvR".parse().expect("syntax");
+        assert!(kingless.materials().is_err());
+        assert_eq!(kingless.materials_in(Variant::Antichess).expect("materials")[0].to_string(), "KRvR");
+        let any_kings: Signature = "K*RvK*R".parse().expect("syntax");
+        assert_eq!(any_kings.materials_in(Variant::Antichess).expect("materials").len(), 100);
+        assert!(any_kings.materials_in(Variant::Atomic).is_err());
+        assert!(kingless.check_kings(Variant::Chess960).is_err() && kingless.check_kings(Variant::Antichess).is_ok());
         assert!("KR".parse::<Signature>().is_err());
         assert!("KXvK".parse::<Signature>().is_err());
         assert!("KQ*R*B*N*P*vKQ*R*B*N*P*".parse::<Signature>().expect("syntax").materials().is_err());

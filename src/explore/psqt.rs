@@ -201,7 +201,8 @@ impl DistributedScan for DeriveOptions {
             samples.push(pieces, *phase, *results);
         }
         drop(chosen);
-        let fit = fit::fit(&samples, &FitOptions { seed: self.seed, ..self.fit.clone() });
+        let kings_are_pieces = self.variant == Variant::Antichess;
+        let fit = fit::fit(&samples, &FitOptions { seed: self.seed, kings_are_pieces, ..self.fit.clone() });
         Ok(Derived {
             positions: partial.positions,
             occurrences: partial.occurrences,

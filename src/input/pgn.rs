@@ -188,12 +188,13 @@ impl Movetext {
     fn begin(fen: Option<String>, variant: Option<String>) -> Movetext {
         let start = start_position(fen, variant);
         let current = start.as_ref().map_or_else(|_| Position::initial(), |(position, _)| position.clone());
+        let mainline = mainline::MainlineWriter::new(current.variant());
         Movetext {
             start,
             current,
             // Master games run to about 80 plies: room for most without growing.
             moves: Vec::with_capacity(128),
-            mainline: mainline::MainlineWriter::default(),
+            mainline,
             error: None,
             marker: None,
         }
@@ -280,7 +281,7 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
     let variant = match variant {
         None => Variant::Standard,
         Some(name) => variant_of_tag(&name)
-            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic)")))?,
+            .ok_or_else(|| (RejectReason::Variant, format!("variant {name:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic, Antichess)")))?,
     };
     let bad_fen = |fen: &str, err: PositionError| match err {
         PositionError::Syntax { reason, .. } => (RejectReason::BadFen, format!("FEN {fen:?}: {reason}")),
@@ -331,6 +332,8 @@ pub fn variant_of_tag(tag: &str) -> Option<Variant> {
         "threecheck" | "3check" => Some(Variant::ThreeCheck),
         "racingkings" => Some(Variant::RacingKings),
         "atomic" | "atomicchess" => Some(Variant::Atomic),
+        // Giveaway and suicide chess differ (castling, stalemate): not Antichess.
+        "antichess" => Some(Variant::Antichess),
         _ => None,
     }
 }

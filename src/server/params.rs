@@ -110,7 +110,7 @@ impl Params {
     }
 
     /// `variant`, as lichess names it: `standard` (the default, also `chess`), `chess960`,
-    /// `kingOfTheHill`, `threeCheck`, `racingKings` or `atomic`; lichess's other variants are refused,
+    /// `kingOfTheHill`, `threeCheck`, `racingKings`, `atomic` or `antichess`; lichess's other variants are refused,
     /// being no games' here.
     pub fn variant(&self) -> Result<Variant, ApiError> {
         match self.get("variant") {

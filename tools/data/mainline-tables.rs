@@ -27,7 +27,10 @@ fn main() -> anyhow::Result<()> {
             games += 1;
             let mut position = game.start.shakmaty().clone();
             for m in &game.moves {
-                for symbol in symbols(&position, m).iter().flat_map(|symbols| symbols.coded()) {
+                for symbol in symbols(&position, m, tabiya_core::codec::mainline::model::Promotions::Standard)
+                    .iter()
+                    .flat_map(|symbols| symbols.coded())
+                {
                     *counts.entry((symbol.table, symbol.context, symbol.symbol)).or_default() += 1;
                 }
                 plies += 1;

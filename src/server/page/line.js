@@ -86,6 +86,8 @@ export function tryMove(from, to) {
     state.selected = null;
     render();
     const dialog = $('promotion');
+    // Antichess's pawns may become kings: the button shows only where such a move is legal.
+    dialog.querySelector('[data-role="k"]').hidden = !candidates.some((m) => m.uci.endsWith('k'));
     dialog.hidden = false;
     dialog.querySelector('button').focus();
     return;

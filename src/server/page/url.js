@@ -25,7 +25,7 @@ export function viewQuery() {
 }
 
 // The variants a link may name (lichess's names), those the selector offers.
-const VARIANTS = ['standard', 'chess960', 'kingOfTheHill', 'threeCheck', 'racingKings', 'atomic'];
+const VARIANTS = ['standard', 'chess960', 'kingOfTheHill', 'threeCheck', 'racingKings', 'atomic', 'antichess'];
 
 // The variant asked about, shown in its selector; the Polyglot book, standard chess's by its
 // format, is offered in standard chess only.

@@ -1,8 +1,8 @@
 //! The keys of every family and record kind.
 //!
 //! The positions family holds, in key order: the commit record under the empty key, every
-//! full-key position (21 bytes, first byte its category: at most 80), then the single-game
-//! tier's records, whose first byte no position key has:
+//! full-key position (21 bytes, first byte its category or its variant's: at most 219), then
+//! the single-game tier's records, whose first byte no position key has:
 //!
 //! ```text
 //! []                                       the commit record (Totals)

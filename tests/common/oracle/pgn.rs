@@ -94,10 +94,13 @@ impl Visitor for GameVisitor {
 
     fn begin_movetext(&mut self, state: TagState) -> ControlFlow<MovetextState, MovetextState> {
         let start = start_position(state.fen, state.variant);
-        // The oracle plays standard chess's moves on a variant's board, Atomic's by shakmaty's
-        // Atomic.
+        let mainline = mainline::MainlineWriter::new(start.as_ref().map_or(Variant::Standard, |(p, _)| p.variant()));
+        // The oracle plays standard chess's moves on a variant's board, Atomic's and Antichess's
+        // by shakmaty's.
         let current = match start.as_ref() {
-            Ok((position, _)) if position.variant() == Variant::Atomic => position.shakmaty().clone(),
+            Ok((position, _)) if matches!(position.variant(), Variant::Atomic | Variant::Antichess) => {
+                position.shakmaty().clone()
+            }
             Ok((position, _)) => VariantPosition::Chess(board_as_chess(position).unwrap_or_default()),
             Err(_) => VariantPosition::default(),
         };
@@ -108,7 +111,7 @@ impl Visitor for GameVisitor {
             current,
             // Master games run to about 80 plies: room for most without growing.
             moves: Vec::with_capacity(128),
-            mainline: mainline::MainlineWriter::default(),
+            mainline,
             error: None,
             marker: None,
         })
@@ -171,12 +174,13 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
             "" | "standard" | "chess" | "normal" | "regular" | "fromposition" => {}
             "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess" | "freestyle"
             | "freestylechess" | "frc" => chess960 = true,
-            "atomic" => return atomic_start(fen),
+            "atomic" => return shakmaty_start(Variant::Atomic, fen),
+            "antichess" => return shakmaty_start(Variant::Antichess, fen),
             // lichess's other variants are read by the one-pass reader only (no corpus here has
             // any).
             _ => {
                 let detail = format!(
-                    "variant {variant:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic)"
+                    "variant {variant:?} is not one tabiya reads (standard, Chess960, King of the Hill, Three-check, Racing Kings, Atomic, Antichess)"
                 );
                 return Err((RejectReason::Variant, detail));
             }
@@ -208,19 +212,23 @@ fn start_position(fen: Option<String>, variant: Option<String>) -> Result<(Posit
     }
 }
 
-/// An Atomic game's start: its `FEN` tag, or the standard setup.
-fn atomic_start(fen: Option<String>) -> Result<(Position, Start), (RejectReason, String)> {
-    let start = |position: Position, fen| (position, Start::Lichess { variant: "atomic".to_owned(), fen });
+/// An Atomic or Antichess game's start: its `FEN` tag, or the standard setup.
+fn shakmaty_start(variant: Variant, fen: Option<String>) -> Result<(Position, Start), (RejectReason, String)> {
+    let start = |position: Position, fen| (position, Start::Lichess { variant: variant.name().to_owned(), fen });
     match fen {
         None => {
-            let position = Variant::Atomic.initial();
+            let position = variant.initial();
             let fen = format!("{position} 0 1");
             Ok(start(position, fen))
         }
-        Some(fen) => match Position::from_fen_tag_in(Variant::Atomic, &fen) {
-            Ok(position) => Ok(start(position, fen)),
-            Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
-        },
+        Some(fen) => {
+            // Text that is no FEN is reported as a standard game's FEN tag is.
+            Fen::from_ascii(fen.as_bytes()).map_err(|err| (RejectReason::BadFen, format!("FEN {fen:?}: {err}")))?;
+            match Position::from_fen_tag_in(variant, &fen) {
+                Ok(position) => Ok(start(position, fen)),
+                Err(err) => Err((RejectReason::BadFen, format!("FEN tag: {err}"))),
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! A move in two bytes, the way positions and games store it.
 //!
 //! Bits 0–5 hold the origin square, 6–11 the destination, 12–14 the promotion role (0 for none,
-//! else shakmaty's [`Role`] number: 2 knight … 5 queen). Castling is the king's move in standard
+//! else shakmaty's [`Role`] number: 2 knight … 5 queen, 6 king in Antichess). Castling is the king's move in standard
 //! UCI (`e1g1`), as the lichess explorer writes it; in Chess960 the king takes its own rook
 //! (`f1h1`), as lichess writes Chess960 moves (a king's two-square step is no castling there,
 //! and may be no move at all). A move only means something next to the position it is played
@@ -67,7 +67,7 @@ impl CompactMove {
     pub fn from_bits(bits: u16) -> Option<CompactMove> {
         let m = CompactMove(bits);
         let promotion = bits >> 12;
-        (bits >> 15 == 0 && m.from() != m.to() && (promotion == 0 || (2..=5).contains(&promotion))).then_some(m)
+        (bits >> 15 == 0 && m.from() != m.to() && (promotion == 0 || (2..=6).contains(&promotion))).then_some(m)
     }
 
     /// The square the move starts from.
@@ -104,14 +104,18 @@ impl CompactMove {
     /// be a move of the side to move at all: no piece of theirs on the from square, one of
     /// theirs or a king on the target, castling without the right, a pawn reaching the last
     /// rank without promoting or a promotion elsewhere, castling through pieces. What passes keeps both kings on the
-    /// board, so corrupt data cannot lead shakmaty into a position it panics on.
-    pub fn to_move_trusted(self, position: &impl shakmaty::Position) -> Option<Move> {
+    /// board, so corrupt data cannot lead shakmaty into a position it panics on; where
+    /// `kings_are_pieces` (Antichess, whose positions need no king) a king may be taken or
+    /// promoted to.
+    pub fn to_move_trusted(self, position: &impl shakmaty::Position, kings_are_pieces: bool) -> Option<Move> {
         let board = position.board();
         let (from, to, promotion) = (self.from(), self.to(), self.promotion());
         let us = position.turn();
         let piece = board.piece_at(from).filter(|piece| piece.color == us)?;
         let last_rank = to.rank() == us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
-        if promotion.is_some() != (piece.role == Role::Pawn && last_rank) {
+        if promotion.is_some() != (piece.role == Role::Pawn && last_rank)
+            || promotion == Some(Role::King) && !kings_are_pieces
+        {
             return None;
         }
         // A king taking a rook of its own that keeps a right (an enemy rook with a right is
@@ -136,7 +140,7 @@ impl CompactMove {
             let clear = (position.castles().path(us, side) & board.occupied()).is_empty();
             return (clear && board.piece_at(rook) == Some(us.rook())).then_some(Move::Castle { king: from, rook });
         }
-        if board.by_color(us).contains(to) || board.kings().contains(to) {
+        if board.by_color(us).contains(to) || board.kings().contains(to) && !kings_are_pieces {
             return None;
         }
         if piece.role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to) {
@@ -177,24 +181,27 @@ mod tests {
         // Castling without the right, a pawn to the last rank without promoting (twice), the
         // other side's piece; then a capture of a king, an en passant capture without its square.
         for bad in ["e1g1", "b7b8", "b7a8", "g2g1"] {
-            assert_eq!(uci(bad).to_move_trusted(&position), None, "{bad}");
+            assert_eq!(uci(bad).to_move_trusted(&position, false), None, "{bad}");
         }
         // A rook move through a pawn onto the king: not a move, and a king never goes.
         let capture_king: Chess = Fen::from_ascii(b"4k3/8/8/8/4P3/8/8/4RK2 w - - 0 1")
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap();
-        assert_eq!(uci("e1e8").to_move_trusted(&capture_king), None);
+        assert_eq!(uci("e1e8").to_move_trusted(&capture_king, false), None);
         let no_ep: Chess = Fen::from_ascii(b"4k3/8/8/3pP3/8/8/8/4K3 w - - 0 1")
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap();
-        assert_eq!(uci("e5d6").to_move_trusted(&no_ep), None);
-        assert!(uci("e1c1").to_move_trusted(&position).is_some() && uci("b7b8q").to_move_trusted(&position).is_some());
+        assert_eq!(uci("e5d6").to_move_trusted(&no_ep, false), None);
+        assert!(
+            uci("e1c1").to_move_trusted(&position, false).is_some()
+                && uci("b7b8q").to_move_trusted(&position, false).is_some()
+        );
         // Castling through pieces (shakmaty would panic playing it).
         for blocked in ["e1g1", "e1c1", "e8g8"] {
             let start = Chess::default();
-            assert_eq!(uci(blocked).to_move_trusted(&start), None, "{blocked}");
+            assert_eq!(uci(blocked).to_move_trusted(&start, false), None, "{blocked}");
         }
     }
 
@@ -215,7 +222,7 @@ mod tests {
                 assert!(seen.insert(compact), "{fen}: {m} collides");
                 assert_eq!(CompactMove::from_bits(compact.bits()), Some(compact));
                 assert_eq!(compact.to_move(&position), Some(m), "{fen}: {m}");
-                assert_eq!(compact.to_move_trusted(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_move_trusted(&position, false), Some(m), "{fen}: {m}");
                 assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Standard).to_string());
             }
         }
@@ -240,7 +247,7 @@ mod tests {
                 let compact = CompactMove::played(&position, &m);
                 assert!(seen.insert(compact), "{fen}: {m} collides");
                 assert_eq!(compact.to_move(&position), Some(m), "{fen}: {m}");
-                assert_eq!(compact.to_move_trusted(&position), Some(m), "{fen}: {m}");
+                assert_eq!(compact.to_move_trusted(&position, false), Some(m), "{fen}: {m}");
                 assert_eq!(compact.to_string(), m.to_uci(CastlingMode::Chess960).to_string());
                 castles += usize::from(m.is_castle());
             }

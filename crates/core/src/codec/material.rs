@@ -63,12 +63,22 @@ pub(crate) struct SideBound {
 }
 
 impl SideBound {
-    pub fn new(counts: &ByRole<u8>) -> SideBound {
+    /// The bound quantities with the king counted as a piece of initial count 1 when
+    /// `kings_are_pieces` (Antichess, where kings are captured and promoted to like any piece).
+    pub fn with_kings(counts: &ByRole<u8>, kings_are_pieces: bool) -> SideBound {
         let over = |n: u8, initial: u8| i32::from(n.saturating_sub(initial));
         let under = |n: u8, initial: u8| i32::from(initial.saturating_sub(n));
-        let excess = over(counts.queen, 1) + over(counts.rook, 2) + over(counts.bishop, 2) + over(counts.knight, 2);
-        let nonpawn_defect =
-            under(counts.queen, 1) + under(counts.rook, 2) + under(counts.bishop, 2) + under(counts.knight, 2);
+        let (king_over, king_under) = match kings_are_pieces {
+            true => (over(counts.king, 1), under(counts.king, 1)),
+            false => (0, 0),
+        };
+        let excess =
+            over(counts.queen, 1) + over(counts.rook, 2) + over(counts.bishop, 2) + over(counts.knight, 2) + king_over;
+        let nonpawn_defect = under(counts.queen, 1)
+            + under(counts.rook, 2)
+            + under(counts.bishop, 2)
+            + under(counts.knight, 2)
+            + king_under;
         SideBound { excess, nonpawn_defect, pawn_defect: 8 - excess - i32::from(counts.pawn) }
     }
 
@@ -105,8 +115,28 @@ impl Material {
         if self.0.white.king != 1 || self.0.black.king != 1 {
             return Err(MaterialError::Kings(*self));
         }
-        let white = SideBound::new(&self.0.white);
-        let black = SideBound::new(&self.0.black);
+        self.check_bounds(false)
+    }
+
+    /// Checks that Antichess's key can express this material: kings are pieces like any other
+    /// (none, or promoted ones), under the same one-side and cross-side bounds, the king
+    /// counted with an initial count of one.
+    ///
+    /// ```
+    /// use tabiya_core::Material;
+    ///
+    /// assert!("QvRN".parse::<Material>()?.check_antichess().is_ok());
+    /// assert!("KKKvN".parse::<Material>()?.check_antichess().is_ok());
+    /// assert!("KKKPPPPPPPPvN".parse::<Material>()?.check_antichess().is_err()); // eight pawns and two promotions
+    /// # Ok::<_, tabiya_core::codec::MaterialError>(())
+    /// ```
+    pub fn check_antichess(&self) -> Result<(), MaterialError> {
+        self.check_bounds(true)
+    }
+
+    fn check_bounds(&self, kings_are_pieces: bool) -> Result<(), MaterialError> {
+        let white = SideBound::with_kings(&self.0.white, kings_are_pieces);
+        let black = SideBound::with_kings(&self.0.black, kings_are_pieces);
         for (color, side) in [(Color::White, white), (Color::Black, black)] {
             if side.pawn_defect < 0 {
                 return Err(MaterialError::OneSide(color, *self));

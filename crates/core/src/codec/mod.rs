@@ -15,6 +15,7 @@ mod tables;
 
 pub use compact_move::CompactMove;
 pub use key::{
-    KEY_LEN, Key, KeyBoard, KeyDecoder, KeyEncoder, KeyError, KeyRange, KeyWords, chess960, lichess, material_range,
+    KEY_LEN, Key, KeyBoard, KeyDecoder, KeyEncoder, KeyError, KeyRange, KeyWords, antichess, chess960, lichess,
+    material_range,
 };
 pub use material::{Material, MaterialError};

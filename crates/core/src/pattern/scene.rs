@@ -114,6 +114,8 @@ impl Scene {
             None => {
                 let checkers = match self.rules {
                     Rules::Atomic => self.placement().atomic_checkers(self.castling, self.ep_square),
+                    // Kings are pieces like any other: no check.
+                    Rules::Antichess => Bitboard::EMPTY,
                     _ => self.placement().checkers(),
                 };
                 *self.checkers.insert(checkers)

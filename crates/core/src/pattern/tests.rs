@@ -210,9 +210,11 @@ fn variant_mates_and_stalemates_agree_with_shakmaty() {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         (seed >> 33) % n
     };
-    let (mate, stalemate): (Pattern, Pattern) =
-        ("mate".parse().expect("mate"), "stalemate".parse().expect("stalemate"));
-    for variant in [Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings, Variant::Atomic] {
+    let (mate, stalemate, check): (Pattern, Pattern, Pattern) =
+        ("mate".parse().expect("mate"), "stalemate".parse().expect("stalemate"), "check".parse().expect("check"));
+    for variant in
+        [Variant::KingOfTheHill, Variant::ThreeCheck, Variant::RacingKings, Variant::Atomic, Variant::Antichess]
+    {
         let lichess = variant.lichess().expect("a lichess variant");
         let (mut positions, mut mates, mut stalemates, mut only_checks) = (0, 0, 0, 0);
         for _ in 0..150_000 {
@@ -220,7 +222,34 @@ fn variant_mates_and_stalemates_agree_with_shakmaty() {
                 Variant::RacingKings => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight],
                 _ => &[Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn],
             };
-            let (board, turn) = random_sparse_board(roles, &mut next);
+            let (mut board, turn) = random_sparse_board(roles, &mut next);
+            // Antichess's kings are pieces: taken (a side with blocked pawns only is stalemated,
+            // and wins) or promoted to.
+            if variant == Variant::Antichess {
+                for color in Color::ALL {
+                    match next(3) {
+                        0 => board.discard_piece_at(board.king_of(color).expect("a king")),
+                        1 => {
+                            let square = Square::new(next(64) as u32);
+                            board.piece_at(square).is_none().then(|| board.set_piece_at(square, color.king()));
+                        }
+                        _ => {}
+                    }
+                    if next(2) == 0 {
+                        // Pawns in front of each other, blocked.
+                        let file = shakmaty::File::new(next(8) as u32);
+                        let (ours, theirs) = (
+                            Square::from_coords(file, shakmaty::Rank::Fourth),
+                            Square::from_coords(file, shakmaty::Rank::Fifth),
+                        );
+                        if board.piece_at(ours).is_none() && board.piece_at(theirs).is_none() {
+                            let (low, high) = if color == Color::White { (ours, theirs) } else { (theirs, ours) };
+                            board.set_piece_at(low, color.pawn());
+                            board.set_piece_at(high, (!color).pawn());
+                        }
+                    }
+                }
+            }
             let left = |n: u64| RemainingChecks::try_from(n as u32).expect("at most 3");
             let remaining_checks =
                 (variant == Variant::ThreeCheck)
@@ -235,7 +264,9 @@ fn variant_mates_and_stalemates_agree_with_shakmaty() {
                 .expect("valid in the variant");
             let key = Key::encode(&position).expect("a key");
             let key_board = key.decode_board(|_, _| true).expect("a board").expect("accepted");
-            for (pattern, want) in [(&mate, oracle.is_checkmate()), (&stalemate, oracle.is_stalemate())] {
+            let tests =
+                [(&mate, oracle.is_checkmate()), (&stalemate, oracle.is_stalemate()), (&check, oracle.is_check())];
+            for (pattern, want) in tests {
                 assert_eq!(pattern.matches(&mut Scene::of_position(&position)), want, "{pattern:?} on {position}");
                 assert_eq!(pattern.matches(&mut Scene::of_key(&key, &key_board)), want, "{pattern:?} on {key}");
             }

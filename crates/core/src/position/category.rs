@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use shakmaty::{Bitboard, CastlingSide, Color, Piece, Role, Square};
+use shakmaty::{Bitboard, ByColor, CastlingSide, Color, Piece, Role, Square};
 
 use super::Position;
 
@@ -127,18 +127,40 @@ impl Category {
     pub fn of(position: &Position) -> Category {
         let board = position.board();
         let castles = position.castles();
-        let index = HomeSquare::ALL.iter().fold(0, |acc, &home| {
+        Category::of_states(|home| {
             let color = home.color();
-            let state = if board.piece_at(home.square()) != Some(Piece { color, role: Role::Rook }) {
+            if board.piece_at(home.square()) != Some(Piece { color, role: Role::Rook }) {
                 RookState::Absent
             } else if castles.has(color, home.castling_side()) {
                 RookState::WithRight
             } else {
                 RookState::WithoutRight
-            };
-            acc * 3 + state as u8
-        });
-        Category(index)
+            }
+        })
+    }
+
+    /// The category of a board on which no side may castle (Antichess's), with `rooks` each
+    /// side's rooks: a rook on its home square stands there without a right.
+    ///
+    /// ```
+    /// use shakmaty::{Bitboard, ByColor, Square};
+    /// use tabiya_core::Category;
+    /// use tabiya_core::position::{HomeSquare, RookState};
+    ///
+    /// let rooks = ByColor { white: Bitboard::from(Square::H1), black: Bitboard::from(Square::H1) };
+    /// let category = Category::without_rights(rooks);
+    /// assert_eq!(category.state(HomeSquare::H1), RookState::WithoutRight);
+    /// assert_eq!(category.state(HomeSquare::H8), RookState::Absent);
+    /// ```
+    pub fn without_rights(rooks: ByColor<Bitboard>) -> Category {
+        Category::of_states(|home| match rooks.get(home.color()).contains(home.square()) {
+            true => RookState::WithoutRight,
+            false => RookState::Absent,
+        })
+    }
+
+    fn of_states(state: impl Fn(HomeSquare) -> RookState) -> Category {
+        Category(HomeSquare::ALL.iter().fold(0, |acc, &home| acc * 3 + state(home) as u8))
     }
 
     /// The category's number, 0 to 80 (the key's first byte).

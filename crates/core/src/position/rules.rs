@@ -1,5 +1,5 @@
-//! The rules of lichess's variants played on a standard board: King of the Hill, Three-check
-//! and Racing Kings. A position of one is shakmaty's variant position (board, side to move,
+//! The rules of lichess's variants played on a standard board: King of the Hill, Three-check,
+//! Racing Kings, Atomic and Antichess. A position of one is shakmaty's variant position (board, side to move,
 //! castling rights, en-passant square, and in Three-check the checks each side has left),
 //! whose legal moves are standard chess's, but none once the variant's game is over, and in
 //! Racing Kings none that gives check.
@@ -25,6 +25,7 @@ pub(crate) enum Rules {
     /// The checks each side gave, 0 to 3.
     ThreeCheck(ByColor<u8>),
     Atomic,
+    Antichess,
 }
 
 impl Rules {
@@ -36,6 +37,7 @@ impl Rules {
             Variant::RacingKings => Rules::RacingKings,
             Variant::ThreeCheck => Rules::ThreeCheck(checks_given.unwrap_or_default().map(|n| n.min(WINNING_CHECKS))),
             Variant::Atomic => Rules::Atomic,
+            Variant::Antichess => Rules::Antichess,
             Variant::Standard | Variant::Chess960 => Rules::Chess,
         }
     }
@@ -48,6 +50,7 @@ impl Rules {
             Rules::KingOfTheHill => shakmaty::variant::Variant::KingOfTheHill,
             Rules::RacingKings => shakmaty::variant::Variant::RacingKings,
             Rules::Atomic => shakmaty::variant::Variant::Atomic,
+            Rules::Antichess => shakmaty::variant::Variant::Antichess,
             Rules::ThreeCheck(given) => {
                 setup.remaining_checks = Some(remaining_checks(given));
                 shakmaty::variant::Variant::ThreeCheck
@@ -92,6 +95,11 @@ impl Position {
             return Err(PositionError::Variant { input: input() });
         }
         let mut setup = setup;
+        // No side castles in Antichess: a FEN's castling field (the standard start's `KQkq`,
+        // pasted) grants nothing, as python-chess reads it.
+        if variant == Variant::Antichess {
+            setup.castling_rights = shakmaty::Bitboard::EMPTY;
+        }
         if variant == Variant::ThreeCheck {
             let remaining = setup.remaining_checks.unwrap_or_default();
             if u8::from(remaining.white) == 0 && u8::from(remaining.black) == 0 {
@@ -115,6 +123,7 @@ impl Position {
             VariantPosition::RacingKings(_) => Variant::RacingKings,
             VariantPosition::ThreeCheck(_) => Variant::ThreeCheck,
             VariantPosition::Atomic(_) => Variant::Atomic,
+            VariantPosition::Antichess(_) => Variant::Antichess,
             // No other kind is ever made.
             _ => Variant::Standard,
         }
@@ -176,7 +185,7 @@ impl Position {
 
     /// Why the game is over at this position by its rules, in words (`checkmate`, `stalemate`,
     /// `insufficient material`, or a variant's own end: `king of the hill`, `third check`,
-    /// `race finished`); `None` while it goes on.
+    /// `race finished`, `king exploded`, `no pieces left`); `None` while it goes on.
     pub fn game_over(&self) -> Option<&'static str> {
         let p = &self.inner;
         if p.is_variant_end() {
@@ -184,6 +193,7 @@ impl Position {
                 Variant::KingOfTheHill => "king of the hill",
                 Variant::ThreeCheck => "third check",
                 Variant::Atomic => "king exploded",
+                Variant::Antichess => "no pieces left",
                 _ => "race finished",
             });
         }

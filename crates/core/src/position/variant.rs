@@ -17,7 +17,7 @@ use super::{Position, PositionError, whole_fen};
 /// assert_eq!("standard".parse(), Ok(Variant::Standard));
 /// assert_eq!(Variant::Chess960.name(), "chess960");
 /// assert_eq!(Variant::from_lichess("kingOfTheHill"), Some(Variant::KingOfTheHill));
-/// let refused = "antichess".parse::<Variant>().unwrap_err().to_string();
+/// let refused = "crazyhouse".parse::<Variant>().unwrap_err().to_string();
 /// assert!(refused.contains("not indexed"), "{refused}");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -35,17 +35,21 @@ pub enum Variant {
     RacingKings,
     /// Atomic: a capture explodes the pieces around it, pawns aside; a king exploded loses.
     Atomic,
+    /// Antichess: captures are compulsory, the king is a piece like any other, and a side
+    /// that has lost every piece, or has no move, wins.
+    Antichess,
 }
 
 impl Variant {
     /// Every variant with a key space, in the order of their first key bytes.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 7] = [
         Variant::Standard,
         Variant::Chess960,
         Variant::KingOfTheHill,
         Variant::RacingKings,
         Variant::ThreeCheck,
         Variant::Atomic,
+        Variant::Antichess,
     ];
 
     /// The name lichess gives it.
@@ -57,6 +61,7 @@ impl Variant {
             Variant::ThreeCheck => "threeCheck",
             Variant::RacingKings => "racingKings",
             Variant::Atomic => "atomic",
+            Variant::Antichess => "antichess",
         }
     }
 
@@ -69,6 +74,7 @@ impl Variant {
             Variant::ThreeCheck => "Three-check",
             Variant::RacingKings => "Racing Kings",
             Variant::Atomic => "Atomic",
+            Variant::Antichess => "Antichess",
         }
     }
 
@@ -101,7 +107,11 @@ impl Variant {
             Variant::Standard => Position::initial(),
             // The standard setup is a legal Chess960 start (a test checks the fallback is never taken).
             Variant::Chess960 => Position::of_chess(chess(CastlingMode::Chess960)),
-            Variant::KingOfTheHill | Variant::ThreeCheck | Variant::RacingKings | Variant::Atomic => {
+            Variant::KingOfTheHill
+            | Variant::ThreeCheck
+            | Variant::RacingKings
+            | Variant::Atomic
+            | Variant::Antichess => {
                 let setup = match self.lichess() {
                     Some(lichess) => VariantPosition::new(lichess).to_setup(EnPassantMode::Legal),
                     None => Setup::default(),
@@ -137,14 +147,15 @@ impl Variant {
             Variant::ThreeCheck => Some(shakmaty::variant::Variant::ThreeCheck),
             Variant::RacingKings => Some(shakmaty::variant::Variant::RacingKings),
             Variant::Atomic => Some(shakmaty::variant::Variant::Atomic),
+            Variant::Antichess => Some(shakmaty::variant::Variant::Antichess),
         }
     }
 }
 
-/// A variant name tabiya does not index (antichess, crazyhouse, horde, a typo).
+/// A variant name tabiya does not index (crazyhouse, horde, a typo).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "variant {0:?} is not indexed: not a variant tabiya reads (it reads standard, chess960, kingOfTheHill, threeCheck, racingKings and atomic)"
+    "variant {0:?} is not indexed: not a variant tabiya reads (it reads standard, chess960, kingOfTheHill, threeCheck, racingKings, atomic and antichess)"
 )]
 pub struct UnknownVariant(pub String);
 

@@ -86,11 +86,14 @@ pub struct FitOptions {
     pub learning_rate: f64,
     /// Seed of the order positions are visited in.
     pub seed: u64,
+    /// Whether kings are pieces like any other (Antichess: none, or several a side), whose
+    /// value the fit reports; elsewhere the two kings' constants cancel and a king's value is 0.
+    pub kings_are_pieces: bool,
 }
 
 impl Default for FitOptions {
     fn default() -> FitOptions {
-        FitOptions { epochs: 10, batch: 4096, learning_rate: 2.0, seed: 1 }
+        FitOptions { epochs: 10, batch: 4096, learning_rate: 2.0, seed: 1, kings_are_pieces: false }
     }
 }
 
@@ -163,7 +166,7 @@ fn params_of(tables: &PieceTables) -> Vec<f64> {
 }
 
 /// Rounded tables from parameters.
-fn tables_of(params: &[f64]) -> PieceTables {
+fn tables_of(params: &[f64], kings_are_pieces: bool) -> PieceTables {
     let mut tables = PieceTables::default();
     for (r, role) in Role::ALL.into_iter().enumerate() {
         for (p, phase) in GamePhase::ALL.into_iter().enumerate() {
@@ -172,8 +175,9 @@ fn tables_of(params: &[f64]) -> PieceTables {
             let kept: Vec<usize> = (0..64).filter(|&s| !is_masked(t, s)).collect();
             let mean = kept.iter().map(|&s| f64::from(raw(s))).sum::<f64>() / kept.len() as f64;
             let value = mean.round() as i32;
-            // A king's constant cancels between the two kings: it carries no information.
-            tables.values[t] = if role == Role::King { 0 } else { value };
+            // A king's constant cancels between the two kings of a standard board: it carries no
+            // information there. Antichess's kings are counted like any piece: theirs does.
+            tables.values[t] = if role == Role::King && !kings_are_pieces { 0 } else { value };
             for &s in &kept {
                 tables.squares[t][s] = raw(s) - value;
             }
@@ -190,7 +194,7 @@ pub fn fit(samples: &Samples, options: &FitOptions) -> Fit {
             params[half * PARAMS / 2 + r * 64..][..64].fill(*value);
         }
     }
-    let start = tables_of(&params);
+    let start = tables_of(&params, options.kings_are_pieces);
     let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
     let (beta1, beta2) = (0.9f64, 0.999f64);
     let mut order: Vec<u32> = (0..samples.len() as u32).collect();
@@ -235,7 +239,7 @@ pub fn fit(samples: &Samples, options: &FitOptions) -> Fit {
             }
         }
     }
-    let tables = tables_of(&params);
+    let tables = tables_of(&params, options.kings_are_pieces);
     Fit {
         loss: loss(&tables, samples),
         material_loss: loss(&start, samples),
@@ -243,5 +247,31 @@ pub fn fit(samples: &Samples, options: &FitOptions) -> Fit {
         positions: samples.len() as u64,
         occurrences: samples.occurrences(),
         options: options.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kings_value_is_reported_where_kings_are_pieces() {
+        // Every king square worth 300 in both phases, the other pieces 100.
+        let mut params = vec![100.0; PARAMS];
+        for p in 0..2 {
+            let king = Role::ALL.iter().position(|&role| role == Role::King).expect("a king");
+            params[p * PARAMS / 2 + king * 64..p * PARAMS / 2 + (king + 1) * 64].fill(300.0);
+        }
+        for (kings_are_pieces, value) in [(false, 0), (true, 300)] {
+            let tables = tables_of(&params, kings_are_pieces);
+            for phase in GamePhase::ALL {
+                let t = table_index(Role::King, phase);
+                assert_eq!(tables.values[t], value);
+                // Value and square bonus still add up to the fitted parameter where the king stands.
+                let square = (0..64).find(|&s| !is_masked(t, s)).expect("a square");
+                assert_eq!(tables.values[t] + tables.squares[t][square], if kings_are_pieces { 300 } else { 0 });
+                assert_eq!(tables.values[table_index(Role::Queen, phase)], 100);
+            }
+        }
     }
 }

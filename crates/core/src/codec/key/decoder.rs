@@ -68,6 +68,9 @@ pub struct KeyDecoder {
     /// Pawn structures recently unranked, direct-mapped by their digits: many positions of a
     /// collection share a pawn structure, and unranking 16 pawns is most of a decode.
     pawn_cache: Vec<(u64, ByColor<Bitboard>)>,
+    /// The material block of the last Antichess key, and whether it was accepted: Antichess's
+    /// keys are decoded whole (`super::antichess`).
+    antichess: Option<(KeyRange, bool)>,
 }
 
 /// Entries of the pawn-structure cache (a power of two).
@@ -122,6 +125,10 @@ impl KeyDecoder {
     /// placing its pieces: a scan that needs a key's board only now and then asks this first,
     /// then [`KeyDecoder::decode`] places the pieces from the block kept.
     pub fn admits(&mut self, key: &Key, accept: impl FnOnce(Category, &Material) -> bool) -> Result<bool, KeyError> {
+        if super::antichess::is_antichess(key) {
+            return self.admits_antichess(key, accept);
+        }
+        self.antichess = None;
         let (byte, rank) = (key.0[0], key.rank());
         if let Some(block) = &self.block
             && block.holds(byte, rank)
@@ -152,6 +159,9 @@ impl KeyDecoder {
     /// The pieces of `key`, whose block [`KeyDecoder::admits`] kept: the rank less the block's
     /// start split by two divisions instead of the tables' searches.
     fn place(&mut self, key: &Key) -> Result<KeyBoard, KeyError> {
+        if super::antichess::is_antichess(key) {
+            return super::antichess::board(key);
+        }
         let digits = self.place_digits(key)?;
         super::atomic::placed(key, digits)
     }
@@ -209,6 +219,10 @@ impl KeyDecoder {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn pawns_and_turn(&mut self, key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, Color), KeyError> {
+        if super::antichess::is_antichess(key) {
+            self.admits_antichess(key, |_, _| true)?;
+            return super::antichess::pawns_and_turn(key);
+        }
         // `admits` keeps the key's block.
         self.admits(key, |_, _| true)?;
         let (Some(block), Some(range)) = (self.block.as_ref(), self.block_range()) else {
@@ -232,8 +246,30 @@ impl KeyDecoder {
         entry.1
     }
 
+    /// [`KeyDecoder::admits`] for an Antichess key: its block's range kept with the answer.
+    fn admits_antichess(
+        &mut self,
+        key: &Key,
+        accept: impl FnOnce(Category, &Material) -> bool,
+    ) -> Result<bool, KeyError> {
+        if let Some((range, accepted)) = self.antichess
+            && range.contains(key)
+        {
+            return Ok(accepted);
+        }
+        let (range, material) = super::antichess::material_block(key)?;
+        // A block holds every placement of its rooks: `accept` sees the category of none at
+        // home (a board's own is its `KeyBoard::category`).
+        let accepted = accept(super::antichess::block_category(), &material);
+        (self.block, self.antichess) = (None, Some((range, accepted)));
+        Ok(accepted)
+    }
+
     /// The keys of the material block of the last key decoded.
     pub fn block_range(&self) -> Option<KeyRange> {
+        if let Some((range, _)) = self.antichess {
+            return Some(range);
+        }
         let block = self.block.as_ref()?;
         Some(KeyRange {
             first: Key::from_byte_and_rank(block.byte, block.start),

@@ -5,7 +5,7 @@ use std::hash::{Hash as _, Hasher as _};
 use shakmaty::{Color, Piece, Role};
 
 use super::{
-    Key, KeyError, atomic, chess960, lichess,
+    Key, KeyError, antichess, atomic, chess960, lichess,
     rank::{Frame, place_free_pieces},
 };
 use crate::{
@@ -133,6 +133,9 @@ impl KeyEncoder {
 
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
+        if matches!(position.shakmaty(), shakmaty::variant::VariantPosition::Antichess(_)) {
+            return antichess::encode(position);
+        }
         if let Some(board) = atomic::stand_in_board(position) {
             // An exploded king's position: the board with its stand-in, under its own byte.
             let category = Category::of(position);
@@ -152,7 +155,8 @@ impl KeyEncoder {
                         (category.index(), category, *category.layout(), U192::ZERO)
                     }
                     variant => (
-                        lichess::byte(variant, position.checks_given()),
+                        lichess::byte(variant, position.checks_given())
+                            .ok_or(KeyError::NonCanonical("a variant without a first byte of lichess's"))?,
                         category,
                         *category.layout(),
                         lichess::offset(category),

@@ -50,16 +50,18 @@ pub const LAST_BYTE: u8 = ATOMIC_EXPLODED;
 // Below the first bytes the database gives its other records (0xf0 and up).
 const _: () = assert!(LAST_BYTE < 0xf0);
 
-/// The first byte of a position of `variant` (a lichess variant) with Three-check's `checks`.
-pub(super) fn byte(variant: Variant, checks: Option<ByColor<u8>>) -> u8 {
+/// The first byte of a position of `variant` with Three-check's `checks`; `None` for the
+/// variants whose keys lie otherwise (standard chess, Chess960, Antichess).
+pub(super) fn byte(variant: Variant, checks: Option<ByColor<u8>>) -> Option<u8> {
     match variant {
-        Variant::KingOfTheHill => KING_OF_THE_HILL,
-        Variant::RacingKings => RACING_KINGS,
-        Variant::Atomic => ATOMIC,
-        _ => {
+        Variant::KingOfTheHill => Some(KING_OF_THE_HILL),
+        Variant::RacingKings => Some(RACING_KINGS),
+        Variant::Atomic => Some(ATOMIC),
+        Variant::ThreeCheck => {
             let given = checks.unwrap_or_default();
-            THREE_CHECK + (WINNING_CHECKS + 1) * given.white + given.black
+            Some(THREE_CHECK + (WINNING_CHECKS + 1) * given.white + given.black)
         }
+        Variant::Standard | Variant::Chess960 | Variant::Antichess => None,
     }
 }
 
@@ -85,7 +87,8 @@ pub(super) fn offset(category: Category) -> U192 {
 
 /// The key ranges of `material` in `category` among `variant`'s positions: the standard
 /// block, offset under each of the variant's first bytes (one, or Three-check's sixteen); none
-/// for standard chess and Chess960, whose blocks lie otherwise ([`material_range`](super::material_range)).
+/// for standard chess, Chess960 and Antichess, whose blocks lie otherwise
+/// ([`material_range`](super::material_range), [`antichess::material_range`](super::antichess::material_range)).
 ///
 /// ```
 /// use tabiya_core::{Category, Key, position::Variant};
@@ -104,7 +107,7 @@ pub fn material_ranges(variant: Variant, category: Category, material: &Material
         Variant::ThreeCheck => THREE_CHECK..=THREE_CHECK_LAST,
         // A material names both kings: no position of an exploded king has it.
         Variant::Atomic => ATOMIC..=ATOMIC,
-        Variant::Standard | Variant::Chess960 => return Ok(Vec::new()),
+        Variant::Standard | Variant::Chess960 | Variant::Antichess => return Ok(Vec::new()),
     };
     material.check()?;
     let frame = Frame::new(category, material, tables())?;
@@ -194,7 +197,9 @@ mod tests {
         // Pattern tests answered false and true.
         let mut ends = [0; 2];
         let mut plies = 0;
-        for variant in [Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck, Variant::Atomic] {
+        for variant in
+            [Variant::KingOfTheHill, Variant::RacingKings, Variant::ThreeCheck, Variant::Atomic, Variant::Antichess]
+        {
             let lichess = variant.lichess().expect("a lichess variant");
             for _ in 0..150 {
                 let mut oracle = VariantPosition::new(lichess);
@@ -241,6 +246,18 @@ mod tests {
         assert!(ends[1] > 100, "mates and stalemates: {ends:?}");
         assert!(seen.keys().any(|key| key.as_bytes()[0] > THREE_CHECK), "checks given in some games");
         assert!(seen.keys().any(|key| key.as_bytes()[0] == ATOMIC_EXPLODED), "kings exploded in some games");
+        let antichess = |key: &&Key| key.variant() == Some(Variant::Antichess);
+        let kings = |key: &Key| {
+            key.material().map(|m| (m.side(shakmaty::Color::White).king, m.side(shakmaty::Color::Black).king))
+        };
+        assert!(
+            seen.keys().filter(antichess).any(|key| kings(key).is_ok_and(|(w, b)| w == 0 || b == 0)),
+            "kings taken"
+        );
+        assert!(
+            seen.keys().filter(antichess).any(|key| kings(key).is_ok_and(|(w, b)| w > 1 || b > 1)),
+            "kings promoted"
+        );
     }
 
     #[test]
@@ -265,7 +282,7 @@ mod tests {
         /// or are refused with a reason: never a wrong position, never a panic.
         #[test]
         fn any_bytes_under_a_variants_byte_decode_exactly_or_are_refused(
-            byte in KING_OF_THE_HILL..=LAST_BYTE,
+            byte in KING_OF_THE_HILL..=super::super::antichess::LAST_BYTE,
             rank in any::<[u8; 20]>(),
         ) {
             let mut bytes = [byte; crate::codec::KEY_LEN];
@@ -290,7 +307,7 @@ mod tests {
     fn every_byte_names_its_variant_and_checks() {
         for byte in KING_OF_THE_HILL..ATOMIC_EXPLODED {
             let (variant, checks) = of_byte(byte).expect("a variant's byte");
-            assert_eq!(self::byte(variant, checks), byte);
+            assert_eq!(self::byte(variant, checks), Some(byte));
         }
         assert_eq!(of_byte(ATOMIC_EXPLODED), Some((Variant::Atomic, None)));
         assert_eq!(of_byte(196), None);

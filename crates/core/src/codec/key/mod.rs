@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! byte 0       category (0..=80, see `position::Category`); 81..=196 for Chess960 ([`chess960`]);
-//!              197..=216 for King of the Hill, Racing Kings, Three-check and Atomic ([`lichess`])
+//!              197..=216 for King of the Hill, Racing Kings, Three-check and Atomic ([`lichess`]);
+//!              217..=219 for Antichess, whose code is its own ([`antichess`])
 //! bytes 1..21  big-endian rank of the position inside its category (< 2^160)
 //! ```
 //!
@@ -49,6 +50,7 @@ use super::{
 };
 use rank::Frame;
 
+pub mod antichess;
 mod atomic;
 pub mod chess960;
 mod decoder;
@@ -110,9 +112,9 @@ pub enum KeyError {
     /// Not 42 hexadecimal digits.
     Hex(String),
     #[error(
-        "category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960, 197..=216 for lichess's variants)"
+        "category byte {0} is out of range (0..=80 for standard chess, 81..=196 for Chess960, 197..=219 for lichess's variants)"
     )]
-    /// A category byte above 214.
+    /// A first byte of no key (above 219).
     Category(u8),
     #[error("a Chess960 key (category byte {0}) where a standard chess key is expected")]
     /// A Chess960 key given to what reads standard keys only.
@@ -166,6 +168,7 @@ impl KeyRange {
             Variant::RacingKings => bytes(lichess::RACING_KINGS, lichess::RACING_KINGS),
             Variant::ThreeCheck => bytes(lichess::THREE_CHECK, lichess::THREE_CHECK_LAST),
             Variant::Atomic => bytes(lichess::ATOMIC, lichess::ATOMIC_EXPLODED),
+            Variant::Antichess => bytes(antichess::FIRST_BYTE, antichess::LAST_BYTE),
         }
     }
 
@@ -195,9 +198,13 @@ impl Key {
 
     /// Decodes a key back to its position, or says why the bytes are not a key.
     pub fn decode(&self) -> Result<Position, KeyError> {
-        let (_, header) = self.any_header()?;
-        let layout = header.layout;
-        let decoded = atomic::placed(self, header.place())?;
+        let (decoded, layout) = match antichess::is_antichess(self) {
+            true => antichess::board(self).map(|board| (board, *board.category.layout()))?,
+            false => {
+                let (_, header) = self.any_header()?;
+                (atomic::placed(self, header.place())?, header.layout)
+            }
+        };
         let board = Board::try_from_bitboards(decoded.by_role, decoded.by_color)
             .map_err(|_| KeyError::NonCanonical("overlapping pieces"))?;
         for color in Color::ALL {
@@ -245,6 +252,14 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode_board(&self, accept: impl FnOnce(Category, &Material) -> bool) -> Result<Option<KeyBoard>, KeyError> {
+        if antichess::is_antichess(self) {
+            // As a scan's decoder asks: once for the block, with the category it gives them all.
+            let (_, material) = antichess::material_block(self)?;
+            return match accept(antichess::block_category(), &material) {
+                true => antichess::board(self).map(Some),
+                false => Ok(None),
+            };
+        }
         let (_, header) = self.any_header()?;
         if !accept(header.category, &header.material) {
             return Ok(None);
@@ -262,6 +277,9 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn material(&self) -> Result<Material, KeyError> {
+        if antichess::is_antichess(self) {
+            return antichess::material_block(self).map(|(_, material)| material);
+        }
         let (_, header) = self.any_header()?;
         let mut material = header.material;
         // An exploded king's stand-in is no man of the position.
@@ -279,6 +297,7 @@ impl Key {
         let byte = self.0[0];
         Category::new(byte).ok_or(match lichess::of_byte(byte) {
             _ if self.is_chess960() => KeyError::Chess960(byte),
+            _ if antichess::is_antichess(self) => KeyError::Variant(byte, Variant::Antichess),
             Some((variant, _)) => KeyError::Variant(byte, variant),
             None => KeyError::Category(byte),
         })
@@ -289,6 +308,7 @@ impl Key {
         match self.0[0] {
             byte if Category::new(byte).is_some() => Some(Variant::Standard),
             _ if self.is_chess960() => Some(Variant::Chess960),
+            _ if antichess::is_antichess(self) => Some(Variant::Antichess),
             byte => lichess::of_byte(byte).map(|(variant, _)| variant),
         }
     }
@@ -335,6 +355,9 @@ impl Key {
     /// # Ok::<_, Box<dyn std::error::Error>>(())
     /// ```
     pub fn material_block(&self) -> Result<(KeyRange, Material), KeyError> {
+        if antichess::is_antichess(self) {
+            return antichess::material_block(self);
+        }
         let (offset, header) = self.any_header()?;
         let frame = Frame::new(header.category, &header.material, tables())?;
         let (start, size) = (offset + frame.block_start(), frame.block_size());
@@ -388,8 +411,9 @@ impl Key {
     /// The first key of category 0: no key is smaller.
     pub const MIN: Key = Key([0; KEY_LEN]);
 
-    /// The last key of lichess's variants' last first byte: no key of a position is larger.
-    pub const MAX: Key = Key::last_of_byte(lichess::LAST_BYTE);
+    /// The last key of lichess's variants' last first byte (Antichess's): no key of a position
+    /// is larger.
+    pub const MAX: Key = Key::last_of_byte(antichess::LAST_BYTE);
 
     /// The last key of standard chess's last category (80).
     pub const LAST_STANDARD: Key = Key::last_of_byte((Category::COUNT - 1) as u8);

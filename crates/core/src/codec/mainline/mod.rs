@@ -13,28 +13,45 @@
 
 use shakmaty::{Chess, Move, Position as _, variant::VariantPosition};
 
-use crate::position::Position;
+use crate::position::{Position, Variant};
 
 pub mod code;
 pub mod model;
 pub mod tables;
 
 use code::{BitReader, BitWriter};
+use model::Promotions;
+
+impl Promotions {
+    /// The promotions of `variant`'s pawns.
+    pub fn of(variant: Variant) -> Promotions {
+        match variant {
+            Variant::Antichess => Promotions::WithKing,
+            _ => Promotions::Standard,
+        }
+    }
+}
 
 /// Writes a mainline move by move, as a game is read.
 #[derive(Default)]
 pub struct MainlineWriter {
     bits: BitWriter,
     plies: u32,
+    promotions: Promotions,
 }
 
 impl MainlineWriter {
     /// Appends `m`, a legal move in `position` (the position after the moves before it).
     /// Returns `false`, writing nothing, for a move that is not one of the position's.
     pub fn push(&mut self, position: &impl shakmaty::Position, m: &Move) -> bool {
-        let written = model::write_move(position, m, &mut self.bits);
+        let written = model::write_move(position, m, self.promotions, &mut self.bits);
         self.plies += u32::from(written);
         written
+    }
+
+    /// A writer of a game of `variant`: Antichess's pawns may promote to a king.
+    pub fn new(variant: Variant) -> MainlineWriter {
+        MainlineWriter { promotions: Promotions::of(variant), ..MainlineWriter::default() }
     }
 
     /// The bytes and the plies.
@@ -78,8 +95,14 @@ impl<'a> MainlineReader<'a> {
     #[inline]
     fn read(&mut self) -> Option<Move> {
         match self.position.shakmaty() {
-            VariantPosition::Chess(chess) => model::read_move(chess, &mut self.bits)?.to_move_trusted(chess),
-            other => model::read_move(other, &mut self.bits)?.to_move_trusted(other),
+            VariantPosition::Chess(chess) => {
+                model::read_move(chess, Promotions::Standard, &mut self.bits)?.to_move_trusted(chess, false)
+            }
+            other => {
+                let promotions = Promotions::of(self.position.variant());
+                model::read_move(other, promotions, &mut self.bits)?
+                    .to_move_trusted(other, promotions == Promotions::WithKing)
+            }
         }
     }
 }
@@ -229,7 +252,66 @@ mod tests {
         round_trip(&start, &play(&start, &["f1a1"]));
     }
 
+    /// Random Antichess games, played by shakmaty's Antichess: kings are taken and promoted
+    /// to, and every move reads back (a promotion to a queen or a king costs one bit more).
+    #[test]
+    fn antichess_games_round_trip_with_kings_taken_and_promoted_to() {
+        let (mut king_promotions, mut kings_taken) = (0, 0);
+        for seed in 1..400u64 {
+            let start = Variant::Antichess.initial();
+            let mut position = start.shakmaty().clone();
+            let mut writer = MainlineWriter::new(Variant::Antichess);
+            let mut moves = Vec::new();
+            let mut state = seed * 0x9e37_79b9;
+            for _ in 0..400 {
+                let legal = position.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Promote to a king whenever one may, on odd draws.
+                let kings: Vec<Move> =
+                    legal.iter().copied().filter(|m| m.promotion() == Some(shakmaty::Role::King)).collect();
+                let m = match kings.is_empty() || state.is_multiple_of(2) {
+                    true => legal[(state / 2 % legal.len() as u64) as usize],
+                    false => kings[(state / 2 % kings.len() as u64) as usize],
+                };
+                king_promotions += usize::from(m.promotion() == Some(shakmaty::Role::King));
+                kings_taken += usize::from(m.capture() == Some(shakmaty::Role::King));
+                assert!(writer.push(&position, &m));
+                position.play_unchecked(m);
+                moves.push(Some(m));
+            }
+            let (bytes, plies) = writer.finish();
+            let read: Vec<Option<Move>> = MainlineReader::new(start, &bytes, plies).collect();
+            assert_eq!(read, moves, "seed {seed}");
+        }
+        assert!(king_promotions > 20 && kings_taken > 100, "{king_promotions} {kings_taken}");
+    }
+
     proptest! {
+        #[test]
+        fn arbitrary_bytes_read_as_possible_antichess_moves_or_stop(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let start = Variant::Antichess.initial();
+            let mut position = start.shakmaty().clone();
+            for m in MainlineReader::new(start, &bytes, 400) {
+                let Some(m) = m else { break };
+                // What is read can be written again (the reader trusts stored moves to be
+                // legal: a move a compulsory capture forbids is read as the board allows it).
+                let mut again = MainlineWriter::new(Variant::Antichess);
+                prop_assert!(again.push(&position, &m));
+                let (again, plies) = again.finish();
+                let here = Position::from_setup_in(Variant::Antichess, position.to_setup(shakmaty::EnPassantMode::Always), "read");
+                if let Ok(here) = here {
+                    let read: Vec<_> = MainlineReader::new(here, &again, plies).collect();
+                    prop_assert_eq!(read, vec![Some(m)]);
+                }
+                position.play_unchecked(m);
+            }
+        }
+
         #[test]
         fn random_games_round_trip(seed in any::<u64>(), plies in 0usize..300) {
             round_trip(&Chess::default(), &random_game(seed, plies));

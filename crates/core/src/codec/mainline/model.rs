@@ -10,7 +10,9 @@
 //!    and captures of a piece or on the en passant square; a king's also two files away
 //!    (castling), or in Chess960 its rooks that keep a castling right (the king takes its
 //!    rook, [`CompactMove`]'s Chess960 castling). With a promotion, the promoted role too (context: the role, the number of
-//!    such squares, and whether the pawn promotes).
+//!    such squares, and whether the pawn promotes). Where pawns may promote to a king
+//!    ([`Promotions::WithKing`], Antichess), a promotion to a queen's symbol is followed by one
+//!    bit: 1 for a king.
 //!
 //! Each context has its own Huffman code ([`super::tables`], counted on a master-game
 //! collection); a side that has only a king, or a piece with one square, spends no bits.
@@ -157,6 +159,18 @@ pub struct MoveSymbols {
     pub wide_piece: Option<(u32, u32)>,
     /// The target square (and promotion).
     pub target: Symbol,
+    /// After a queen's symbol where kings may be promoted to: whether the pawn became a king.
+    pub king_promotion: Option<bool>,
+}
+
+/// The roles a pawn may promote to: a queen, rook, bishop or knight, and in Antichess a king.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Promotions {
+    /// Queen, rook, bishop or knight.
+    #[default]
+    Standard,
+    /// A king too (Antichess).
+    WithKing,
 }
 
 impl MoveSymbols {
@@ -166,9 +180,9 @@ impl MoveSymbols {
     }
 }
 
-/// The symbols of `m`, a legal move in `position`; `None` for a move that is not one of the
-/// position's (a bug of the caller's).
-pub fn symbols(position: &impl shakmaty::Position, m: &Move) -> Option<MoveSymbols> {
+/// The symbols of `m`, a legal move in `position` whose pawns promote to `promotions`; `None`
+/// for a move that is not one of the position's (a bug of the caller's).
+pub fn symbols(position: &impl shakmaty::Position, m: &Move, promotions: Promotions) -> Option<MoveSymbols> {
     let compact = CompactMove::played(position, m);
     let (from, to) = (compact.from(), compact.to());
     let board = position.board();
@@ -191,9 +205,15 @@ pub fn symbols(position: &impl shakmaty::Position, m: &Move) -> Option<MoveSymbo
     }
     let promoting = promotes(role, us, from);
     let target = below(squares, to);
-    let symbol = match (promoting, compact.promotion()) {
-        (true, Some(promoted)) => target * PROMOTIONS + (promoted as usize - 2),
-        (false, None) => target,
+    let (symbol, king_promotion) = match (promoting, compact.promotion(), promotions) {
+        (true, Some(Role::King), Promotions::WithKing) => {
+            (target * PROMOTIONS + (Role::Queen as usize - 2), Some(true))
+        }
+        (true, Some(Role::Queen), Promotions::WithKing) => {
+            (target * PROMOTIONS + (Role::Queen as usize - 2), Some(false))
+        }
+        (true, Some(promoted), _) if promoted != Role::King => (target * PROMOTIONS + (promoted as usize - 2), None),
+        (false, None, _) => (target, None),
         _ => return None,
     };
     let target = Symbol {
@@ -201,7 +221,7 @@ pub fn symbols(position: &impl shakmaty::Position, m: &Move) -> Option<MoveSymbo
         context: target_context(role, promoting, squares.count()),
         symbol: symbol as u16,
     };
-    Some(MoveSymbols { role: role_symbol, piece, wide_piece: wide, target })
+    Some(MoveSymbols { role: role_symbol, piece, wide_piece: wide, target, king_promotion })
 }
 
 /// The prefix codes of every context, from [`super::tables`], each with its table of short
@@ -248,10 +268,10 @@ fn read((fast, code): &(FastTable, PrefixCode), bits: &mut BitReader) -> Option<
     code.read(fast, bits)
 }
 
-/// Writes `m`, a legal move in `position`; `false` (nothing written) for a move that is not
-/// one of the position's.
-pub fn write_move(position: &impl shakmaty::Position, m: &Move, out: &mut BitWriter) -> bool {
-    let Some(symbols) = symbols(position, m) else { return false };
+/// Writes `m`, a legal move in `position` whose pawns promote to `promotions`; `false`
+/// (nothing written) for a move that is not one of the position's.
+pub fn write_move(position: &impl shakmaty::Position, m: &Move, promotions: Promotions, out: &mut BitWriter) -> bool {
+    let Some(symbols) = symbols(position, m, promotions) else { return false };
     for symbol in [Some(symbols.role), symbols.piece].into_iter().flatten() {
         code(&symbol).write(symbol.symbol, out);
     }
@@ -259,12 +279,19 @@ pub fn write_move(position: &impl shakmaty::Position, m: &Move, out: &mut BitWri
         out.push(value, bits);
     }
     code(&symbols.target).write(symbols.target.symbol, out);
+    if let Some(king) = symbols.king_promotion {
+        out.push(u32::from(king), 1);
+    }
     true
 }
 
 /// Reads the move written next in `bits` for `position`: `None` at the end of the bits or when
 /// they name no piece or square of it.
-pub fn read_move(position: &impl shakmaty::Position, bits: &mut BitReader) -> Option<CompactMove> {
+pub fn read_move(
+    position: &impl shakmaty::Position,
+    promotions: Promotions,
+    bits: &mut BitReader,
+) -> Option<CompactMove> {
     let codes = &*CODES;
     let board = position.board();
     let us = position.turn();
@@ -280,10 +307,13 @@ pub fn read_move(position: &impl shakmaty::Position, bits: &mut BitReader) -> Op
     let squares = targets(position, role, from);
     let promoting = promotes(role, us, from);
     let symbol = usize::from(read(&codes.target[target_context(role, promoting, squares.count().max(1))], bits)?);
-    let (target, promotion) = match promoting {
+    let (target, mut promotion) = match promoting {
         true => (symbol / PROMOTIONS, symbol % PROMOTIONS + 2),
         false => (symbol, 0),
     };
+    if promotion == Role::Queen as usize && promotions == Promotions::WithKing && bits.bits(1)? == 1 {
+        promotion = Role::King as usize;
+    }
     let to = nth(squares, target)?;
     CompactMove::from_bits(from as u16 | (to as u16) << 6 | (promotion as u16) << 12)
 }
