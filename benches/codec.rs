@@ -1,8 +1,9 @@
 //! Encode/decode speed of the key and the Huffman code on real positions: every position of the
 //! first games of the players collection (`../shared/datasets/players.pgn.zst`, or the file named
 //! by `TABIYA_BENCH_PGN`). Also prints the Huffman bits/position mean and max over them. The
-//! same positions as Chess960's (the games played from start position 518) are keyed and
-//! decoded beside them, for the cost of Chess960's key space.
+//! same positions as Chess960's (the games played from start position 518) and as Antichess's
+//! (the same boards without castling rights, under Antichess's own code) are keyed and decoded
+//! beside them, for the cost of those key spaces.
 //!
 //! `cargo bench --bench codec`
 
@@ -14,6 +15,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tabiya::{
     Key, Position,
     codec::{KeyEncoder, huffman},
+    position::Variant,
 };
 
 /// Games read for the benchmark positions (about 80 positions each).
@@ -70,6 +72,25 @@ fn codec(c: &mut Criterion) {
     });
     group.bench_function("key_decode_chess960", |b| {
         b.iter(|| chess960_keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
+    });
+    // The same boards in Antichess's space: its own code (no castling rights).
+    let antichess: Vec<Position> = positions
+        .iter()
+        .map(|p| {
+            let setup = shakmaty::Position::to_setup(p.shakmaty(), shakmaty::EnPassantMode::Legal);
+            Position::from_setup_in(Variant::Antichess, setup, "bench").expect("a standard board is an Antichess one")
+        })
+        .collect();
+    let antichess_keys: Vec<Key> =
+        antichess.iter().map(|p| Key::encode(p).expect("Antichess positions encode")).collect();
+    group.bench_function("key_encode_in_game_order_antichess", |b| {
+        b.iter(|| {
+            let mut encoder = KeyEncoder::default();
+            antichess.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
+        })
+    });
+    group.bench_function("key_decode_antichess", |b| {
+        b.iter(|| antichess_keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
     });
     group.bench_function("huffman_encode", |b| {
         b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>())

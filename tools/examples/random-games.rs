@@ -1,16 +1,22 @@
-//! Random legal games as PGN on standard output, for benchmarks whose input is Chess960 (or,
-//! beside it, standard chess from the same generator): `tools/bench/chess960.sh` compares
-//! ingest against a plain replay on both.
+//! Random legal games as PGN on standard output, for benchmarks whose input is Chess960 or
+//! Antichess (or, beside them, standard chess from the same generator): `tools/bench/chess960.sh`
+//! compares ingest against a plain replay on Chess960's and standard chess's.
 //!
-//! `cargo run --release --example random-games -- COUNT chess960|standard [SEED] > games.pgn`
+//! `cargo run --release --example random-games -- COUNT chess960|standard|antichess [SEED] > games.pgn`
 //!
 //! A Chess960 game starts from a start position drawn uniformly (its `FEN` in X-FEN, `Variant`
-//! `Chess960`); a standard one from the initial position. Then 40 to 120 plies of legal moves
-//! drawn uniformly, castling whenever it may half the time, and a random result.
+//! `Chess960`); a standard or Antichess one from the initial position (`Variant` `Antichess`).
+//! Then 40 to 120 plies of legal moves drawn uniformly (until the game ends), castling whenever
+//! it may half the time, and a random result.
 
 use std::io::Write as _;
 
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, fen::Epd, san::San};
+use shakmaty::{
+    Color, EnPassantMode, Move, Position as _,
+    fen::Epd,
+    san::San,
+    variant::{Variant, VariantPosition},
+};
 
 /// xorshift64: the same games for the same seed, without a dependency.
 struct Rng(u64);
@@ -26,11 +32,13 @@ impl Rng {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: random-games COUNT chess960|standard [SEED]";
+    let usage = "usage: random-games COUNT chess960|standard|antichess [SEED]";
     let count: usize = args.first().and_then(|n| n.parse().ok()).ok_or_else(|| anyhow::anyhow!(usage))?;
-    let chess960 = match args.get(1).map(String::as_str) {
-        Some("chess960") => true,
-        Some("standard") => false,
+    let kind = args.get(1).map(String::as_str);
+    let (chess960, variant) = match kind {
+        Some("chess960") => (true, Variant::Chess),
+        Some("standard") => (false, Variant::Chess),
+        Some("antichess") => (false, Variant::Antichess),
         _ => anyhow::bail!(usage),
     };
     let seed: u64 = args.get(2).map_or(Ok(960), |seed| seed.parse()).map_err(|_| anyhow::anyhow!(usage))?;
@@ -40,19 +48,23 @@ fn main() -> anyhow::Result<()> {
         let start = match chess960 {
             true => {
                 let number = rng.below(960) as u16;
-                tabiya::Position::chess960_start(number)
+                let start = tabiya::Position::chess960_start(number)
                     .ok_or_else(|| anyhow::anyhow!("start {number}"))?
                     .as_chess()
                     .cloned()
-                    .ok_or_else(|| anyhow::anyhow!("start {number}"))?
+                    .ok_or_else(|| anyhow::anyhow!("start {number}"))?;
+                VariantPosition::Chess(start)
             }
-            false => Chess::default(),
+            false => VariantPosition::new(variant),
         };
         let result = ["1-0", "0-1", "1/2-1/2"][rng.below(3)];
         write!(out, "[Event \"Random\"]\n[Round \"{round}\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"{result}\"]\n")?;
         if chess960 {
             let fen = Epd::from_position(&start, EnPassantMode::Legal);
             write!(out, "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen} 0 1\"]\n")?;
+        }
+        if variant == Variant::Antichess {
+            writeln!(out, "[Variant \"Antichess\"]")?;
         }
         writeln!(out)?;
         let mut position = start;
