@@ -4,7 +4,8 @@
 //! the API's own answer for the variant, the selector switches back to standard chess, the
 //! opening report's link names the variant, and the book (standard chess's by its format) is
 //! not offered in Chess960. Racing Kings, picked in the selector, shows its own start and games;
-//! in Antichess a pawn promotes to a king from the promotion dialog, which offers one there only.
+//! in Antichess a pawn promotes to a king from the promotion dialog, which offers one there only;
+//! the status line names the winner of a game Atomic's explosion or Antichess's rule ended.
 
 use crate::common::{
     browser::Browser,
@@ -148,5 +149,26 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     board_settled(&browser, "K7/8/8/8/8/8/8/7k b - -").await;
     assert_eq!(browser.eval(line).await, serde_json::json!(["a8=K"]));
     assert!(query(&browser).await.contains("variant=antichess"));
+
+    // The status line says who won a game the variant's rule ended: Black has no piece left
+    // after the king takes the last one (Antichess), White's knight exploded Black's king.
+    let status = "return document.querySelector('#status').textContent";
+    let ended = [
+        ("antichess", "7k/8/8/8/8/8/8/6K1 w - - 0 1", "g1h1,h8g8,h1g1,g8h8", "White to move"),
+        ("antichess", "8/8/8/8/8/8/6k1/7K w - - 0 1", "h1g2", "Black wins: no pieces left"),
+        ("atomic", "", "g1f3,e7e6,f3e5,a7a6,e5f7", "White wins: king exploded"),
+    ];
+    for (variant, start, play, said) in ended {
+        let start = start.replace(' ', "%20");
+        browser.client.goto(&format!("{base}?variant={variant}&fen={start}&play={play}")).await.unwrap();
+        let fen = json(&server, &format!("/move?variant={variant}&fen={start}&play={play}")).1["fen"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        board_settled(&browser, &fen).await;
+        wait_until(&browser, &format!("document.querySelector('#status').textContent === {said:?}"), said).await;
+        assert_eq!(browser.eval(status).await, serde_json::json!(said), "{variant} {play}");
+    }
+    browser.screenshot(1200, &shots.join("page-atomic-exploded.png")).await;
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
 }
