@@ -7,6 +7,7 @@
 //! Bad input never aborts a run: each unusable line or game is reported with its file, line or
 //! game number and reason, and everything around it is still read.
 
+pub mod annotations;
 pub mod codec_check;
 mod lines;
 mod pgn;
