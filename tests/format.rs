@@ -33,9 +33,9 @@
 //! their positions' keys have first bytes 81 to 196, and a game's start a third kind
 //! (`model::Start::Chess960`) beside the initial position and a standard `FEN`, which keep their
 //! bytes; a database of standard games differs only by the version in its meta family. Format
-//! 16 reads King of the Hill, Three-check and Racing Kings games: keys with first bytes 197 to
-//! 214, a start of a fourth kind (`model::Start::Lichess`); again only the version changes for
-//! a database of standard games. A change to any stored layout
+//! 16 reads King of the Hill, Three-check, Racing Kings, Atomic and Antichess games: keys with
+//! first bytes 197 to 219, a start of a fourth kind (`model::Start::Lichess`); again only the
+//! version changes for a database of standard games. A change to any stored layout
 //! (a vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION
 //! and these digests change together.
 
@@ -107,6 +107,37 @@ fn variant_games_have_the_pinned_bytes() {
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
         ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
+    ];
+    assert_pinned(&path, &want);
+}
+
+/// Antichess games (eight, random, pawn moves and promotions to a king preferred;
+/// `tests/data/antichess.pgn`, made by python-chess): their keys under Antichess's own code and
+/// their mainlines with a king's promotion keep their bytes.
+#[test]
+fn antichess_games_have_the_pinned_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/antichess.pgn");
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).unwrap();
+        let summary = indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
+        assert_eq!(summary.run.counts.indexed, 8);
+    }
+    let want = [
+        ("positions", 14, "74cd6e71a9159a5ea2d972aee91a279f"),
+        ("games", 8, "4dbb8c6cca90df21dbdf76c3f7a533c4"),
+        ("mainlines", 8, "234bc32f188909c0605b7278ad45e7d0"),
+        ("facts", 1, "fb4a2232a2774e288504782e6e3689ca"),
+        ("headers", 1, "9cdd82722ec5c56f7d6d27ea49ca55fa"),
+        ("labels", 2, "60646bec5756c82dfe28ab976209b578"),
+        ("fingerprints", 8, "3a322112b7988c82dba92c4e5a79ff51"),
+        ("players", 16, "64d9d2896a6ea83a2fd404584ce3fed1"),
+        ("names", 48, "6fbcaace4878c15a7bb05d181d9d49c8"),
+        ("twins", 8, "d009357d7b67b011ed14cfd5e20564b9"),
+        ("openings", 0, "99aa06d3014798d86001c324468d497f"),
+        ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+        ("commit", 1, "82b9d5adbada598382c15ed9435200da"),
     ];
     assert_pinned(&path, &want);
 }
