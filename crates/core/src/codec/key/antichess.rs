@@ -177,6 +177,7 @@ fn multinomial(pieces: Counts) -> u64 {
 }
 
 /// The radices of one class pair's blocks.
+#[derive(Clone, Copy)]
 struct PairFrame {
     /// Pawn placements `P`.
     pawn_placements: u64,
@@ -202,6 +203,7 @@ impl PairFrame {
 }
 
 /// One material's block: its contents and where its numbers start.
+#[derive(Clone, Copy)]
 struct Block {
     white: Content,
     black: Content,
@@ -289,10 +291,24 @@ fn key_of(number: U192) -> Key {
     Key::from_byte_and_rank(byte, rank)
 }
 
-/// The key of an Antichess position.
-pub(super) fn encode(position: &Position) -> Result<Key, KeyError> {
+/// The block of the last Antichess position a [`KeyEncoder`](super::KeyEncoder) keyed: a
+/// game's positions mostly share their material, and finding a block costs table look-ups and
+/// wide multiplications.
+#[derive(Default)]
+pub(super) struct LastBlock(Option<(Material, Block)>);
+
+/// The key of an Antichess position, with the block of the position before it kept in `last`.
+pub(super) fn encode(position: &Position, last: &mut LastBlock) -> Result<Key, KeyError> {
     let board = position.board();
-    let block = Block::of(&Material(board.material()))?;
+    let material = Material(board.material());
+    let block = match last.0 {
+        Some((kept, block)) if kept == material => block,
+        _ => {
+            let block = Block::of(&material)?;
+            last.0 = Some((material, block));
+            block
+        }
+    };
     let pawns = ByColor::new_with(|color| board.by_piece(Piece { color, role: Role::Pawn }));
     let pawn_index = rank_subset(pawns.white, PAWN_SQUARES)
         + binomial(48, u32::from(block.white.pawns)) * rank_subset(pawns.black, PAWN_SQUARES & !pawns.white);

@@ -42,6 +42,8 @@ pub struct KeyEncoder {
     /// frame costs several wide multiplications, and a game's materials are mostly those of the
     /// games before it.
     earlier: Vec<Block>,
+    /// The block of the last Antichess position, whose code is its own.
+    antichess: antichess::LastBlock,
 }
 
 /// What encoding inside one material block needs, in one cache line: its category and
@@ -134,7 +136,7 @@ impl KeyEncoder {
     /// Encodes a position, like [`Key::encode`].
     pub fn encode(&mut self, position: &Position) -> Result<Key, KeyError> {
         if matches!(position.shakmaty(), shakmaty::variant::VariantPosition::Antichess(_)) {
-            return antichess::encode(position);
+            return antichess::encode(position, &mut self.antichess);
         }
         if let Some(board) = atomic::stand_in_board(position) {
             // An exploded king's position: the board with its stand-in, under its own byte.
