@@ -11,7 +11,7 @@ mod common;
 
 use std::{hint::black_box, time::Duration};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime};
 use tabiya::{
     Key, Position,
     codec::{KeyEncoder, huffman},
@@ -55,43 +55,10 @@ fn codec(c: &mut Criterion) {
     group.bench_function("key_decode", |b| {
         b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
     });
-    // The same boards in Chess960's space (castling rights on the corners, kings on e1/e8).
-    let chess960: Vec<Position> = positions
-        .iter()
-        .map(|p| {
-            let setup = shakmaty::Position::to_setup(p.shakmaty(), shakmaty::EnPassantMode::Legal);
-            Position::from_setup_chess960(setup, "bench").expect("a standard position is a Chess960 one")
-        })
-        .collect();
-    let chess960_keys: Vec<Key> = chess960.iter().map(|p| Key::encode(p).expect("Chess960 positions encode")).collect();
-    group.bench_function("key_encode_in_game_order_chess960", |b| {
-        b.iter(|| {
-            let mut encoder = KeyEncoder::default();
-            chess960.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
-        })
-    });
-    group.bench_function("key_decode_chess960", |b| {
-        b.iter(|| chess960_keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
-    });
-    // The same boards in Antichess's space: its own code (no castling rights).
-    let antichess: Vec<Position> = positions
-        .iter()
-        .map(|p| {
-            let setup = shakmaty::Position::to_setup(p.shakmaty(), shakmaty::EnPassantMode::Legal);
-            Position::from_setup_in(Variant::Antichess, setup, "bench").expect("a standard board is an Antichess one")
-        })
-        .collect();
-    let antichess_keys: Vec<Key> =
-        antichess.iter().map(|p| Key::encode(p).expect("Antichess positions encode")).collect();
-    group.bench_function("key_encode_in_game_order_antichess", |b| {
-        b.iter(|| {
-            let mut encoder = KeyEncoder::default();
-            antichess.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
-        })
-    });
-    group.bench_function("key_decode_antichess", |b| {
-        b.iter(|| antichess_keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
-    });
+    // The same boards in Chess960's space (castling rights on the corners, kings on e1/e8), and
+    // in Antichess's, its own code (no castling rights).
+    bench_variant(&mut group, &positions, Variant::Chess960, "chess960");
+    bench_variant(&mut group, &positions, Variant::Antichess, "antichess");
     group.bench_function("huffman_encode", |b| {
         b.iter(|| positions.iter().map(|p| huffman::encode(black_box(p)).bits).sum::<usize>())
     });
@@ -99,6 +66,28 @@ fn codec(c: &mut Criterion) {
         b.iter(|| packed.iter().map(|p| huffman::decode(black_box(p)).is_ok() as u32).sum::<u32>())
     });
     group.finish();
+}
+
+/// `positions`' boards as `variant`'s positions, keyed in game order and decoded
+/// (`key_encode_in_game_order_NAME`, `key_decode_NAME`): the cost of the variant's key space.
+fn bench_variant(group: &mut BenchmarkGroup<'_, WallTime>, positions: &[Position], variant: Variant, name: &str) {
+    let boards: Vec<Position> = positions
+        .iter()
+        .map(|p| {
+            let setup = shakmaty::Position::to_setup(p.shakmaty(), shakmaty::EnPassantMode::Legal);
+            Position::from_setup_in(variant, setup, "bench").expect("a standard position is one of the variant's")
+        })
+        .collect();
+    let keys: Vec<Key> = boards.iter().map(|p| Key::encode(p).expect("the variant's positions encode")).collect();
+    group.bench_function(format!("key_encode_in_game_order_{name}"), |b| {
+        b.iter(|| {
+            let mut encoder = KeyEncoder::default();
+            boards.iter().map(|p| encoder.encode(black_box(p)).is_ok() as u32).sum::<u32>()
+        })
+    });
+    group.bench_function(format!("key_decode_{name}"), |b| {
+        b.iter(|| keys.iter().map(|k| black_box(k).decode().is_ok() as u32).sum::<u32>())
+    });
 }
 
 criterion_group!(benches, codec);

@@ -51,6 +51,20 @@ fn assert_pinned(path: &std::path::Path, want: &[(&str, u64, &str)]) {
     assert_eq!(got, want);
 }
 
+/// Ingests `tests/data/NAME` into a new database, which must index `indexed` games and hold
+/// the pinned digests.
+fn assert_data_file_pinned(name: &str, indexed: u64, want: &[(&str, u64, &str)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).unwrap();
+        let summary = indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).unwrap();
+        assert_eq!(summary.run.counts.indexed, indexed);
+    }
+    assert_pinned(&path, want);
+}
+
 #[test]
 fn the_sample_database_has_the_pinned_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -85,14 +99,6 @@ fn the_sample_database_has_the_pinned_bytes() {
 /// variant positions).
 #[test]
 fn variant_games_have_the_pinned_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants.pgn");
-    let path = dir.path().join("db");
-    {
-        let store = Store::open(&path).unwrap();
-        let summary = indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
-        assert_eq!(summary.run.counts.indexed, 12);
-    }
     let want = [
         ("positions", 19, "8b2b7514da1e03b8f62ad2c13660fd14"),
         ("games", 12, "4c8e7d6c8a314ad0ceb1ff0d137e95b4"),
@@ -108,7 +114,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
     ];
-    assert_pinned(&path, &want);
+    assert_data_file_pinned("variants.pgn", 12, &want);
 }
 
 /// Antichess games (eight, random, pawn moves and promotions to a king preferred;
@@ -116,14 +122,6 @@ fn variant_games_have_the_pinned_bytes() {
 /// their mainlines with a king's promotion keep their bytes.
 #[test]
 fn antichess_games_have_the_pinned_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/antichess.pgn");
-    let path = dir.path().join("db");
-    {
-        let store = Store::open(&path).unwrap();
-        let summary = indexer::ingest(&store, &[pgn.into()], &mut indexer::SilentObserver).unwrap();
-        assert_eq!(summary.run.counts.indexed, 8);
-    }
     let want = [
         ("positions", 14, "74cd6e71a9159a5ea2d972aee91a279f"),
         ("games", 8, "4dbb8c6cca90df21dbdf76c3f7a533c4"),
@@ -139,7 +137,7 @@ fn antichess_games_have_the_pinned_bytes() {
         ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
         ("commit", 1, "82b9d5adbada598382c15ed9435200da"),
     ];
-    assert_pinned(&path, &want);
+    assert_data_file_pinned("antichess.pgn", 8, &want);
 }
 
 /// A collection whose smallest staged key is the smallest key there is (category 0, nothing but

@@ -78,17 +78,19 @@ pub(super) fn key_ranges(
 ) -> Vec<KeyRange> {
     let mut ranges = Vec::new();
     for material in materials {
+        // Antichess's material is one block whatever the rooks: asked once, with no rights.
+        if variant == Variant::Antichess {
+            if keep(antichess::block_category(), material) {
+                ranges.extend(antichess::material_range(material));
+            }
+            continue;
+        }
         for category in Category::all().filter(|&category| keep(category, material)) {
             match variant {
                 Variant::Standard => ranges.extend(material_range(category, material)),
-                // Antichess's material is one block whatever the rooks: asked once, with no rights.
-                Variant::Antichess => {}
                 // A lichess variant's blocks: the standard ones, under its own first bytes.
                 _ => ranges.extend(lichess::material_ranges(variant, category, material).unwrap_or_default()),
             }
-        }
-        if variant == Variant::Antichess && keep(antichess::block_category(), material) {
-            ranges.extend(antichess::material_range(material));
         }
     }
     ranges

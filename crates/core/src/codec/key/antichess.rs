@@ -105,22 +105,10 @@ impl Tables {
         // Every content within the one-side bound, grouped by class.
         let mut grouped: std::collections::BTreeMap<(u8, i32, i32), Vec<Counts>> = Default::default();
         for pawns in 0..=8u8 {
-            for kings in 0..=MAX_ONE {
-                for queens in 0..=MAX_ONE {
-                    for rooks in 0..=MAX_TWO {
-                        for bishops in 0..=MAX_TWO {
-                            for knights in 0..=MAX_TWO {
-                                let pieces = [kings, queens, rooks, bishops, knights];
-                                let bound = SideBound::with_kings(&side_counts(pieces, pawns), true);
-                                if bound.pawn_defect >= 0 {
-                                    grouped
-                                        .entry((pawns, bound.excess, bound.nonpawn_defect))
-                                        .or_default()
-                                        .push(pieces);
-                                }
-                            }
-                        }
-                    }
+            for pieces in every_counts() {
+                let bound = SideBound::with_kings(&side_counts(pieces, pawns), true);
+                if bound.pawn_defect >= 0 {
+                    grouped.entry((pawns, bound.excess, bound.nonpawn_defect)).or_default().push(pieces);
                 }
             }
         }
@@ -156,6 +144,22 @@ impl Tables {
         }
         Tables { contents, classes, content_of, pairs, pair_index, total }
     }
+}
+
+/// Every side's pieces up to the most of each kind, in ascending order of (kings, queens,
+/// rooks, bishops, knights): the order of a class's contents.
+fn every_counts() -> impl Iterator<Item = Counts> {
+    const MOST: Counts = [MAX_ONE, MAX_ONE, MAX_TWO, MAX_TWO, MAX_TWO];
+    let all: usize = MOST.iter().map(|&most| usize::from(most) + 1).product();
+    (0..all).map(|mut number| {
+        let mut counts = [0; 5];
+        for (count, most) in counts.iter_mut().zip(MOST).rev() {
+            let radix = usize::from(most) + 1;
+            *count = (number % radix) as u8;
+            number /= radix;
+        }
+        counts
+    })
 }
 
 /// A side's counts of every kind.
@@ -389,7 +393,22 @@ pub(super) fn pawns_and_turn(key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, 
 /// The board of an Antichess key, without validation ([`Key::decode_board`]).
 pub(super) fn board(key: &Key) -> Result<KeyBoard, KeyError> {
     let (block, inside) = block_of(key)?;
-    let (pieces, pawn_index, turn_ep) = digits(&block, inside);
+    Ok(board_in(&block, inside))
+}
+
+/// [`Key::decode_board`] of an Antichess key: `accept` sees the block's material (and
+/// [`block_category`]) before the pieces are placed.
+pub(super) fn decode_board(
+    key: &Key,
+    accept: impl FnOnce(Category, &Material) -> bool,
+) -> Result<Option<KeyBoard>, KeyError> {
+    let (block, inside) = block_of(key)?;
+    Ok(accept(block_category(), &block.material()).then(|| board_in(&block, inside)))
+}
+
+/// The board of the number `inside` its block.
+fn board_in(block: &Block, inside: U192) -> KeyBoard {
+    let (pieces, pawn_index, turn_ep) = digits(block, inside);
     let (black_index, white_index) = pieces.div_rem(U192::from(block.white_placements()));
     let pawns = unrank_pawns(pawn_index, block.pawns());
     let mut placed = Pieces::default();
@@ -404,7 +423,7 @@ pub(super) fn board(key: &Key) -> Result<KeyBoard, KeyError> {
         file => Some(Square::from_coords(shakmaty::File::new(file as u32 - 1), turn.fold_wb(Rank::Sixth, Rank::Third))),
     };
     let rooks = ByColor::new_with(|color| placed.by_role.rook & *placed.by_color.get(color));
-    Ok(KeyBoard {
+    KeyBoard {
         category: Category::without_rights(rooks),
         castling_rights: Bitboard::EMPTY,
         material: block.material(),
@@ -412,7 +431,7 @@ pub(super) fn board(key: &Key) -> Result<KeyBoard, KeyError> {
         by_color: placed.by_color,
         turn,
         ep_square,
-    })
+    }
 }
 
 /// The category a material search and a scan's `accept` see for every Antichess block: no

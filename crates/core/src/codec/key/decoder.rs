@@ -220,8 +220,12 @@ impl KeyDecoder {
     /// ```
     pub fn pawns_and_turn(&mut self, key: &Key) -> Result<(KeyRange, ByColor<Bitboard>, Color), KeyError> {
         if super::antichess::is_antichess(key) {
-            self.admits_antichess(key, |_, _| true)?;
-            return super::antichess::pawns_and_turn(key);
+            let (range, pawns, turn) = super::antichess::pawns_and_turn(key)?;
+            // Kept as `admits` keeps a block it is asked about the first time.
+            if !self.antichess.is_some_and(|(kept, _)| kept.contains(key)) {
+                (self.block, self.antichess) = (None, Some((range, true)));
+            }
+            return Ok((range, pawns, turn));
         }
         // `admits` keeps the key's block.
         self.admits(key, |_, _| true)?;

@@ -253,12 +253,8 @@ impl Key {
     /// ```
     pub fn decode_board(&self, accept: impl FnOnce(Category, &Material) -> bool) -> Result<Option<KeyBoard>, KeyError> {
         if antichess::is_antichess(self) {
-            // As a scan's decoder asks: once for the block, with the category it gives them all.
-            let (_, material) = antichess::material_block(self)?;
-            return match accept(antichess::block_category(), &material) {
-                true => antichess::board(self).map(Some),
-                false => Ok(None),
-            };
+            // As a scan's decoder asks: with the category it gives every key of the block.
+            return antichess::decode_board(self, accept);
         }
         let (_, header) = self.any_header()?;
         if !accept(header.category, &header.material) {

@@ -77,13 +77,16 @@ pub struct MainlineReader<'a> {
     bits: BitReader<'a>,
     left: u32,
     position: Position,
+    /// What its pawns promote to: the variant's, set once.
+    promotions: Promotions,
     broken: bool,
 }
 
 impl<'a> MainlineReader<'a> {
     /// A reader of the `plies` moves of `bytes`, a mainline played from `start` by its rules.
     pub fn new(start: Position, bytes: &'a [u8], plies: u32) -> MainlineReader<'a> {
-        MainlineReader { bits: BitReader::new(bytes), left: plies, position: start, broken: false }
+        let promotions = Promotions::of(start.variant());
+        MainlineReader { bits: BitReader::new(bytes), left: plies, position: start, promotions, broken: false }
     }
 
     /// The position before the next move, with its rules (what keys it).
@@ -99,9 +102,8 @@ impl<'a> MainlineReader<'a> {
                 model::read_move(chess, Promotions::Standard, &mut self.bits)?.to_move_trusted(chess, false)
             }
             other => {
-                let promotions = Promotions::of(self.position.variant());
-                model::read_move(other, promotions, &mut self.bits)?
-                    .to_move_trusted(other, promotions == Promotions::WithKing)
+                let kings_are_pieces = self.promotions == Promotions::WithKing;
+                model::read_move(other, self.promotions, &mut self.bits)?.to_move_trusted(other, kings_are_pieces)
             }
         }
     }
@@ -198,6 +200,17 @@ mod tests {
     /// A random legal game from `start`, `plies` long at most, castling whenever it may on
     /// odd draws.
     fn random_game_from(start: &Chess, seed: u64, plies: usize) -> Vec<Move> {
+        random_game_preferring(start, seed, plies, |m: &Move| m.is_castle())
+    }
+
+    /// A random legal game from `start` by its rules, `plies` long at most, playing a move
+    /// `preferred` picks out whenever there is one on odd draws.
+    fn random_game_preferring<P: shakmaty::Position + Clone>(
+        start: &P,
+        seed: u64,
+        plies: usize,
+        preferred: impl Fn(&Move) -> bool,
+    ) -> Vec<Move> {
         let mut state = seed | 1;
         let mut position = start.clone();
         let mut moves = Vec::new();
@@ -209,10 +222,10 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let castles: Vec<Move> = legal.iter().copied().filter(|m| m.is_castle()).collect();
-            let m = match castles.is_empty() || state.is_multiple_of(2) {
+            let picked: Vec<Move> = legal.iter().copied().filter(|m| preferred(m)).collect();
+            let m = match picked.is_empty() || state.is_multiple_of(2) {
                 true => legal[(state / 2 % legal.len() as u64) as usize],
-                false => castles[(state / 2 % castles.len() as u64) as usize],
+                false => picked[(state / 2 % picked.len() as u64) as usize],
             };
             position.play_unchecked(m);
             moves.push(m);
@@ -259,34 +272,20 @@ mod tests {
         let (mut king_promotions, mut kings_taken) = (0, 0);
         for seed in 1..400u64 {
             let start = Variant::Antichess.initial();
+            // Promote to a king whenever one may, on odd draws.
+            let is_king_promotion = |m: &Move| m.promotion() == Some(shakmaty::Role::King);
+            let moves = random_game_preferring(start.shakmaty(), seed * 0x9e37_79b9, 400, is_king_promotion);
+            king_promotions += moves.iter().filter(|m| is_king_promotion(m)).count();
+            kings_taken += moves.iter().filter(|m| m.capture() == Some(shakmaty::Role::King)).count();
             let mut position = start.shakmaty().clone();
             let mut writer = MainlineWriter::new(Variant::Antichess);
-            let mut moves = Vec::new();
-            let mut state = seed * 0x9e37_79b9;
-            for _ in 0..400 {
-                let legal = position.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                // Promote to a king whenever one may, on odd draws.
-                let kings: Vec<Move> =
-                    legal.iter().copied().filter(|m| m.promotion() == Some(shakmaty::Role::King)).collect();
-                let m = match kings.is_empty() || state.is_multiple_of(2) {
-                    true => legal[(state / 2 % legal.len() as u64) as usize],
-                    false => kings[(state / 2 % kings.len() as u64) as usize],
-                };
-                king_promotions += usize::from(m.promotion() == Some(shakmaty::Role::King));
-                kings_taken += usize::from(m.capture() == Some(shakmaty::Role::King));
-                assert!(writer.push(&position, &m));
-                position.play_unchecked(m);
-                moves.push(Some(m));
+            for m in &moves {
+                assert!(writer.push(&position, m));
+                position.play_unchecked(*m);
             }
             let (bytes, plies) = writer.finish();
             let read: Vec<Option<Move>> = MainlineReader::new(start, &bytes, plies).collect();
-            assert_eq!(read, moves, "seed {seed}");
+            assert_eq!(read, moves.into_iter().map(Some).collect::<Vec<_>>(), "seed {seed}");
         }
         assert!(king_promotions > 20 && kings_taken > 100, "{king_promotions} {kings_taken}");
     }
