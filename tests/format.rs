@@ -35,9 +35,11 @@
 //! bytes; a database of standard games differs only by the version in its meta family. Format
 //! 16 reads King of the Hill, Three-check, Racing Kings, Atomic and Antichess games: keys with
 //! first bytes 197 to 219, a start of a fourth kind (`model::Start::Lichess`); again only the
-//! version changes for a database of standard games. A change to any stored layout
-//! (a vers-vecs upgrade that changes its structures included) fails here until FORMAT_VERSION
-//! and these digests change together.
+//! version changes for a database of standard games. Format 17 adds the annotations family (each
+//! annotated game's evaluations, clocks and move times, `model::GameAnnotations`): a database of
+//! games without annotations differs by the version and the family, empty. A change to any
+//! stored layout (a vers-vecs upgrade that changes its structures included) fails here until
+//! FORMAT_VERSION and these digests change together.
 
 use crate::db_digest;
 
@@ -78,6 +80,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("positions", 14, "d6ee28952b5e8aeda47cc0dd654b4657"),
         ("games", 5, "3dcd9f352ae3bfa68e621a8d704a3e4a"),
         ("mainlines", 5, "f736d1442ce77eb7ddbff556ec4890ff"),
+        ("annotations", 0, "99aa06d3014798d86001c324468d497f"),
         ("facts", 1, "2b9d9be225dfba13b40e57b86909e2f4"),
         ("headers", 1, "9532006683757f1dbdbeb13290863ec1"),
         ("labels", 9, "45b59c071ae501a02e81a255ba92371a"),
@@ -86,7 +89,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("names", 23, "62e38c0f4072316bcd3a65cb973026cf"),
         ("twins", 5, "61ca0248297899c7cb538175d4d294e8"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     assert_pinned(&path, &want);
@@ -103,6 +106,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("positions", 19, "8b2b7514da1e03b8f62ad2c13660fd14"),
         ("games", 12, "4c8e7d6c8a314ad0ceb1ff0d137e95b4"),
         ("mainlines", 12, "e49db48479e26e6644910b8b14e9f9bc"),
+        ("annotations", 0, "99aa06d3014798d86001c324468d497f"),
         ("facts", 1, "50701ec2696e94b30e7d0a6a35d808dc"),
         ("headers", 1, "e1de6644890a3b156a5c712b7398d5ff"),
         ("labels", 2, "60646bec5756c82dfe28ab976209b578"),
@@ -111,7 +115,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("names", 18, "02ba12d3387da90a6ec9227fb04264cc"),
         ("twins", 12, "9257816b7d9007728ffed5dca1edfc1c"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
     ];
     assert_data_file_pinned("variants.pgn", 12, &want);
@@ -126,6 +130,7 @@ fn antichess_games_have_the_pinned_bytes() {
         ("positions", 14, "74cd6e71a9159a5ea2d972aee91a279f"),
         ("games", 8, "4dbb8c6cca90df21dbdf76c3f7a533c4"),
         ("mainlines", 8, "234bc32f188909c0605b7278ad45e7d0"),
+        ("annotations", 0, "99aa06d3014798d86001c324468d497f"),
         ("facts", 1, "fb4a2232a2774e288504782e6e3689ca"),
         ("headers", 1, "9cdd82722ec5c56f7d6d27ea49ca55fa"),
         ("labels", 2, "60646bec5756c82dfe28ab976209b578"),
@@ -134,10 +139,33 @@ fn antichess_games_have_the_pinned_bytes() {
         ("names", 48, "6fbcaace4878c15a7bb05d181d9d49c8"),
         ("twins", 8, "d009357d7b67b011ed14cfd5e20564b9"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
         ("commit", 1, "82b9d5adbada598382c15ed9435200da"),
     ];
     assert_data_file_pinned("antichess.pgn", 8, &want);
+}
+
+/// Forty games of Stockfish's evaluations and lichess's clocks (`tests/data/annotated-lichess.pgn`,
+/// made by `tools/data/annotated-games.py`): the annotations family's bytes pinned.
+#[test]
+fn annotated_games_have_the_pinned_bytes() {
+    let want = [
+        ("positions", 167, "ec12eec99407af5edfae9b5540e90489"),
+        ("games", 40, "0bbd7f01b5c1abe4b08ba6b831f14609"),
+        ("mainlines", 40, "a253dd7db9783d5cb7b6455f9443f257"),
+        ("annotations", 40, "aad19c4b8c945e72fc706858558c8792"),
+        ("facts", 1, "0b0885363ad2922ba461e43e5a01817e"),
+        ("headers", 1, "b90acf1d2ce8cc3d587fa00ecfdcc28e"),
+        ("labels", 9, "81a56c4efb8177cc4c8eae2002b490ff"),
+        ("fingerprints", 40, "9b0dd54d6e3d9622beaf747834ff2d1a"),
+        ("players", 80, "1e015c12b24564b5c54bab00acc1275b"),
+        ("names", 92, "ef5ccd8bd4f263d36ba57bc9726248bb"),
+        ("twins", 40, "b9baa40f7926b7bc714f8b3ad3ffa48b"),
+        ("openings", 0, "99aa06d3014798d86001c324468d497f"),
+        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+        ("commit", 1, "f7ff8d4d908cdac94270c5c5853f331e"),
+    ];
+    assert_data_file_pinned("annotated-lichess.pgn", 40, &want);
 }
 
 /// A collection whose smallest staged key is the smallest key there is (category 0, nothing but
@@ -168,10 +196,11 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
 /// or their ids (format 12's mainline code), and the positions family's tier records and the
 /// format version (format 14's tier maps; 15 and 16 changed the version alone), those the revision
 /// before the store's restructure gave.
-const PINNED_SMALLEST: [(&str, u64, &str); 13] = [
+const PINNED_SMALLEST: [(&str, u64, &str); 14] = [
     ("positions", 4, "50f53d495f3bcdaf797f1ad56166935a"),
     ("games", 2, "da38b989a5f49254ab7f72d4557670ea"),
     ("mainlines", 2, "dea79ff86379ad14afc7da7e4483fdb2"),
+    ("annotations", 0, "99aa06d3014798d86001c324468d497f"),
     ("facts", 1, "3fadb4f77f7f904e511af521404438a2"),
     ("headers", 1, "0cfb8964728924a166d75c51c6461022"),
     ("labels", 2, "4a8dcda704d95afe38466bb9dca27647"),
@@ -180,6 +209,6 @@ const PINNED_SMALLEST: [(&str, u64, &str); 13] = [
     ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
     ("twins", 2, "f92c25d2ee75699c6b118cbd1361ec08"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "37dfe657cc7c30e2bbeaed495c59033a"),
+    ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

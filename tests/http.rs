@@ -59,10 +59,27 @@ fn explorer_endpoints_answer_in_the_lichess_shape() {
     let moves = masters["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 2);
     for m in moves {
-        for field in ["uci", "san", "white", "draws", "black", "averageRating", "game", "reached"] {
+        for field in ["uci", "san", "white", "draws", "black", "averageRating", "game", "opening", "reached"] {
             assert!(m.get(field).is_some(), "move has {field}: {m}");
         }
     }
+    // Each move row names the opening it leads to, as the table names the position after it
+    // (none after 4. Nc3 in the sample's table).
+    let names = |answer: &Value| -> Vec<(String, String)> {
+        let rows = answer["moves"].as_array().unwrap().iter();
+        rows.map(|m| (m["san"].as_str().unwrap().to_owned(), m["opening"]["name"].as_str().unwrap_or("-").to_owned()))
+            .collect()
+    };
+    let mut piano = names(&masters);
+    piano.sort();
+    let expected = [("Nc3", "-"), ("b4", "Italian Game: Evans Gambit")];
+    assert_eq!(piano, expected.map(|(san, name)| (san.to_owned(), name.to_owned())));
+    assert_eq!(
+        masters["moves"].as_array().unwrap().iter().find(|m| m["san"] == "b4").unwrap()["opening"]["eco"],
+        "C51"
+    );
+    let (_, knights) = json(&server, "/masters?play=e2e4,e7e5,g1f3,b8c6");
+    assert_eq!(names(&knights), [("Bc4".to_owned(), "Italian Game".to_owned())]);
     let top = &masters["topGames"][0];
     for field in ["id", "uci", "winner", "white", "black", "year"] {
         assert!(top.get(field).is_some(), "top game has {field}: {top}");

@@ -192,7 +192,7 @@ fn games_written_for_a_commit_that_never_came_are_invisible_then_discarded() {
     let id = GameId(committed.next_game_id);
     let writer = store.writer().unwrap();
     let mut batch = writer.batch();
-    batch.put_game(id, &orphan.record);
+    batch.put_game(id, &orphan.record, None);
     batch.put_fingerprints([(orphan.fingerprint, id)]);
     batch.put_players([(id, orphan.record.tags.white.as_str(), orphan.record.tags.black.as_str())]);
     batch.commit().unwrap();

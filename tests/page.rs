@@ -177,7 +177,13 @@ async fn the_explorer_page_works_in_a_browser() {
     let games = generate(300);
     let (dir, store) = build(&games);
     drop(store);
-    let server = start(&dir.path().join("db"));
+    // An opening table names the positions the rows lead to.
+    let db = dir.path().join("db");
+    let table = dir.path().join("openings.tsv");
+    std::fs::write(&table, "eco\tname\tpgn\nA00\tAnderssen's Opening\t1. a3\nA00\tWare Opening\t1. a4\n").unwrap();
+    let out = crate::common::tabiya(&["openings", "import", "--db", db.to_str().unwrap(), table.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = start(&db);
     let base = format!("http://{}/", server.addr);
     let browser = Browser::start().await;
     let client = &browser.client;
@@ -192,6 +198,25 @@ async fn the_explorer_page_works_in_a_browser() {
     assert_eq!(reached_rows(&browser).await, api_reached(&masters));
     let tooltip = browser.eval("return document.querySelector('#moves td.reached').title").await;
     assert!(tooltip.as_str().unwrap().contains("by any move order"), "{tooltip}");
+    // Each row's tooltip names the opening its move leads to, where the table names one.
+    let titles =
+        browser.eval("return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => r.title)").await;
+    let expected: Vec<String> = masters["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| match m["opening"].as_object() {
+            Some(o) => format!(
+                "Play {} ({} {})",
+                m["san"].as_str().unwrap(),
+                o["eco"].as_str().unwrap(),
+                o["name"].as_str().unwrap()
+            ),
+            None => format!("Play {}", m["san"].as_str().unwrap()),
+        })
+        .collect();
+    assert_eq!(titles, serde_json::json!(expected));
+    assert!(expected.contains(&"Play a3 (A00 Anderssen's Opening)".to_owned()), "{expected:?}");
     assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
     assert!(browser.eval("return document.querySelectorAll('#board use.piece').length").await == 32);
     wait_until(

@@ -10,6 +10,7 @@ mod common;
 #[path = "../tools/examples/db-digest.rs"]
 mod db_digest;
 
+mod annotations;
 mod chess960;
 mod chess960_games;
 mod chess960_search;

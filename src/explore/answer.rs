@@ -158,6 +158,9 @@ pub struct MoveRow {
     pub performance: Option<i64>,
     /// The game, when exactly one played the move and it is among the listed games.
     pub game: Option<GameSummary>,
+    /// The opening the move leads to: the imported table's name of the position after it
+    /// (`null` when the table names none), as the lichess explorer gives.
+    pub opening: Option<Opening>,
     /// The position the move leads to, under the same filter, by any move order (tabiya's own
     /// field: lichess clients ignore it).
     pub reached: Reached,

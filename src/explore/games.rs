@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Admission, Filter, PatternQuery, QueryError, ResolvedTarget, SequenceQuery, distributed::run_on};
 use crate::{
-    model::{GameFacts, GameId, GameRecord, Recency},
+    model::{GameAnnotations, GameFacts, GameId, GameRecord, Recency},
     pattern::Sequence,
     postings::{PostingList, difference, intersect},
     store::{ScanProgress, Snapshot, Store},
@@ -85,6 +85,9 @@ pub struct GamePage {
     /// The page's records (for PGN output).
     #[serde(skip)]
     pub records: Vec<GameRecord>,
+    /// The page's games' annotations (for PGN output), `None` for a game without any.
+    #[serde(skip)]
+    pub annotations: Vec<Option<GameAnnotations>>,
 }
 
 /// A game's headers.
@@ -239,7 +242,9 @@ impl GamePage {
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }
-        Ok(GamePage { total, games, records })
+        let listed: Vec<(GameId, &GameRecord)> = ids.iter().copied().zip(&records).collect();
+        let annotations = view.games().annotations(&listed)?;
+        Ok(GamePage { total, games, records, annotations })
     }
 
     /// Marks each listed game with the plies of `sequence`'s steps in it (its games replayed).

@@ -59,11 +59,16 @@ impl Lookup {
         let recent = summaries(view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
         let rows: Vec<(CompactMove, Tally, Option<GameSummary>)> = self.next_moves(&stats, &top, &recent).collect();
         let played: Vec<(CompactMove, Tally)> = rows.iter().map(|(m, tally, _)| (*m, *tally)).collect();
-        let reached = reached_by_moves(view, target, &played, &admission)?;
+        let keys = next_keys(view, target, &played)?;
+        let reached = reached_by_moves(view, target, &played, &keys, &admission)?;
+        let openings =
+            keys.iter().map(|key| Ok(view.positions().opening(key)?.map(|(eco, name)| Opening { eco, name })));
+        let openings: Vec<Option<Opening>> = openings.collect::<Result<_, QueryError>>()?;
         let moves = rows
             .into_iter()
             .zip(reached)
-            .map(|((m, tally, game), reached)| MoveRow {
+            .zip(openings)
+            .map(|(((m, tally, game), reached), opening)| MoveRow {
                 san: san(&target.position, m),
                 uci: m.to_string(),
                 games: tally.games,
@@ -73,6 +78,7 @@ impl Lookup {
                 average_rating: tally.average_rating(),
                 performance: tally.performance(mover),
                 game,
+                opening,
                 reached,
             })
             .collect();
@@ -218,17 +224,12 @@ pub fn resolve_player(view: &Snapshot, filter: &Filter) -> Result<Option<(Player
     Ok(Admission::resolve(view, &only_players)?.into_player())
 }
 
-/// The games reaching the position each of `played` leads to (the moves from `target`, each
-/// with its tally under the admission's filter), by any move order, under the same filter:
-/// their positions read together. A position reached only by this move
-/// from the target (as many games in all as played the move here) is reached, under any
-/// filter, by exactly the games the move's tally counts: its games are not read again.
-pub fn reached_by_moves(
+/// The keys of the positions each of `played` (moves from `target`) leads to.
+pub fn next_keys(
     view: &Snapshot,
     target: &ResolvedTarget,
     played: &[(CompactMove, Tally)],
-    admission: &Admission,
-) -> Result<Vec<Reached>, QueryError> {
+) -> Result<Vec<Key>, QueryError> {
     let mut keys = Vec::with_capacity(played.len());
     for (m, _) in played {
         let legal = m
@@ -238,10 +239,25 @@ pub fn reached_by_moves(
         next.play_legal(legal);
         keys.push(super::key_of(&next)?);
     }
+    Ok(keys)
+}
+
+/// The games reaching the position each of `played` leads to (the moves from `target`, each
+/// with its tally under the admission's filter; `keys` their positions, [`next_keys`]), by any
+/// move order, under the same filter: their positions read together. A position reached only
+/// by this move from the target (as many games in all as played the move here) is reached,
+/// under any filter, by exactly the games the move's tally counts: its games are not read again.
+pub fn reached_by_moves(
+    view: &Snapshot,
+    target: &ResolvedTarget,
+    played: &[(CompactMove, Tally)],
+    keys: &[Key],
+    admission: &Admission,
+) -> Result<Vec<Reached>, QueryError> {
     // A position the full-key family lacks was reached by one game: the one that played the
     // move here (no other can have reached it), so that its totals are the move's, under any
     // filter. Only the family is read.
-    let totals = view.positions().family_occurrences(&keys)?;
+    let totals = view.positions().family_occurrences(keys)?;
     let of = |o: &Occurrences| Reached { games: o.games, white: o.white, draws: o.draws, black: o.black };
     if admission.is_everything() {
         let reached = played.iter().zip(&totals);
@@ -253,7 +269,7 @@ pub fn reached_by_moves(
     let facts = view.facts().table()?;
     played
         .iter()
-        .zip(&keys)
+        .zip(keys)
         .zip(&totals)
         .map(|(((m, tally), key), total)| {
             let Some(total) = total.as_ref().filter(|total| total.games > tally.games) else {

@@ -66,8 +66,8 @@ pub use filter::{Filter, FilterSpec};
 pub use games::{GameHeader, GamePage, GameSort, GameSource, GamesQuery};
 pub(crate) use lookup::stats_of_games;
 pub use lookup::{
-    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, opening_of, parse_color, player_games, reached_by_moves,
-    resolve_player, san, summarize,
+    FilteredStats, Lookup, MAX_PLAYER_GAMES, arrivals, next_keys, opening_of, parse_color, player_games,
+    reached_by_moves, resolve_player, san, summarize,
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
 pub use openings::{OpeningLine, parse_openings};

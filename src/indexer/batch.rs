@@ -12,7 +12,7 @@ use crate::{
         GameId, GameRecord,
         twins::{TwinKey, same_players, twin_relation},
     },
-    store::{Occurrence, RunRecord, Staging, StoreError, Totals, Writer, tier::PawnFiles},
+    store::{GameWrite, Occurrence, RunRecord, Staging, StoreError, Totals, Writer, tier::PawnFiles},
 };
 
 /// Games waiting to be committed together.
@@ -79,12 +79,21 @@ impl PendingBatch {
             totals.games += 1;
             totals.plies += game.record.plies() as u64;
             run.counts.indexed += 1;
+            run.counts.annotations.add(&game.annotation_counts);
             game.facts.id = id;
             accepted.push(game);
         }
         // The accepted games' ids are consecutive: their facts are one run, which the commit
         // reads to build the games' positions.
-        let written: Vec<_> = accepted.iter().map(|game| (game.fingerprint, game.facts, &game.record)).collect();
+        let written: Vec<GameWrite<'_>> = accepted
+            .iter()
+            .map(|game| GameWrite {
+                fingerprint: game.fingerprint,
+                facts: game.facts,
+                record: &game.record,
+                annotations: game.annotations.as_deref(),
+            })
+            .collect();
         batch.put_games(&written)?;
         batch.commit()?;
         if accepted.is_empty() {

@@ -7,7 +7,7 @@ use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
     model::{Fingerprint, GameFacts, GameId, GameRecord},
-    store::tier::PawnFiles,
+    store::{AnnotationCounts, tier::PawnFiles},
 };
 
 /// A game ready to be written, or why it is not.
@@ -29,6 +29,11 @@ pub enum Prepared {
 pub struct PreparedGame {
     /// What the games and mainlines families store.
     pub record: GameRecord,
+    /// What the annotations family stores ([`GameAnnotations::encode`](crate::model::GameAnnotations::encode)), when the
+    /// game's comments carried any.
+    pub annotations: Option<Vec<u8>>,
+    /// Its annotations, counted (a run's record sums the indexed games').
+    pub annotation_counts: AnnotationCounts,
     /// What makes it count once.
     pub fingerprint: Fingerprint,
     /// Derived from the record once, for every position the game reaches; the id is set when
@@ -101,7 +106,10 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
         return Prepared::Rejected { rejection, raw: raw.text };
     }
     let record = game.record;
+    let annotation_counts = AnnotationCounts::of(game.annotations.as_ref(), game.malformed_annotations);
     Prepared::Game(Box::new(PreparedGame {
+        annotations: game.annotations.as_ref().and_then(|annotations| annotations.encode()),
+        annotation_counts,
         fingerprint,
         facts: GameFacts::of(GameId(0), record.result, &record.tags),
         record,

@@ -1,5 +1,6 @@
 //! What a move's comment says besides words: engine evaluations and clocks, in the shapes real
-//! collections write them (issue 57's first step: reading; storing and answering come next).
+//! collections write them. The PGN reader ([`parse_game`](super::parse_game)) asks this of every
+//! comment of a mainline, and keeps what it finds per move (`model::GameAnnotations`).
 //!
 //! - lichess, ChessBase and Scid: `[%eval 0.25]`, `[%eval #-3]` (White's view, pawns or mate in
 //!   moves), `[%clk 0:03:12]` (the mover's clock after the move), `[%emt 0:00:07.3]` (the time
@@ -80,18 +81,22 @@ const MAX_CENTIS: u64 = 36 * 3600 * 100;
 /// not an error.
 pub fn read(comment: &[u8]) -> Annotations {
     let mut found = Annotations::default();
-    let text = String::from_utf8_lossy(comment);
+    if !may_annotate(comment) {
+        return found;
+    }
     let mut commands = false;
-    // `[%name value]` commands, anywhere in the comment.
-    let mut rest = text.as_ref();
-    while let Some(at) = rest.find("[%") {
+    // `[%name value]` commands, anywhere in the comment: found on the bytes, only a command's
+    // own text read as UTF-8.
+    let mut rest = comment;
+    while let Some(at) = COMMAND.find(rest) {
         commands = true;
         let after = &rest[at + 2..];
-        let Some(end) = after.find(']') else {
+        let Some(end) = memchr::memchr(b']', after) else {
             found.malformed += 1;
             break;
         };
-        let command = after[..end].trim();
+        let command = String::from_utf8_lossy(&after[..end]);
+        let command = command.trim();
         let (name, value) = command.split_once(char::is_whitespace).unwrap_or((command, ""));
         let value = value.trim();
         match name {
@@ -115,6 +120,7 @@ pub fn read(comment: &[u8]) -> Annotations {
     if commands {
         return found;
     }
+    let text = String::from_utf8_lossy(comment);
     let trimmed = text.trim();
     if trimmed.contains("wv=") || trimmed.contains("mt=") {
         read_tcec(trimmed, &mut found);
@@ -123,6 +129,21 @@ pub fn read(comment: &[u8]) -> Annotations {
     }
     found
 }
+
+/// Whether a comment may hold an annotation: the cheap test that lets words pass at memchr's
+/// speed (a command's `[%`, TCEC's `wv=` or `mt=`, or a first word that may be Arena's score).
+fn may_annotate(comment: &[u8]) -> bool {
+    use memchr::memmem::find;
+    let first = comment.iter().find(|b| !b.is_ascii_whitespace());
+    first.is_some_and(|b| b"+-.0123456789M#".contains(b))
+        || COMMAND.find(comment).is_some()
+        || find(comment, b"wv=").is_some()
+        || find(comment, b"mt=").is_some()
+}
+
+/// What opens a command (`[%clk 0:03:12]`), searched for once built.
+static COMMAND: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"[%"));
 
 /// TCEC's `key=value` pairs, separated by commas.
 fn read_tcec(text: &str, found: &mut Annotations) {
@@ -204,20 +225,24 @@ fn eval_of(text: &str, view: View) -> Option<Evaluation> {
 /// A clock `h:mm:ss`, `mm:ss` or either with a fraction of a second, in centiseconds.
 fn clock_of(text: &str) -> Option<u32> {
     let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let parts: Vec<&str> = whole.split(':').collect();
-    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    // Two or three parts of digits, without collecting them.
+    let (mut numbers, mut count) = ([0u64; 3], 0);
+    for part in whole.split(':') {
+        if count == 3 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        numbers[count] = part.parse().ok()?;
+        count += 1;
+    }
+    let (hours, minutes, seconds) = match count {
+        2 => (0, numbers[0], numbers[1]),
+        3 => (numbers[0], numbers[1], numbers[2]),
+        _ => return None,
+    };
+    if seconds >= 60 || (count == 3 && minutes >= 60) {
         return None;
     }
     if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let numbers: Vec<u64> = parts.iter().map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    let (hours, minutes, seconds) = match numbers[..] {
-        [minutes, seconds] => (0, minutes, seconds),
-        [hours, minutes, seconds] => (hours, minutes, seconds),
-        _ => return None,
-    };
-    if seconds >= 60 || (parts.len() == 3 && minutes >= 60) {
         return None;
     }
     let centis_of_fraction = match fraction.len() {
@@ -226,7 +251,8 @@ fn clock_of(text: &str) -> Option<u32> {
         2 => fraction.parse::<u64>().ok()?,
         _ => fraction[..2].parse::<u64>().ok()?,
     };
-    let centis = ((hours * 60 + minutes) * 60 + seconds) * 100 + centis_of_fraction;
+    let seconds = hours.checked_mul(60)?.checked_add(minutes)?.checked_mul(60)?.checked_add(seconds)?;
+    let centis = seconds.checked_mul(100)?.checked_add(centis_of_fraction)?;
     (centis <= MAX_CENTIS).then_some(centis as u32)
 }
 

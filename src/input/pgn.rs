@@ -6,8 +6,9 @@
 //! termination marker (a truncated game) or text that holds no game rejects it with a
 //! [`Rejection`] naming the line and the reason. Chess960 games (by their `Variant` tag, or a
 //! `FEN` whose castling rights name a rook off the corner or a king off the e-file) are replayed
-//! by Chess960's rules into Chess960's key space. Variations and comments are skipped. Tag values
-//! that are not UTF-8 are read as Latin-1.
+//! by Chess960's rules into Chess960's key space. Variations are skipped; the mainline's
+//! comments are read for the annotations they carry ([`annotations`]: evaluations, clocks, move
+//! times), kept per move. Tag values that are not UTF-8 are read as Latin-1.
 
 use std::fmt;
 
@@ -16,7 +17,8 @@ use shakmaty::{Color, Move, Position as _, san::SanPlus};
 use super::{split::RawGame, tokens};
 use crate::{
     codec::mainline,
-    model::{GameRecord, GameResult, Start, Tags},
+    input::annotations,
+    model::{Eval, GameAnnotations, GameRecord, GameResult, MoveAnnotation, Start, Tags},
     position::{Position, PositionError, Variant},
 };
 
@@ -31,6 +33,11 @@ pub struct Game {
     pub start: Position,
     /// The mainline, every move legal from the position before it.
     pub moves: Vec<Move>,
+    /// What the mainline's comments said besides words (`None`: nothing), evaluations turned
+    /// to White's view.
+    pub annotations: Option<GameAnnotations>,
+    /// Annotations of a known shape without a usable value, passed over.
+    pub malformed_annotations: u32,
 }
 
 impl Game {
@@ -162,6 +169,9 @@ struct Movetext {
     /// The first error, with the 0-based line of its move.
     error: Option<(RejectReason, String, u64)>,
     marker: Option<GameResult>,
+    /// The moves' annotations so far, up to the last annotated move (empty: none yet).
+    notes: Vec<MoveAnnotation>,
+    malformed_notes: u32,
 }
 
 impl GameReader {
@@ -197,7 +207,44 @@ impl Movetext {
             mainline,
             error: None,
             marker: None,
+            notes: Vec::new(),
+            malformed_notes: 0,
         }
+    }
+
+    /// Notes what a mainline comment after the last move says about it.
+    fn annotate(&mut self, comment: &[u8]) {
+        if self.moves.is_empty() || self.error.is_some() {
+            return;
+        }
+        let read = annotations::read(comment);
+        self.malformed_notes = self.malformed_notes.saturating_add(read.malformed);
+        if read.eval.is_none() && read.clock_centis.is_none() && read.elapsed_centis.is_none() {
+            return;
+        }
+        self.notes.resize(self.moves.len(), MoveAnnotation::default());
+        let note = self.notes.last_mut().expect("resized to the moves");
+        if let Some(eval) = read.eval {
+            let white = match eval.score {
+                annotations::Score::Centipawns(cp) => Eval::Centipawns(cp),
+                annotations::Score::Mate(moves) => Eval::Mate(moves),
+            };
+            // The mover is the side not to move now.
+            let movers_view = eval.view == annotations::View::Mover && self.current.turn() == Color::White;
+            note.eval = Some(if movers_view { white.flipped() } else { white });
+        }
+        note.clock_centis = read.clock_centis.or(note.clock_centis);
+        note.elapsed_centis = read.elapsed_centis.or(note.elapsed_centis);
+    }
+
+    /// The game's annotations, one entry a move; `None` when no move has any.
+    fn annotations(&mut self) -> Option<GameAnnotations> {
+        if self.notes.is_empty() {
+            return None;
+        }
+        let mut moves = std::mem::take(&mut self.notes);
+        moves.resize(self.moves.len(), MoveAnnotation::default());
+        Some(GameAnnotations { moves })
     }
 }
 
@@ -269,6 +316,12 @@ impl tokens::Visit for GameReader {
 
     fn outcome(&mut self, result: GameResult) {
         self.movetext().marker = Some(result);
+    }
+
+    fn comment(&mut self, text: &[u8], depth: u32) {
+        if depth == 0 {
+            self.movetext().annotate(text);
+        }
     }
 }
 
@@ -353,7 +406,9 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
             return Err(reject(reason, err.message, raw.line + err.line));
         }
     }
-    let (tags, result_tag, Movetext { start, moves, mainline, error, marker, .. }) = reader.finish();
+    let (tags, result_tag, mut movetext) = reader.finish();
+    let annotations = movetext.annotations();
+    let Movetext { start, moves, mainline, error, marker, malformed_notes, .. } = movetext;
     if let Some((reason, detail, line)) = error {
         return Err(reject(reason, detail, raw.line + line));
     }
@@ -366,7 +421,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
         return Err(reject(RejectReason::Truncated, detail, raw.line));
     };
     let record = GameRecord::from_start(tags, result_tag.unwrap_or(marker), start_tag, mainline.finish());
-    Ok(Game { record, start, moves })
+    Ok(Game { record, start, moves, annotations, malformed_annotations: malformed_notes })
 }
 
 /// `text` up to the end of its last line with content.

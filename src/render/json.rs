@@ -159,6 +159,24 @@ pub struct Counts {
     pub positions_written: u64,
     /// Games not indexed as twins of stored games (`--skip-twins`).
     pub twins: u64,
+    /// What the indexed games' comments carried.
+    pub annotations: Annotations,
+}
+
+/// Annotations of a run's indexed games ([`AnnotationCounts`](crate::store::AnnotationCounts)).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// Games with an annotated move.
+    pub games: u64,
+    /// Moves with an evaluation.
+    pub evaluations: u64,
+    /// Moves with the mover's clock.
+    pub clocks: u64,
+    /// Moves with their time stated.
+    pub move_times: u64,
+    /// Annotations passed over: of a known shape, without a usable value.
+    pub malformed: u64,
 }
 
 impl Counts {
@@ -171,6 +189,13 @@ impl Counts {
             skipped: counts.skipped.iter().cloned().collect(),
             positions_written: counts.positions_written,
             twins: counts.twins,
+            annotations: Annotations {
+                games: counts.annotations.games,
+                evaluations: counts.annotations.evaluations,
+                clocks: counts.annotations.clocks,
+                move_times: counts.annotations.move_times,
+                malformed: counts.annotations.malformed,
+            },
         }
     }
 }

@@ -4,7 +4,7 @@ use shakmaty::Position as _;
 
 use crate::{
     explore::GamePage,
-    model::{GameId, GameRecord, replay_with_moves},
+    model::{Eval, GameAnnotations, GameId, GameRecord, MoveAnnotation, replay_with_moves},
 };
 
 /// A stored game whose moves do not replay (corrupt data).
@@ -12,9 +12,10 @@ use crate::{
 #[error("game {0} does not replay")]
 pub struct Unreplayable(pub GameId);
 
-/// A stored game as PGN: its tags and mainline (SAN, wrapped at 80 columns). `None` if a stored
-/// move does not replay.
-pub fn game(record: &GameRecord) -> Option<String> {
+/// A stored game as PGN: its tags and mainline (SAN, wrapped at 80 columns), each move followed
+/// by a comment of its annotations in lichess's shape (`{ [%eval 0.25] [%clk 0:03:12] }`; an
+/// `[%emt]` for a stated move time). `None` if a stored move does not replay.
+pub fn game(record: &GameRecord, annotations: Option<&GameAnnotations>) -> Option<String> {
     use std::fmt::Write as _;
     let tags = &record.tags;
     let mut out = String::new();
@@ -59,12 +60,16 @@ pub fn game(record: &GameRecord) -> Option<String> {
         let chess = position.shakmaty();
         let number = chess.fullmoves().get();
         let san = position.san_plus(m);
-        // A move number stays on the line of its move.
-        tokens.push(match (chess.turn().is_white(), index) {
+        // A move number stays on the line of its move; Black's is repeated after a comment.
+        let after_comment = index > 0 && tokens.last().is_some_and(|token: &String| token.ends_with('}'));
+        tokens.push(match (chess.turn().is_white(), index == 0 || after_comment) {
             (true, _) => format!("{number}. {san}"),
-            (false, 0) => format!("{number}... {san}"),
-            (false, _) => san.to_string(),
+            (false, true) => format!("{number}... {san}"),
+            (false, false) => san.to_string(),
         });
+        if let Some(note) = annotations.and_then(|a| a.moves.get(index)).filter(|n| **n != MoveAnnotation::default()) {
+            tokens.push(comment(note));
+        }
     }
     tokens.push(record.result.tag().to_owned());
     let mut width = 0;
@@ -83,11 +88,43 @@ pub fn game(record: &GameRecord) -> Option<String> {
     Some(out)
 }
 
+/// A move's annotations as a PGN comment, as lichess writes them.
+fn comment(note: &MoveAnnotation) -> String {
+    let mut parts = Vec::with_capacity(3);
+    if let Some(eval) = note.eval {
+        parts.push(match eval {
+            Eval::Centipawns(cp) => {
+                let sign = if cp < 0 { "-" } else { "" };
+                format!("[%eval {sign}{}.{:02}]", cp.unsigned_abs() / 100, cp.unsigned_abs() % 100)
+            }
+            Eval::Mate(moves) => format!("[%eval #{moves}]"),
+        });
+    }
+    if let Some(centis) = note.clock_centis {
+        parts.push(format!("[%clk {}]", clock(centis)));
+    }
+    if let Some(centis) = note.elapsed_centis {
+        parts.push(format!("[%emt {}]", clock(centis)));
+    }
+    format!("{{ {} }}", parts.join(" "))
+}
+
+/// `h:mm:ss`, with the hundredths when there are any.
+fn clock(centis: u32) -> String {
+    let seconds = centis / 100;
+    let whole = format!("{}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60);
+    match centis % 100 {
+        0 => whole,
+        hundredths => format!("{whole}.{hundredths:02}"),
+    }
+}
+
 /// A page of games as PGN, each game followed by a blank line.
 pub fn page(page: &GamePage) -> Result<String, Unreplayable> {
     let mut out = String::new();
-    for (header, record) in page.games.iter().zip(&page.records) {
-        out.push_str(&game(record).ok_or(Unreplayable(header.id))?);
+    for (index, (header, record)) in page.games.iter().zip(&page.records).enumerate() {
+        let annotations = page.annotations.get(index).and_then(Option::as_ref);
+        out.push_str(&game(record, annotations).ok_or(Unreplayable(header.id))?);
         out.push('\n');
     }
     Ok(out)

@@ -220,6 +220,14 @@ pub fn ingest(summary: &Summary, path: &std::path::Path, bytes: u64) -> String {
         let _ = writeln!(out, "unreadable inputs   {:>12}", summary.read_errors);
     }
     let _ = writeln!(out, "positions written   {:>12}", counts.positions_written);
+    let notes = &counts.annotations;
+    if notes.games > 0 || notes.malformed > 0 {
+        let _ = writeln!(out, "annotated games     {:>12}", notes.games);
+        let _ = writeln!(out, "  evaluations       {:>12}", notes.evaluations);
+        let _ = writeln!(out, "  clocks            {:>12}", notes.clocks);
+        let _ = writeln!(out, "  move times        {:>12}", notes.move_times);
+        let _ = writeln!(out, "  passed over       {:>12}", notes.malformed);
+    }
     let _ = writeln!(out, "elapsed             {:>11.1}s  ({games_per_second:.0} games/s)", seconds);
     let _ = writeln!(
         out,

@@ -135,9 +135,13 @@ pub async fn game_pgn(State(state): State<Arc<AppState>>, id: Segment) -> Result
     let id = segment(id)?;
     let id: u64 = id.parse().map_err(|_| ApiError::bad_request(format!("bad game id {id:?}")))?;
     blocking(move || {
-        let record = state.store.snapshot().games().get(GameId(id)).map_err(QueryError::from)?;
+        let snapshot = state.store.snapshot();
+        let record = snapshot.games().get(GameId(id)).map_err(QueryError::from)?;
         let record = record.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {id}")))?;
-        let pgn = pgn::game(&record).ok_or_else(|| ApiError::internal(pgn::Unreplayable(GameId(id))))?;
+        let annotations = snapshot.games().annotations(&[(GameId(id), &record)]).map_err(QueryError::from)?;
+        let annotations = annotations.into_iter().next().flatten();
+        let pgn = pgn::game(&record, annotations.as_ref())
+            .ok_or_else(|| ApiError::internal(pgn::Unreplayable(GameId(id))))?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await

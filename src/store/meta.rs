@@ -11,7 +11,7 @@
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 16;
+pub const FORMAT_VERSION: u32 = 17;
 
 /// Database totals, committed in the same atomic step as the positions of the games they count.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]
@@ -70,6 +70,48 @@ pub struct RunCounts {
     pub positions_written: u64,
     /// Games not indexed as twins of stored games (an ingest that skips twins).
     pub twins: u64,
+    /// What the indexed games' comments carried.
+    pub annotations: AnnotationCounts,
+}
+
+/// Annotations of indexed games: moves with each kind, and those passed over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Encode, Decode)]
+pub struct AnnotationCounts {
+    /// Games with at least one annotated move.
+    pub games: u64,
+    /// Moves with an evaluation.
+    pub evaluations: u64,
+    /// Moves with the mover's clock.
+    pub clocks: u64,
+    /// Moves with the time they took stated.
+    pub move_times: u64,
+    /// Annotations of a known shape without a usable value (`[%eval nan]`, `#0`, a negative
+    /// clock): passed over, the game kept.
+    pub malformed: u64,
+}
+
+impl AnnotationCounts {
+    /// The counts of one game's annotations, with `malformed` of its comments passed over.
+    pub fn of(annotations: Option<&crate::model::GameAnnotations>, malformed: u32) -> AnnotationCounts {
+        let moves = annotations.map_or(&[][..], |a| &a.moves[..]);
+        let count = |has: fn(&crate::model::MoveAnnotation) -> bool| moves.iter().filter(|m| has(m)).count() as u64;
+        AnnotationCounts {
+            games: u64::from(annotations.is_some_and(|a| !a.is_empty())),
+            evaluations: count(|m| m.eval.is_some()),
+            clocks: count(|m| m.clock_centis.is_some()),
+            move_times: count(|m| m.elapsed_centis.is_some()),
+            malformed: u64::from(malformed),
+        }
+    }
+
+    /// Adds another's counts.
+    pub fn add(&mut self, other: &AnnotationCounts) {
+        self.games += other.games;
+        self.evaluations += other.evaluations;
+        self.clocks += other.clocks;
+        self.move_times += other.move_times;
+        self.malformed += other.malformed;
+    }
 }
 
 impl RunCounts {

@@ -1,4 +1,4 @@
-//! The position database on disk: a RocksDB directory with twelve column families (their keys
+//! The position database on disk: a RocksDB directory with thirteen column families (their keys
 //! and values are docs/FORMAT.md's, "The database", and [`layout`]'s in code).
 //!
 //! | family | holds |
@@ -6,6 +6,7 @@
 //! | `positions` | each position's statistics under its [`Key`](crate::Key); the commit record; the single-game [`tier`] |
 //! | `games` | each game's tags and result, by [`GameId`](crate::model::GameId) |
 //! | `mainlines` | each game's start and mainline, what a replay reads |
+//! | `annotations` | each annotated game's evaluations, clocks and move times ([`GameAnnotations`](crate::model::GameAnnotations)) |
 //! | `facts` | each game's result, ratings, month and speed, eight bytes, held in memory by [`FactsTable`] |
 //! | `headers` | each game's day, ECO code, length and event and site hashes, twelve bytes, held in memory by [`HeadersTable`] when a filter needs them |
 //! | `labels` | each distinct event and site text, under its hash |
@@ -42,7 +43,7 @@ pub mod write;
 pub use checkpoint::checkpoint;
 pub use error::StoreError;
 pub use layout::{Detail, Occurrences, StoredValue, game_values};
-pub use meta::{RunCounts, RunRecord, RunStatus, Totals};
+pub use meta::{AnnotationCounts, RunCounts, RunRecord, RunStatus, Totals};
 pub use options::{COLUMN_FAMILIES, DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
 pub use read::{
     FactsTable, GameColumn, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter, ScanPart,
@@ -52,8 +53,9 @@ pub use snapshot::Snapshot;
 pub use tier::TierHit;
 pub use verify::{Problem, Verification, verify};
 pub use write::{
-    BOUND_EVERY, Batch, COMMIT_RANGES, CommitBase, FamilyFile, HeldRun, MAX_COMMIT_RANGES, Occurrence, RangeWritten,
-    RunRecords, Staging, Writer, commit_pivots, decode_run_records, encode_run_records, is_range_bound, ranges_between,
+    BOUND_EVERY, Batch, COMMIT_RANGES, CommitBase, FamilyFile, GameWrite, HeldRun, MAX_COMMIT_RANGES, Occurrence,
+    RangeWritten, RunRecords, Staging, Writer, commit_pivots, decode_run_records, encode_run_records, is_range_bound,
+    ranges_between,
 };
 pub(crate) use write::{put_file_name, put_text, read_file_name, read_text};
 

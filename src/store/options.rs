@@ -13,6 +13,7 @@ use rocksdb::{
 pub const POSITIONS: &str = "positions";
 pub const GAMES: &str = "games";
 pub const MAINLINES: &str = "mainlines";
+pub const ANNOTATIONS: &str = "annotations";
 pub const FINGERPRINTS: &str = "fingerprints";
 pub const PLAYERS: &str = "players";
 pub const NAMES: &str = "names";
@@ -23,13 +24,27 @@ pub const FACTS: &str = "facts";
 pub const HEADERS: &str = "headers";
 pub const LABELS: &str = "labels";
 /// Every column family, in the order the database lists them.
-pub const COLUMN_FAMILIES: [&str; 12] =
-    [POSITIONS, GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS, OPENINGS, META];
+pub const COLUMN_FAMILIES: [&str; 13] = [
+    POSITIONS,
+    GAMES,
+    MAINLINES,
+    ANNOTATIONS,
+    FACTS,
+    HEADERS,
+    LABELS,
+    FINGERPRINTS,
+    PLAYERS,
+    NAMES,
+    TWINS,
+    OPENINGS,
+    META,
+];
 
 /// The families holding games, which a distributed build's tasks write apart
 /// (`write/distributed.rs`): all but the positions (committed), the openings and the runs. The games'
 /// own first: they are ingested in this order.
-pub const GAMES_FAMILIES: [&str; 9] = [GAMES, MAINLINES, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS];
+pub const GAMES_FAMILIES: [&str; 10] =
+    [GAMES, MAINLINES, ANNOTATIONS, FACTS, HEADERS, LABELS, FINGERPRINTS, PLAYERS, NAMES, TWINS];
 
 /// Database-wide options.
 pub fn db_options() -> Options {
@@ -123,6 +138,14 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
             options.set_compression_type(DBCompressionType::Lz4);
             options.set_bottommost_compression_type(DBCompressionType::Lz4);
             options.set_block_based_table_factory(&table(cache, 4 << 10, None));
+        }
+        ANNOTATIONS => {
+            // Under two bytes a move of an annotated game, none for the others: read a game at
+            // a time. zstd at level 19, with 64 KB blocks or a trained dictionary, saved at
+            // most 3 % (docs/DECISIONS.md).
+            options.set_write_buffer_size(scaled(8 << 20));
+            options.set_compression_type(DBCompressionType::Zstd);
+            options.set_block_based_table_factory(&table(cache, 16 << 10, None));
         }
         FINGERPRINTS => {
             // Every ingested game looks one up, most miss: a whole-key Bloom filter on the

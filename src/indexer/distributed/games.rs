@@ -12,8 +12,8 @@ use crate::{
     indexer::{IngestError, Summary, fail_run, finish_run, record_commit, start_run},
     model::{Fingerprint, GameFacts, GameId, GameRecord},
     store::{
-        Batch, FamilyFile, RunRecord, Staging, Store, StoreError, Totals, put_file_name, put_text, read_file_name,
-        read_text,
+        Batch, FamilyFile, GameWrite, RunRecord, Staging, Store, StoreError, Totals, put_file_name, put_text,
+        read_file_name, read_text,
     },
     varint::{get_varint, put_varint},
 };
@@ -123,9 +123,23 @@ fn put_batch_games(
         span = Some((span.map_or(id, |(first, _)| first), id));
         plies += record.plies() as u64;
         positions += entry.positions;
-        kept.push((Fingerprint(entry.fingerprint), GameFacts::of(id, record.result, &record.tags), record));
+        let annotations = (!entry.annotations.is_empty()).then_some(entry.annotations);
+        kept.push((
+            Fingerprint(entry.fingerprint),
+            GameFacts::of(id, record.result, &record.tags),
+            record,
+            annotations,
+        ));
     }
-    let games: Vec<_> = kept.iter().map(|(fingerprint, facts, record)| (*fingerprint, *facts, record)).collect();
+    let games: Vec<GameWrite<'_>> = kept
+        .iter()
+        .map(|(fingerprint, facts, record, annotations)| GameWrite {
+            fingerprint: *fingerprint,
+            facts: *facts,
+            record,
+            annotations: annotations.as_deref(),
+        })
+        .collect();
     batch.put_games(&games)?;
     Ok(GamesWritten { span, plies, positions, files: Vec::new() })
 }

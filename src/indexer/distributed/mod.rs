@@ -156,6 +156,8 @@ struct GameEntry {
     tags: Tags,
     result: GameResult,
     line: Mainline,
+    /// Its annotations' code (empty: none).
+    annotations: Vec<u8>,
     /// The distinct positions it reaches (the totals count them).
     positions: u64,
 }
@@ -239,6 +241,7 @@ impl PreparedBatch {
                 tags: game.record.tags.clone(),
                 result: game.record.result,
                 line: game.record.line().clone(),
+                annotations: game.annotations.clone().unwrap_or_default(),
                 positions,
             })
             .collect();

@@ -12,7 +12,9 @@ use super::{
 };
 use crate::{
     codec::CompactMove,
-    explore::{Admission, QueryError, ResolvedTarget, key_of, position_slices, reached_by_moves, san, summarize},
+    explore::{
+        Admission, QueryError, ResolvedTarget, key_of, next_keys, position_slices, reached_by_moves, san, summarize,
+    },
     model::{GameId, Month, RatingBand, Speed, Tally},
     position::Variant,
     report::results::{band_label, color_name, mover_score, percent},
@@ -144,7 +146,8 @@ pub(super) fn subset(
         })
         .collect();
     let played: Vec<(CompactMove, Tally)> = t.moves.iter().map(|(&m, mt)| (m, mt.tally)).collect();
-    let reached = reached_by_moves(view, target, &played, selection)?;
+    let keys = next_keys(view, target, &played)?;
+    let reached = reached_by_moves(view, target, &played, &keys, selection)?;
     let mut moves: Vec<MoveStats> = t
         .moves
         .iter()

@@ -93,7 +93,9 @@ function renderExplorer(answer, playerMode) {
     const count = playerMode ? m.white + m.draws + m.black : m.games;
     const share = games ? percent((100 * count) / games) : '';
     const rating = playerMode ? m.averageOpponentRating : m.averageRating;
-    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" title="Play ${escapeHtml(m.san)}">`
+    // The opening the move leads to, when the imported table names it (lichess's `opening`).
+    const leads = m.opening ? ` (${m.opening.eco} ${m.opening.name})` : '';
+    return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" title="Play ${escapeHtml(m.san + leads)}">`
       + `<td>${escapeHtml(m.san)}</td><td class="num">${number(count)}<span class="share">${share}</span></td>`
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
       + `<td class="num">${m.performance ?? ''}</td>${reachedCell(m, count)}</tr>`;

@@ -1,8 +1,9 @@
-//! The games view: stored games by id (their tags and result, and apart, their mainlines), and
+//! The games view: stored games by id (their tags and result, and apart, their mainlines and
+//! annotations), and
 //! the twins index (games under a hash of what their twins share).
 
 use crate::{
-    model::{Fingerprint, GameId, GameRecord, Mainline},
+    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline},
     store::{
         Store, StoreError,
         layout::{decode_game_record, decode_record, keys::parse_twin_key},
@@ -52,6 +53,24 @@ impl<'a> Games<'a> {
                 Some(bytes) => {
                     decode_record(&bytes).map(Some).ok_or_else(|| store.corrupt(format!("mainline of game {id}")))
                 }
+            })
+            .collect()
+    }
+
+    /// The annotations of each of `games` (ids with their records, whose mainlines give the
+    /// plies); `None` for a game without any.
+    pub fn annotations(&self, games: &[(GameId, &GameRecord)]) -> Result<Vec<Option<GameAnnotations>>, StoreError> {
+        let store = self.store;
+        let ids: Vec<GameId> = games.iter().map(|(id, _)| *id).collect();
+        let values = values_below(store, options::ANNOTATIONS, &ids, self.committed)?;
+        values
+            .into_iter()
+            .zip(games)
+            .map(|(value, (id, record))| match value {
+                None => Ok(None),
+                Some(bytes) => GameAnnotations::decode(&bytes, record.plies())
+                    .map(Some)
+                    .ok_or_else(|| store.corrupt(format!("annotations of game {id}"))),
             })
             .collect()
     }

@@ -34,6 +34,18 @@ pub(super) enum Writes {
     Files(std::collections::BTreeMap<&'static str, Vec<Entry>>),
 }
 
+/// One game as [`Batch::put_games`] stores it.
+pub struct GameWrite<'a> {
+    /// What makes it count once.
+    pub fingerprint: Fingerprint,
+    /// Its facts; their `id` is the game's.
+    pub facts: GameFacts,
+    /// Its tags, result and mainline.
+    pub record: &'a GameRecord,
+    /// Its annotations' code, when it has any.
+    pub annotations: Option<&'a [u8]>,
+}
+
 /// A key and its value.
 pub(super) type Entry = (Vec<u8>, Vec<u8>);
 
@@ -48,20 +60,27 @@ impl Batch<'_> {
         }
     }
 
-    /// Stores a game's record under its id: its tags and result, and apart, its mainline.
-    pub fn put_game(&mut self, id: GameId, record: &GameRecord) {
+    /// Stores a game's record under its id: its tags and result, and apart, its mainline and
+    /// its annotations' code ([`GameAnnotations::encode`](crate::model::GameAnnotations::encode),
+    /// when it has any).
+    pub fn put_game(&mut self, id: GameId, record: &GameRecord, annotations: Option<&[u8]>) {
         let (head, line) = game_values(record);
         self.put(options::GAMES, id.to_bytes(), head);
         self.put(options::MAINLINES, id.to_bytes(), line);
+        if let Some(annotations) = annotations {
+            self.put(options::ANNOTATIONS, id.to_bytes(), annotations);
+        }
     }
 
     /// Stores games of consecutive ids, each with its fingerprint and facts (whose `id` is the
     /// game's), in every games' family: their records, fingerprints, players and twins entries,
     /// and their facts and header facts as runs.
-    pub fn put_games(&mut self, games: &[(Fingerprint, GameFacts, &GameRecord)]) -> Result<(), StoreError> {
-        for (_, facts, record) in games {
-            self.put_game(facts.id, record);
+    pub fn put_games(&mut self, games: &[GameWrite<'_>]) -> Result<(), StoreError> {
+        for game in games {
+            self.put_game(game.facts.id, game.record, game.annotations);
         }
+        let games: Vec<(Fingerprint, GameFacts, &GameRecord)> =
+            games.iter().map(|game| (game.fingerprint, game.facts, game.record)).collect();
         self.put_fingerprints(games.iter().map(|(fingerprint, facts, _)| (*fingerprint, facts.id)));
         self.put_players(games.iter().map(|(_, facts, record)| (facts.id, &*record.tags.white, &*record.tags.black)));
         self.put_twins(games.iter().map(|(_, facts, record)| (crate::model::twins::TwinKey::of(record), facts.id)));

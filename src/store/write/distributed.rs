@@ -5,7 +5,7 @@
 //! files in the records tasks hand on. The games' families are the same whether written into
 //! the database or ingested: what a batch puts, sorted, the last put of a key kept.
 //!
-//! Only the games' families are written so (games, mainlines, facts, headers, labels,
+//! Only the games' families are written so (games, mainlines, annotations, facts, headers, labels,
 //! fingerprints, players, names, twins): positions and their totals go through the commit,
 //! runs and openings through the writer. Ingested games sit above the committed
 //! `next_game_id` until the commit, as written ones do (exactly once, see `commit.rs`).
@@ -74,7 +74,8 @@ pub(super) fn ingest_game_files(store: &Store, files: &[FamilyFile], first: Game
 }
 
 /// The games' families keyed by game id: their files written apart cover disjoint ids.
-const ID_KEYED: [&str; 4] = [options::GAMES, options::MAINLINES, options::FACTS, options::HEADERS];
+const ID_KEYED: [&str; 5] =
+    [options::GAMES, options::MAINLINES, options::ANNOTATIONS, options::FACTS, options::HEADERS];
 
 /// Writes `path`'s file name into a record of files written apart (a length, then the bytes),
 /// for [`read_file_name`] to read in the directory of the record.
@@ -176,7 +177,7 @@ mod tests {
                 .map(|id| (GameId(id), record(["Carlsen, M", "Anand, V", "Carlsen, M"][id as usize - 1])))
                 .collect();
             for (id, game) in &games {
-                batch.put_game(*id, game);
+                batch.put_game(*id, game, None);
             }
             let facts: Vec<GameFacts> =
                 games.iter().map(|(id, game)| GameFacts::of(*id, game.result, &game.tags)).collect();

@@ -22,7 +22,7 @@ mod distributed;
 mod staging;
 mod stored_tier;
 
-pub use batch::Batch;
+pub use batch::{Batch, GameWrite};
 pub use commit::{COMMIT_RANGES, CommitBase, MAX_COMMIT_RANGES, RangeWritten, commit_pivots};
 pub use distributed::FamilyFile;
 pub(crate) use distributed::{put_file_name, put_text, read_file_name, read_text};
@@ -186,6 +186,7 @@ impl<'s> Writer<'s> {
         // Their labels stay: a text no game names matches no game.
         batch.delete_range_cf(store.cf(options::HEADERS), first.to_bytes(), GameId(u64::MAX).to_bytes());
         batch.delete_range_cf(store.cf(options::MAINLINES), first.to_bytes(), GameId(u64::MAX).to_bytes());
+        batch.delete_range_cf(store.cf(options::ANNOTATIONS), first.to_bytes(), GameId(u64::MAX).to_bytes());
         let uncommitted = |id: Option<GameId>| id.is_some_and(|id| id >= first);
         self.delete_where(options::PLAYERS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;
         self.delete_where(options::TWINS, &mut batch, |key, _| uncommitted(player_key_game(key)))?;

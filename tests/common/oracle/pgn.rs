@@ -264,7 +264,7 @@ pub fn parse_game(raw: &RawGame) -> Result<Game, Rejection> {
     };
     let record =
         GameRecord::from_start(state.tags, state.result_tag.unwrap_or(marker), setup_fen, state.mainline.finish());
-    Ok(Game { record, start, moves: state.moves })
+    Ok(Game { record, start, moves: state.moves, annotations: None, malformed_annotations: 0 })
 }
 
 /// The bytes of the game a thread's pgn-reader is reading.

@@ -1,11 +1,12 @@
 //! The domain records: what a game is ([`GameRecord`], [`Tags`], [`GameResult`], [`GameId`],
-//! [`Fingerprint`]), what it is filtered by ([`GameFacts`]: [`Month`], [`Speed`],
+//! [`Fingerprint`]), what its moves carried besides ([`GameAnnotations`]), what it is filtered by ([`GameFacts`]: [`Month`], [`Speed`],
 //! [`RatingBand`]), and what a position accumulates ([`PositionStats`] of [`Tally`]s,
 //! [`GameRef`]s and [`Slice`]s), with their merge semantics.
 //!
 //! The PGN reader produces these records, the indexer sums them, the store persists them and
 //! the query side reads them: the model depends on none of those.
 
+mod annotations;
 mod facets;
 mod game;
 mod headers;
@@ -16,6 +17,7 @@ mod slice_summary;
 mod tally;
 pub mod twins;
 
+pub use annotations::{Eval, GameAnnotations, MoveAnnotation, TimeControl};
 pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{
     Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Start, Tags, player_name, replay, replay_with_moves,

@@ -1,0 +1,170 @@
+//! Annotated games ingested: what each move's comment said is stored per move and given back,
+//! checked against python-chess's reading of the same files (`tools/data/annotated-games.py`
+//! wrote the games with Stockfish's evaluations, in lichess's, Arena's and TCEC's shapes, and
+//! beside each a table of what every move carries: the oracle). Odd annotations lose no game.
+
+use std::{collections::BTreeMap, path::Path};
+
+use tabiya::{
+    indexer,
+    model::{Eval, GameAnnotations, GameId, GameRecord, TimeControl, replay_with_moves},
+    store::{RunRecord, Store},
+};
+
+use crate::common;
+
+/// One move as the oracle reads it: SAN, evaluation from White's view, clock, time taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Expected {
+    san: String,
+    eval: Option<Eval>,
+    clock: Option<u32>,
+    spent: Option<u32>,
+}
+
+fn data(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+/// The oracle's games, in file order: each a list of moves.
+fn expected(name: &str) -> Vec<Vec<Expected>> {
+    let text = std::fs::read_to_string(data(name)).unwrap();
+    let mut games: BTreeMap<usize, Vec<Expected>> = BTreeMap::new();
+    for line in text.lines().filter(|line| !line.is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [game, ply, san, eval, clock, spent] = fields[..] else { panic!("a bad oracle line {line:?}") };
+        let number = |text: &str| (text != "-").then(|| text.parse::<u32>().unwrap());
+        let eval = match eval.split_once(' ') {
+            Some(("cp", cp)) => Some(Eval::Centipawns(cp.parse().unwrap())),
+            Some(("mate", moves)) => Some(Eval::Mate(moves.parse().unwrap())),
+            _ => None,
+        };
+        let moves = games.entry(game.parse().unwrap()).or_default();
+        assert_eq!(moves.len(), ply.parse::<usize>().unwrap(), "{line}");
+        moves.push(Expected { san: san.to_owned(), eval, clock: number(clock), spent: number(spent) });
+    }
+    games.into_values().collect()
+}
+
+/// Every stored game with what its annotations say, as the oracle's lines.
+fn stored(store: &Store) -> Vec<Vec<Expected>> {
+    let snapshot = store.snapshot();
+    let games = snapshot.games();
+    let ids: Vec<GameId> = (1..=store.totals().unwrap().games).map(GameId).collect();
+    let records: Vec<GameRecord> = games.listed(&ids).unwrap();
+    let listed: Vec<(GameId, &GameRecord)> = ids.iter().copied().zip(&records).collect();
+    let annotations = games.annotations(&listed).unwrap();
+    records
+        .iter()
+        .zip(annotations)
+        .map(|(record, annotations)| {
+            let (positions, moves) = replay_with_moves(record).unwrap();
+            let annotations = annotations.unwrap_or_else(|| GameAnnotations::new(moves.len()));
+            let spent = annotations.time_spent(TimeControl::parse(&record.tags.time_control).as_ref());
+            positions
+                .iter()
+                .zip(&moves)
+                .enumerate()
+                .map(|(ply, (position, m))| Expected {
+                    san: position.san_plus(*m).to_string(),
+                    eval: annotations.moves[ply].eval,
+                    clock: annotations.moves[ply].clock_centis,
+                    spent: spent[ply],
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn ingest(pgn: &Path, db: &Path) -> (Store, RunRecord) {
+    let store = Store::open(db).unwrap();
+    let summary = indexer::ingest(&store, &[pgn.to_owned()], &mut indexer::SilentObserver).unwrap();
+    (store, summary.run)
+}
+
+/// Each stored game is one of the oracle's, with every move's annotations equal (games are
+/// stored in another order than the file's: each is matched to an unmatched oracle game).
+fn assert_matches_oracle(stored: Vec<Vec<Expected>>, mut oracle: Vec<Vec<Expected>>) {
+    assert_eq!(stored.len(), oracle.len());
+    for game in stored {
+        let at = oracle.iter().position(|expected| *expected == game);
+        let at = at.unwrap_or_else(|| {
+            let same_moves = oracle.iter().find(|e| e.iter().map(|m| &m.san).eq(game.iter().map(|m| &m.san)));
+            panic!("no game of the oracle is {game:?}\nthe one with its moves: {same_moves:?}")
+        });
+        oracle.swap_remove(at);
+    }
+}
+
+#[test]
+fn stored_annotations_are_what_python_chess_reads() {
+    for shape in ["lichess", "arena", "tcec"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, run) = ingest(&data(&format!("annotated-{shape}.pgn")), &dir.path().join("db"));
+        let oracle = expected(&format!("annotated-{shape}.tsv"));
+        let moves = |has: fn(&Expected) -> bool| oracle.iter().flatten().filter(|m| has(m)).count() as u64;
+        let counts = run.counts.annotations;
+        assert_eq!(run.counts.indexed, oracle.len() as u64, "{shape}");
+        assert_eq!((counts.evaluations, counts.malformed), (moves(|m| m.eval.is_some()), 0), "{shape}");
+        assert_eq!(counts.clocks, moves(|m| m.clock.is_some()), "{shape}");
+        assert!(counts.evaluations > 0 && counts.games > 0, "{shape}: {counts:?}");
+        assert_matches_oracle(stored(&store), oracle);
+    }
+}
+
+#[test]
+fn exported_games_keep_their_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    for shape in ["lichess", "arena", "tcec"] {
+        let first = dir.path().join(format!("{shape}-first"));
+        let (store, _) = ingest(&data(&format!("annotated-{shape}.pgn")), &first);
+        let before = stored(&store);
+        drop(store);
+        let export = common::tabiya(&["games", "--db", first.to_str().unwrap(), "--pgn", "--limit", "1000"]);
+        assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
+        let pgn = dir.path().join(format!("{shape}.pgn"));
+        std::fs::write(&pgn, &export.stdout).unwrap();
+        let (again, _) = ingest(&pgn, &dir.path().join(format!("{shape}-again")));
+        // Arena's and TCEC's move times come back as `[%emt]`, their evaluations in White's view.
+        let mut after = stored(&again);
+        let mut before = before;
+        before.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        after.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        assert_eq!(after, before, "{shape}");
+    }
+}
+
+#[test]
+fn odd_annotations_are_passed_over_and_no_game_is_lost() {
+    let long_words = "a".repeat(1 << 20);
+    let games = [
+        // Mate in 0, ten thousand pawns, nan: three evaluations passed over, the clocks kept.
+        "[TimeControl \"60+0\"]\n\n1. e4 { [%eval #0] [%clk 0:00:59] } e5 { [%eval 9999] [%clk 0:00:58] } 2. Nf3 { [%eval nan] } *\n",
+        // A negative clock and a clock of 61 minutes' seconds; an evaluation kept.
+        "[Round \"2\"]\n\n1. d4 { [%clk -0:00:10] } d5 { [%clk 0:00:61] [%eval -0.5] } *\n",
+        // A clock without a time control: stored, its move's time unknown.
+        "[Round \"3\"]\n\n1. c4 { [%clk 0:05:00] } c5 { [%clk 0:04:50] } *\n",
+    ];
+    let mut text = games.concat();
+    text += &format!("[Round \"4\"]\n\n1. Nf3 {{ {long_words} }} Nf6 {{ [%eval 0.3] }} *\n");
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("odd.pgn");
+    std::fs::write(&pgn, text).unwrap();
+    let (store, run) = ingest(&pgn, &dir.path().join("db"));
+    assert_eq!(run.counts.indexed, 4);
+    let counts = run.counts.annotations;
+    assert_eq!((counts.games, counts.evaluations, counts.clocks, counts.malformed), (4, 2, 4, 5), "{counts:?}");
+    let stored = stored(&store);
+    let by_first_move = |san: &str| stored.iter().find(|game| game[0].san == san).unwrap();
+    let e4 = by_first_move("e4");
+    assert_eq!(
+        e4.iter().map(|m| (m.eval, m.clock, m.spent)).collect::<Vec<_>>(),
+        [(None, Some(5_900), Some(100)), (None, Some(5_800), Some(200)), (None, None, None)]
+    );
+    let d4 = by_first_move("d4");
+    assert_eq!(d4[1].eval, Some(Eval::Centipawns(-50)));
+    assert_eq!((d4[0].clock, d4[1].clock), (None, None));
+    let c4 = by_first_move("c4");
+    assert_eq!(c4.iter().map(|m| (m.clock, m.spent)).collect::<Vec<_>>(), [(Some(30_000), None), (Some(29_000), None)]);
+    assert_eq!(by_first_move("Nf3")[1].eval, Some(Eval::Centipawns(30)));
+}
