@@ -138,7 +138,7 @@ fn exported_games_keep_their_annotations() {
 fn odd_annotations_are_passed_over_and_no_game_is_lost() {
     let long_words = "a".repeat(1 << 20);
     let games = [
-        // Mate in 0, ten thousand pawns, nan: three evaluations passed over, the clocks kept.
+        // Mate in 0, 9,999 pawns, nan: three evaluations passed over, the clocks kept.
         "[TimeControl \"60+0\"]\n\n1. e4 { [%eval #0] [%clk 0:00:59] } e5 { [%eval 9999] [%clk 0:00:58] } 2. Nf3 { [%eval nan] } *\n",
         // A negative clock and a clock of 61 minutes' seconds; an evaluation kept.
         "[Round \"2\"]\n\n1. d4 { [%clk -0:00:10] } d5 { [%clk 0:00:61] [%eval -0.5] } *\n",
@@ -167,4 +167,49 @@ fn odd_annotations_are_passed_over_and_no_game_is_lost() {
     let c4 = by_first_move("c4");
     assert_eq!(c4.iter().map(|m| (m.clock, m.spent)).collect::<Vec<_>>(), [(Some(30_000), None), (Some(29_000), None)]);
     assert_eq!(by_first_move("Nf3")[1].eval, Some(Eval::Centipawns(30)));
+}
+
+/// Each game of `text` as the reader keeps it: per move, its evaluation and clock.
+fn read(text: &str) -> Vec<Vec<(Option<Eval>, Option<u32>)>> {
+    let mut games = Vec::new();
+    tabiya::input::read_games(text.as_bytes(), |game| {
+        let game = game.unwrap();
+        let moves = game.annotations.map_or_else(Vec::new, |a| a.moves);
+        games.push(moves.iter().map(|m| (m.eval, m.clock_centis)).collect());
+    })
+    .unwrap();
+    games
+}
+
+#[test]
+fn a_comment_annotates_the_move_before_it_on_the_mainline_only() {
+    let cp = |n| Some(Eval::Centipawns(n));
+    // Before the first move, inside a variation and after the result: no move's.
+    let text = "{ [%eval 9.0] } 1. e4 ( 1. d4 { [%eval 5.0] } ) 1... e5 { [%eval 0.2] } { [%clk 0:01:00] } 2. Nf3 1-0 { [%eval 7.0] }\n";
+    assert_eq!(read(text), [vec![(None, None), (cp(20), Some(6_000)), (None, None)]]);
+    // The later of two values of one kind after a move counts.
+    assert_eq!(read("1. e4 { [%eval 0.1] } { [%eval 0.3] } *\n"), [vec![(cp(30), None)]]);
+    // Arena's score is the mover's: Black's, in a game set up with Black to move, turned to
+    // White's view; White's kept as it is.
+    let fen = "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n\n";
+    let black_first = format!("{fen}1... Kd7 {{+0.50/12 0.3s}} 2. e4 {{+1.00/12 0.2s}} *\n");
+    assert_eq!(read(&black_first), [vec![(cp(-50), None), (cp(100), None)]]);
+    // A game without any annotation has none.
+    assert_eq!(read("1. e4 { a good move } e5 *\n"), [Vec::new()]);
+}
+
+#[test]
+fn verify_finds_annotations_that_do_not_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = ingest(&data("annotated-arena.pgn"), &dir.path().join("db"));
+    assert!(tabiya::store::verify(&store, false).problems.is_empty());
+    let record = store.snapshot().games().get(GameId(3)).unwrap().unwrap();
+    let writer = store.writer().unwrap();
+    let mut batch = writer.batch();
+    // A column byte naming no column.
+    batch.put_game(GameId(3), &record, Some(&[0x40, 1, 0]));
+    batch.commit().unwrap();
+    let problems = tabiya::store::verify(&store, false).problems;
+    let found: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.place, p.what)).collect();
+    assert_eq!(found, ["game 3: its annotations do not decode"]);
 }

@@ -58,7 +58,9 @@ impl GameCursor {
     fn page_pgn(&self, py: Python<'_>, offset: usize, limit: usize) -> PyResult<String> {
         call(py, || {
             let page = self.page(offset, limit)?;
-            pgn::page(&page).map_err(|err| Error::Corrupt(format!("{}: {err}", self.store.path().display())))
+            let annotations = page.annotations(&self.store.snapshot())?;
+            pgn::page(&page, &annotations)
+                .map_err(|err| Error::Corrupt(format!("{}: {err}", self.store.path().display())))
         })
     }
 

@@ -104,7 +104,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string(&page)?);
     } else if args.pgn {
-        print!("{}", pgn::page(&page)?);
+        let annotations = page.annotations(&store.snapshot())?;
+        print!("{}", pgn::page(&page, &annotations)?);
     } else {
         print!("{}", table::games(&page));
     }

@@ -85,9 +85,6 @@ pub struct GamePage {
     /// The page's records (for PGN output).
     #[serde(skip)]
     pub records: Vec<GameRecord>,
-    /// The page's games' annotations (for PGN output), `None` for a game without any.
-    #[serde(skip)]
-    pub annotations: Vec<Option<GameAnnotations>>,
 }
 
 /// A game's headers.
@@ -242,9 +239,13 @@ impl GamePage {
             games.push(GameHeader::of(*id, &record));
             records.push(record);
         }
-        let listed: Vec<(GameId, &GameRecord)> = ids.iter().copied().zip(&records).collect();
-        let annotations = view.games().annotations(&listed)?;
-        Ok(GamePage { total, games, records, annotations })
+        Ok(GamePage { total, games, records })
+    }
+
+    /// The page's games' annotations (what PGN output writes), `None` for a game without any.
+    pub fn annotations(&self, view: &Snapshot) -> Result<Vec<Option<GameAnnotations>>, QueryError> {
+        let listed: Vec<(GameId, &GameRecord)> = self.games.iter().map(|game| game.id).zip(&self.records).collect();
+        Ok(view.games().annotations(&listed)?)
     }
 
     /// Marks each listed game with the plies of `sequence`'s steps in it (its games replayed).

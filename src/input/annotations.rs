@@ -11,7 +11,7 @@
 //!   `mt` the move's milliseconds).
 //!
 //! An annotation of a known shape whose value cannot be (`[%eval nan]`, `#0`, a negative or
-//! out-of-range clock, ten thousand pawns) is passed over and counted in
+//! out-of-range clock, more than a thousand pawns) is passed over and counted in
 //! [`Annotations::malformed`]: a game is never refused for one.
 //!
 //! ```

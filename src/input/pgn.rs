@@ -212,9 +212,10 @@ impl Movetext {
         }
     }
 
-    /// Notes what a mainline comment after the last move says about it.
+    /// Notes what a mainline comment after the last move says about it (one before the first
+    /// move or after the termination marker says nothing about a move).
     fn annotate(&mut self, comment: &[u8]) {
-        if self.moves.is_empty() || self.error.is_some() {
+        if self.moves.is_empty() || self.error.is_some() || self.marker.is_some() {
             return;
         }
         let read = annotations::read(comment);

@@ -119,11 +119,12 @@ fn clock(centis: u32) -> String {
     }
 }
 
-/// A page of games as PGN, each game followed by a blank line.
-pub fn page(page: &GamePage) -> Result<String, Unreplayable> {
+/// A page of games as PGN, each game followed by a blank line, with its annotations
+/// ([`GamePage::annotations`]).
+pub fn page(page: &GamePage, annotations: &[Option<GameAnnotations>]) -> Result<String, Unreplayable> {
     let mut out = String::new();
     for (index, (header, record)) in page.games.iter().zip(&page.records).enumerate() {
-        let annotations = page.annotations.get(index).and_then(Option::as_ref);
+        let annotations = annotations.get(index).and_then(Option::as_ref);
         out.push_str(&game(record, annotations).ok_or(Unreplayable(header.id))?);
         out.push('\n');
     }

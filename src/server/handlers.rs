@@ -275,7 +275,8 @@ pub async fn games_pgn(State(state): State<Arc<AppState>>, query: Parameters) ->
     let params = params(query)?;
     games_work(state, params, |state, query| {
         let page = query.run(&state.store)?;
-        let pgn = pgn::page(&page).map_err(ApiError::internal)?;
+        let annotations = page.annotations(&state.store.snapshot())?;
+        let pgn = pgn::page(&page, &annotations).map_err(ApiError::internal)?;
         Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
     })
     .await

@@ -2,13 +2,13 @@
 //! problem reported with where it is.
 //!
 //! The invariants, checked against the games (the one source every other record derives from):
-//! every committed game decodes and replays, its facts are those its record gives, and the
-//! commit record's game and ply counts are theirs; every position each game reaches is stored
-//! with that game: in the single-game tier at the plies its marks name (the tier's map names
-//! that game for the key of that ply), in the full-key family at the others (the posting
-//! list holds the game); and the full-key family holds no game beyond these (its posting lists
-//! add up to the games' distinct positions there), and its distinct and single-game counts are
-//! the commit record's.
+//! every committed game decodes and replays, its annotations decode, its facts are those its
+//! record gives, and the commit record's game and ply counts are theirs; every position each
+//! game reaches is stored with that game: in the single-game tier at the plies its marks name
+//! (the tier's map names that game for the key of that ply), in the full-key family at the
+//! others (the posting list holds the game); and the full-key family holds no game beyond these
+//! (its posting lists add up to the games' distinct positions there), and its distinct and
+//! single-game counts are the commit record's.
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +21,7 @@ use super::{
 };
 use crate::{
     codec::{Key, KeyRange},
-    model::{GameFacts, GameId, GameRecord, replay_with_moves},
+    model::{GameAnnotations, GameFacts, GameId, GameRecord, replay_with_moves},
 };
 
 /// Games read at a time.
@@ -143,16 +143,22 @@ impl Checks<'_, '_> {
             let ids: Vec<GameId> = (first..end.min(first + CHUNK)).map(GameId).collect();
             first += CHUNK;
             let records = self.view.games().get_many(&ids)?;
+            let annotations = self.view.games().annotation_values(&ids)?;
             let marks: HashMap<GameId, Vec<u32>> = self.tier.marks_of(&ids)?.into_iter().collect();
             let checked: Vec<GameChecks> = ids
                 .par_iter()
                 .zip(records)
-                .filter_map(|(id, record)| Some((*id, record?)))
-                .map(|(id, record)| {
+                .zip(annotations)
+                .filter_map(|((id, record), annotations)| Some((*id, record?, annotations)))
+                .map(|(id, record, annotations)| {
                     let tier_plies = marks.get(&id).map_or(&[][..], Vec::as_slice);
-                    Self::game(id, &record, facts.get(id), (&tier, tier_plies))
+                    let mut checks = Self::game(id, &record, facts.get(id), (&tier, tier_plies))?;
+                    if annotations.is_some_and(|bytes| GameAnnotations::decode(&bytes, record.plies()).is_none()) {
+                        checks.problem(format!("game {id}"), "its annotations do not decode");
+                    }
+                    Ok(checks)
                 })
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<_, StoreError>>()?;
             let mut listed: Vec<(Key, GameId, u32)> =
                 checked.iter().flat_map(|game| game.listed.iter().copied()).collect();
             listed.sort_unstable();

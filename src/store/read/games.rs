@@ -62,7 +62,7 @@ impl<'a> Games<'a> {
     pub fn annotations(&self, games: &[(GameId, &GameRecord)]) -> Result<Vec<Option<GameAnnotations>>, StoreError> {
         let store = self.store;
         let ids: Vec<GameId> = games.iter().map(|(id, _)| *id).collect();
-        let values = values_below(store, options::ANNOTATIONS, &ids, self.committed)?;
+        let values = self.annotation_values(&ids)?;
         values
             .into_iter()
             .zip(games)
@@ -73,6 +73,11 @@ impl<'a> Games<'a> {
                     .ok_or_else(|| store.corrupt(format!("annotations of game {id}"))),
             })
             .collect()
+    }
+
+    /// The annotations family's values of `ids`, undecoded (what `verify` checks game by game).
+    pub(in crate::store) fn annotation_values(&self, ids: &[GameId]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+        values_below(self.store, options::ANNOTATIONS, ids, self.committed)
     }
 
     /// Whether a game with this fingerprint is stored (the fingerprints family's value is the

@@ -32,7 +32,7 @@ pub enum Eval {
 }
 
 impl Eval {
-    /// The largest centipawn score kept: ten thousand pawns' worth (engines print more only
+    /// The largest centipawn score kept: a thousand pawns' worth (engines print more only
     /// for mates or errors).
     pub const MAX_CENTIPAWNS: i32 = 100_000;
     /// The longest mate kept, in moves.
@@ -66,7 +66,9 @@ impl Eval {
     fn of_number(number: i64) -> Option<Eval> {
         let eval = match number.unsigned_abs() {
             n if n <= Eval::MAX_CENTIPAWNS as u64 => Eval::Centipawns(number as i32),
-            n if n < MATE_NUMBER as u64 => Eval::Mate((number.signum() * (MATE_NUMBER - n as i64)) as i16),
+            n if n < MATE_NUMBER as u64 && n >= (MATE_NUMBER - i64::from(Eval::MAX_MATE)) as u64 => {
+                Eval::Mate((number.signum() * (MATE_NUMBER - n as i64)) as i16)
+            }
             _ => return None,
         };
         eval.is_valid().then_some(eval)
@@ -383,9 +385,13 @@ mod tests {
                 moves: vec![MoveAnnotation { eval: Some(Eval::Centipawns(0)), ..Default::default() }]
             })
         );
-        // Mate 0 and ten thousand and one pawns are no scores.
+        // Mate 0 and a thousand pawns and a centipawn are no scores.
         assert_eq!(Eval::of_number(MATE_NUMBER), None);
         assert_eq!(Eval::of_number(i64::from(Eval::MAX_CENTIPAWNS) + 1), None);
+        // Between the centipawns and the mates no number is a score (134,461 is no mate in 3).
+        assert_eq!(Eval::of_number(134_461), None);
+        assert_eq!(Eval::of_number(-(MATE_NUMBER - 3)), Some(Eval::Mate(-3)));
+        assert_eq!(Eval::of_number(MATE_NUMBER - 501), None);
         let odd = GameAnnotations { moves: vec![MoveAnnotation { eval: Some(Eval::Mate(0)), ..Default::default() }] };
         assert_eq!(odd.encode(), None);
     }
