@@ -7,6 +7,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, fen::Epd};
 use tabiya::{
     explore::{FilterSpec, PositionRows, Signature},
     export::{Book, BookEntry, BookOptions, BookWeight, PositionExport, PositionFormat, polyglot_key, polyglot_move},
+    store::Store,
 };
 
 use crate::common::{
@@ -174,7 +175,8 @@ fn position_export_matches_a_naive_replay() {
     let rows = PositionRows { material: Some(signature), ..PositionRows::default() };
     let (csv, _) = export(rows, 1, PositionFormat::Csv);
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("key,fen,material,games,white,draws,black,average_rating"));
+    let header = "key,fen,material,games,white,draws,black,average_rating,eval_games,eval_cp,white_mates,black_mates";
+    assert_eq!(lines.next(), Some(header));
     let mut listed = BTreeSet::new();
     for line in lines {
         let fields: Vec<&str> = line.split(',').collect();
@@ -202,18 +204,49 @@ fn position_export_matches_a_naive_replay() {
 
 #[test]
 fn parquet_export_holds_the_csv_rows() {
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-
     let games = games::openings(800);
     let (dir, store) = games::build(&games);
+    let positions = assert_parquet_holds_the_csv_rows(&store, dir.path());
+    assert!(positions > 1000);
+    // Annotated games: their evaluations in both, and the EPD's `ce` is the lookup's `eval`.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let pgn = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/annotated-lichess.pgn");
+    ::tabiya::indexer::ingest(&store, &[pgn], &mut ::tabiya::indexer::SilentObserver).unwrap();
+    assert!(assert_parquet_holds_the_csv_rows(&store, dir.path()) > 1000);
+    let mut epd = Vec::new();
+    let export = PositionExport { rows: PositionRows::default(), min_games: 2, format: PositionFormat::Epd };
+    export.write(&store, &mut epd, |_, _| {}).unwrap();
+    let mut evaluated = 0;
+    for line in String::from_utf8(epd).unwrap().lines() {
+        let fen = line.split(" c0 ").next().unwrap();
+        let target = ::tabiya::explore::Target::fen(fen).resolve().unwrap();
+        let lookup = ::tabiya::explore::Lookup { target, filter: Default::default(), limits: Default::default() };
+        let answer = lookup.run(&store).unwrap();
+        let ce = line.split(" ce ").nth(1).map(|ce| ce.trim_end_matches(';').parse::<f64>().unwrap());
+        let mover = if fen.split(' ').nth(1) == Some("w") { 1.0 } else { -1.0 };
+        let expected = answer.eval.and_then(|eval| eval.cp).map(|cp| (mover * cp).round());
+        assert_eq!(ce, expected, "{line}");
+        let evals = answer.eval.map(|eval| format!(" evals {}\"", eval.games)).unwrap_or("\"".to_owned());
+        assert!(line.contains(&evals), "{line}");
+        evaluated += usize::from(ce.is_some());
+    }
+    assert!(evaluated > 100, "{evaluated}");
+}
+
+/// The Parquet export of every position of `store` holds the CSV export's rows; their count.
+fn assert_parquet_holds_the_csv_rows(store: &Store, dir: &std::path::Path) -> u64 {
+    use arrow_array::Array as _;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
     let export = |format, out: &mut Vec<u8>| {
         let export = PositionExport { rows: PositionRows::default(), min_games: 1, format };
-        export.write(&store, out, |_, _| {}).unwrap()
+        export.write(store, out, |_, _| {}).unwrap()
     };
     let (mut csv, mut table) = (Vec::new(), Vec::new());
     let summary = export(PositionFormat::Csv, &mut csv);
     assert_eq!(export(PositionFormat::Parquet, &mut table), summary);
-    let path = dir.path().join("positions.parquet");
+    let path = dir.join("positions.parquet");
     std::fs::write(&path, &table).unwrap();
     let reader =
         ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
@@ -223,14 +256,15 @@ fn parquet_export_holds_the_csv_rows() {
         let text = |at: usize| batch.column(at).as_any().downcast_ref::<arrow_array::StringArray>().unwrap().clone();
         let count = |at: usize| batch.column(at).as_any().downcast_ref::<arrow_array::UInt64Array>().unwrap().clone();
         let rating = batch.column(7).as_any().downcast_ref::<arrow_array::UInt16Array>().unwrap().clone();
+        let cp = batch.column(9).as_any().downcast_ref::<arrow_array::Float64Array>().unwrap().clone();
         let (key, fen, material) = (text(0), text(1), text(2));
-        let counts = [count(3), count(4), count(5), count(6)];
+        let counts = [count(3), count(4), count(5), count(6), count(8), count(10), count(11)];
         for row in 0..batch.num_rows() {
-            let rating =
-                if arrow_array::Array::is_null(&rating, row) { String::new() } else { rating.value(row).to_string() };
-            let [g, w, d, b] = counts.each_ref().map(|c| c.value(row));
+            let rating = if rating.is_null(row) { String::new() } else { rating.value(row).to_string() };
+            let cp = if cp.is_null(row) { String::new() } else { format!("{:.2}", cp.value(row)) };
+            let [g, w, d, b, evals, white_mates, black_mates] = counts.each_ref().map(|c| c.value(row));
             lines.push(format!(
-                "{},{},{},{g},{w},{d},{b},{rating}",
+                "{},{},{},{g},{w},{d},{b},{rating},{evals},{cp},{white_mates},{black_mates}",
                 key.value(row),
                 fen.value(row),
                 material.value(row)
@@ -240,5 +274,5 @@ fn parquet_export_holds_the_csv_rows() {
     let csv = String::from_utf8(csv).unwrap();
     assert_eq!(lines, csv.lines().skip(1).collect::<Vec<_>>());
     assert_eq!(lines.len() as u64, summary.positions);
-    assert!(summary.positions > 1000);
+    summary.positions
 }

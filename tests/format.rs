@@ -89,7 +89,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("names", 23, "62e38c0f4072316bcd3a65cb973026cf"),
         ("twins", 5, "61ca0248297899c7cb538175d4d294e8"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     assert_pinned(&path, &want);
@@ -115,7 +115,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("names", 18, "02ba12d3387da90a6ec9227fb04264cc"),
         ("twins", 12, "9257816b7d9007728ffed5dca1edfc1c"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
     ];
     assert_data_file_pinned("variants.pgn", 12, &want);
@@ -139,18 +139,18 @@ fn antichess_games_have_the_pinned_bytes() {
         ("names", 48, "6fbcaace4878c15a7bb05d181d9d49c8"),
         ("twins", 8, "d009357d7b67b011ed14cfd5e20564b9"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
         ("commit", 1, "82b9d5adbada598382c15ed9435200da"),
     ];
     assert_data_file_pinned("antichess.pgn", 8, &want);
 }
 
 /// Forty games of Stockfish's evaluations and lichess's clocks (`tests/data/annotated-lichess.pgn`,
-/// made by `tools/data/annotated-games.py`): the annotations family's bytes pinned.
+/// made by `tools/data/annotated-games.py`): the annotations family's bytes and the positions' notes pinned.
 #[test]
 fn annotated_games_have_the_pinned_bytes() {
     let want = [
-        ("positions", 167, "ec12eec99407af5edfae9b5540e90489"),
+        ("positions", 415, "a3742b2c455d85c304e019623a9afdd5"),
         ("games", 40, "0bbd7f01b5c1abe4b08ba6b831f14609"),
         ("mainlines", 40, "a253dd7db9783d5cb7b6455f9443f257"),
         ("annotations", 40, "aad19c4b8c945e72fc706858558c8792"),
@@ -162,7 +162,7 @@ fn annotated_games_have_the_pinned_bytes() {
         ("names", 92, "ef5ccd8bd4f263d36ba57bc9726248bb"),
         ("twins", 40, "b9baa40f7926b7bc714f8b3ad3ffa48b"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
         ("commit", 1, "f7ff8d4d908cdac94270c5c5853f331e"),
     ];
     assert_data_file_pinned("annotated-lichess.pgn", 40, &want);
@@ -194,7 +194,7 @@ fn a_commit_staging_the_smallest_key_has_the_pinned_bytes() {
 /// the positions family (hashed range bounds), the names and twins families (format 10), the
 /// headers and labels families and the run record (format 11), every family holding games
 /// or their ids (format 12's mainline code), and the positions family's tier records and the
-/// format version (format 14's tier maps; 15 and 16 changed the version alone), those the revision
+/// format version (format 14's tier maps; 15, 16 and 18 changed the version alone), those the revision
 /// before the store's restructure gave.
 const PINNED_SMALLEST: [(&str, u64, &str); 14] = [
     ("positions", 4, "50f53d495f3bcdaf797f1ad56166935a"),
@@ -209,6 +209,6 @@ const PINNED_SMALLEST: [(&str, u64, &str); 14] = [
     ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
     ("twins", 2, "f92c25d2ee75699c6b118cbd1361ec08"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "651d4c677bb12e0361a38d11ce0eceed"),
+    ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

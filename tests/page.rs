@@ -218,6 +218,9 @@ async fn the_explorer_page_works_in_a_browser() {
     assert_eq!(titles, serde_json::json!(expected));
     assert!(expected.contains(&"Play a3 (A00 Anderssen's Opening)".to_owned()), "{expected:?}");
     assert_eq!(total(&browser).await, masters["games"].as_u64().unwrap());
+    // Games without annotations: no evaluation or time column.
+    let hidden = browser.eval("return ['#eval-head', '#time-head'].map(h => document.querySelector(h).hidden)").await;
+    assert_eq!(hidden, serde_json::json!([true, true]));
     assert!(browser.eval("return document.querySelectorAll('#board use.piece').length").await == 32);
     wait_until(
         &browser,
@@ -467,6 +470,63 @@ async fn the_explorer_page_works_in_a_browser() {
     browser.screenshot(375, &shots.join("page-phone.png")).await;
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
     eprintln!("page timings: {}", browser.eval("return window.tabiyaTimings").await);
+}
+
+/// Annotated games: the table shows each move's mean evaluation (with its game count) and mean
+/// time, the footer the position's evaluation, each as the API answers them, and the tooltip
+/// says over how many games; a screenshot for a look.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_evaluations_and_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    {
+        let store = tabiya::store::Store::open(&db).unwrap();
+        let pgn = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/annotated-lichess.pgn");
+        tabiya::indexer::ingest(&store, &[pgn], &mut tabiya::indexer::SilentObserver).unwrap();
+    }
+    let server = start(&db);
+    let browser = Browser::start().await;
+    browser.client.goto(&format!("http://{}/?play=e2e4,e7e6", server.addr)).await.unwrap();
+    settled(&browser, &server, "", "e2e4,e7e6", NO_FILTERS).await;
+    let (_, answer) = json(&server, "/masters?moves=60&play=e2e4,e7e6");
+    let hidden = browser.eval("return ['#eval-head', '#time-head'].map(h => document.querySelector(h).hidden)").await;
+    assert_eq!(hidden, serde_json::json!([false, false]));
+    let shown = browser
+        .eval(
+            "return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => { \
+               const e = r.querySelector('td.eval'), t = r.querySelector('td.time'); \
+               return [r.dataset.uci, e.dataset.games ? Number(e.dataset.games) : null, \
+                       e.dataset.cp ? Number(e.dataset.cp) : null, t.dataset.seconds ? Number(t.dataset.seconds) : null]; })",
+        )
+        .await;
+    // Numbers as f64 on both sides (the page's 29 is the API's 29.0).
+    let numbers = |row: [&Value; 4]| {
+        let rest: Vec<Option<f64>> = row[1..].iter().map(|v| v.as_f64()).collect();
+        (row[0].as_str().unwrap().to_owned(), rest)
+    };
+    let shown: Vec<_> = shown.as_array().unwrap().iter().map(|r| numbers([&r[0], &r[1], &r[2], &r[3]])).collect();
+    let expected: Vec<_> = answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| numbers([&m["uci"], &m["eval"]["games"], &m["eval"]["cp"], &m["time"]["seconds"]]))
+        .collect();
+    assert_eq!(shown, expected);
+    assert!(answer["moves"][0]["eval"]["games"].as_u64().unwrap() > 0, "{answer}");
+    // The footer's is the position's, over the games whose move into it was evaluated.
+    let footer = browser.eval("return Number(document.querySelector('#moves tfoot td.eval').dataset.games)").await;
+    assert_eq!(footer, answer["eval"]["games"]);
+    let title = browser.eval("return document.querySelector('#moves tbody td.eval').title").await;
+    let games = answer["moves"][0]["eval"]["games"].as_u64().unwrap();
+    assert!(title.as_str().unwrap().contains(&format!("over {games} game")), "{title}");
+    let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    browser.screenshot(1200, &shots.join("page-notes.png")).await;
+    browser.set_width(375, 800).await;
+    let scroll =
+        browser.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]").await;
+    assert!(scroll[0].as_u64() <= scroll[1].as_u64(), "horizontal scroll at 375 px: {scroll}");
+    browser.screenshot(375, &shots.join("page-notes-phone.png")).await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
 }
 
 /// The page's speed on a real database (`TABIYA_PAGE_DB`), as `tools/bench/page.sh` runs it:

@@ -38,6 +38,7 @@ mod page_chess960;
 mod pattern;
 mod player_report;
 mod players;
+mod position_notes;
 mod properties;
 mod psqt;
 mod reading;

@@ -256,3 +256,41 @@ def test_one_ingest_at_a_time_on_a_database(generated, tmp_path):
     first.join()
     assert results[0]["indexed"] == 600 and results[0]["duplicates"] == 600 * 11
     assert db.stats()["games"] == 600
+
+
+def test_annotated_games_evaluations_equal_the_cli_and_python_chess(tmp_path):
+    """A position's `eval` and each move's `eval` and `time` as the CLI answers them, and as
+    python-chess reads the games' comments (each game once, at its first arrival)."""
+    import chess.pgn
+    from conftest import ROOT
+
+    pgn = ROOT / "tests" / "data" / "annotated-lichess.pgn"
+    db_path = tmp_path / "db"
+    run_cli("ingest", "--db", str(db_path), str(pgn))
+    db = tabiya.Database(db_path)
+    line = ["e2e4", "e7e6", "d2d4"]
+    for filters in ({}, {"since": "1986"}):
+        for plies in range(len(line) + 1):
+            uci = ",".join(line[:plies]) or None
+            mine = db.query(uci=uci, max_moves=60, **filters)
+            args = ["--uci", uci] if uci else []
+            assert mine == cli_json("query", "--db", str(db_path), *args, "--max-moves", "60", "--json",
+                                    *cli_filters(filters))
+    # python-chess's reading: the evaluations of the games' moves into the position after 1. e4 e6.
+    evals, after_d4 = [], []
+    with open(pgn) as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            nodes = list(game.mainline())
+            if [n.move.uci() for n in nodes[:2]] != line[:2]:
+                continue
+            if nodes[1].eval() is not None:
+                evals.append(nodes[1].eval().white().score())
+            if len(nodes) > 2 and nodes[2].move.uci() == "d2d4" and nodes[2].eval() is not None:
+                after_d4.append(nodes[2].eval().white().score())
+    answer = db.query(uci="e2e4,e7e6", max_moves=60)
+    assert answer["eval"]["games"] == len(evals) > 0
+    assert abs(answer["eval"]["cp"] - sum(evals) / len(evals)) <= 0.005
+    d4 = next(m for m in answer["moves"] if m["uci"] == "d2d4")
+    assert d4["eval"]["games"] == len(after_d4) > 0
+    assert abs(d4["eval"]["cp"] - sum(after_d4) / len(after_d4)) <= 0.005
+    assert 0 < d4["time"]["moves"] <= d4["games"]

@@ -86,7 +86,8 @@ def test_positions_as_parquet_read_back_with_pyarrow(generated, tmp_path):
     out = tmp_path / "positions.parquet"
     run_cli("export", "positions", "--db", str(db), "--material", material, "--format", "parquet", "-o", str(out))
     table = pq.read_table(out)
-    assert table.column_names == ["key", "fen", "material", "games", "white", "draws", "black", "average_rating"]
+    assert table.column_names == ["key", "fen", "material", "games", "white", "draws", "black", "average_rating",
+                                  "eval_games", "eval_cp", "white_mates", "black_mates"]
     rows = table.to_pylist()
     found = cli_json("search", "--db", str(db), "--material", material, "--limit", "10000", "--json")
     assert 20 < found["positions"] == len(rows) < 10000
@@ -94,3 +95,5 @@ def test_positions_as_parquet_read_back_with_pyarrow(generated, tmp_path):
     assert {r["key"]: (r["fen"], r["games"], r["white"], r["draws"], r["black"]) for r in rows} == expected
     assert {r["material"] for r in rows} == {material}
     assert all(r["average_rating"] is None or 2400 <= r["average_rating"] < 2900 for r in rows)
+    # Games without annotations: no evaluation.
+    assert all((r["eval_games"], r["eval_cp"], r["white_mates"], r["black_mates"]) == (0, None, 0, 0) for r in rows)

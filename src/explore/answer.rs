@@ -52,6 +52,10 @@ pub struct Answer {
     pub recent_games: Option<Vec<GameSummary>>,
     /// The deepest named position of the line asked about.
     pub opening: Option<Opening>,
+    /// What the games' evaluations of the position say (tabiya's own field; absent when no
+    /// game's move into it carries one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<super::EvalAnswer>,
     /// The games month by month, when asked for ([`Limits::history`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
@@ -104,6 +108,10 @@ pub struct PlayerAnswer {
     pub recent_games: Vec<GameSummary>,
     /// The deepest named position of the line asked about.
     pub opening: Option<Opening>,
+    /// What the games' evaluations of the position say (tabiya's own field; absent when no
+    /// game's move into it carries one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<super::EvalAnswer>,
     /// The games month by month, when asked for.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
@@ -134,6 +142,15 @@ pub struct PlayerMoveRow {
     pub black: u64,
     /// The game, when exactly one played the move and it is among the listed games.
     pub game: Option<GameSummary>,
+    /// The evaluations after the move (tabiya's own fields, absent without any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<super::EvalAnswer>,
+    /// What the move gave up by the engine, where the games carry evaluations before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<super::LossAnswer>,
+    /// How long the movers thought, where the games carry clocks or move times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<super::TimeAnswer>,
 }
 
 /// One next move.
@@ -161,6 +178,16 @@ pub struct MoveRow {
     /// The opening the move leads to: the imported table's name of the position after it
     /// (`null` when the table names none), as the lichess explorer gives.
     pub opening: Option<Opening>,
+    /// The evaluations after the move (tabiya's own fields, absent without any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<super::EvalAnswer>,
+    /// What the move gave up by the engine, where the games carry evaluations before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<super::LossAnswer>,
+    /// How long the movers thought, where the games carry clocks or move times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<super::TimeAnswer>,
+
     /// The position the move leads to, under the same filter, by any move order (tabiya's own
     /// field: lichess clients ignore it).
     pub reached: Reached,

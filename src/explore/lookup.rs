@@ -7,6 +7,7 @@ use super::{
     Admission, Answer, Filter, GameSummary, History, HistoryMonth, Limits, MoveRow, Opening, PlayerAnswer, PlayerMatch,
     PlayerMoveRow, PlayerSummary, QueryError, Reached, ResolvedTarget,
     counting::{self, CountedGames, kept_games_stats, position_slices, summary_or_games, without_facts},
+    notes::{eval_answer, move_answers, position_notes},
 };
 use crate::{
     Key,
@@ -64,22 +65,29 @@ impl Lookup {
         let openings =
             keys.iter().map(|key| Ok(view.positions().opening(key)?.map(|(eco, name)| Opening { eco, name })));
         let openings: Vec<Option<Opening>> = openings.collect::<Result<_, QueryError>>()?;
+        let notes = position_notes(view, &target.key, &admission, mover)?;
         let moves = rows
             .into_iter()
             .zip(reached)
             .zip(openings)
-            .map(|(((m, tally, game), reached), opening)| MoveRow {
-                san: san(&target.position, m),
-                uci: m.to_string(),
-                games: tally.games,
-                white: tally.white,
-                draws: tally.draws,
-                black: tally.black,
-                average_rating: tally.average_rating(),
-                performance: tally.performance(mover),
-                game,
-                opening,
-                reached,
+            .map(|(((m, tally, game), reached), opening)| {
+                let (eval, loss, time) = move_answers(notes.of_move(Some(m)));
+                MoveRow {
+                    san: san(&target.position, m),
+                    uci: m.to_string(),
+                    games: tally.games,
+                    white: tally.white,
+                    draws: tally.draws,
+                    black: tally.black,
+                    average_rating: tally.average_rating(),
+                    performance: tally.performance(mover),
+                    game,
+                    opening,
+                    eval,
+                    loss,
+                    time,
+                    reached,
+                }
             })
             .collect();
         let year = |y: u16| (y != 0).then_some(y);
@@ -96,6 +104,7 @@ impl Lookup {
             top_games: top,
             recent_games: Some(recent),
             opening: opening_of(view, target)?,
+            eval: eval_answer(&notes.eval),
             history: history_fields(limits.history, &stats.slices),
             player: admission.player,
         })
@@ -114,17 +123,24 @@ impl Lookup {
         let admission = Admission::resolve(&view, &self.filter)?;
         let stats = stats_of_games(&view, &target.key, &admission, limits.history)?;
         let recent = summaries(&view, &stats.recent, limits.recent.min(RECENT_GAMES), target)?;
+        let notes = position_notes(&view, &target.key, &admission, target.position.shakmaty().turn())?;
         let moves = self
             .next_moves(&stats, &[], &recent)
-            .map(|(m, tally, game)| PlayerMoveRow {
-                san: san(&target.position, m),
-                uci: m.to_string(),
-                average_opponent_rating: tally.average_rating_of(!color),
-                performance: tally.performance(color),
-                white: tally.white,
-                draws: tally.draws,
-                black: tally.black,
-                game,
+            .map(|(m, tally, game)| {
+                let (eval, loss, time) = move_answers(notes.of_move(Some(m)));
+                PlayerMoveRow {
+                    san: san(&target.position, m),
+                    uci: m.to_string(),
+                    average_opponent_rating: tally.average_rating_of(!color),
+                    performance: tally.performance(color),
+                    white: tally.white,
+                    draws: tally.draws,
+                    black: tally.black,
+                    game,
+                    eval,
+                    loss,
+                    time,
+                }
             })
             .collect();
         Ok(PlayerAnswer {
@@ -134,6 +150,7 @@ impl Lookup {
             moves,
             recent_games: recent,
             opening: opening_of(&view, target)?,
+            eval: eval_answer(&notes.eval),
             history: history_fields(limits.history, &stats.slices),
             queue_position: 0,
             player: admission.player,

@@ -23,6 +23,7 @@ use super::{QueryError, Signature};
 use crate::{
     Key, Position,
     codec::Material,
+    model::EvalSums,
     pattern::{MaterialNeed, Pattern, Scene},
     position::Variant,
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
@@ -56,6 +57,9 @@ pub struct PositionRow {
     pub black: u64,
     /// Average rating of the rated players of those games.
     pub average_rating: Option<u64>,
+    /// The evaluations of the games' moves into it ([`NoteSums::eval`](crate::model::NoteSums)),
+    /// each game once; none when no game carried any.
+    pub eval: EvalSums,
 }
 
 impl PositionRows {
@@ -87,6 +91,8 @@ impl PositionRows {
                 && self.pattern.as_ref().is_none_or(|p| p.matches(&mut Scene::of_position(position)))
         };
         let filter = ScanFilter { material: admits_material, board, game: |_| true };
+        // Positions' notes are looked for only where games carry annotations.
+        let noted = view.games().any_annotations()?;
         let tests_board = self.side.is_some() || self.pattern.is_some();
         let mut rows = view.scanner().of_variant(self.variant).run(
             std::slice::from_ref(part),
@@ -103,6 +109,13 @@ impl PositionRows {
                     }
                 }
                 let seen = position.results(&facts)?;
+                let eval = match noted {
+                    true => {
+                        let (key, turn) = (position.key, position.board()?.turn);
+                        view.positions().note_sums(&key, turn)?.eval
+                    }
+                    false => EvalSums::default(),
+                };
                 rows.push(PositionRow {
                     key: position.key,
                     games: seen.games,
@@ -110,6 +123,7 @@ impl PositionRows {
                     draws: seen.draws,
                     black: seen.black,
                     average_rating: seen.average_rating,
+                    eval,
                 });
                 Ok(())
             },

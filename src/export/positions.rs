@@ -4,10 +4,13 @@
 //!
 //! EPD lines carry the position's four fields, then `c0` with the counts and `c9` with White's
 //! score over the games with a result (1 a win, ½ a draw; no `c9` when none has one), as the
-//! labelled sets of evaluation tuning do:
+//! labelled sets of evaluation tuning do; where the games' annotations evaluate the position,
+//! `c0` counts them (`evals`) and `ce` is their mean numeric evaluation in centipawns from the
+//! side to move's view (EPD's convention):
 //!
 //! ```text
 //! r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - c0 "games 12 white 5 draws 4 black 3 rating 2650"; c9 "0.5833";
+//! rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - c0 "games 33 white 19 draws 8 black 6 evals 19"; c9 "0.6970"; ce 29;
 //! ```
 
 use std::io::Write;
@@ -24,10 +27,12 @@ pub enum PositionFormat {
     /// EPD, one position a line, with `c0` (counts) and `c9` (White's score).
     #[default]
     Epd,
-    /// CSV with a header: key, fen, material, games, white, draws, black, average_rating.
+    /// CSV with a header: key, fen, material, games, white, draws, black, average_rating,
+    /// eval_games, eval_cp (the mean numeric evaluation, White's view; empty without one),
+    /// white_mates, black_mates.
     Csv,
-    /// Parquet, the CSV's columns typed: strings, unsigned 64-bit counts, a nullable rating;
-    /// zstd-compressed row groups of [`PARQUET_ROWS`] rows.
+    /// Parquet, the CSV's columns typed: strings, unsigned 64-bit counts, a nullable rating, a
+    /// nullable 64-bit float evaluation; zstd-compressed row groups of [`PARQUET_ROWS`] rows.
     Parquet,
 }
 
@@ -72,7 +77,10 @@ impl PositionExport {
             PositionFormat::Parquet => Sink::Parquet(Box::new(table::Table::new(out)?)),
             PositionFormat::Csv => {
                 let mut out = out;
-                writeln!(out, "key,fen,material,games,white,draws,black,average_rating")?;
+                writeln!(
+                    out,
+                    "key,fen,material,games,white,draws,black,average_rating,eval_games,eval_cp,white_mates,black_mates"
+                )?;
                 Sink::Text(out)
             }
             PositionFormat::Epd => Sink::Text(out),
@@ -113,15 +121,29 @@ impl PositionExport {
                     0 => String::new(),
                     _ => format!(" c9 \"{:.4}\";", (2 * white + draws) as f64 / (2 * decided) as f64),
                 };
+                let evals = match row.eval.games {
+                    0 => String::new(),
+                    n => format!(" evals {n}"),
+                };
+                // EPD's `ce` is from the side to move's view.
+                let mover = if position.turn().is_white() { 1.0 } else { -1.0 };
+                let ce =
+                    row.eval.mean_centipawns().map(|cp| format!(" ce {};", (mover * cp).round())).unwrap_or_default();
                 writeln!(
                     out,
-                    "{position} c0 \"games {games} white {white} draws {draws} black {black}{rating}\";{score}"
+                    "{position} c0 \"games {games} white {white} draws {draws} black {black}{rating}{evals}\";{score}{ce}"
                 )?;
             }
             PositionFormat::Csv | PositionFormat::Parquet => {
                 let rating = row.average_rating.map(|r| r.to_string()).unwrap_or_default();
                 let material = material_of(position);
-                writeln!(out, "{},{position},{material},{games},{white},{draws},{black},{rating}", row.key)?;
+                let eval = &row.eval;
+                let cp = eval.mean_centipawns().map(|cp| format!("{cp:.2}")).unwrap_or_default();
+                writeln!(
+                    out,
+                    "{},{position},{material},{games},{white},{draws},{black},{rating},{},{cp},{},{}",
+                    row.key, eval.games, eval.white_mates, eval.black_mates
+                )?;
             }
         }
         Ok(())
@@ -145,7 +167,7 @@ mod table {
     use std::{io::Write, sync::Arc};
 
     use ::parquet::{arrow::ArrowWriter, basic::Compression, file::properties::WriterProperties};
-    use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt16Array, UInt64Array};
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt16Array, UInt64Array};
     use arrow_schema::{DataType, Field, Schema};
 
     use super::{ExportError, PARQUET_ROWS, PositionRow, material_of};
@@ -158,6 +180,9 @@ mod table {
         material: Vec<String>,
         counts: [Vec<u64>; 4],
         rating: Vec<Option<u16>>,
+        eval_games: Vec<u64>,
+        eval_cp: Vec<Option<f64>>,
+        mates: [Vec<u64>; 2],
     }
 
     pub struct Table<W: Write + Send> {
@@ -179,6 +204,10 @@ mod table {
                 count("draws"),
                 count("black"),
                 Field::new("average_rating", DataType::UInt16, true),
+                count("eval_games"),
+                Field::new("eval_cp", DataType::Float64, true),
+                count("white_mates"),
+                count("black_mates"),
             ]));
             let properties = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(Default::default()))
@@ -197,6 +226,10 @@ mod table {
                 column.push(value);
             }
             columns.rating.push(row.average_rating.and_then(|r| u16::try_from(r).ok()));
+            columns.eval_games.push(row.eval.games);
+            columns.eval_cp.push(row.eval.mean_centipawns());
+            columns.mates[0].push(row.eval.white_mates);
+            columns.mates[1].push(row.eval.black_mates);
             if columns.key.len() >= PARQUET_ROWS {
                 self.flush()?;
             }
@@ -205,7 +238,8 @@ mod table {
 
         /// Writes the rows held as one record batch.
         fn flush(&mut self) -> Result<(), ExportError> {
-            let Columns { key, fen, material, counts, rating } = std::mem::take(&mut self.columns);
+            let Columns { key, fen, material, counts, rating, eval_games, eval_cp, mates } =
+                std::mem::take(&mut self.columns);
             if key.is_empty() {
                 return Ok(());
             }
@@ -216,6 +250,9 @@ mod table {
             ];
             arrays.extend(counts.into_iter().map(|c| Arc::new(UInt64Array::from(c)) as ArrayRef));
             arrays.push(Arc::new(UInt16Array::from(rating)));
+            arrays.push(Arc::new(UInt64Array::from(eval_games)));
+            arrays.push(Arc::new(Float64Array::from(eval_cp)));
+            arrays.extend(mates.into_iter().map(|c| Arc::new(UInt64Array::from(c)) as ArrayRef));
             let batch = RecordBatch::try_new(self.schema.clone(), arrays)
                 .map_err(|err| ExportError::Parquet(err.to_string()))?;
             self.writer.write(&batch).map_err(parquet_error)?;

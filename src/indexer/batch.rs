@@ -210,12 +210,15 @@ impl SortedOccurrences {
     /// Each occurrence with its key, in order; `games` are those [`SortedOccurrences::sort`] had.
     pub fn iter<'a>(&'a self, games: &'a [PreparedGame]) -> impl Iterator<Item = (Key, Occurrence)> + 'a {
         self.packed.iter().map(|&(a, b, c, d)| {
+            let game = &games[(d >> GAME_AT) as usize];
+            let ply = (d & PLY_MAX) as u32;
             let occurrence = Occurrence {
-                game: games[(d >> GAME_AT) as usize].facts.id,
+                game: game.facts.id,
                 // Bits of a move or 0, as packed.
                 next: CompactMove::from_bits((d >> MOVE_AT) as u16),
-                ply: (d & PLY_MAX) as u32,
+                ply,
                 pawn_files: PawnFiles(c as u16),
+                notes: game.notes_at(ply as usize),
             };
             (Key::from_words((a, b, c)), occurrence)
         })

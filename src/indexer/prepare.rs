@@ -6,7 +6,7 @@ use super::copies::Copies;
 use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
-    model::{Fingerprint, GameFacts, GameId, GameRecord},
+    model::{Eval, Fingerprint, GameFacts, GameId, GameRecord, PlyNotes, TimeControl},
     store::{AnnotationCounts, tier::PawnFiles},
 };
 
@@ -34,6 +34,9 @@ pub struct PreparedGame {
     pub annotations: Option<Vec<u8>>,
     /// Its annotations, counted (a run's record sums the indexed games').
     pub annotation_counts: AnnotationCounts,
+    /// Per move, the evaluation after it and the time it took, as its positions' notes
+    /// ([`PreparedGame::notes_at`]) take them; empty without annotations.
+    pub move_notes: Vec<(Option<Eval>, Option<u32>)>,
     /// What makes it count once.
     pub fingerprint: Fingerprint,
     /// Derived from the record once, for every position the game reaches; the id is set when
@@ -43,6 +46,18 @@ pub struct PreparedGame {
     /// from it (the final position has none) and its pawn files. A repeated position is
     /// deduplicated with the batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
     pub positions: Vec<(Key, Option<CompactMove>, PawnFiles)>,
+}
+
+impl PreparedGame {
+    /// What the game's annotations said at its ply `ply`: the evaluation its move into the
+    /// position carried, and the evaluation after the move it played from there and that
+    /// move's time (the first arrival is marked by the commit, which sees every ply).
+    pub fn notes_at(&self, ply: usize) -> PlyNotes {
+        match self.move_notes.is_empty() {
+            true => PlyNotes::default(),
+            false => PlyNotes::at(&self.move_notes, ply),
+        }
+    }
 }
 
 /// Prepares a chunk of raw games on every core, in order ([`prepare`]). With `copies`, a
@@ -107,9 +122,12 @@ pub fn prepare(raw: RawGame, stored: impl Fn(&Fingerprint) -> bool) -> Prepared 
     }
     let record = game.record;
     let annotation_counts = AnnotationCounts::of(game.annotations.as_ref(), game.malformed_annotations);
+    let control = TimeControl::parse(&record.tags.time_control);
+    let move_notes = game.annotations.as_ref().map(|notes| notes.move_notes(control.as_ref())).unwrap_or_default();
     Prepared::Game(Box::new(PreparedGame {
         annotations: game.annotations.as_ref().and_then(|annotations| annotations.encode()),
         annotation_counts,
+        move_notes,
         fingerprint,
         facts: GameFacts::of(GameId(0), record.result, &record.tags),
         record,

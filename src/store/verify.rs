@@ -186,6 +186,9 @@ impl Checks<'_, '_> {
                 ),
             );
         }
+        for (place, what) in self.view.positions().note_problems(totals.next_game_id)? {
+            found.problem(place, what);
+        }
         self.positions(found, sum.pairs, &totals)
     }
 

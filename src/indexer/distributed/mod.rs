@@ -417,8 +417,13 @@ mod tests {
             .map(|n| {
                 let mut bytes = [7u8; 21];
                 bytes[18..].copy_from_slice(&(n / 3).to_be_bytes()[1..]);
-                let occurrence =
-                    Occurrence { game: GameId(u64::from(n % 3) + 1), next: None, ply: n % 7, pawn_files: PawnFiles(1) };
+                let occurrence = Occurrence {
+                    game: GameId(u64::from(n % 3) + 1),
+                    next: None,
+                    ply: n % 7,
+                    pawn_files: PawnFiles(1),
+                    notes: Default::default(),
+                };
                 (Key::from_bytes(bytes), occurrence)
             })
             .collect();

@@ -187,8 +187,13 @@ mod tests {
 
     /// One batch's part: games 1 to `games`, each reaching its own position.
     fn part(games: u8) -> Vec<u8> {
-        let occurrence =
-            |game: u8| Occurrence { game: GameId(game.into()), next: None, ply: 0, pawn_files: PawnFiles(0) };
+        let occurrence = |game: u8| Occurrence {
+            game: GameId(game.into()),
+            next: None,
+            ply: 0,
+            pawn_files: PawnFiles(0),
+            notes: Default::default(),
+        };
         super::super::encode_occurrences((1..=games).map(|game| (Key::from_bytes([game; 21]), occurrence(game))))
     }
 
@@ -230,7 +235,13 @@ mod tests {
         let merged = merged(&writer);
         assert_eq!(merged.iter().filter(|(key, _)| *key == 2).copied().collect::<Vec<_>>(), [(2, 31), (2, 41)]);
         // A game numbered past what a batch holds is refused.
-        let beyond = Occurrence { game: GameId(1 << 33), next: None, ply: 0, pawn_files: PawnFiles(0) };
+        let beyond = Occurrence {
+            game: GameId(1 << 33),
+            next: None,
+            ply: 0,
+            pawn_files: PawnFiles(0),
+            notes: Default::default(),
+        };
         let beyond = super::super::encode_occurrences(std::iter::once((Key::from_bytes([1; 21]), beyond)));
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: Vec::new() }, &beyond).is_err());
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: vec![0] }, &beyond).is_err());

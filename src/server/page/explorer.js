@@ -89,6 +89,12 @@ function renderExplorer(answer, playerMode) {
     ? `<span class="eco">${escapeHtml(opening.eco)}</span>${escapeHtml(opening.name)}` : '';
   $('rating-head').textContent = playerMode ? 'Opp.' : 'Avg';
   $('rating-head').title = playerMode ? 'Average opponent rating' : 'Average rating';
+  // The evaluation and time columns, when the games carry any (annotations).
+  const evals = Boolean(answer.eval) || answer.moves.some((m) => m.eval || m.loss);
+  const times = answer.moves.some((m) => m.time);
+  $('eval-head').hidden = !evals;
+  $('time-head').hidden = !times;
+  $('moves').classList.toggle('noted', evals);
   const rows = answer.moves.map((m) => {
     const count = playerMode ? m.white + m.draws + m.black : m.games;
     const share = games ? percent((100 * count) / games) : '';
@@ -98,17 +104,53 @@ function renderExplorer(answer, playerMode) {
     return `<tr tabindex="0" data-uci="${escapeHtml(m.uci)}" data-games="${count}" title="Play ${escapeHtml(m.san + leads)}">`
       + `<td>${escapeHtml(m.san)}</td><td class="num">${number(count)}<span class="share">${share}</span></td>`
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
-      + `<td class="num">${m.performance ?? ''}</td>${reachedCell(m, count)}</tr>`;
+      + `<td class="num">${m.performance ?? ''}</td>`
+      + (evals ? evalCell(m.eval, m.loss, `after ${m.san}`) : '') + (times ? timeCell(m) : '')
+      + `${reachedCell(m, count)}</tr>`;
   }).join('');
+  const columns = 6 + evals + times;
   $('moves').tBodies[0].innerHTML = rows
-    || '<tr><td colspan="6" class="muted">No game continues from this position</td></tr>';
+    || `<tr><td colspan="${columns}" class="muted">No game continues from this position</td></tr>`;
   $('moves').tFoot.innerHTML = `<tr><td>Σ</td><td class="num" id="total-games" data-games="${games}">${number(games)}</td>`
     + `<td>${wdlBar(answer.white, answer.draws, answer.black)}</td>`
-    + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td><td></td></tr>`;
+    + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td>`
+    + (evals ? evalCell(answer.eval, null, 'of this position') : '') + (times ? '<td class="time"></td>' : '') + '<td></td></tr>';
   const sans = new Map(answer.moves.map((m) => [m.uci, m.san]));
   renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || [], sans);
   renderGames('recent-games', 'recent-title', answer.recentGames || [], sans);
   if (answer.history) renderHistory(answer.history, answer.historyYearOnly);
+}
+
+// An evaluation in pawns from White's view, as engines print it: +0.25, −1.30.
+function pawns(cp) {
+  const text = Math.abs(cp / 100).toFixed(2);
+  return cp > 0.5 ? `+${text}` : cp < -0.5 ? `−${text}` : text;
+}
+
+// The mean evaluation (`eval`) of a position or after a move, over how many games it counts, and
+// what the move gave up (`loss`), in the tooltip; mates counted apart.
+function evalCell(e, loss, what) {
+  if (!e) return '<td class="num eval"></td>';
+  const mates = e.mates.white + e.mates.black;
+  const shown = e.cp !== null ? pawns(e.cp) : (e.mates.white >= e.mates.black ? '#+' : '#−');
+  let title = `Mean engine evaluation ${what}: ${e.cp !== null ? pawns(e.cp) : 'none numeric'} (White's view)`
+    + ` over ${number(e.games)} game${e.games === 1 ? '' : 's'}`;
+  if (mates) title += `; mates: ${number(e.mates.white)} for White, ${number(e.mates.black)} for Black`;
+  if (loss) {
+    title += `; the mover gave up ${loss.cp.toFixed(0)} centipawns on average, ${Math.round(100 * loss.mistakes)}%`
+      + ` of ${number(loss.moves)} moves 100 or more`;
+  }
+  return `<td class="num eval" data-cp="${e.cp ?? ''}" data-games="${e.games}" title="${escapeHtml(title)}">`
+    + `${shown}<span class="share">${number(e.games)}</span></td>`;
+}
+
+// The mean time the movers spent (`time`).
+function timeCell(m) {
+  const t = m.time;
+  if (!t) return '<td class="num time"></td>';
+  const seconds = t.seconds >= 60 ? `${Math.floor(t.seconds / 60)}:${String(Math.round(t.seconds % 60)).padStart(2, '0')}` : `${t.seconds.toFixed(1)}s`;
+  const title = `Mean time spent on ${m.san}: ${t.seconds.toFixed(1)} s over ${number(t.moves)} move${t.moves === 1 ? '' : 's'}`;
+  return `<td class="num time" data-seconds="${t.seconds}" title="${escapeHtml(title)}">${seconds}</td>`;
 }
 
 // The games reaching the position after the move by any move order (`reached`), marked when

@@ -2,11 +2,14 @@
 //!
 //! The positions family holds, in key order: the commit record under the empty key, every
 //! full-key position (21 bytes, first byte its category or its variant's: at most 219), then
-//! the single-game tier's records, whose first byte no position key has:
+//! the notes of annotated positions and the single-game tier's records, whose first bytes no
+//! position key has:
 //!
 //! ```text
 //! []                                       the commit record (Totals)
 //! [category, rank (20)]                    a position
+//! [NOTE_SUMS]  position key (21)           its notes' sums
+//! [NOTE_GAMES] position key (21)           its games' notes
 //! [MARKS]  game id (8)                     the game's tier plies
 //! [MAPS]   segment (8) range (2)           a commit range's tier map
 //! ```
@@ -30,13 +33,25 @@ pub const COMMIT_KEY: &[u8] = b"";
 /// Where scans of every position start: after the commit record, before any position key.
 pub const FIRST_POSITION: &[u8] = &[0];
 
+/// First byte of a position's notes' sums key.
+pub const NOTE_SUMS: u8 = 0xe0;
+/// First byte of a position's games' notes key.
+pub const NOTE_GAMES: u8 = 0xe1;
+
 /// First byte of a game's marks key.
 pub const MARKS: u8 = 0xf0;
 /// First byte of a tier map's key.
 pub const MAPS: u8 = 0xf1;
 
-/// Where position keys end (exclusive): tier records start here.
-pub const POSITIONS_END: &[u8] = &[MARKS];
+/// Where position keys end (exclusive): notes, then tier records, start here.
+pub const POSITIONS_END: &[u8] = &[NOTE_SUMS];
+
+/// The key of position `key`'s notes of kind `kind` ([`NOTE_SUMS`] or [`NOTE_GAMES`]).
+pub fn note_key(kind: u8, key: &crate::codec::Key) -> [u8; 1 + crate::codec::KEY_LEN] {
+    let mut bytes = [kind; 1 + crate::codec::KEY_LEN];
+    bytes[1..].copy_from_slice(key.as_bytes());
+    bytes
+}
 
 /// The meta family's key of the format version.
 pub const FORMAT_KEY: &[u8] = b"format";

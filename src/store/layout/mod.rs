@@ -7,6 +7,7 @@
 //! - [`facts`]: a game's facts in eight bytes;
 //! - [`headers`]: a game's header facts in twelve bytes, and the labels family's keys;
 //! - [`keys`]: the keys of every family and record kind;
+//! - [`notes`]: what annotated games say of a position (its notes' sums and entries);
 //! - [`tier`]: the single-game tier's values (a game's marks, a tier map's header);
 //! - [`run`]: a staged occurrence record;
 //! - here: the bincode records (a game's tags and its mainline, the totals, the ingest runs)
@@ -15,6 +16,7 @@
 pub mod facts;
 pub mod headers;
 pub mod keys;
+pub mod notes;
 pub mod run;
 pub mod tier;
 pub mod value;

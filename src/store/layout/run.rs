@@ -10,13 +10,19 @@
 //! game     varint   the game id minus the base
 //! move     2 bytes  the next move's CompactMove bits, little-endian (0: the game ended there)
 //! files    2 bytes  the position's pawn files (PawnFiles), little-endian
-//! ply      varint   the ply it first reached the position with this move
+//! ply      varint   the ply it first reached the position with this move, times two, plus
+//!                   one when notes follow
+//! notes             what the game's annotations said there (layout::notes), if any
 //! ```
 
 use crate::{
     codec::{CompactMove, KEY_LEN, Key},
-    model::GameId,
-    store::{tier::PawnFiles, write::Occurrence},
+    model::{GameId, PlyNotes},
+    store::{
+        layout::notes::{get_notes, put_notes},
+        tier::PawnFiles,
+        write::Occurrence,
+    },
     varint::{get_varint, put_varint},
 };
 
@@ -27,8 +33,11 @@ pub const HEADER_LEN: usize = std::mem::size_of::<u64>();
 const VARINT_MAX: usize = 10;
 
 /// Most bytes a record takes: the prefix length, a whole key, a game offset, a move, pawn
-/// files, a ply (varints of up to ten bytes, as the reader accepts them).
-pub const RECORD_MAX: usize = 1 + KEY_LEN + VARINT_MAX + 2 * std::mem::size_of::<u16>() + VARINT_MAX;
+/// files, a ply and notes (varints of up to ten bytes, as the reader accepts them).
+pub const RECORD_MAX: usize = 1 + KEY_LEN + VARINT_MAX + 2 * std::mem::size_of::<u16>() + VARINT_MAX + NOTES_MAX;
+
+/// Most bytes notes take: the flags, two evaluations and a time.
+const NOTES_MAX: usize = 1 + 3 * VARINT_MAX;
 
 /// A run file's header: its base game id.
 pub fn header(base: GameId) -> [u8; HEADER_LEN] {
@@ -49,7 +58,11 @@ pub fn write_record(key: &Key, occurrence: &Occurrence, shared: usize, base: Gam
     put_varint(out, offset);
     out.extend_from_slice(&occurrence.next.map_or(0, CompactMove::bits).to_le_bytes());
     out.extend_from_slice(&occurrence.pawn_files.0.to_le_bytes());
-    put_varint(out, u64::from(occurrence.ply));
+    let noted = !occurrence.notes.is_empty();
+    put_varint(out, u64::from(occurrence.ply) << 1 | u64::from(noted));
+    if noted {
+        put_notes(out, &occurrence.notes);
+    }
     Some(())
 }
 
@@ -75,6 +88,11 @@ pub fn read_record(input: &mut &[u8], key: &mut [u8; KEY_LEN], fresh: bool, base
     let (files, rest) = input.split_first_chunk::<2>()?;
     *input = rest;
     let pawn_files = PawnFiles(u16::from_le_bytes(*files));
-    let ply = u32::try_from(get_varint(input)?).ok()?;
-    (game.0 != 0).then_some(Occurrence { game, next, ply, pawn_files })
+    let ply_and_noted = get_varint(input)?;
+    let ply = u32::try_from(ply_and_noted >> 1).ok()?;
+    let notes = match ply_and_noted & 1 {
+        0 => PlyNotes::default(),
+        _ => get_notes(input).filter(|notes| !notes.is_empty())?,
+    };
+    (game.0 != 0).then_some(Occurrence { game, next, ply, pawn_files, notes })
 }

@@ -3,7 +3,7 @@
 //! the twins index (games under a hash of what their twins share).
 
 use crate::{
-    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline},
+    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, PlyNotes, TimeControl},
     store::{
         Store, StoreError,
         layout::{decode_game_record, decode_record, keys::parse_twin_key},
@@ -73,6 +73,32 @@ impl<'a> Games<'a> {
                     .ok_or_else(|| store.corrupt(format!("annotations of game {id}"))),
             })
             .collect()
+    }
+
+    /// Whether any game the view sees has annotations (a reader of many positions looks for
+    /// their notes only then).
+    pub fn any_annotations(&self) -> Result<bool, StoreError> {
+        let store = self.store;
+        let mut iter = store.db.raw_iterator_cf(store.cf(options::ANNOTATIONS));
+        iter.seek_to_first();
+        let first = iter.key().map(|key| key < GameId(self.committed).to_bytes().as_slice());
+        iter.status().map_err(|err| store.rocks(err))?;
+        Ok(first == Some(true))
+    }
+
+    /// What game `id`'s annotations said at its ply `ply` ([`PlyNotes::at`]; empty without
+    /// annotations): a single-game tier position's notes, which are not stored apart.
+    pub fn notes_at(&self, id: GameId, ply: u32) -> Result<PlyNotes, StoreError> {
+        if self.annotation_values(&[id])?.pop().flatten().is_none() {
+            return Ok(PlyNotes::default());
+        }
+        let record =
+            self.get(id)?.ok_or_else(|| self.store.corrupt(format!("game {id}: annotations without a game")))?;
+        let Some(annotations) = self.annotations(&[(id, &record)])?.pop().flatten() else {
+            return Ok(PlyNotes::default());
+        };
+        let control = TimeControl::parse(&record.tags.time_control);
+        Ok(PlyNotes::at(&annotations.move_notes(control.as_ref()), ply as usize))
     }
 
     /// The annotations family's values of `ids`, undecoded (what `verify` checks game by game).

@@ -1,15 +1,21 @@
 //! The positions view: a position's statistics (from the full-key family, else the single-game
-//! tier), as far as a reader asks, the games that reached it, the games and results of many
+//! tier), as far as a reader asks, what its annotated games said of it, the games that reached it, the games and results of many
 //! positions read together, its imported opening name, and counts of the stored positions.
 
-use super::facts::Facts;
+use shakmaty::Color;
+
+use super::{facts::Facts, games::Games};
 use crate::{
-    codec::{Key, KeyRange},
-    model::{GameId, PositionStats},
+    codec::{Key, KeyDecoder, KeyRange},
+    model::{GameId, NoteEntry, NoteSums, PlyNotes, PositionStats},
     position::Position,
     store::{
         Store, StoreError,
-        layout::{Detail, FactsNeeded, Occurrences, StoredValue, decode_opening},
+        layout::{
+            Detail, FactsNeeded, Occurrences, StoredValue, decode_opening,
+            keys::{MARKS, NOTE_GAMES, NOTE_SUMS, note_key},
+            notes::{decode_entries, decode_sums},
+        },
         options,
         tier::read::TierReader,
     },
@@ -81,6 +87,82 @@ impl<'a> Positions<'a> {
                 }
             })
             .collect()
+    }
+
+    /// Each annotated game's notes at a position ([`NoteEntry`], in (game, move) order; none
+    /// without notes): the full-key family's, else the tier game's annotations at its ply.
+    pub fn note_entries(&self, key: &Key) -> Result<Vec<NoteEntry>, StoreError> {
+        let store = self.store;
+        let found = self.pinned(&note_key(NOTE_GAMES, key))?;
+        if let Some(bytes) = found {
+            return decode_entries(&bytes).ok_or_else(|| store.corrupt(format!("notes of position {key}")));
+        }
+        if self.pinned(key.as_bytes())?.is_some() {
+            return Ok(Vec::new());
+        }
+        let Some(hit) = self.tier().locate(key)? else { return Ok(Vec::new()) };
+        let notes = Games::at(store, self.committed).notes_at(hit.game, hit.ply)?;
+        let entry = NoteEntry { game: hit.game, next: hit.next, notes: PlyNotes { first: true, ..notes } };
+        Ok(if notes.is_empty() { Vec::new() } else { vec![entry] })
+    }
+
+    /// The sums of a position's notes ([`Positions::note_entries`]), where `mover` is to move:
+    /// stored with a full-key position, summed for another.
+    pub fn note_sums(&self, key: &Key, mover: Color) -> Result<NoteSums, StoreError> {
+        match self.pinned(&note_key(NOTE_SUMS, key))? {
+            Some(bytes) => decode_sums(&bytes).ok_or_else(|| self.store.corrupt(format!("notes of position {key}"))),
+            None => Ok(NoteSums::of_entries(self.note_entries(key)?.iter(), mover)),
+        }
+    }
+
+    /// The problems of the stored notes (place, what), for `verify`: each position's entries
+    /// decode, name committed games and sum to its stored sums, and it is a stored position.
+    pub(in crate::store) fn note_problems(&self, next_game_id: u64) -> Result<Vec<(String, String)>, StoreError> {
+        let store = self.store;
+        let mut problems = Vec::new();
+        let (mut decoder, mut sums_records, mut games_records) = (KeyDecoder::default(), 0u64, 0u64);
+        let mut iter = store.db.raw_iterator_cf(store.cf(options::POSITIONS));
+        iter.seek([NOTE_SUMS]);
+        while let Some(record) = iter.key().filter(|record| record[0] < MARKS).map(<[u8]>::to_vec) {
+            let (kind, key) = (record[0], Key::try_from(&record[1..]).ok());
+            iter.next();
+            let Some(key) = key.filter(|_| kind == NOTE_SUMS || kind == NOTE_GAMES) else {
+                problems.push(("notes".to_owned(), format!("a record under {record:02x?}")));
+                continue;
+            };
+            if kind == NOTE_SUMS {
+                sums_records += 1;
+                continue;
+            }
+            games_records += 1;
+            let place = format!("notes of position {key}");
+            let Some(entries) = self.pinned(&note_key(NOTE_GAMES, &key))?.and_then(|bytes| decode_entries(&bytes))
+            else {
+                problems.push((place, "the games' notes do not decode".to_owned()));
+                continue;
+            };
+            if let Some(entry) = entries.iter().find(|entry| entry.game.0 >= next_game_id) {
+                problems.push((place.clone(), format!("game {} is not committed", entry.game)));
+            }
+            let stored = self.pinned(&note_key(NOTE_SUMS, &key))?.map(|bytes| decode_sums(&bytes));
+            let mover = decoder.pawns_and_turn(&key).map(|(_, _, turn)| turn);
+            match (stored, mover, self.pinned(key.as_bytes())?) {
+                (_, _, None) => problems.push((place, "no such position is stored".to_owned())),
+                (Some(Some(sums)), Ok(mover), _) if sums == NoteSums::of_entries(entries.iter(), mover) => {}
+                _ => problems.push((place, "the sums are not the games' notes' sums".to_owned())),
+            }
+        }
+        iter.status().map_err(|err| store.rocks(err))?;
+        if sums_records != games_records {
+            problems.push(("notes".to_owned(), format!("{sums_records} sums for {games_records} positions' notes")));
+        }
+        Ok(problems)
+    }
+
+    /// The positions family's value of `key`, read where it lies.
+    fn pinned(&self, key: &[u8]) -> Result<Option<rocksdb::DBPinnableSlice<'a>>, StoreError> {
+        let store = self.store;
+        store.db.get_pinned_cf(store.cf(options::POSITIONS), key).map_err(|err| store.rocks(err))
     }
 
     /// The position of a key read from the database, or keyed from a stored game's replay: one

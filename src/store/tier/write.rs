@@ -346,7 +346,7 @@ mod tests {
             ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", 11, 9),
         ] {
             let pawn_files = PawnFiles::of(fen.parse::<Position>().expect("a position").board());
-            let occurrence = Occurrence { game: GameId(game), next: None, ply, pawn_files };
+            let occurrence = Occurrence { game: GameId(game), next: None, ply, pawn_files, notes: Default::default() };
             writes.add(&mut range, &key(fen), &occurrence).expect("filed");
         }
         range.promoted.extend([(GameId(3), 5), (GameId(1), 2)]);

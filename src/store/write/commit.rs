@@ -19,6 +19,7 @@ use rocksdb::SstFileWriter;
 use super::{
     Writer,
     distributed::{put_file_name, read_file_name},
+    notes::{NoteFiles, may_note},
     sst_writer,
     staging::Staging,
     stored_tier::StoredTierHits,
@@ -271,6 +272,7 @@ impl CommitBase {
         // A range's segment names its first key, but for the first range's (from the first key).
         let mut range_tier = RangeTier::new((index > 0).then_some(range.first), expected);
         let mut value = Vec::new();
+        let mut notes = NoteFiles::new(staging.dir(), index, &options);
         let mut occurrences = 0;
         while let Some((key, group)) = merged.next_group().map_err(|err| store.staging_error(err))? {
             value.clear();
@@ -291,6 +293,7 @@ impl CommitBase {
                 },
                 _ => None,
             };
+            let was_stored = stored_value.is_some();
             if let Some(stored_value) = stored_value.or_else(|| in_tier.map(|hit| hit.value())) {
                 let added = PositionStats::of_plays(plays(), |id| new_facts.get(id)).ok_or_else(without_facts)?;
                 let facts = stored.map(|(facts, _)| facts);
@@ -329,10 +332,14 @@ impl CommitBase {
                 counts.add(&StoredValue::parse(&value).ok_or_else(|| store.corrupt(format!("position {key}")))?);
             }
             sst.put(key.as_bytes(), &value).map_err(|err| store.rocks(err))?;
+            if may_note(group, in_tier.is_some()) {
+                notes.add(store, &key, group, was_stored, in_tier.as_ref())?;
+            }
         }
         if let Some(mut last) = writer {
             last.finish().map_err(|err| store.rocks(err))?;
         }
+        files.extend(notes.finish(store)?);
         range_tier.finish().map_err(|err| store.tier_error(err))?;
         let (first, end) = (base.first, base.end);
         Ok(RangeWritten { index, ranges: ranges_count, first, end, occurrences, files, counts, tier: range_tier })
@@ -502,7 +509,13 @@ mod tests {
         let mut tier = RangeTier::new(None, 0);
         let start = key("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let later = key("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
-        let filed = |game, ply, files| Occurrence { game: GameId(game), next: None, ply, pawn_files: PawnFiles(files) };
+        let filed = |game, ply, files| Occurrence {
+            game: GameId(game),
+            next: None,
+            ply,
+            pawn_files: PawnFiles(files),
+            notes: Default::default(),
+        };
         writes.add(&mut tier, &start, &filed(6, 3, 0xffff)).expect("filed");
         writes.add(&mut tier, &later, &filed(7, 300, 1 << 12)).expect("filed");
         tier.promoted.push((GameId(2), 4));

@@ -19,6 +19,7 @@
 mod batch;
 mod commit;
 mod distributed;
+mod notes;
 mod staging;
 mod stored_tier;
 

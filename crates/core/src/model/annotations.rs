@@ -23,7 +23,7 @@
 use crate::varint::{get_varint, put_varint, take_byte};
 
 /// An engine's evaluation of a position, from White's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Eval {
     /// Centipawns, at most [`Eval::MAX_CENTIPAWNS`] either way.
     Centipawns(i32),
@@ -54,16 +54,17 @@ impl Eval {
         }
     }
 
-    /// One ordered number for the stored code: centipawns as they are, mates beyond every
+    /// One ordered number for stored codes: centipawns as they are, mates beyond every
     /// centipawn score, the shorter the larger.
-    fn number(self) -> i64 {
+    pub fn number(self) -> i64 {
         match self {
             Eval::Centipawns(cp) => i64::from(cp),
             Eval::Mate(moves) => i64::from(moves.signum()) * (MATE_NUMBER - i64::from(moves.abs())),
         }
     }
 
-    fn of_number(number: i64) -> Option<Eval> {
+    /// The evaluation of a [`Eval::number`]; `None` for a number no evaluation has.
+    pub fn of_number(number: i64) -> Option<Eval> {
         let eval = match number.unsigned_abs() {
             n if n <= Eval::MAX_CENTIPAWNS as u64 => Eval::Centipawns(number as i32),
             n if n < MATE_NUMBER as u64 && n >= (MATE_NUMBER - i64::from(Eval::MAX_MATE)) as u64 => {
@@ -238,6 +239,12 @@ impl GameAnnotations {
         }
         // Canonical bytes only: the units are chosen by the values, nothing trails.
         (input.is_empty() && game.encode().as_deref() == Some(bytes)).then_some(game)
+    }
+
+    /// Per move, the evaluation after it and the time it took ([`GameAnnotations::time_spent`]):
+    /// what its positions' notes are made of ([`PlyNotes::at`](super::PlyNotes::at)).
+    pub fn move_notes(&self, control: Option<&TimeControl>) -> Vec<(Option<Eval>, Option<u32>)> {
+        self.moves.iter().zip(self.time_spent(control)).map(|(annotation, spent)| (annotation.eval, spent)).collect()
     }
 
     /// How long each move took, in centiseconds: the stated time, else the mover's clock

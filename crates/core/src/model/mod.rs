@@ -11,18 +11,20 @@ mod facets;
 mod game;
 mod headers;
 mod leading;
+mod move_notes;
 pub mod names;
 mod position_stats;
 mod slice_summary;
 mod tally;
 pub mod twins;
 
-pub use annotations::{Eval, GameAnnotations, MoveAnnotation, TimeControl};
+pub use annotations::{Eval, GameAnnotations, MAX_CENTIS, MoveAnnotation, TimeControl};
 pub use facets::{GameFacts, Month, RatingBand, Speed};
 pub use game::{
     Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Start, Tags, player_name, replay, replay_with_moves,
 };
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
+pub use move_notes::{EvalSums, LOSS_CAP, MISTAKE_CENTIPAWNS, MoveSums, NoteEntry, NoteSums, PlyNotes, loss};
 pub use names::NameQuery;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
 pub use slice_summary::{Coverage, SliceSet, SliceSummary};

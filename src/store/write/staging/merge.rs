@@ -13,7 +13,7 @@ use std::{
 use super::{HeldRun, Occurrence, Run};
 use crate::{
     codec::{KEY_LEN, Key, KeyRange, KeyWords},
-    model::GameId,
+    model::{GameId, PlyNotes},
     store::{
         layout::run::{HEADER_LEN, RECORD_MAX, read_header, read_record},
         tier::PawnFiles,
@@ -89,7 +89,13 @@ impl RunReader {
             at: 0,
             base,
             key: Key::from_bytes([0; KEY_LEN]),
-            occurrence: Occurrence { game: GameId(0), next: None, ply: 0, pawn_files: PawnFiles(0) },
+            occurrence: Occurrence {
+                game: GameId(0),
+                next: None,
+                ply: 0,
+                pawn_files: PawnFiles(0),
+                notes: PlyNotes::default(),
+            },
             fresh: true,
             last: range.last,
             path,

@@ -40,7 +40,7 @@ pub use merge::MergedRuns;
 
 use crate::{
     codec::{CompactMove, Key, KeyRange},
-    model::GameId,
+    model::{GameId, PlyNotes},
     store::{
         StoreError,
         layout::run::{HEADER_LEN, RECORD_MAX, header, read_record, write_record},
@@ -77,6 +77,8 @@ pub struct Occurrence {
     /// The position's pawn files (a function of its key), noted where the board was at hand:
     /// what the single-game tier files the position under.
     pub pawn_files: PawnFiles,
+    /// What the game's annotations said there (empty for most games).
+    pub notes: PlyNotes,
 }
 
 /// One spilled run: its file and its sparse index.

@@ -12,7 +12,13 @@ fn key(n: u8) -> Key {
 
 fn occurrence(game: u64) -> Occurrence {
     let pawn_files = PawnFiles(game as u16 ^ 0x5a5a);
-    Occurrence { game: GameId(game), next: CompactMove::from_bits(12 | 28 << 6), ply: game as u32 % 7, pawn_files }
+    Occurrence {
+        game: GameId(game),
+        next: CompactMove::from_bits(12 | 28 << 6),
+        ply: game as u32 % 7,
+        pawn_files,
+        notes: PlyNotes::default(),
+    }
 }
 
 /// Every position of `range` merged, as (key, games).
@@ -132,7 +138,17 @@ fn records_round_trip_and_bad_ones_are_refused() {
     for game in [1000, 1001, 1 << 40, u64::MAX] {
         for next in [None, CompactMove::from_bits(1 | 2 << 6 | 5 << 12)] {
             for (ply, files) in [(0, 0), (300, 0x8001), (u32::MAX, u16::MAX)] {
-                let written = Occurrence { game: GameId(game), next, ply, pawn_files: PawnFiles(files) };
+                // Notes on some records: the ply's low bit says they follow.
+                let notes = match ply {
+                    300 => PlyNotes {
+                        before: Some(crate::model::Eval::Mate(-3)),
+                        after: Some(crate::model::Eval::Centipawns(42)),
+                        spent_centis: Some(1234),
+                        first: false,
+                    },
+                    _ => PlyNotes::default(),
+                };
+                let written = Occurrence { game: GameId(game), next, ply, pawn_files: PawnFiles(files), notes };
                 for shared in [0, KEY_LEN - 2, KEY_LEN] {
                     let key = if shared == KEY_LEN { previous } else { next_key };
                     let mut bytes = Vec::new();
