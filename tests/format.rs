@@ -150,7 +150,7 @@ fn antichess_games_have_the_pinned_bytes() {
 #[test]
 fn annotated_games_have_the_pinned_bytes() {
     let want = [
-        ("positions", 415, "a3742b2c455d85c304e019623a9afdd5"),
+        ("positions", 291, "a84ca5116bb80c005388c8b9d1126054"),
         ("games", 40, "0bbd7f01b5c1abe4b08ba6b831f14609"),
         ("mainlines", 40, "a253dd7db9783d5cb7b6455f9443f257"),
         ("annotations", 40, "aad19c4b8c945e72fc706858558c8792"),

@@ -260,21 +260,26 @@ fn every_position_and_move_is_noted_as_python_chess_reads_the_games() {
 
 #[test]
 fn notes_add_up_across_commits() {
-    // Half the games a commit: positions stored by the first gain games (and the first's tier
-    // positions leave the tier) in the second.
+    // Half the games a commit, then two copies of them (other rounds: other games) in a third:
+    // positions stored by a commit gain games (and its tier positions leave the tier) in the
+    // next, and the most common pass the games from which their sums are stored.
     let name = FILES[0];
     let text = std::fs::read_to_string(data(&format!("{name}.pgn"))).unwrap();
     let starts: Vec<usize> = text.match_indices("[Event ").map(|(at, _)| at).collect();
     let half = starts[starts.len() / 2];
+    let copies = [1, 2].map(|copy| text.replace("[Round \"", &format!("[Round \"copy {copy} "))).concat();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("db")).unwrap();
-    for (part, text) in [&text[..half], &text[half..]].into_iter().enumerate() {
+    for (part, text) in [&text[..half], &text[half..], &copies].into_iter().enumerate() {
         let file = dir.path().join(format!("part-{part}.pgn"));
         std::fs::write(&file, text).unwrap();
         indexer::ingest(&store, &[file], &mut indexer::SilentObserver).unwrap();
     }
-    assert_eq!(store.totals().unwrap().games, starts.len() as u64);
-    assert_every_position(&store, &oracle_games(name));
+    assert_eq!(store.totals().unwrap().games, 3 * starts.len() as u64);
+    let games: Vec<OracleGame> = (0..3).flat_map(|_| oracle_games(name)).collect();
+    assert!(games.len() > tabiya::store::SUMMED_FROM);
+    assert_every_position(&store, &games);
+    assert!(tabiya::store::verify(&store, false).problems.is_empty());
 }
 
 #[test]
@@ -287,17 +292,17 @@ fn verify_finds_notes_that_do_not_add_up() {
         indexer::ingest(&store, &[data("annotated-lichess.pgn")], &mut indexer::SilentObserver).unwrap();
         assert!(tabiya::store::verify(&store, false).problems.is_empty());
     }
-    // A position's games' notes with one game's left out, its sums as they were.
+    // A position's games' notes naming a game no commit made.
     let families = tabiya::store::COLUMN_FAMILIES.iter().copied().chain(["default"]);
     let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &db, families).unwrap();
     let positions = rocks.cf_handle("positions").unwrap();
     let (record, bytes) = rocks
         .iterator_cf(positions, rocksdb::IteratorMode::From(&[0xe1], rocksdb::Direction::Forward))
         .map(|entry| entry.unwrap())
-        .find(|(_, bytes)| decode_entries(bytes).is_some_and(|entries| entries.len() > 1))
-        .expect("a position with several games' notes");
+        .next()
+        .expect("a position's notes");
     let mut entries = decode_entries(&bytes).unwrap();
-    entries.pop();
+    entries.last_mut().unwrap().game = tabiya::model::GameId(1_000);
     rocks.put_cf(positions, &record, encode_entries(&entries)).unwrap();
     rocks.flush_cf(positions).unwrap();
     drop(rocks);
@@ -305,5 +310,5 @@ fn verify_finds_notes_that_do_not_add_up() {
     let problems = tabiya::store::verify(&store, false).problems;
     let found: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.place, p.what)).collect();
     let key = tabiya::Key::try_from(&record[1..]).unwrap();
-    assert_eq!(found, [format!("notes of position {key}: the sums are not the games' notes' sums")]);
+    assert_eq!(found, [format!("notes of position {key}: game 1000 is not committed")]);
 }

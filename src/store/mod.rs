@@ -54,8 +54,8 @@ pub use tier::TierHit;
 pub use verify::{Problem, Verification, verify};
 pub use write::{
     BOUND_EVERY, Batch, COMMIT_RANGES, CommitBase, FamilyFile, GameWrite, HeldRun, MAX_COMMIT_RANGES, Occurrence,
-    RangeWritten, RunRecords, Staging, Writer, commit_pivots, decode_run_records, encode_run_records, is_range_bound,
-    ranges_between,
+    RangeWritten, RunRecords, SUMMED_FROM, Staging, Writer, commit_pivots, decode_run_records, encode_run_records,
+    is_range_bound, ranges_between,
 };
 pub(crate) use write::{put_file_name, put_text, read_file_name, read_text};
 

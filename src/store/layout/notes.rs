@@ -86,14 +86,22 @@ pub fn encode_entries(entries: &[NoteEntry]) -> Vec<u8> {
 /// A position's entries; `None` unless the bytes are [`encode_entries`]' of entries in
 /// strictly increasing (game, move) order.
 pub fn decode_entries(bytes: &[u8]) -> Option<Vec<NoteEntry>> {
+    let mut entries = Vec::new();
+    each_entry(bytes, |entry| entries.push(*entry))?;
+    Some(entries)
+}
+
+/// Hands each of a position's entries to `each` as it is read (a popular position's are many:
+/// no list is built); `None` (after handing over those before) unless the bytes are
+/// [`encode_entries`]' of entries in strictly increasing (game, move) order.
+pub fn each_entry(bytes: &[u8], mut each: impl FnMut(&NoteEntry)) -> Option<()> {
     let input = &mut &bytes[..];
     let count = get_varint(input)?;
     // Every entry takes at least four bytes: no count may ask for more.
     if count > (input.len() / 4) as u64 {
         return None;
     }
-    let mut entries: Vec<NoteEntry> = Vec::with_capacity(count as usize);
-    let mut game = 0u64;
+    let (mut game, mut last) = (0u64, None);
     for _ in 0..count {
         game = game.checked_add(get_varint(input)?)?;
         let (bits, rest) = input.split_first_chunk::<2>()?;
@@ -104,17 +112,13 @@ pub fn decode_entries(bytes: &[u8]) -> Option<Vec<NoteEntry>> {
             bits => Some(CompactMove::from_bits(bits)?),
         };
         let notes = get_notes(input)?;
-        if let Some(last) = entries.last()
-            && (last.game.0, last.next.map_or(0, CompactMove::bits)) >= (game, bits)
-        {
+        if game == 0 || last.is_some_and(|last| last >= (game, bits)) {
             return None;
         }
-        if game == 0 {
-            return None;
-        }
-        entries.push(NoteEntry { game: GameId(game), next, notes });
+        last = Some((game, bits));
+        each(&NoteEntry { game: GameId(game), next, notes });
     }
-    input.is_empty().then_some(entries)
+    input.is_empty().then_some(())
 }
 
 fn put_eval_sums(out: &mut Vec<u8>, sums: &EvalSums) {

@@ -27,6 +27,7 @@ pub use batch::{Batch, GameWrite};
 pub use commit::{COMMIT_RANGES, CommitBase, MAX_COMMIT_RANGES, RangeWritten, commit_pivots};
 pub use distributed::FamilyFile;
 pub(crate) use distributed::{put_file_name, put_text, read_file_name, read_text};
+pub use notes::SUMMED_FROM;
 pub use staging::{
     BOUND_EVERY, HeldRun, Occurrence, RunRecords, Staging, decode_run_records, encode_run_records, is_range_bound,
     ranges_between,

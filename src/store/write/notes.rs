@@ -1,5 +1,6 @@
 //! A commit's position notes: for each position it writes to the full-key family that an
-//! annotated game reaches, its games' notes and their sums (`layout::notes`), built from the
+//! annotated game reaches, its games' notes and, past [`SUMMED_FROM`] of them, their sums
+//! (`layout::notes`), built from the
 //! staged occurrences' notes and the notes it had (a later commit's), in two files of the range
 //! that sort after its positions. A position of the single-game tier keeps no notes of its own:
 //! its one game's annotations give them when it is read.
@@ -23,13 +24,16 @@ use crate::{
 };
 use rocksdb::{Options, SstFileWriter};
 
+/// Entries up to which a position's notes have no record of sums (readers sum its entries).
+pub const SUMMED_FROM: usize = 64;
+
 /// The notes of one commit range, written as its positions are.
 pub(super) struct NoteFiles<'o> {
     dir: PathBuf,
     index: usize,
     options: &'o Options,
-    /// The sums' file and the entries' file, opened at the range's first noted position.
-    writers: Option<(SstFileWriter<'o>, SstFileWriter<'o>)>,
+    /// The sums' file and the entries' file, each opened at its first record.
+    writers: [Option<SstFileWriter<'o>>; 2],
     files: Vec<PathBuf>,
     decoder: KeyDecoder,
 }
@@ -41,7 +45,7 @@ impl<'o> NoteFiles<'o> {
             dir: dir.to_owned(),
             index,
             options,
-            writers: None,
+            writers: [None, None],
             files: Vec::new(),
             decoder: KeyDecoder::default(),
         }
@@ -78,33 +82,33 @@ impl<'o> NoteFiles<'o> {
         entries.append(&mut added);
         let corrupt = |err| store.corrupt(format!("position key {key}: {err}"));
         let (_, _, mover) = self.decoder.pawns_and_turn(key).map_err(corrupt)?;
-        let sums = NoteSums::of_entries(entries.iter(), mover);
-        let (sums_file, games_file) = self.open(store)?;
-        sums_file.put(note_key(NOTE_SUMS, key), encode_sums(&sums)).map_err(|err| store.rocks(err))?;
-        games_file.put(note_key(NOTE_GAMES, key), encode_entries(&entries)).map_err(|err| store.rocks(err))?;
-        Ok(())
+        // Few entries are summed when read: a record of sums would cost more than it saves.
+        if entries.len() > SUMMED_FROM {
+            let sums = NoteSums::of_entries(entries.iter(), mover);
+            self.put(store, 0, &note_key(NOTE_SUMS, key), &encode_sums(&sums))?;
+        }
+        self.put(store, 1, &note_key(NOTE_GAMES, key), &encode_entries(&entries))
     }
 
-    /// The range's two files, opened at its first noted position.
-    fn open(&mut self, store: &Store) -> Result<&mut (SstFileWriter<'o>, SstFileWriter<'o>), StoreError> {
-        let writers = match self.writers.take() {
-            Some(writers) => writers,
+    /// Writes a record into file `which` (0 the sums', 1 the entries'), opened at its first.
+    fn put(&mut self, store: &Store, which: usize, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        let writer = match self.writers[which].take() {
+            Some(writer) => writer,
             None => {
-                let [sums, games] =
-                    ["sums", "notes"].map(|kind| self.dir.join(format!("range-{:03}-{kind}.sst", self.index)));
-                let writers = (sst_writer(store, self.options, &sums)?, sst_writer(store, self.options, &games)?);
-                self.files.extend([sums, games]);
-                writers
+                let kind = ["sums", "notes"][which];
+                let path = self.dir.join(format!("range-{:03}-{kind}.sst", self.index));
+                let writer = sst_writer(store, self.options, &path)?;
+                self.files.push(path);
+                writer
             }
         };
-        Ok(self.writers.insert(writers))
+        self.writers[which].insert(writer).put(key, value).map_err(|err| store.rocks(err))
     }
 
     /// Closes the files; their paths (none when no position had notes).
     pub(super) fn finish(self, store: &Store) -> Result<Vec<PathBuf>, StoreError> {
-        if let Some((mut sums, mut games)) = self.writers {
-            sums.finish().map_err(|err| store.rocks(err))?;
-            games.finish().map_err(|err| store.rocks(err))?;
+        for mut writer in self.writers.into_iter().flatten() {
+            writer.finish().map_err(|err| store.rocks(err))?;
         }
         Ok(self.files)
     }
