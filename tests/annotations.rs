@@ -147,13 +147,17 @@ fn odd_annotations_are_passed_over_and_no_game_is_lost() {
     ];
     let mut text = games.concat();
     text += &format!("[Round \"4\"]\n\n1. Nf3 {{ {long_words} }} Nf6 {{ [%eval 0.3] }} *\n");
+    // A base of 36 hours and a clock at zero, a clock of 36 hours in a game of a minute: move
+    // times over the longest kept, so none (the clocks kept).
+    text += "[Round \"5\"]\n[TimeControl \"129600+5\"]\n\n1. g3 { [%clk 0:00:00] } *\n";
+    text += "[Round \"6\"]\n[TimeControl \"60+1\"]\n\n1. b3 { [%clk 36:00:00] } b6 2. Bb2 { [%clk 0:00:00] } *\n";
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("odd.pgn");
     std::fs::write(&pgn, text).unwrap();
     let (store, run) = ingest(&pgn, &dir.path().join("db"));
-    assert_eq!(run.counts.indexed, 4);
+    assert_eq!(run.counts.indexed, 6);
     let counts = run.counts.annotations;
-    assert_eq!((counts.games, counts.evaluations, counts.clocks, counts.malformed), (4, 2, 4, 5), "{counts:?}");
+    assert_eq!((counts.games, counts.evaluations, counts.clocks, counts.malformed), (6, 2, 7, 5), "{counts:?}");
     let stored = stored(&store);
     let by_first_move = |san: &str| stored.iter().find(|game| game[0].san == san).unwrap();
     let e4 = by_first_move("e4");
@@ -167,6 +171,15 @@ fn odd_annotations_are_passed_over_and_no_game_is_lost() {
     let c4 = by_first_move("c4");
     assert_eq!(c4.iter().map(|m| (m.clock, m.spent)).collect::<Vec<_>>(), [(Some(30_000), None), (Some(29_000), None)]);
     assert_eq!(by_first_move("Nf3")[1].eval, Some(Eval::Centipawns(30)));
+    assert_eq!(by_first_move("g3")[0].spent, None);
+    assert_eq!(by_first_move("b3").iter().map(|m| m.spent).collect::<Vec<_>>(), [None, None, None]);
+    // Their positions' notes have no time either.
+    let answer = tabiya::explore::Lookup {
+        target: tabiya::explore::Target::san("1. b3").resolve().unwrap(),
+        filter: Default::default(),
+        limits: Default::default(),
+    };
+    assert!(answer.run(&store).unwrap().moves.iter().all(|row| row.time.is_none()));
 }
 
 /// Each game of `text` as the reader keeps it: per move, its evaluation and clock.

@@ -138,7 +138,7 @@ impl PositionExport {
                 let rating = row.average_rating.map(|r| r.to_string()).unwrap_or_default();
                 let material = material_of(position);
                 let eval = &row.eval;
-                let cp = eval.mean_centipawns().map(|cp| format!("{cp:.2}")).unwrap_or_default();
+                let cp = eval.mean_centipawns().map(|cp| format!("{:.2}", cp + 0.0)).unwrap_or_default();
                 writeln!(
                     out,
                     "{},{position},{material},{games},{white},{draws},{black},{rating},{},{cp},{},{}",

@@ -148,7 +148,8 @@ function evalCell(e, loss, what) {
 function timeCell(m) {
   const t = m.time;
   if (!t) return '<td class="num time"></td>';
-  const seconds = t.seconds >= 60 ? `${Math.floor(t.seconds / 60)}:${String(Math.round(t.seconds % 60)).padStart(2, '0')}` : `${t.seconds.toFixed(1)}s`;
+  const whole = Math.round(t.seconds);
+  const seconds = whole >= 60 ? `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}` : `${t.seconds.toFixed(1)}s`;
   const title = `Mean time spent on ${m.san}: ${t.seconds.toFixed(1)} s over ${number(t.moves)} move${t.moves === 1 ? '' : 's'}`;
   return `<td class="num time" data-seconds="${t.seconds}" title="${escapeHtml(title)}">${seconds}</td>`;
 }

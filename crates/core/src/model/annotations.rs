@@ -249,8 +249,8 @@ impl GameAnnotations {
 
     /// How long each move took, in centiseconds: the stated time, else the mover's clock
     /// before the move (the time control's base at the side's first move) plus the increment,
-    /// less its clock after it. `None` where neither is known, or the clocks go up more than
-    /// the increment (a new period).
+    /// less its clock after it. `None` where neither is known, the clocks go up more than
+    /// the increment (a new period), or the time would be over [`MAX_CENTIS`].
     pub fn time_spent(&self, control: Option<&TimeControl>) -> Vec<Option<u32>> {
         (0..self.moves.len())
             .map(|ply| {
@@ -263,7 +263,9 @@ impl GameAnnotations {
                     Some(earlier) => self.moves[earlier].clock_centis?,
                     None => control.base_centis,
                 };
-                (before + control.increment_centis).checked_sub(clock)
+                // A move longer than the longest time kept is no time (a base of days and a
+                // clock at zero, or a clock of days in a short game).
+                (before + control.increment_centis).checked_sub(clock).filter(|&spent| spent <= MAX_CENTIS)
             })
             .collect()
     }
