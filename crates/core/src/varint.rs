@@ -32,3 +32,13 @@ pub fn take_byte(input: &mut &[u8]) -> Option<u8> {
     *input = rest;
     Some(first)
 }
+
+/// Zigzag: 0, −1, 1, −2, … as 0, 1, 2, 3, … (small magnitudes, small varints).
+pub fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+/// The number [`zigzag`] mapped to `n`.
+pub fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}

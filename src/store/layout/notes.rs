@@ -16,7 +16,7 @@
 use crate::{
     codec::CompactMove,
     model::{Eval, EvalSums, GameId, MAX_CENTIS, MoveSums, NoteEntry, NoteSums, PlyNotes},
-    varint::{get_varint, put_varint, take_byte},
+    varint::{get_varint, put_varint, take_byte, unzigzag, zigzag},
 };
 
 const BEFORE: u8 = 1;
@@ -24,12 +24,18 @@ const AFTER: u8 = 2;
 const SPENT: u8 = 4;
 const FIRST: u8 = 8;
 
-fn zigzag(n: i64) -> u64 {
-    ((n << 1) ^ (n >> 63)) as u64
+/// A move's 2 bytes (0: none), with its bits.
+fn get_move(input: &mut &[u8]) -> Option<(u16, Option<CompactMove>)> {
+    let (bits, rest) = input.split_first_chunk::<2>()?;
+    *input = rest;
+    match u16::from_le_bytes(*bits) {
+        0 => Some((0, None)),
+        bits => Some((bits, Some(CompactMove::from_bits(bits)?))),
+    }
 }
 
-fn unzigzag(n: u64) -> i64 {
-    ((n >> 1) as i64) ^ -((n & 1) as i64)
+fn put_move(out: &mut Vec<u8>, next: Option<CompactMove>) {
+    out.extend_from_slice(&next.map_or(0, CompactMove::bits).to_le_bytes());
 }
 
 /// Appends the bytes of `notes`.
@@ -77,7 +83,7 @@ pub fn encode_entries(entries: &[NoteEntry]) -> Vec<u8> {
     for entry in entries {
         put_varint(&mut out, entry.game.0 - previous);
         previous = entry.game.0;
-        out.extend_from_slice(&entry.next.map_or(0, CompactMove::bits).to_le_bytes());
+        put_move(&mut out, entry.next);
         put_notes(&mut out, &entry.notes);
     }
     out
@@ -104,13 +110,7 @@ pub fn each_entry(bytes: &[u8], mut each: impl FnMut(&NoteEntry)) -> Option<()> 
     let (mut game, mut last) = (0u64, None);
     for _ in 0..count {
         game = game.checked_add(get_varint(input)?)?;
-        let (bits, rest) = input.split_first_chunk::<2>()?;
-        *input = rest;
-        let bits = u16::from_le_bytes(*bits);
-        let next = match bits {
-            0 => None,
-            bits => Some(CompactMove::from_bits(bits)?),
-        };
+        let (bits, next) = get_move(input)?;
         let notes = get_notes(input)?;
         if game == 0 || last.is_some_and(|last| last >= (game, bits)) {
             return None;
@@ -147,7 +147,7 @@ pub fn encode_sums(sums: &NoteSums) -> Vec<u8> {
     put_eval_sums(&mut out, &sums.eval);
     put_varint(&mut out, sums.moves.len() as u64);
     for (next, played) in &sums.moves {
-        out.extend_from_slice(&next.map_or(0, CompactMove::bits).to_le_bytes());
+        put_move(&mut out, *next);
         put_eval_sums(&mut out, &played.eval);
         for n in [played.losses, played.loss_centipawns, played.blunders, played.timed, played.time_centis] {
             put_varint(&mut out, n);
@@ -166,13 +166,7 @@ pub fn decode_sums(bytes: &[u8]) -> Option<NoteSums> {
     }
     let mut moves: Vec<(Option<CompactMove>, MoveSums)> = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let (bits, rest) = input.split_first_chunk::<2>()?;
-        *input = rest;
-        let bits = u16::from_le_bytes(*bits);
-        let next = match bits {
-            0 => None,
-            bits => Some(CompactMove::from_bits(bits)?),
-        };
+        let (bits, next) = get_move(input)?;
         if moves.last().is_some_and(|(last, _)| last.map_or(0, CompactMove::bits) >= bits) {
             return None;
         }

@@ -3,11 +3,12 @@
 //! the twins index (games under a hash of what their twins share).
 
 use crate::{
-    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, PlyNotes, TimeControl},
+    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, NoteEntry, PlyNotes, TimeControl},
     store::{
         Store, StoreError,
         layout::{decode_game_record, decode_record, keys::parse_twin_key},
         options,
+        tier::TierHit,
     },
 };
 
@@ -99,6 +100,14 @@ impl<'a> Games<'a> {
         };
         let control = TimeControl::parse(&record.tags.time_control);
         Ok(PlyNotes::at(&annotations.move_notes(control.as_ref()), ply as usize))
+    }
+
+    /// The notes entry of a single-game tier position, `hit` (its game's first and only
+    /// arrival there); `None` when its game's annotations say nothing there.
+    pub(in crate::store) fn tier_note(&self, hit: &TierHit) -> Result<Option<NoteEntry>, StoreError> {
+        let notes = self.notes_at(hit.game, hit.ply)?;
+        let entry = NoteEntry { game: hit.game, next: hit.next, notes: PlyNotes { first: true, ..notes } };
+        Ok((!notes.is_empty()).then_some(entry))
     }
 
     /// The annotations family's values of `ids`, undecoded (what `verify` checks game by game).

@@ -7,7 +7,7 @@ use shakmaty::Color;
 use super::{facts::Facts, games::Games};
 use crate::{
     codec::{Key, KeyDecoder, KeyRange},
-    model::{GameId, NoteEntry, NoteSums, PlyNotes, PositionStats},
+    model::{GameId, NoteEntry, NoteSums, PositionStats},
     position::Position,
     store::{
         Store, StoreError,
@@ -108,11 +108,7 @@ impl<'a> Positions<'a> {
             return Ok(());
         }
         let Some(hit) = self.tier().locate(key)? else { return Ok(()) };
-        let notes = Games::at(store, self.committed).notes_at(hit.game, hit.ply)?;
-        if !notes.is_empty() {
-            let mut each = each;
-            each(&NoteEntry { game: hit.game, next: hit.next, notes: PlyNotes { first: true, ..notes } });
-        }
+        Games::at(store, self.committed).tier_note(&hit)?.iter().for_each(each);
         Ok(())
     }
 

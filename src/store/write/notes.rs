@@ -65,9 +65,7 @@ impl<'o> NoteFiles<'o> {
     ) -> Result<(), StoreError> {
         let mut added = new_entries(group);
         let tier_game = match promoted {
-            Some(hit) => Some(Games::at(store, store.committed()).notes_at(hit.game, hit.ply)?)
-                .filter(|notes| !notes.is_empty())
-                .map(|notes| NoteEntry { game: hit.game, next: hit.next, notes: PlyNotes { first: true, ..notes } }),
+            Some(hit) => Games::at(store, store.committed()).tier_note(hit)?,
             None => None,
         };
         if added.is_empty() && tier_game.is_none() {

@@ -20,7 +20,7 @@
 //! assert_eq!(game.time_spent(control.as_ref()), [Some(400), Some(700)]);
 //! ```
 
-use crate::varint::{get_varint, put_varint, take_byte};
+use crate::varint::{get_varint, put_varint, take_byte, unzigzag, zigzag};
 
 /// An engine's evaluation of a position, from White's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -274,14 +274,6 @@ impl GameAnnotations {
 fn centis_of(value: i64, unit: u32) -> Option<u32> {
     let centis = u32::try_from(value).ok()?.checked_mul(unit)?;
     (centis <= MAX_CENTIS).then_some(centis)
-}
-
-fn zigzag(n: i64) -> u64 {
-    ((n << 1) ^ (n >> 63)) as u64
-}
-
-fn unzigzag(n: u64) -> i64 {
-    ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 
 /// Which plies carry a value: alternating runs, absent first (that run may be empty), as a
