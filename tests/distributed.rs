@@ -321,3 +321,41 @@ fn ingest_writes_the_same_bytes_whatever_its_threads() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--threads"));
     assert!(!dir.path().join("none").exists());
 }
+
+/// Annotated games (evaluations, clocks, move times) built apart: the same bytes (their
+/// annotations and every position's notes) and the same run counts, annotations included.
+#[test]
+fn a_distributed_build_of_annotated_games_gives_the_bytes_and_counts_of_an_ingest() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // The three files hold the same games: other rounds make them other games.
+    let mut files: Vec<PathBuf> = ["annotated-lichess", "annotated-arena", "annotated-tcec"]
+        .iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(data.join(format!("{name}.pgn"))).unwrap();
+            let file = dir.path().join(format!("{name}.pgn"));
+            std::fs::write(&file, text.replace("[Round \"", &format!("[Round \"{name} "))).unwrap();
+            file
+        })
+        .collect();
+    // Annotations passed over are counted too.
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(
+        &odd,
+        "[Event \"odd\"]\n[Result \"*\"]\n\n1. e4 { [%eval nan] [%clk -0:00:05] } e5 { [%eval #0] } *\n",
+    )
+    .unwrap();
+    files.push(odd);
+    let single = single_machine(&files, &dir.path().join("single"));
+    let counted = single.run.counts.annotations;
+    assert!(counted.games >= 60 && counted.evaluations > 1_000 && counted.clocks > 1_000, "{counted:?}");
+    assert!(counted.move_times > 100 && counted.malformed > 0, "{counted:?}");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let (spread, _) = distributed(&files, &dir.path().join("spread"), AS_A_COMMIT, &work);
+    assert_eq!(spread.run.counts, single.run.counts);
+    assert_eq!(
+        db_digest::digests(&dir.path().join("spread")).unwrap(),
+        db_digest::digests(&dir.path().join("single")).unwrap()
+    );
+}

@@ -491,27 +491,7 @@ async fn the_page_shows_evaluations_and_times() {
     let (_, answer) = json(&server, "/masters?moves=60&play=e2e4,e7e6");
     let hidden = browser.eval("return ['#eval-head', '#time-head'].map(h => document.querySelector(h).hidden)").await;
     assert_eq!(hidden, serde_json::json!([false, false]));
-    let shown = browser
-        .eval(
-            "return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => { \
-               const e = r.querySelector('td.eval'), t = r.querySelector('td.time'); \
-               return [r.dataset.uci, e.dataset.games ? Number(e.dataset.games) : null, \
-                       e.dataset.cp ? Number(e.dataset.cp) : null, t.dataset.seconds ? Number(t.dataset.seconds) : null]; })",
-        )
-        .await;
-    // Numbers as f64 on both sides (the page's 29 is the API's 29.0).
-    let numbers = |row: [&Value; 4]| {
-        let rest: Vec<Option<f64>> = row[1..].iter().map(|v| v.as_f64()).collect();
-        (row[0].as_str().unwrap().to_owned(), rest)
-    };
-    let shown: Vec<_> = shown.as_array().unwrap().iter().map(|r| numbers([&r[0], &r[1], &r[2], &r[3]])).collect();
-    let expected: Vec<_> = answer["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| numbers([&m["uci"], &m["eval"]["games"], &m["eval"]["cp"], &m["time"]["seconds"]]))
-        .collect();
-    assert_eq!(shown, expected);
+    assert_eq!(eval_cells(&browser).await, api_eval_cells(&answer));
     assert!(answer["moves"][0]["eval"]["games"].as_u64().unwrap() > 0, "{answer}");
     // The footer's is the position's, over the games whose move into it was evaluated.
     let footer = browser.eval("return Number(document.querySelector('#moves tfoot td.eval').dataset.games)").await;
@@ -527,6 +507,59 @@ async fn the_page_shows_evaluations_and_times() {
     assert!(scroll[0].as_u64() <= scroll[1].as_u64(), "horizontal scroll at 375 px: {scroll}");
     browser.screenshot(375, &shots.join("page-notes-phone.png")).await;
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
+
+    // A player's games (`/player`) after 1. e4, where he had both colours: the columns are the
+    // notes of his games with White.
+    browser.set_width(1200, 900).await;
+    browser.client.goto(&format!("http://{}/?play=e2e4", server.addr)).await.unwrap();
+    settled(&browser, &server, "", "e2e4", NO_FILTERS).await;
+    let (_, answer) = json(&server, "/masters?moves=60&play=e2e4");
+    click(&browser, "#filters summary").await;
+    type_into(&browser, "#filter-form [name=player]", "Adams, Michael").await;
+    click(&browser, "#filter-form button[type=submit]").await;
+    let filters = "since=&until=&speeds=&ratings=&player=Adams%2C+Michael&color=white";
+    settled(&browser, &server, "", "e2e4", filters).await;
+    let (_, _, body) = get(&server, "/player?player=Adams%2C%20Michael&color=white&play=e2e4&moves=60");
+    let player: Value = serde_json::from_str(body.trim()).unwrap();
+    let cells = eval_cells(&browser).await;
+    assert_eq!(cells, api_eval_cells(&player));
+    assert!(cells.iter().any(|(_, notes)| notes[0].is_some_and(|games| games > 0.0)), "{player}");
+    let everyone: f64 = api_eval_cells(&answer).iter().filter_map(|(_, notes)| notes[0]).sum();
+    let players: f64 = cells.iter().filter_map(|(_, notes)| notes[0]).sum();
+    assert!(players < everyone, "the player's games are fewer: {players} of {everyone}");
+    let footer = browser.eval("return Number(document.querySelector('#moves tfoot td.eval').dataset.games)").await;
+    assert_eq!(footer, player["eval"]["games"]);
+    // The footer's evaluation and its games fit their cell.
+    let clipped = browser
+        .eval("const c = document.querySelector('#moves tfoot td.eval'); return c.scrollWidth > c.clientWidth")
+        .await;
+    assert_eq!(clipped, Value::Bool(false));
+    browser.screenshot(1200, &shots.join("page-notes-player.png")).await;
+    assert_eq!(browser.console_errors().await, Vec::<String>::new());
+}
+
+/// The move rows' notes the page shows: (uci, [eval games, eval cp, seconds]), numbers as f64
+/// (the page's 29 is the API's 29.0).
+async fn eval_cells(browser: &Browser) -> Vec<(String, Vec<Option<f64>>)> {
+    let shown = browser
+        .eval(
+            "return [...document.querySelectorAll('#moves tbody tr[data-uci]')].map(r => { \
+               const e = r.querySelector('td.eval'), t = r.querySelector('td.time'); \
+               return [r.dataset.uci, e.dataset.games ? Number(e.dataset.games) : null, \
+                       e.dataset.cp ? Number(e.dataset.cp) : null, t.dataset.seconds ? Number(t.dataset.seconds) : null]; })",
+        )
+        .await;
+    shown.as_array().unwrap().iter().map(|r| eval_row([&r[0], &r[1], &r[2], &r[3]])).collect()
+}
+
+/// An answer's move rows' notes, as [`eval_cells`] reads them from the page.
+fn api_eval_cells(answer: &Value) -> Vec<(String, Vec<Option<f64>>)> {
+    let moves = answer["moves"].as_array().unwrap().iter();
+    moves.map(|m| eval_row([&m["uci"], &m["eval"]["games"], &m["eval"]["cp"], &m["time"]["seconds"]])).collect()
+}
+
+fn eval_row(row: [&Value; 4]) -> (String, Vec<Option<f64>>) {
+    (row[0].as_str().unwrap().to_owned(), row[1..].iter().map(|v| v.as_f64()).collect())
 }
 
 /// The page's speed on a real database (`TABIYA_PAGE_DB`), as `tools/bench/page.sh` runs it:

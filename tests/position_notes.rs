@@ -11,8 +11,9 @@ use std::{
 
 use shakmaty::{Chess, Color, EnPassantMode, Position as _, fen::Epd, san::San};
 use tabiya::{
-    explore::{Answer, FilterSpec, Limits, Lookup, Target},
+    explore::{Answer, EvalAnswer, FilterSpec, Limits, Lookup, LossAnswer, Target, TimeAnswer},
     indexer,
+    report::opening::{OpeningOptions, OpeningReport},
     store::Store,
 };
 
@@ -152,6 +153,21 @@ fn close(a: f64, b: f64) -> bool {
 
 /// The answer's notes equal the oracle's sums.
 fn assert_answer(answer: &Answer, expected: &PositionSum, what: &str) {
+    let rows =
+        answer.moves.iter().map(|row| (row.uci.as_str(), row.eval.as_ref(), row.loss.as_ref(), row.time.as_ref()));
+    assert_notes(answer.eval.as_ref(), rows, expected, what);
+}
+
+/// A move row's notes: (uci, eval, loss, time).
+type NotedRow<'a> = (&'a str, Option<&'a EvalAnswer>, Option<&'a LossAnswer>, Option<&'a TimeAnswer>);
+
+/// A position's notes and its move rows' equal the oracle's sums.
+fn assert_notes<'a>(
+    eval: Option<&EvalAnswer>,
+    moves: impl Iterator<Item = NotedRow<'a>>,
+    expected: &PositionSum,
+    what: &str,
+) {
     let eval_matches = |got: Option<&tabiya::explore::EvalAnswer>, want: &EvalSum| match got {
         None => want.games == 0,
         Some(got) => {
@@ -164,26 +180,26 @@ fn assert_answer(answer: &Answer, expected: &PositionSum, what: &str) {
                 }
         }
     };
-    assert!(eval_matches(answer.eval.as_ref(), &expected.eval), "{what}: eval {:?}", answer.eval);
+    assert!(eval_matches(eval, &expected.eval), "{what}: eval {eval:?}");
     let mut rows = 0;
-    for row in &answer.moves {
-        let Some(want) = expected.moves.get(&row.uci) else { continue };
+    for (uci, eval, loss, time) in moves {
+        let Some(want) = expected.moves.get(uci) else { continue };
         rows += 1;
-        assert!(eval_matches(row.eval.as_ref(), &want.eval), "{what} {}: eval {:?}", row.uci, row.eval);
+        assert!(eval_matches(eval, &want.eval), "{what} {uci}: eval {eval:?}");
         let (n, sum, mistakes) = want.losses;
-        match &row.loss {
-            None => assert_eq!(n, 0, "{what} {}: no loss", row.uci),
+        match loss {
+            None => assert_eq!(n, 0, "{what} {uci}: no loss"),
             Some(loss) => {
-                assert_eq!(loss.moves, n, "{what} {}", row.uci);
-                assert!(close(loss.cp, sum as f64 / n as f64), "{what} {}: loss {loss:?}", row.uci);
-                assert!((loss.mistakes - mistakes as f64 / n as f64).abs() < 1e-9, "{what} {}", row.uci);
+                assert_eq!(loss.moves, n, "{what} {uci}");
+                assert!(close(loss.cp, sum as f64 / n as f64), "{what} {uci}: loss {loss:?}");
+                assert!((loss.mistakes - mistakes as f64 / n as f64).abs() < 1e-9, "{what} {uci}");
             }
         }
-        match &row.time {
-            None => assert_eq!(want.time.0, 0, "{what} {}: no time", row.uci),
+        match time {
+            None => assert_eq!(want.time.0, 0, "{what} {uci}: no time"),
             Some(time) => {
-                assert_eq!(time.moves, want.time.0, "{what} {}", row.uci);
-                assert!(close(time.seconds, want.time.1 as f64 / want.time.0 as f64 / 100.0), "{what} {}", row.uci);
+                assert_eq!(time.moves, want.time.0, "{what} {uci}");
+                assert!(close(time.seconds, want.time.1 as f64 / want.time.0 as f64 / 100.0), "{what} {uci}");
             }
         }
     }
@@ -207,6 +223,22 @@ fn filters() -> Vec<(FilterSpec, Keep)> {
         (
             FilterSpec { since: Some("1986".into()), ..FilterSpec::default() },
             Box::new(move |game| tag(game, "Date")[..4].parse::<u32>().is_ok_and(|year| year >= 1986)),
+        ),
+        (
+            FilterSpec {
+                since: Some("1985".into()),
+                until: Some("1986".into()),
+                min_rating: Some(2300),
+                ..FilterSpec::default()
+            },
+            Box::new(move |game| {
+                let year = tag(game, "Date")[..4].parse::<u32>().unwrap_or(0);
+                // The average of the rated players' ratings, rounded up.
+                let rated: Vec<u32> =
+                    [elo(game, "WhiteElo"), elo(game, "BlackElo")].into_iter().flatten().map(u32::from).collect();
+                let average = (!rated.is_empty()).then(|| rated.iter().sum::<u32>().div_ceil(rated.len() as u32));
+                (1985..=1986).contains(&year) && average.is_some_and(|average| average >= 2300)
+            }),
         ),
         (
             FilterSpec { result: Some("1-0".into()), ..FilterSpec::default() },
@@ -247,6 +279,36 @@ fn assert_every_position(store: &Store, games: &[OracleGame]) {
     }
 }
 
+/// The opening report of the positions most games reach, under every filter: its overview's
+/// evaluation and its move table's, as the oracle computes.
+fn assert_opening_reports(store: &Store, games: &[OracleGame]) {
+    let everything = oracle_sums(games, |_| true);
+    let mut popular: Vec<(&String, usize)> =
+        everything.iter().map(|(epd, (_, sum))| (epd, sum.moves.len())).filter(|(_, moves)| *moves > 1).collect();
+    popular.sort_by_key(|(_, moves)| std::cmp::Reverse(*moves));
+    popular.truncate(6);
+    assert!(popular.len() >= 3, "{} positions with several moves", popular.len());
+    for (spec, keep) in filters() {
+        let sums = oracle_sums(games, keep);
+        let mut options = OpeningOptions::new(spec.filter().unwrap());
+        (options.depth, options.lines, options.themes) = (2, 2, Vec::new());
+        for (epd, _) in &popular {
+            let empty = PositionSum::default();
+            let expected = sums.get(*epd).map_or(&empty, |(_, sum)| sum);
+            let target = Target::fen((*epd).clone()).resolve().unwrap();
+            let report = OpeningReport::build(store, &target, &options).unwrap();
+            let subset = &report.subsets[0];
+            let rows = subset.moves.iter().map(|m| (m.uci.as_str(), m.eval.as_ref(), m.loss.as_ref(), m.time.as_ref()));
+            assert_notes(
+                subset.overview.eval.as_ref(),
+                rows,
+                expected,
+                &format!("report, {} at {epd}", spec.describe()),
+            );
+        }
+    }
+}
+
 #[test]
 fn every_position_and_move_is_noted_as_python_chess_reads_the_games() {
     // One database a file: the three files hold the same games (the later two are duplicates).
@@ -254,7 +316,18 @@ fn every_position_and_move_is_noted_as_python_chess_reads_the_games() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         indexer::ingest(&store, &[data(&format!("{name}.pgn"))], &mut indexer::SilentObserver).unwrap();
-        assert_every_position(&store, &oracle_games(name));
+        let games = oracle_games(name);
+        assert_every_position(&store, &games);
+        assert_opening_reports(&store, &games);
+        // Filters of slices answered from the notes summed by slice of every position of two
+        // entries or more: asked for once, then built, then from memory; and with a memory too
+        // small to keep any.
+        for budget in [1 << 40, 1] {
+            store.snapshot().summaries().configure(2, budget);
+            for _ in 0..3 {
+                assert_every_position(&store, &games);
+            }
+        }
     }
 }
 

@@ -16,6 +16,8 @@ pub enum Column {
     U32(Vec<u32>),
     /// Unsigned 16-bit integers, some absent.
     OptionalU16(Vec<Option<u16>>),
+    /// 64-bit floats, some absent.
+    OptionalF64(Vec<Option<f64>>),
     /// Byte strings of one width (keys, fingerprints): the values end to end.
     Fixed(usize, Vec<u8>),
     /// Strings (UTF-8 when `text`) or byte strings of any length: value `i` is
@@ -51,6 +53,7 @@ impl Column {
             Column::U64(_) => "uint64".to_owned(),
             Column::U32(_) => "uint32".to_owned(),
             Column::OptionalU16(_) => "uint16".to_owned(),
+            Column::OptionalF64(_) => "float64".to_owned(),
             Column::Fixed(width, _) => format!("fixed_size_binary[{width}]"),
             Column::Variable { text: true, .. } => "large_string".to_owned(),
             Column::Variable { text: false, .. } => "large_binary".to_owned(),
@@ -63,6 +66,7 @@ impl Column {
             Column::U64(values) => values[at].into_pyobject(py)?.into_any(),
             Column::U32(values) => values[at].into_pyobject(py)?.into_any(),
             Column::OptionalU16(values) => values[at].into_pyobject(py)?.into_any(),
+            Column::OptionalF64(values) => values[at].into_pyobject(py)?.into_any(),
             Column::Fixed(width, data) => PyBytes::new(py, &data[at * width..(at + 1) * width]).into_any(),
             Column::Variable { text, offsets, data } => {
                 let value = &data[offsets[at] as usize..offsets[at + 1] as usize];
@@ -82,18 +86,11 @@ impl Column {
             Column::U32(values) => vec![None, Some(little_endian(py, values, u32::to_le_bytes)?)],
             Column::OptionalU16(values) => {
                 let present: Vec<u16> = values.iter().map(|v| v.unwrap_or(0)).collect();
-                let validity = match values.iter().all(Option::is_some) {
-                    true => None,
-                    false => Some(PyBytes::new_with(py, values.len().div_ceil(8), |bits| {
-                        for (at, value) in values.iter().enumerate() {
-                            if value.is_some() {
-                                bits[at / 8] |= 1 << (at % 8);
-                            }
-                        }
-                        Ok(())
-                    })?),
-                };
-                vec![validity, Some(little_endian(py, &present, u16::to_le_bytes)?)]
+                vec![validity(py, values)?, Some(little_endian(py, &present, u16::to_le_bytes)?)]
+            }
+            Column::OptionalF64(values) => {
+                let present: Vec<f64> = values.iter().map(|v| v.unwrap_or(0.0)).collect();
+                vec![validity(py, values)?, Some(little_endian(py, &present, f64::to_le_bytes)?)]
             }
             Column::Fixed(_, data) => vec![None, Some(PyBytes::new(py, data))],
             Column::Variable { offsets, data, .. } => {
@@ -110,6 +107,22 @@ impl<S: AsRef<str>> AsRef<[u8]> for Utf8<S> {
     fn as_ref(&self) -> &[u8] {
         self.0.as_ref().as_bytes()
     }
+}
+
+/// The validity bitmap of values some of which may be absent (`None` when none is).
+fn validity<'py, T>(py: Python<'py>, values: &[Option<T>]) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    if values.iter().all(Option::is_some) {
+        return Ok(None);
+    }
+    let bitmap = PyBytes::new_with(py, values.len().div_ceil(8), |bits| {
+        for (at, value) in values.iter().enumerate() {
+            if value.is_some() {
+                bits[at / 8] |= 1 << (at % 8);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Some(bitmap))
 }
 
 /// Numbers as Arrow stores them (little-endian), written straight into a Python bytes object.

@@ -106,7 +106,8 @@ impl PositionScan {
 
     /// Parts `first..first + count` (fewer at the end), read on every core, in order, as one
     /// batch: fen (unless `fen` is false: decoding keys is most of a listing's time), key,
-    /// games, white, draws, black; each part's positions in key order.
+    /// games, white, draws, black, eval_games, eval_cp, white_mates, black_mates; each part's
+    /// positions in key order.
     #[pyo3(signature = (first, count, fen = true))]
     fn read(&self, py: Python<'_>, first: usize, count: usize, fen: bool) -> PyResult<Columns> {
         call(py, || {
@@ -135,6 +136,11 @@ impl PositionScan {
                 ("white", counts(|r| r.white)),
                 ("draws", counts(|r| r.draws)),
                 ("black", counts(|r| r.black)),
+                // What annotated games said of it, as `tabiya export positions` writes them.
+                ("eval_games", counts(|r| r.eval.games)),
+                ("eval_cp", Column::OptionalF64(rows.iter().map(|r| r.eval.mean_centipawns()).collect())),
+                ("white_mates", counts(|r| r.eval.white_mates)),
+                ("black_mates", counts(|r| r.eval.black_mates)),
             ];
             if !fen {
                 columns.remove(0);

@@ -279,13 +279,15 @@ class PositionList:
 
     def __iter__(self) -> Iterator[PositionRow]:
         for first in range(0, len(self._scan), _PARTS_A_BATCH):
-            yield from self._scan.read(first, _PARTS_A_BATCH).rows()
+            yield from (row[:6] for row in self._scan.read(first, _PARTS_A_BATCH).rows())
 
     def to_arrow(self, *, fen: bool = True) -> "Any":
-        """A ``pyarrow.Table`` (fen, key, games, white, draws, black), a record batch every
-        few parts of the database: no Python object per row. ``fen=False`` leaves the FEN
-        column out, which makes a whole-database listing several times faster (keys decode
-        with :func:`decode_key`)."""
+        """A ``pyarrow.Table`` (fen, key, games, white, draws, black, then what annotated
+        games said of each position as ``tabiya export positions`` writes it: eval_games,
+        eval_cp (the mean numeric evaluation in centipawns, White's view; null without one),
+        white_mates, black_mates), a record batch every few parts of the database: no Python
+        object per row. ``fen=False`` leaves the FEN column out, which makes a whole-database
+        listing several times faster (keys decode with :func:`decode_key`)."""
         from . import arrow
 
         parts = range(0, len(self._scan), _PARTS_A_BATCH)

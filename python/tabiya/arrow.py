@@ -26,6 +26,7 @@ def _arrow_type(pa, name: str):
         "uint64": pa.uint64(),
         "uint32": pa.uint32(),
         "uint16": pa.uint16(),
+        "float64": pa.float64(),
         "large_string": pa.large_string(),
         "large_binary": pa.large_binary(),
     }[name]
@@ -50,6 +51,10 @@ POSITION_COLUMNS = [
     ("white", "uint64"),
     ("draws", "uint64"),
     ("black", "uint64"),
+    ("eval_games", "uint64"),
+    ("eval_cp", "float64"),
+    ("white_mates", "uint64"),
+    ("black_mates", "uint64"),
 ]
 GAME_COLUMNS = [
     ("id", "uint64"),

@@ -179,8 +179,11 @@ def test_positions_to_arrow_and_pandas(generated):
     db = tabiya.Database(generated[2])
     rows = list(db.positions(material="KRP*vKRP*", side="w"))
     table = db.positions(material="KRP*vKRP*", side="w").to_arrow()
-    assert table.column_names == ["fen", "key", "games", "white", "draws", "black"]
-    assert [tuple(r.values()) for r in table.to_pylist()] == rows and rows
+    assert table.column_names == ["fen", "key", "games", "white", "draws", "black", "eval_games", "eval_cp",
+                                  "white_mates", "black_mates"]
+    assert [tuple(r.values())[:6] for r in table.to_pylist()] == rows and rows
+    # Games without annotations: no evaluation.
+    assert {tuple(r.values())[6:] for r in table.to_pylist()} == {(0, None, 0, 0)}
     frame = db.positions(material="KRP*vKRP*", side="w").to_pandas()
     assert len(frame) == len(rows) and int(frame["games"].sum()) == sum(r[2] for r in rows)
     assert db.positions(material="KQQQQvK").to_arrow().num_rows == 0
@@ -294,3 +297,18 @@ def test_annotated_games_evaluations_equal_the_cli_and_python_chess(tmp_path):
     assert d4["eval"]["games"] == len(after_d4) > 0
     assert abs(d4["eval"]["cp"] - sum(after_d4) / len(after_d4)) <= 0.005
     assert 0 < d4["time"]["moves"] <= d4["games"]
+    # Every position's evaluation in the Arrow table as `tabiya export positions` writes it,
+    # and as the lookup answers it.
+    import pyarrow.parquet as pq
+
+    table = db.positions().to_arrow()
+    exported = tmp_path / "positions.parquet"
+    run_cli("export", "positions", "--db", str(db_path), "--format", "parquet", "-o", str(exported))
+    columns = ["key", "eval_games", "eval_cp", "white_mates", "black_mates"]
+    # Keys as the export writes them, in hexadecimal.
+    mine = sorted((r["key"].hex(), *(r[c] for c in columns[1:])) for r in table.to_pylist())
+    assert mine == sorted(tuple(r[c] for c in columns) for r in pq.read_table(exported).to_pylist())
+    assert sum(1 for row in mine if row[1] > 0) > 100
+    e6 = tabiya.key("rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").hex()
+    after_e6 = next(row for row in mine if row[0] == e6)
+    assert after_e6[1] == answer["eval"]["games"] and abs(after_e6[2] - answer["eval"]["cp"]) <= 0.005

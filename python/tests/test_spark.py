@@ -113,7 +113,7 @@ def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli
     cli_db, cli = cli_db
     summary = build(session, collection, tmp_path / "db")
     assert digests(tmp_path / "db") == digests(cli_db)
-    for count in ("gamesRead", "indexed", "duplicates", "skipped", "positionsWritten"):
+    for count in ("gamesRead", "indexed", "duplicates", "skipped", "positionsWritten", "annotations"):
         assert summary[count] == cli[count], count
     assert summary["database"] == {**cli["database"], "path": str(tmp_path / "db")}
     assert len(summary["rejected"]) == sum(cli["skipped"].values())

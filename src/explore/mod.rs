@@ -71,7 +71,7 @@ pub use lookup::{
     reached_by_moves, resolve_player, san, summarize,
 };
 pub use material::{MAX_LIMIT, MAX_MATERIALS, MaterialQuery, MaterialSearch, Signature};
-pub use notes::{EvalAnswer, LossAnswer, Mates, TimeAnswer, position_notes};
+pub use notes::{EvalAnswer, LossAnswer, Mates, TimeAnswer, eval_answer, move_answers, position_notes};
 pub use openings::{OpeningLine, parse_openings};
 pub use pattern::{MAX_HITS, PatternPartial, PatternQuery, PatternSearch};
 pub use players::{MAX_SPELLINGS, PlayerFound, PlayerMatch, Spelling, find_players, suggest_players};

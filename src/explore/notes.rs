@@ -1,13 +1,15 @@
 //! What the annotated games of a position said, under a filter ([`position_notes`]), and its
 //! answer fields: `eval` of the position and of each move row, a move row's `loss` and `time`.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::{Admission, QueryError};
+use super::{Admission, QueryError, counting::without_facts};
 use crate::{
     Key,
-    model::{EvalSums, MoveSums, NoteSums},
+    model::{EvalSums, MoveSums, NoteSlices, NoteSums},
     store::Snapshot,
 };
 
@@ -79,24 +81,52 @@ fn hundredths(value: f64) -> f64 {
 }
 
 /// What the annotated games of position `key` (where `mover` is to move) that `admission`
-/// admits said: the stored sums without a filter, else each game's notes checked.
+/// admits said: the stored sums without a filter; for a filter made only of slices, a popular
+/// position's notes summed by slice (kept in memory like its statistics' summary); else each
+/// game's notes checked.
 pub fn position_notes(view: &Snapshot, key: &Key, admission: &Admission, mover: Color) -> Result<NoteSums, QueryError> {
     let positions = view.positions();
     if admission.is_everything() {
         return Ok(positions.note_sums(key, mover)?);
     }
-    let entries = positions.note_entries(key)?;
-    if entries.is_empty() {
-        return Ok(NoteSums::default());
+    if admission.filter.is_by_slices()
+        && let Some(slices) = note_slices(view, key, mover)?
+    {
+        return Ok(slices.kept(|set| admission.filter.covers(set)));
     }
     let facts = view.facts().table()?;
-    let mut kept = NoteSums::default();
-    for entry in &entries {
-        let game =
-            facts.get(entry.game).ok_or_else(|| view.corrupt(format!("position {key}: a game without facts")))?;
-        if admission.admits(&game) {
-            kept.add_entry(entry, mover);
-        }
+    let (mut kept, mut unknown) = (NoteSums::default(), false);
+    positions.each_note_entry(key, |entry| match facts.get(entry.game) {
+        Some(game) if admission.admits(&game) => kept.add_entry(entry, mover),
+        Some(_) => {}
+        None => unknown = true,
+    })?;
+    match unknown {
+        true => Err(without_facts(view, key).into()),
+        false => Ok(kept),
     }
-    Ok(kept)
+}
+
+/// The notes of a popular position by slice, from memory or built from its games' notes and
+/// facts (the second time it is asked for, as [`Summaries`](crate::store::Summaries) does);
+/// `None` for another position, or when the summary is not kept.
+fn note_slices(view: &Snapshot, key: &Key, mover: Color) -> Result<Option<Arc<NoteSlices>>, QueryError> {
+    let summaries = view.summaries();
+    if view.positions().note_entry_count(key)? < summaries.min_games() {
+        return Ok(None);
+    }
+    let build = || -> Result<NoteSlices, QueryError> {
+        let facts = view.facts().table()?;
+        let mut entries = Vec::new();
+        let mut unknown = false;
+        view.positions().each_note_entry(key, |entry| match facts.get(entry.game) {
+            Some(game) => entries.push((game, *entry)),
+            None => unknown = true,
+        })?;
+        if unknown {
+            return Err(without_facts(view, key).into());
+        }
+        Ok(NoteSlices::of_entries(entries.iter().map(|(game, entry)| (*game, entry)), mover))
+    };
+    summaries.notes_or_build(key, build)
 }

@@ -12,8 +12,8 @@ use crate::{
     indexer::{IngestError, Summary, fail_run, finish_run, record_commit, start_run},
     model::{Fingerprint, GameFacts, GameId, GameRecord},
     store::{
-        Batch, FamilyFile, GameWrite, RunRecord, Staging, Store, StoreError, Totals, put_file_name, put_text,
-        read_file_name, read_text,
+        AnnotationCounts, Batch, FamilyFile, GameWrite, RunRecord, Staging, Store, StoreError, Totals, put_file_name,
+        put_text, read_file_name, read_text,
     },
     varint::{get_varint, put_varint},
 };
@@ -29,6 +29,8 @@ struct GamesWritten {
     plies: u64,
     /// Distinct positions of each game, summed.
     positions: u64,
+    /// The kept games' annotations, counted.
+    annotations: AnnotationCounts,
     files: Vec<FamilyFile>,
 }
 
@@ -43,7 +45,11 @@ impl GamesWritten {
     fn to_bytes(&self) -> Result<Vec<u8>, StoreError> {
         let mut bytes = Vec::new();
         let (first, last) = self.span.map_or((0, 0), |(first, last)| (first.0, last.0));
-        for number in [first, last, self.plies, self.positions, self.files.len() as u64] {
+        let a = &self.annotations;
+        for number in [first, last, self.plies, self.positions, a.games, a.evaluations, a.clocks, a.move_times]
+            .into_iter()
+            .chain([a.malformed, self.files.len() as u64])
+        {
             put_varint(&mut bytes, number);
         }
         for file in &self.files {
@@ -57,11 +63,12 @@ impl GamesWritten {
     /// (a record of games without their files, or of files without games, among them).
     fn read(mut bytes: &[u8], dir: &Path) -> Result<GamesWritten, String> {
         let input = &mut bytes;
-        let mut numbers = [0; 5];
+        let mut numbers = [0; 10];
         for number in &mut numbers {
             *number = get_varint(input).ok_or_else(|| "not a record of a batch's games".to_owned())?;
         }
-        let [first, last, plies, positions, files] = numbers;
+        let [first, last, plies, positions, games, evaluations, clocks, move_times, malformed, files] = numbers;
+        let annotations = AnnotationCounts { games, evaluations, clocks, move_times, malformed };
         let span = match first {
             0 => None,
             _ if last < first => return Err(format!("games {first} to {last}")),
@@ -80,7 +87,7 @@ impl GamesWritten {
         if !input.is_empty() {
             return Err("bytes after a record of a batch's games".to_owned());
         }
-        Ok(GamesWritten { span, plies, positions, files: written })
+        Ok(GamesWritten { span, plies, positions, annotations, files: written })
     }
 }
 
@@ -116,6 +123,7 @@ fn put_batch_games(
         return Err(invariant("the games of a batch have bytes left over".to_owned()));
     }
     let (mut span, mut plies, mut positions) = (None, 0, 0);
+    let mut annotations = AnnotationCounts::default();
     let mut kept = Vec::with_capacity(entries.len());
     for (number, entry) in entries.into_iter().enumerate() {
         let Some(id) = u32::try_from(number).ok().and_then(|number| ids.id(number)) else { continue };
@@ -123,6 +131,7 @@ fn put_batch_games(
         span = Some((span.map_or(id, |(first, _)| first), id));
         plies += record.plies() as u64;
         positions += entry.positions;
+        annotations.add(&entry.annotation_counts);
         let annotations = (!entry.annotations.is_empty()).then_some(entry.annotations);
         kept.push((
             Fingerprint(entry.fingerprint),
@@ -141,7 +150,7 @@ fn put_batch_games(
         })
         .collect();
     batch.put_games(&games)?;
-    Ok(GamesWritten { span, plies, positions, files: Vec::new() })
+    Ok(GamesWritten { span, plies, positions, annotations, files: Vec::new() })
 }
 
 /// The last step of a distributed build, in one process ([`Assembly::begin`],
@@ -169,14 +178,15 @@ impl Assembly {
     /// assembly only aborts: [`Assembly::finish`] refuses to commit.
     pub fn add_written(&mut self, store: &Store, records: &[PathBuf]) -> Result<(), StoreError> {
         let added = self.read_written(store, records);
-        let added = added.and_then(|(totals, files)| {
+        let added = added.and_then(|(totals, annotations, files)| {
             store.writer()?.ingest_game_files(&files, GameId(self.totals.next_game_id.max(1)))?;
-            Ok(totals)
+            Ok((totals, annotations))
         });
         match added {
-            Ok(totals) => {
+            Ok((totals, annotations)) => {
                 let games = totals.games - self.totals.games;
                 self.run.counts.indexed += games;
+                self.run.counts.annotations.add(&annotations);
                 self.run.counts.positions_written += totals.position_occurrences - self.totals.position_occurrences;
                 self.totals = totals;
                 Ok(())
@@ -188,9 +198,15 @@ impl Assembly {
         }
     }
 
-    /// The totals with the games of `records` added, and their files, each record checked.
-    fn read_written(&self, store: &Store, records: &[PathBuf]) -> Result<(Totals, Vec<FamilyFile>), StoreError> {
+    /// The totals with the games of `records` added, their annotations counted, and their
+    /// files, each record checked.
+    fn read_written(
+        &self,
+        store: &Store,
+        records: &[PathBuf],
+    ) -> Result<(Totals, AnnotationCounts, Vec<FamilyFile>), StoreError> {
         let mut totals = self.totals.clone();
+        let mut annotations = AnnotationCounts::default();
         let mut files = Vec::new();
         for path in records {
             let refused = |what: String| StoreError::Invariant {
@@ -211,9 +227,10 @@ impl Assembly {
             totals.plies = totals.plies.checked_add(written.plies).ok_or_else(overflow)?;
             totals.position_occurrences =
                 totals.position_occurrences.checked_add(written.positions).ok_or_else(overflow)?;
+            annotations.add(&written.annotations);
             files.extend(written.files);
         }
-        Ok((totals, files))
+        Ok((totals, annotations, files))
     }
 
     /// Commits the ranges written apart (`records`,
@@ -321,7 +338,8 @@ mod tests {
                 path: dir.join(format!("games-{family}.sst")),
             })
             .collect();
-        GamesWritten { span: Some((GameId(5), GameId(9))), plies: 300, positions: 250, files }
+        let annotations = AnnotationCounts { games: 3, evaluations: 120, clocks: 200, move_times: 7, malformed: 1 };
+        GamesWritten { span: Some((GameId(5), GameId(9))), plies: 300, positions: 250, annotations, files }
     }
 
     #[test]

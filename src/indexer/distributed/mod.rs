@@ -43,7 +43,7 @@ use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
-    store::{Occurrence, RunRecords, encode_run_records, facts_records, pack_facts},
+    store::{AnnotationCounts, Occurrence, RunRecords, encode_run_records, facts_records, pack_facts},
     varint::{get_varint, put_varint},
 };
 
@@ -160,6 +160,8 @@ struct GameEntry {
     annotations: Vec<u8>,
     /// The distinct positions it reaches (the totals count them).
     positions: u64,
+    /// Its annotations, counted (the run's record sums them).
+    annotation_counts: AnnotationCounts,
 }
 
 impl PreparedBatch {
@@ -243,6 +245,7 @@ impl PreparedBatch {
                 line: game.record.line().clone(),
                 annotations: game.annotations.clone().unwrap_or_default(),
                 positions,
+                annotation_counts: game.annotation_counts,
             })
             .collect();
         bincode::encode_to_vec(entries, bincode::config::standard()).unwrap_or_default()

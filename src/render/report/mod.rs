@@ -5,11 +5,13 @@
 //! - [`Report`]: what every report renders to, by [`Format`];
 //! - [`html`]: the page shell and cell formatting; [`svg`]: boards and charts; [`csv`]: the
 //!   RFC 4180 writer;
+//! - [`notes`]: what annotated games said, as cells and fields;
 //! - one module per report: [`opening`], [`player`], [`database`], [`psqt`].
 
 pub mod csv;
 pub mod database;
 pub mod html;
+pub mod notes;
 pub mod opening;
 pub mod player;
 pub mod psqt;

@@ -8,6 +8,9 @@ use super::{
     csv::{Csv, GAME_COLUMNS, game_fields, opt},
     html::{Page, escape, figure, figures, game_cells, opt_num, opt_pct, pct, table, thousands},
     named,
+    notes::{
+        EVAL_COLUMNS, MOVE_NOTE_COLUMNS, eval_cell, eval_fields, eval_text, loss_text, move_note_fields, time_text,
+    },
     svg::{bar_chart, position_board},
 };
 use crate::report::opening::{MoveStats, NotableGame, OpeningReport, Results, Subset};
@@ -132,6 +135,9 @@ fn overview_html(report: &OpeningReport) -> String {
     if report.subsets.iter().any(|s| s.overview.unreplayable > 0) {
         row("Games left out (stored moves do not replay)", &|s| thousands(s.overview.unreplayable));
     }
+    if report.subsets.iter().any(|s| s.overview.eval.is_some()) {
+        row("Engine evaluation (White's view)", &|s| eval_text(s.overview.eval.as_ref()));
+    }
     let mut header = vec![""];
     header.extend(report.subsets.iter().map(|s| s.label.as_str()));
     format!("{}<div class=\"boards\">{board}<div>{}</div></div>", figures(&items), table(&header, &rows))
@@ -193,6 +199,11 @@ fn moves_html(report: &OpeningReport) -> String {
     let mut header = vec![
         "Move", "Games", "Share", "1-0", "½-½", "0-1", "Score", "Draws", "Rating", "Perf.", "Year", "Last", "Reached",
     ];
+    // Eval, loss and time when annotated games played the moves.
+    let noted = main.moves.iter().any(|m| m.eval.is_some() || m.time.is_some());
+    if noted {
+        header.extend(["Eval", "Loss", "Time"]);
+    }
     let versus = report.subsets.get(1);
     let versus_games = versus.map(|v| format!("Games ({})", v.label));
     let versus_score = versus.map(|v| format!("Score ({})", v.label));
@@ -206,6 +217,9 @@ fn moves_html(report: &OpeningReport) -> String {
         .iter()
         .map(|m| {
             let mut cells = move_cells(m);
+            if noted {
+                cells.extend([eval_cell(m.eval.as_ref()), loss_text(m.loss.as_ref()), time_text(m.time.as_ref())]);
+            }
             if let Some(v) = versus {
                 let other = find(v, &m.uci);
                 cells.push(other.as_ref().map_or("0".to_owned(), |o| thousands(o.results.games)));
@@ -218,7 +232,7 @@ fn moves_html(report: &OpeningReport) -> String {
     if let Some(v) = versus {
         for m in v.moves.iter().filter(|m| find(main, &m.uci).is_none()) {
             let mut cells = vec![escape(&m.san)];
-            cells.extend(std::iter::repeat_n("–".to_owned(), 12));
+            cells.extend(std::iter::repeat_n("–".to_owned(), if noted { 15 } else { 12 }));
             cells.push(thousands(m.results.games));
             cells.push(pct(m.score));
             rows.push(cells);
@@ -226,7 +240,14 @@ fn moves_html(report: &OpeningReport) -> String {
     }
     format!(
         "<p>Every move played from the position; score and performance are the mover's. Reached: the \
-         games reaching the position after the move by any move order.</p>{}",
+         games reaching the position after the move by any move order.{}</p>{}",
+        match noted {
+            true =>
+                " Eval: the mean engine evaluation after the move in pawns, White's view, and (in \
+                     brackets) over how many games; loss: the mean centipawns the mover gave up by the \
+                     engine, and the share of moves losing 100 or more; time: the mean time the movers spent.",
+            false => "",
+        },
         table(&header, &rows)
     )
 }
@@ -393,7 +414,7 @@ fn decimals(value: Option<f64>) -> String {
 }
 
 fn overview_csv(report: &OpeningReport) -> Csv {
-    let mut csv = Csv::new(&[
+    let header = [
         "subset",
         "games",
         "white",
@@ -409,26 +430,31 @@ fn overview_csv(report: &OpeningReport) -> Csv {
         "undated",
         "averagePlies",
         "unreplayable",
-    ]);
+    ];
+    let mut csv = Csv::new(&[&header[..], &EVAL_COLUMNS].concat());
     for s in &report.subsets {
         let o = &s.overview;
-        csv.row([
-            s.label.clone(),
-            o.games.to_string(),
-            o.white.to_string(),
-            o.draws.to_string(),
-            o.black.to_string(),
-            decimals(o.white_score),
-            opt(o.white_rating),
-            opt(o.black_rating),
-            opt(o.white_performance),
-            opt(o.black_performance),
-            opt(o.first_year),
-            opt(o.last_year),
-            o.undated.to_string(),
-            decimals(s.average_plies),
-            o.unreplayable.to_string(),
-        ]);
+        csv.row(
+            [
+                s.label.clone(),
+                o.games.to_string(),
+                o.white.to_string(),
+                o.draws.to_string(),
+                o.black.to_string(),
+                decimals(o.white_score),
+                opt(o.white_rating),
+                opt(o.black_rating),
+                opt(o.white_performance),
+                opt(o.black_performance),
+                opt(o.first_year),
+                opt(o.last_year),
+                o.undated.to_string(),
+                decimals(s.average_plies),
+                o.unreplayable.to_string(),
+            ]
+            .into_iter()
+            .chain(eval_fields(o.eval.as_ref())),
+        );
     }
     csv
 }
@@ -470,7 +496,7 @@ fn bands_csv(report: &OpeningReport) -> Csv {
 }
 
 fn moves_csv(report: &OpeningReport) -> Csv {
-    let mut csv = Csv::new(&[
+    let header = [
         "subset",
         "uci",
         "san",
@@ -489,7 +515,8 @@ fn moves_csv(report: &OpeningReport) -> Csv {
         "reachedWhite",
         "reachedDraws",
         "reachedBlack",
-    ]);
+    ];
+    let mut csv = Csv::new(&[&header[..], &EVAL_COLUMNS, &MOVE_NOTE_COLUMNS].concat());
     for s in &report.subsets {
         for m in &s.moves {
             let mut cells = vec![s.label.clone(), m.uci.clone(), m.san.clone()];
@@ -507,6 +534,8 @@ fn moves_csv(report: &OpeningReport) -> Csv {
                 m.reached.draws.to_string(),
                 m.reached.black.to_string(),
             ]);
+            cells.extend(eval_fields(m.eval.as_ref()));
+            cells.extend(move_note_fields(m.loss.as_ref(), m.time.as_ref()));
             csv.row(cells);
         }
     }

@@ -30,7 +30,9 @@ pub use themes::{DEFAULT_THEMES, Theme};
 pub use crate::report::results::Results;
 use crate::report::results::color_name;
 use crate::{
-    explore::{Admission, GameSummary, Opening, QueryError, Reached, ResolvedTarget},
+    explore::{
+        Admission, EvalAnswer, GameSummary, LossAnswer, Opening, QueryError, Reached, ResolvedTarget, TimeAnswer,
+    },
     store::Store,
 };
 
@@ -163,6 +165,10 @@ pub struct Overview {
     pub speeds: Vec<SpeedShare>,
     /// Games whose stored moves did not replay (corrupt data), left out of every figure.
     pub unreplayable: u64,
+    /// The evaluations the subset's games arrived with, when annotated games reach it (as a
+    /// lookup's `eval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<EvalAnswer>,
 }
 
 /// Games of one speed.
@@ -234,6 +240,15 @@ pub struct MoveStats {
     pub last_played: Option<String>,
     /// The position it leads to, under the subset's filter, by any move order.
     pub reached: Reached,
+    /// The evaluations after it, from annotated games (as a lookup's move row).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<EvalAnswer>,
+    /// What the mover gave up by it, by the engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossAnswer>,
+    /// How long the movers thought over it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeAnswer>,
 }
 
 /// A position one move before the report's.

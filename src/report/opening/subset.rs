@@ -13,7 +13,8 @@ use super::{
 use crate::{
     codec::CompactMove,
     explore::{
-        Admission, QueryError, ResolvedTarget, key_of, next_keys, position_slices, reached_by_moves, san, summarize,
+        Admission, QueryError, ResolvedTarget, eval_answer, key_of, move_answers, next_keys, position_notes,
+        position_slices, reached_by_moves, san, summarize,
     },
     model::{GameId, Month, RatingBand, Speed, Tally},
     position::Variant,
@@ -101,6 +102,7 @@ pub(super) fn subset(
     let games = t.total.games;
     let total = Results::of(&t.total);
     let known_years = t.years.keys().copied().filter(|&y| y != 0);
+    let notes = position_notes(view, &target.key, selection, mover)?;
     let overview = Overview {
         games,
         white: total.white,
@@ -121,6 +123,7 @@ pub(super) fn subset(
             .map(|(s, n)| SpeedShare { speed: s.name(), games: n, share: percent(n, games) })
             .collect(),
         unreplayable: t.unreplayable,
+        eval: eval_answer(&notes.eval),
     };
     let years = t
         .years
@@ -154,6 +157,7 @@ pub(super) fn subset(
         .zip(reached)
         .map(|((&m, mt), reached)| {
             let results = Results::of(&mt.tally);
+            let (eval, loss, time) = move_answers(notes.of_move(Some(m)));
             MoveStats {
                 uci: m.to_string(),
                 san: san(&target.position, m),
@@ -166,6 +170,9 @@ pub(super) fn subset(
                 last_played: (mt.last != Month::UNKNOWN).then(|| mt.last.to_string()),
                 results,
                 reached,
+                eval,
+                loss,
+                time,
             }
         })
         .collect();

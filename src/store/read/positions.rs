@@ -20,6 +20,7 @@ use crate::{
         tier::read::TierReader,
         write::SUMMED_FROM,
     },
+    varint::get_varint,
 };
 
 /// Distinct positions, counted by [`Positions::count`].
@@ -110,6 +111,13 @@ impl<'a> Positions<'a> {
         let Some(hit) = self.tier().locate(key)? else { return Ok(()) };
         Games::at(store, self.committed).tier_note(&hit)?.iter().for_each(each);
         Ok(())
+    }
+
+    /// How many entries a position's notes stored with its full key hold (0: none; a tier
+    /// position's are its game's, at most one per move it played there), without reading them.
+    pub fn note_entry_count(&self, key: &Key) -> Result<u64, StoreError> {
+        let Some(bytes) = self.pinned(&note_key(NOTE_GAMES, key))? else { return Ok(0) };
+        get_varint(&mut &bytes[..]).ok_or_else(|| self.store.corrupt(format!("notes of position {key}")))
     }
 
     /// The sums of a position's notes ([`Positions::note_entries`]), where `mover` is to move:

@@ -1,7 +1,8 @@
 //! The summaries view: popular positions summed by slice, kept in memory between queries. A
 //! filtered lookup of a position with thousands of games would otherwise check every game's
-//! facts on every request (the opening positions an explorer is asked most). Its [`SliceSummary`] is built from the games a
-//! filtered lookup reads anyway, the second time the position is asked for (building one costs
+//! facts on every request (the opening positions an explorer is asked most). Its
+//! [`SliceSummary`] (the games' statistics) and [`NoteSlices`] (their notes, when annotated
+//! games reach it) are each built from what a filtered lookup reads anyway, the second time the position is asked for (building one costs
 //! a few times counting its games once, so a position asked for once, by `tabiya query` or a
 //! pass over many positions, is counted as before), by one request while the others asking
 //! for it wait, and answers every filter made of slices (dates by month, speeds, rating bands)
@@ -21,7 +22,11 @@ use quick_cache::{
     sync::{Cache, GuardResult},
 };
 
-use crate::{codec::Key, model::SliceSummary, store::Store};
+use crate::{
+    codec::Key,
+    model::{NoteSlices, SliceSummary},
+    store::Store,
+};
 
 /// Positions with at least this many games are summarised (fewer are checked game by game,
 /// in about 20 ns a game).
@@ -41,10 +46,22 @@ pub(in crate::store) struct Memory {
 
 struct Memo {
     min_games: u64,
-    /// By the committed next game id they were built under, and the position.
-    cache: Cache<(u64, Key), Summary, ByBytes>,
+    /// By the committed next game id they were built under, the position and what is summed.
+    cache: Cache<Place, Summary, ByBytes>,
     /// Positions asked for under a commit, and whether their summary could be kept.
-    asked: Cache<(u64, Key), Asked>,
+    asked: Cache<Place, Asked>,
+}
+
+/// The committed next game id a summary was built under, its position and what it sums.
+type Place = (u64, Key, Summed);
+
+/// What a summary sums of a position's games.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Summed {
+    /// Their statistics: a [`SliceSummary`].
+    Games,
+    /// Their notes: [`NoteSlices`].
+    Notes,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -58,15 +75,61 @@ enum Asked {
 /// A summary and the bytes it takes, counted once.
 #[derive(Clone)]
 struct Summary {
-    summary: Arc<SliceSummary>,
+    held: Held,
     bytes: u64,
+}
+
+#[derive(Clone)]
+enum Held {
+    Games(Arc<SliceSummary>),
+    Notes(Arc<NoteSlices>),
+}
+
+/// What a summary is and where it is kept.
+trait Summarised: Sized {
+    const SUMMED: Summed;
+    fn heap_bytes(&self) -> usize;
+    fn hold(summary: Arc<Self>) -> Held;
+    fn held(held: Held) -> Option<Arc<Self>>;
+}
+
+impl Summarised for SliceSummary {
+    const SUMMED: Summed = Summed::Games;
+    fn heap_bytes(&self) -> usize {
+        SliceSummary::heap_bytes(self)
+    }
+    fn hold(summary: Arc<Self>) -> Held {
+        Held::Games(summary)
+    }
+    fn held(held: Held) -> Option<Arc<Self>> {
+        match held {
+            Held::Games(summary) => Some(summary),
+            Held::Notes(_) => None,
+        }
+    }
+}
+
+impl Summarised for NoteSlices {
+    const SUMMED: Summed = Summed::Notes;
+    fn heap_bytes(&self) -> usize {
+        NoteSlices::heap_bytes(self)
+    }
+    fn hold(summary: Arc<Self>) -> Held {
+        Held::Notes(summary)
+    }
+    fn held(held: Held) -> Option<Arc<Self>> {
+        match held {
+            Held::Notes(summary) => Some(summary),
+            Held::Games(_) => None,
+        }
+    }
 }
 
 #[derive(Clone)]
 struct ByBytes;
 
-impl Weighter<(u64, Key), Summary> for ByBytes {
-    fn weight(&self, _key: &(u64, Key), value: &Summary) -> u64 {
+impl Weighter<Place, Summary> for ByBytes {
+    fn weight(&self, _key: &Place, value: &Summary) -> u64 {
         value.bytes
     }
 }
@@ -116,7 +179,7 @@ impl<'a> Summaries<'a> {
 
     /// The summary of `key` kept in memory, if any.
     pub fn kept(&self, key: &Key) -> Option<Arc<SliceSummary>> {
-        self.memo().cache.get(&(self.committed, *key)).map(|found| found.summary)
+        self.memo().cache.get(&(self.committed, *key, Summed::Games)).and_then(|found| SliceSummary::held(found.held))
     }
 
     /// The summary of `key` (a position of at least [`Summaries::min_games`] games): from
@@ -128,8 +191,22 @@ impl<'a> Summaries<'a> {
         key: &Key,
         build: impl FnOnce() -> Result<SliceSummary, E>,
     ) -> Result<Option<Arc<SliceSummary>>, E> {
+        self.summary(key, build)
+    }
+
+    /// The notes of `key` by slice (a position of at least [`Summaries::min_games`] annotated
+    /// games' entries), as [`Summaries::get_or_build`] keeps its statistics' summary.
+    pub fn notes_or_build<E>(
+        &self,
+        key: &Key,
+        build: impl FnOnce() -> Result<NoteSlices, E>,
+    ) -> Result<Option<Arc<NoteSlices>>, E> {
+        self.summary(key, build)
+    }
+
+    fn summary<S: Summarised, E>(&self, key: &Key, build: impl FnOnce() -> Result<S, E>) -> Result<Option<Arc<S>>, E> {
         let memo = self.memo();
-        let here = (self.committed, *key);
+        let here = (self.committed, *key, S::SUMMED);
         match memo.asked.get(&here) {
             None => {
                 memo.asked.insert(here, Asked::Once);
@@ -139,16 +216,16 @@ impl<'a> Summaries<'a> {
             Some(Asked::Once) => {}
         }
         let guard = match memo.cache.get_value_or_guard(&here, None) {
-            GuardResult::Value(found) => return Ok(Some(found.summary)),
+            GuardResult::Value(found) => return Ok(S::held(found.held)),
             GuardResult::Guard(guard) => Some(guard),
             GuardResult::Timeout => None,
         };
         let summary = build()?;
         let bytes = summary.heap_bytes() as u64;
-        tracing::debug!(%key, games = summary.games(), slices = summary.slice_count(), bytes, "position summarised");
+        tracing::debug!(%key, bytes, "position summarised");
         let summary = Arc::new(summary);
         if let Some(guard) = guard {
-            let _ = guard.insert(Summary { summary: summary.clone(), bytes });
+            let _ = guard.insert(Summary { held: S::hold(summary.clone()), bytes });
             if !memo.cache.contains_key(&here) {
                 memo.asked.insert(here, Asked::Unkept);
             }

@@ -13,8 +13,10 @@ mod headers;
 mod leading;
 mod move_notes;
 pub mod names;
+mod note_slices;
 mod position_stats;
 mod slice_summary;
+mod slice_tree;
 mod tally;
 pub mod twins;
 
@@ -26,6 +28,8 @@ pub use game::{
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
 pub use move_notes::{EvalSums, LOSS_CAP, MISTAKE_CENTIPAWNS, MoveSums, NoteEntry, NoteSums, PlyNotes, loss};
 pub use names::NameQuery;
+pub use note_slices::NoteSlices;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};
-pub use slice_summary::{Coverage, SliceSet, SliceSummary};
+pub use slice_summary::SliceSummary;
+pub use slice_tree::{Coverage, SliceSet};
 pub use tally::{GameRef, Tally};

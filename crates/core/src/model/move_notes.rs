@@ -198,15 +198,7 @@ impl NoteSums {
         if notes.after.is_none() && notes.spent_centis.is_none() {
             return;
         }
-        let bits = |m: &Option<CompactMove>| m.map_or(0, CompactMove::bits);
-        let at = match self.moves.binary_search_by_key(&bits(&entry.next), |(m, _)| bits(m)) {
-            Ok(at) => at,
-            Err(at) => {
-                self.moves.insert(at, (entry.next, MoveSums::default()));
-                at
-            }
-        };
-        let sums = &mut self.moves[at].1;
+        let sums = self.move_sums(entry.next);
         if let Some(after) = notes.after {
             sums.eval.add_eval(after);
             if let Some(before) = notes.before {
@@ -220,6 +212,27 @@ impl NoteSums {
             sums.timed += 1;
             sums.time_centis += u64::from(spent);
         }
+    }
+
+    /// Adds other sums (of other games).
+    pub fn add(&mut self, other: &NoteSums) {
+        self.eval.add(&other.eval);
+        for (next, sums) in &other.moves {
+            self.move_sums(*next).add(sums);
+        }
+    }
+
+    /// The sums of move `next`, made empty if there were none.
+    fn move_sums(&mut self, next: Option<CompactMove>) -> &mut MoveSums {
+        let bits = |m: &Option<CompactMove>| m.map_or(0, CompactMove::bits);
+        let at = match self.moves.binary_search_by_key(&bits(&next), |(m, _)| bits(m)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.moves.insert(at, (next, MoveSums::default()));
+                at
+            }
+        };
+        &mut self.moves[at].1
     }
 
     /// Whether nothing was counted.

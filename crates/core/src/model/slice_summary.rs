@@ -8,9 +8,10 @@
 use crate::codec::CompactMove;
 
 use super::{
-    GameFacts, GameId, GameRef, Month, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally,
+    GameFacts, GameId, GameRef, PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES, Tally,
     leading::Leading,
     position_stats::{SeenGames, widen_years},
+    slice_tree::{Coverage, FANOUT, SliceSet, TreeNode, levels_of, walk},
 };
 
 /// A position's games summed by slice, and the slices summed again in a tree: a filter keeps
@@ -45,34 +46,6 @@ pub struct SliceSummary {
     levels: Vec<Vec<Node>>,
 }
 
-/// Nodes summed into one of the level above.
-const FANOUT: usize = 16;
-
-/// The slices a node of a [`SliceSummary`] sums: the range of their months, their speeds and
-/// rating bands as bit sets (bit = [`Speed`](super::Speed) and [`RatingBand`](super::RatingBand) index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SliceSet {
-    /// The earliest month.
-    pub first_month: Month,
-    /// The latest month.
-    pub last_month: Month,
-    /// The speeds.
-    pub speeds: u8,
-    /// The rating bands.
-    pub bands: u32,
-}
-
-/// How many of a [`SliceSet`]'s slices a filter keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Coverage {
-    /// None of them.
-    Excluded,
-    /// Some, maybe: each is asked on its own.
-    Mixed,
-    /// Every one.
-    Included,
-}
-
 /// A slice, or a sum of neighbouring ones.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Node {
@@ -97,33 +70,7 @@ impl SliceSummary {
         leaves.iter_mut().for_each(|(_, node)| node.shrink());
         leaves.sort_unstable_by_key(|(key, _)| (key.speed, key.band, key.month));
         let (keys, slices): (Vec<SliceKey>, Vec<Node>) = leaves.into_iter().unzip();
-        let mut levels: Vec<Vec<Node>> = vec![slices];
-        while let Some(below) = levels.last().filter(|level| level.len() > FANOUT) {
-            let above = below.chunks(FANOUT).map(Node::sum).collect();
-            levels.push(above);
-        }
-        Some(SliceSummary { keys, levels })
-    }
-
-    /// Calls `each` with every node `cover` keeps whole (and every slice it is unsure of),
-    /// walking down from the top level: the node, its level and its index in the level.
-    fn walk(&self, mut cover: impl FnMut(&SliceSet) -> Coverage, mut each: impl FnMut(&Node, usize, usize)) {
-        let Some(top) = self.levels.len().checked_sub(1) else { return };
-        let mut pending: Vec<(usize, usize)> = (0..self.levels[top].len()).rev().map(|at| (top, at)).collect();
-        while let Some((level, at)) = pending.pop() {
-            let node = &self.levels[level][at];
-            match cover(&node.set) {
-                Coverage::Excluded => {}
-                Coverage::Included => each(node, level, at),
-                // A slice is kept whole or not at all: a filter unsure of one keeps it.
-                Coverage::Mixed if level == 0 => each(node, level, at),
-                Coverage::Mixed => {
-                    let below = self.levels[level - 1].len();
-                    let children = at * FANOUT..((at + 1) * FANOUT).min(below);
-                    pending.extend(children.rev().map(|child| (level - 1, child)));
-                }
-            }
-        }
+        Some(SliceSummary { keys, levels: levels_of(slices) })
     }
 
     /// The statistics of the games of the slices `cover` keeps (asked of every node's
@@ -133,7 +80,7 @@ impl SliceSummary {
     pub fn kept(&self, cover: impl FnMut(&SliceSet) -> Coverage, with_slices: bool) -> PositionStats {
         let mut sum = Summing::new();
         let mut slices = Vec::new();
-        self.walk(cover, |node, level, at| {
+        walk(&self.levels, cover, |node, level, at| {
             sum.add(node);
             if with_slices {
                 let first = at * FANOUT.pow(level as u32);
@@ -157,7 +104,7 @@ impl SliceSummary {
     /// The results and ratings of the games of the slices `cover` keeps, each game once.
     pub fn kept_tally(&self, cover: impl FnMut(&SliceSet) -> Coverage) -> Tally {
         let mut tally = Tally::default();
-        self.walk(cover, |node, _, _| tally.add(&node.total));
+        walk(&self.levels, cover, |node, _, _| tally.add(&node.total));
         tally
     }
 
@@ -199,12 +146,7 @@ impl Node {
     fn leaf(key: SliceKey) -> Node {
         let year = key.month.year().unwrap_or(0);
         Node {
-            set: SliceSet {
-                first_month: key.month,
-                last_month: key.month,
-                speeds: 1 << key.speed as u8,
-                bands: 1 << key.band.index(),
-            },
+            set: SliceSet::of(&key),
             years: (year, year),
             total: Tally::default(),
             moves: Vec::new(),
@@ -213,15 +155,24 @@ impl Node {
         }
     }
 
-    /// The sum of neighbouring nodes.
+    /// Gives back the room its lists were built with: a summary is kept a long time.
+    fn shrink(&mut self) {
+        self.moves.shrink_to_fit();
+        self.top.shrink_to_fit();
+        self.recent.shrink_to_fit();
+    }
+}
+
+impl TreeNode for Node {
+    fn set(&self) -> &SliceSet {
+        &self.set
+    }
+
     fn sum(nodes: &[Node]) -> Node {
         let mut set = nodes[0].set;
         let mut sum = Summing::new();
         for node in nodes {
-            set.first_month = set.first_month.min(node.set.first_month);
-            set.last_month = set.last_month.max(node.set.last_month);
-            set.speeds |= node.set.speeds;
-            set.bands |= node.set.bands;
+            set.widen(&node.set);
             sum.add(node);
         }
         let mut node = Node {
@@ -234,13 +185,6 @@ impl Node {
         };
         node.shrink();
         node
-    }
-
-    /// Gives back the room its lists were built with: a summary is kept a long time.
-    fn shrink(&mut self) {
-        self.moves.shrink_to_fit();
-        self.top.shrink_to_fit();
-        self.recent.shrink_to_fit();
     }
 }
 
