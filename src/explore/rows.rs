@@ -17,17 +17,29 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+use rustc_hash::FxHashMap;
 use shakmaty::{Color, Position as _};
 
 use super::{QueryError, Signature};
 use crate::{
     Key, Position,
     codec::Material,
-    model::EvalSums,
+    model::{EvalSums, GameId, MoveNote, PlyNotes},
     pattern::{MaterialNeed, Pattern, Scene},
     position::Variant,
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
+
+/// Tier games whose move notes a part's listing keeps at most (then forgets them all): a
+/// material's part holds positions of games from anywhere in the database.
+const NOTED_GAMES_KEPT: usize = 4096;
+
+/// A part's rows, and its tier games' move notes as first needed (`None`: not annotated).
+#[derive(Default)]
+struct Listing {
+    rows: Vec<PositionRow>,
+    move_notes: FxHashMap<GameId, Option<Vec<MoveNote>>>,
+}
 
 /// Which positions to list: all three conditions hold (an absent one holds always).
 #[derive(Clone, Debug, Default)]
@@ -94,11 +106,11 @@ impl PositionRows {
         // Positions' notes are looked for only where games carry annotations.
         let noted = view.games().any_annotations()?;
         let tests_board = self.side.is_some() || self.pattern.is_some();
-        let mut rows = view.scanner().of_variant(self.variant).run(
+        let listing = view.scanner().of_variant(self.variant).run(
             std::slice::from_ref(part),
             &filter,
             &ScanProgress::default(),
-            |rows: &mut Vec<PositionRow>, mut position: ScannedPosition<'_>| {
+            |listing: &mut Listing, mut position: ScannedPosition<'_>| {
                 if tests_board && !position.board_tested {
                     let key = position.key;
                     let board = position.board()?;
@@ -109,14 +121,34 @@ impl PositionRows {
                     }
                 }
                 let seen = position.results(&facts)?;
-                let eval = match noted {
-                    true => {
+                let eval = match (noted, position.tier_hit()) {
+                    (false, _) => EvalSums::default(),
+                    // A tier position's one game, at the ply the replay found it: its notes
+                    // there, its annotations read once for all its positions in the part.
+                    (true, Some(hit)) => {
+                        let (game, ply) = (hit.game, hit.ply as usize);
+                        let moves = match listing.move_notes.get(&game) {
+                            Some(moves) => moves,
+                            None => {
+                                if listing.move_notes.len() >= NOTED_GAMES_KEPT {
+                                    listing.move_notes.clear();
+                                }
+                                listing.move_notes.entry(game).or_insert(view.games().move_notes(game)?)
+                            }
+                        };
+                        let mut eval = EvalSums::default();
+                        // Its first arrival: the evaluation of the move into it counts.
+                        if let Some(before) = moves.as_deref().and_then(|moves| PlyNotes::at(moves, ply).before) {
+                            eval.add_eval(before);
+                        }
+                        eval
+                    }
+                    (true, None) => {
                         let (key, turn) = (position.key, position.board()?.turn);
                         view.positions().note_sums(&key, turn)?.eval
                     }
-                    false => EvalSums::default(),
                 };
-                rows.push(PositionRow {
+                listing.rows.push(PositionRow {
                     key: position.key,
                     games: seen.games,
                     white: seen.white,
@@ -128,10 +160,11 @@ impl PositionRows {
                 Ok(())
             },
             |mut a, b| {
-                a.extend(b);
+                a.rows.extend(b.rows);
                 a
             },
         )?;
+        let mut rows = listing.rows;
         rows.sort_unstable_by_key(|row| row.key);
         Ok(rows)
     }

@@ -6,7 +6,7 @@ use super::copies::Copies;
 use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
-    model::{Eval, Fingerprint, GameFacts, GameId, GameRecord, PlyNotes, TimeControl},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, MoveNote, PlyNotes, TimeControl},
     store::{AnnotationCounts, tier::PawnFiles},
 };
 
@@ -36,7 +36,7 @@ pub struct PreparedGame {
     pub annotation_counts: AnnotationCounts,
     /// Per move, the evaluation after it and the time it took, as its positions' notes
     /// ([`PreparedGame::notes_at`]) take them; empty without annotations.
-    pub move_notes: Vec<(Option<Eval>, Option<u32>)>,
+    pub move_notes: Vec<MoveNote>,
     /// What makes it count once.
     pub fingerprint: Fingerprint,
     /// Derived from the record once, for every position the game reaches; the id is set when

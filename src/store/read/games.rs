@@ -3,7 +3,7 @@
 //! the twins index (games under a hash of what their twins share).
 
 use crate::{
-    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, NoteEntry, PlyNotes, TimeControl},
+    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, MoveNote, NoteEntry, PlyNotes, TimeControl},
     store::{
         Store, StoreError,
         layout::{decode_game_record, decode_record, keys::parse_twin_key},
@@ -90,16 +90,25 @@ impl<'a> Games<'a> {
     /// What game `id`'s annotations said at its ply `ply` ([`PlyNotes::at`]; empty without
     /// annotations): a single-game tier position's notes, which are not stored apart.
     pub fn notes_at(&self, id: GameId, ply: u32) -> Result<PlyNotes, StoreError> {
+        let moves = self.move_notes(id)?.unwrap_or_default();
+        Ok(PlyNotes::at(&moves, ply as usize))
+    }
+
+    /// Per move of game `id`, the evaluation after it and the time it took
+    /// ([`GameAnnotations::move_notes`]), what [`PlyNotes::at`] reads; `None` without
+    /// annotations. A scan of many tier positions keeps them by game rather than ask
+    /// [`Games::notes_at`] position by position.
+    pub fn move_notes(&self, id: GameId) -> Result<Option<Vec<MoveNote>>, StoreError> {
         if self.annotation_values(&[id])?.pop().flatten().is_none() {
-            return Ok(PlyNotes::default());
+            return Ok(None);
         }
         let record =
             self.get(id)?.ok_or_else(|| self.store.corrupt(format!("game {id}: annotations without a game")))?;
         let Some(annotations) = self.annotations(&[(id, &record)])?.pop().flatten() else {
-            return Ok(PlyNotes::default());
+            return Ok(None);
         };
         let control = TimeControl::parse(&record.tags.time_control);
-        Ok(PlyNotes::at(&annotations.move_notes(control.as_ref()), ply as usize))
+        Ok(Some(annotations.move_notes(control.as_ref())))
     }
 
     /// The notes entry of a single-game tier position, `hit` (its game's first and only

@@ -29,7 +29,7 @@ use crate::{
             keys::{FIRST_POSITION, POSITIONS_END},
         },
         options,
-        tier::read::{TierEntry, TierReader, Wanted},
+        tier::read::{TierEntry, TierHit, TierReader, Wanted},
     },
 };
 
@@ -117,6 +117,8 @@ pub struct ScannedPosition<'s> {
     pub board_tested: bool,
     /// Its board, once decoded ([`ScannedPosition::board`]).
     board: Option<KeyBoard>,
+    /// A tier position's game, ply and move, as its replay found them.
+    tier: Option<TierHit>,
     decoder: &'s mut KeyDecoder,
     positions: &'s Positions<'s>,
     store: &'s Store,
@@ -154,6 +156,12 @@ impl ScannedPosition<'_> {
             StoredValue::OneGame { game, .. } => Some(game),
             StoredValue::General(_) => None,
         }
+    }
+
+    /// A single-game tier position's game, the ply it stood there and its move (what the
+    /// tier's replay found); `None` for a full-key position.
+    pub fn tier_hit(&self) -> Option<&TierHit> {
+        self.tier.as_ref()
     }
 
     /// The (category, material) block it lies in: the block's key range, and its material.
@@ -337,12 +345,13 @@ impl<'a> Scanner<'a> {
             }
             PartEntries::Tier(entries, passed) => {
                 for entry in entries {
-                    let (key, value) = (entry.key(), entry.hit().value());
+                    let (key, hit) = (entry.key(), entry.hit());
                     visit(ScannedPosition {
                         key,
-                        value,
+                        value: hit.value(),
                         board_tested: true,
                         board: None,
+                        tier: Some(hit),
                         decoder: &mut decoders.boards,
                         positions: &positions,
                         store,
@@ -435,6 +444,7 @@ fn scan_family<'s, E: From<StoreError>>(
             value,
             board_tested: false,
             board: None,
+            tier: None,
             decoder: &mut *decoder,
             positions,
             store,

@@ -243,7 +243,7 @@ impl GameAnnotations {
 
     /// Per move, the evaluation after it and the time it took ([`GameAnnotations::time_spent`]):
     /// what its positions' notes are made of ([`PlyNotes::at`](super::PlyNotes::at)).
-    pub fn move_notes(&self, control: Option<&TimeControl>) -> Vec<(Option<Eval>, Option<u32>)> {
+    pub fn move_notes(&self, control: Option<&TimeControl>) -> Vec<super::MoveNote> {
         self.moves.iter().zip(self.time_spent(control)).map(|(annotation, spent)| (annotation.eval, spent)).collect()
     }
 

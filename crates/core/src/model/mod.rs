@@ -26,7 +26,7 @@ pub use game::{
     Fingerprint, GameId, GameRecord, GameResult, Mainline, Recency, Start, Tags, player_name, replay, replay_with_moves,
 };
 pub use headers::{Day, Eco, GameHeaders, LabelHash, LabelKind, MAX_PLIES};
-pub use move_notes::{EvalSums, LOSS_CAP, MISTAKE_CENTIPAWNS, MoveSums, NoteEntry, NoteSums, PlyNotes, loss};
+pub use move_notes::{EvalSums, LOSS_CAP, MISTAKE_CENTIPAWNS, MoveNote, MoveSums, NoteEntry, NoteSums, PlyNotes, loss};
 pub use names::NameQuery;
 pub use note_slices::NoteSlices;
 pub use position_stats::{PositionStats, RECENT_GAMES, SLICE_GAMES, Slice, SliceKey, TOP_GAMES};

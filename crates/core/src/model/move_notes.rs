@@ -25,6 +25,10 @@ pub const LOSS_CAP: i32 = 1_000;
 /// A move giving up at least this many centipawns is a mistake counted apart.
 pub const MISTAKE_CENTIPAWNS: u32 = 100;
 
+/// What a game's annotations say of one move: the evaluation after it (White's view) and the
+/// time it took in centiseconds ([`GameAnnotations::move_notes`](super::GameAnnotations::move_notes)).
+pub type MoveNote = (Option<Eval>, Option<u32>);
+
 /// One game's annotations at one arrival on a position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PlyNotes {
@@ -42,7 +46,7 @@ pub struct PlyNotes {
 impl PlyNotes {
     /// A game's notes at its ply `ply` (not marked first), from its moves' evaluations and
     /// times ([`GameAnnotations::move_notes`](super::GameAnnotations::move_notes)).
-    pub fn at(moves: &[(Option<Eval>, Option<u32>)], ply: usize) -> PlyNotes {
+    pub fn at(moves: &[MoveNote], ply: usize) -> PlyNotes {
         let before = ply.checked_sub(1).and_then(|into| moves.get(into)).and_then(|(eval, _)| *eval);
         let (after, spent_centis) = moves.get(ply).copied().unwrap_or_default();
         PlyNotes { before, after, spent_centis, first: false }
