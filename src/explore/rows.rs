@@ -30,8 +30,9 @@ use crate::{
     store::{ScanFilter, ScanPart, ScanProgress, ScannedPosition, Store, StoreError},
 };
 
-/// Tier games whose move notes a part's listing keeps at most (then forgets them all): a
-/// material's part holds positions of games from anywhere in the database.
+/// Tier games whose move notes a part's listing keeps at most (then forgets them all, and may
+/// read a game's again): a material's part holds positions of games from anywhere in the
+/// database, a whole-database part those of 2,048 games.
 const NOTED_GAMES_KEPT: usize = 4096;
 
 /// A part's rows, and its tier games' move notes as first needed (`None`: not annotated).

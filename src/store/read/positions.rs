@@ -113,8 +113,8 @@ impl<'a> Positions<'a> {
         Ok(())
     }
 
-    /// How many entries a position's notes stored with its full key hold (0: none; a tier
-    /// position's are its game's, at most one per move it played there), without reading them.
+    /// How many entries a position's notes stored with its full key hold, without reading them
+    /// (0 when none are stored: a tier position's one entry, if any, is its game's).
     pub fn note_entry_count(&self, key: &Key) -> Result<u64, StoreError> {
         let Some(bytes) = self.pinned(&note_key(NOTE_GAMES, key))? else { return Ok(0) };
         get_varint(&mut &bytes[..]).ok_or_else(|| self.store.corrupt(format!("notes of position {key}")))
