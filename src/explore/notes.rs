@@ -9,7 +9,7 @@ use shakmaty::Color;
 use super::{Admission, QueryError, counting::without_facts};
 use crate::{
     Key,
-    model::{EvalSums, MoveSums, NoteSlices, NoteSums},
+    model::{EvalSums, GameFacts, MoveSums, NoteEntry, NoteSlices, NoteSums},
     store::Snapshot,
 };
 
@@ -94,16 +94,27 @@ pub fn position_notes(view: &Snapshot, key: &Key, admission: &Admission, mover: 
     {
         return Ok(slices.kept(|set| admission.filter.covers(set)));
     }
+    let mut kept = NoteSums::default();
+    each_noted_game(view, key, |game, entry| {
+        if admission.admits(game) {
+            kept.add_entry(entry, mover);
+        }
+    })?;
+    Ok(kept)
+}
+
+/// Hands each of a position's notes entries to `each` with its game's facts; an entry of a
+/// game without facts is corrupt data.
+fn each_noted_game(view: &Snapshot, key: &Key, mut each: impl FnMut(&GameFacts, &NoteEntry)) -> Result<(), QueryError> {
     let facts = view.facts().table()?;
-    let (mut kept, mut unknown) = (NoteSums::default(), false);
-    positions.each_note_entry(key, |entry| match facts.get(entry.game) {
-        Some(game) if admission.admits(&game) => kept.add_entry(entry, mover),
-        Some(_) => {}
+    let mut unknown = false;
+    view.positions().each_note_entry(key, |entry| match facts.get(entry.game) {
+        Some(game) => each(&game, entry),
         None => unknown = true,
     })?;
     match unknown {
         true => Err(without_facts(view, key).into()),
-        false => Ok(kept),
+        false => Ok(()),
     }
 }
 
@@ -116,16 +127,8 @@ fn note_slices(view: &Snapshot, key: &Key, mover: Color) -> Result<Option<Arc<No
         return Ok(None);
     }
     let build = || -> Result<NoteSlices, QueryError> {
-        let facts = view.facts().table()?;
         let mut entries = Vec::new();
-        let mut unknown = false;
-        view.positions().each_note_entry(key, |entry| match facts.get(entry.game) {
-            Some(game) => entries.push((game, *entry)),
-            None => unknown = true,
-        })?;
-        if unknown {
-            return Err(without_facts(view, key).into());
-        }
+        each_noted_game(view, key, |game, entry| entries.push((*game, *entry)))?;
         Ok(NoteSlices::of_entries(entries.iter().map(|(game, entry)| (*game, entry)), mover))
     };
     summaries.notes_or_build(key, build)

@@ -128,15 +128,13 @@ impl PositionRows {
                     // there, its annotations read once for all its positions in the part.
                     (true, Some(hit)) => {
                         let (game, ply) = (hit.game, hit.ply as usize);
-                        let moves = match listing.move_notes.get(&game) {
-                            Some(moves) => moves,
-                            None => {
-                                if listing.move_notes.len() >= NOTED_GAMES_KEPT {
-                                    listing.move_notes.clear();
-                                }
-                                listing.move_notes.entry(game).or_insert(view.games().move_notes(game)?)
+                        if !listing.move_notes.contains_key(&game) {
+                            if listing.move_notes.len() >= NOTED_GAMES_KEPT {
+                                listing.move_notes.clear();
                             }
-                        };
+                            listing.move_notes.insert(game, view.games().move_notes(game)?);
+                        }
+                        let moves = &listing.move_notes[&game];
                         let mut eval = EvalSums::default();
                         // Its first arrival: the evaluation of the move into it counts.
                         if let Some(before) = moves.as_deref().and_then(|moves| PlyNotes::at(moves, ply).before) {

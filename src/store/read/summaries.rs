@@ -2,13 +2,14 @@
 //! filtered lookup of a position with thousands of games would otherwise check every game's
 //! facts on every request (the opening positions an explorer is asked most). Its
 //! [`SliceSummary`] (the games' statistics) and [`NoteSlices`] (their notes, when annotated
-//! games reach it) are each built from what a filtered lookup reads anyway, the second time the position is asked for (building one costs
-//! a few times counting its games once, so a position asked for once, by `tabiya query` or a
-//! pass over many positions, is counted as before), by one request while the others asking
-//! for it wait, and answers every filter made of slices (dates by month, speeds, rating bands)
-//! by adding up a few dozen sums. Summaries are kept under the committed id the snapshot saw
-//! and forgotten when a commit comes in. Which positions are summarised and how a summary is
-//! counted is the queries' ([`explore`](crate::explore)); this keeps them. The memory is bounded in bytes; positions
+//! games reach it) are each built from what a filtered lookup reads anyway, the second time
+//! the position is asked for (building one costs a few times counting its games once, so a
+//! position asked for once, by `tabiya query` or a pass over many positions, is counted as
+//! before), by one request while the others asking for it wait, and answers every filter made
+//! of slices (dates by month, speeds, rating bands) by adding up a few dozen sums. Summaries
+//! are kept under the committed id the snapshot saw and forgotten when a commit comes in.
+//! Which positions are summarised and how a summary is counted is the queries'
+//! ([`explore`](crate::explore)); this keeps them. The memory is bounded in bytes; positions
 //! asked for often stay, the others leave first (`quick_cache`'s policy); a summary heavier
 //! than the memory holds is not built again: its position is counted game by game.
 
