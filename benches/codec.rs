@@ -3,7 +3,9 @@
 //! by `TABIYA_BENCH_PGN`). Also prints the Huffman bits/position mean and max over them. The
 //! same positions as Chess960's (the games played from start position 518) and as Antichess's
 //! (the same boards without castling rights, under Antichess's own code) are keyed and decoded
-//! beside them, for the cost of those key spaces.
+//! beside them, for the cost of those key spaces. The annotations code encodes and decodes the
+//! games of `tests/data/annotated-*.pgn` (Stockfish's evaluations with lichess's clocks, Arena's
+//! and TCEC's comments).
 //!
 //! `cargo bench --bench codec`
 
@@ -15,6 +17,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use tabiya::{
     Key, Position,
     codec::{KeyEncoder, huffman},
+    model::GameAnnotations,
     position::Variant,
 };
 
@@ -90,5 +93,35 @@ fn bench_variant(group: &mut BenchmarkGroup<'_, WallTime>, positions: &[Position
     });
 }
 
-criterion_group!(benches, codec);
+fn annotations(c: &mut Criterion) {
+    let mut games = Vec::new();
+    for shape in ["lichess", "arena", "tcec"] {
+        let path = format!("{}/tests/data/annotated-{shape}.pgn", env!("CARGO_MANIFEST_DIR"));
+        let file = std::fs::File::open(&path).expect("the annotated test games");
+        tabiya::input::read_games(file, |game| games.extend(game.ok().and_then(|game| game.annotations)))
+            .expect("readable");
+    }
+    let codes: Vec<Vec<u8>> = games.iter().map(|game| game.encode().expect("annotated")).collect();
+    let plies: usize = games.iter().map(|game| game.moves.len()).sum();
+    let bytes: usize = codes.iter().map(Vec::len).sum();
+    println!("{} annotated games, {plies} plies, {bytes} bytes coded", games.len());
+    let mut group = c.benchmark_group("annotations");
+    group.throughput(Throughput::Elements(plies as u64));
+    group.sample_size(20);
+    group.bench_function("encode", |b| {
+        b.iter(|| games.iter().map(|game| game.encode().map_or(0, |c| c.len())).sum::<usize>())
+    });
+    group.bench_function("decode", |b| {
+        b.iter(|| {
+            codes
+                .iter()
+                .zip(&games)
+                .filter(|(code, game)| GameAnnotations::decode(code, game.moves.len()).is_some())
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, codec, annotations);
 criterion_main!(benches);

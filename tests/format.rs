@@ -37,7 +37,9 @@
 //! first bytes 197 to 219, a start of a fourth kind (`model::Start::Lichess`); again only the
 //! version changes for a database of standard games. Format 17 adds the annotations family (each
 //! annotated game's evaluations, clocks and move times, `model::GameAnnotations`): a database of
-//! games without annotations differs by the version and the family, empty. A change to any
+//! games without annotations differs by the version and the family, empty. Format 18 adds the
+//! positions' notes of annotated games; format 19 codes the annotations arithmetically
+//! (`codec::annotations`): only the annotations' values and the version change. A change to any
 //! stored layout (a vers-vecs upgrade that changes its structures included) fails here until
 //! FORMAT_VERSION and these digests change together.
 
@@ -89,7 +91,7 @@ fn the_sample_database_has_the_pinned_bytes() {
         ("names", 23, "62e38c0f4072316bcd3a65cb973026cf"),
         ("twins", 5, "61ca0248297899c7cb538175d4d294e8"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
+        ("meta", 1, "c140449d50cd6213c5050d7e2a78c620"),
         ("commit", 1, "b756a806c83513586c60e38e1d2bd571"),
     ];
     assert_pinned(&path, &want);
@@ -115,7 +117,7 @@ fn variant_games_have_the_pinned_bytes() {
         ("names", 18, "02ba12d3387da90a6ec9227fb04264cc"),
         ("twins", 12, "9257816b7d9007728ffed5dca1edfc1c"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
+        ("meta", 1, "c140449d50cd6213c5050d7e2a78c620"),
         ("commit", 1, "14160a292d3c131715666fe7bf85d37b"),
     ];
     assert_data_file_pinned("variants.pgn", 12, &want);
@@ -139,7 +141,7 @@ fn antichess_games_have_the_pinned_bytes() {
         ("names", 48, "6fbcaace4878c15a7bb05d181d9d49c8"),
         ("twins", 8, "d009357d7b67b011ed14cfd5e20564b9"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
+        ("meta", 1, "c140449d50cd6213c5050d7e2a78c620"),
         ("commit", 1, "82b9d5adbada598382c15ed9435200da"),
     ];
     assert_data_file_pinned("antichess.pgn", 8, &want);
@@ -153,7 +155,7 @@ fn annotated_games_have_the_pinned_bytes() {
         ("positions", 291, "a84ca5116bb80c005388c8b9d1126054"),
         ("games", 40, "0bbd7f01b5c1abe4b08ba6b831f14609"),
         ("mainlines", 40, "a253dd7db9783d5cb7b6455f9443f257"),
-        ("annotations", 40, "aad19c4b8c945e72fc706858558c8792"),
+        ("annotations", 40, "e40f34036bd94379d3df1bf49f492053"),
         ("facts", 1, "0b0885363ad2922ba461e43e5a01817e"),
         ("headers", 1, "b90acf1d2ce8cc3d587fa00ecfdcc28e"),
         ("labels", 9, "81a56c4efb8177cc4c8eae2002b490ff"),
@@ -162,7 +164,7 @@ fn annotated_games_have_the_pinned_bytes() {
         ("names", 92, "ef5ccd8bd4f263d36ba57bc9726248bb"),
         ("twins", 40, "b9baa40f7926b7bc714f8b3ad3ffa48b"),
         ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-        ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
+        ("meta", 1, "c140449d50cd6213c5050d7e2a78c620"),
         ("commit", 1, "f7ff8d4d908cdac94270c5c5853f331e"),
     ];
     assert_data_file_pinned("annotated-lichess.pgn", 40, &want);
@@ -209,6 +211,6 @@ const PINNED_SMALLEST: [(&str, u64, &str); 14] = [
     ("names", 4, "6062fdaae2c94cc296f9bc17fb3dce2b"),
     ("twins", 2, "f92c25d2ee75699c6b118cbd1361ec08"),
     ("openings", 0, "99aa06d3014798d86001c324468d497f"),
-    ("meta", 1, "ad134f1f9588c092b2a923283e4cef34"),
+    ("meta", 1, "c140449d50cd6213c5050d7e2a78c620"),
     ("commit", 1, "a8a7a6f045731596d61bdad86c201844"),
 ];

@@ -11,7 +11,7 @@
 use bincode::{Decode, Encode};
 
 /// Bumped whenever a stored layout changes; a database of another version is refused.
-pub const FORMAT_VERSION: u32 = 18;
+pub const FORMAT_VERSION: u32 = 19;
 
 /// Database totals, committed in the same atomic step as the positions of the games they count.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode)]

@@ -19,6 +19,8 @@ Usage (Debian's `stockfish` package and python-chess 1.11.2 installed):
 For benchmark files, the same with more games (and compressed), for example
     python3 tools/data/annotated-games.py ../shared/datasets/players.pgn.zst --shape lichess --games 3000 \
         | zstd -q -o target/annotated-lichess.pgn.zst
+and with `--skip N` the games after the first N (each game keeps its index, so its seed): the
+annotations code's priors are counted on such games (tools/data/annotation-priors.rs).
 
 The input (`.pgn` or `.pgn.zst`) gives the first N games python-chess reads without errors, with
 tag values in UTF-8, from the standard initial position and of at least 10 plies: their tags as
@@ -324,6 +326,9 @@ def main() -> None:
     parser.add_argument("source", help="PGN games to annotate (.pgn or .pgn.zst)")
     parser.add_argument("--shape", choices=SHAPES, required=True)
     parser.add_argument("--games", type=int, default=40, help="how many games (default 40)")
+    parser.add_argument(
+        "--skip", type=int, default=0, help="games read to pass over first (their indexes still count)"
+    )
     parser.add_argument("--nodes", type=int, default=2000, help="the engine's nodes a position (default 2000)")
     parser.add_argument(
         "--engine", default="stockfish", help="a UCI engine (default stockfish, on PATH or in /usr/games)"
@@ -335,7 +340,8 @@ def main() -> None:
         engine.configure({"Threads": 1, "Hash": 16})
         games = [
             annotate(game, index, args.shape, engine, args.nodes)
-            for index, game in enumerate(source_games(args.source, args.games))
+            for index, game in enumerate(source_games(args.source, args.skip + args.games))
+            if index >= args.skip
         ]
     finally:
         engine.quit()

@@ -67,12 +67,7 @@ impl<'a> Games<'a> {
         values
             .into_iter()
             .zip(games)
-            .map(|(value, (id, record))| match value {
-                None => Ok(None),
-                Some(bytes) => GameAnnotations::decode(&bytes, record.plies())
-                    .map(Some)
-                    .ok_or_else(|| store.corrupt(format!("annotations of game {id}"))),
-            })
+            .map(|(value, (id, record))| value.map(|bytes| decode_annotations(store, *id, &bytes, record)).transpose())
             .collect()
     }
 
@@ -99,14 +94,12 @@ impl<'a> Games<'a> {
     /// annotations. A scan of many tier positions keeps them by game rather than ask
     /// [`Games::notes_at`] position by position.
     pub fn move_notes(&self, id: GameId) -> Result<Option<Vec<MoveNote>>, StoreError> {
-        if self.annotation_values(&[id])?.pop().flatten().is_none() {
-            return Ok(None);
-        }
-        let record =
-            self.get(id)?.ok_or_else(|| self.store.corrupt(format!("game {id}: annotations without a game")))?;
-        let Some(annotations) = self.annotations(&[(id, &record)])?.pop().flatten() else {
+        let Some(bytes) = self.annotation_values(&[id])?.pop().flatten() else {
             return Ok(None);
         };
+        let record =
+            self.get(id)?.ok_or_else(|| self.store.corrupt(format!("game {id}: annotations without a game")))?;
+        let annotations = decode_annotations(self.store, id, &bytes, &record)?;
         let control = TimeControl::parse(&record.tags.time_control);
         Ok(Some(annotations.move_notes(control.as_ref())))
     }
@@ -208,4 +201,14 @@ fn game_of(
         }
         _ => Err(store.corrupt(format!("game {id}: its tags or its mainline is missing"))),
     }
+}
+
+/// Game `id`'s annotations from their stored code, as long as its record's mainline.
+fn decode_annotations(
+    store: &Store,
+    id: GameId,
+    bytes: &[u8],
+    record: &GameRecord,
+) -> Result<GameAnnotations, StoreError> {
+    GameAnnotations::decode(bytes, record.plies()).ok_or_else(|| store.corrupt(format!("annotations of game {id}")))
 }

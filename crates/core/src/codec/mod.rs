@@ -5,12 +5,14 @@
 //! Both are exact: decoding an encoded position gives it back, and decoding arbitrary bytes
 //! gives a position or an error, never a panic.
 
+pub mod annotations;
 mod combinatorics;
 mod compact_move;
 pub mod huffman;
 mod key;
 pub mod mainline;
 mod material;
+pub mod range;
 mod tables;
 
 pub use compact_move::CompactMove;
