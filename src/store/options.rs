@@ -108,7 +108,16 @@ pub fn tier_maps_sst(cache: &Cache) -> Options {
 const POSITIONS_BLOCK: usize = 16 << 10;
 
 fn cf_options(name: &str, cache: &Cache) -> Options {
-    let mut options = Options::default();
+    let mut options = match name {
+        // Annotations compress whenever a block saves a 1,024th (RocksDB keeps a block that
+        // saves less than an eighth as it is): the arithmetic-coded values do not compress, but
+        // each entry's key and RocksDB's 8-byte trailer beside it do, 6 of its 14 bytes. The C
+        // API has no setter; options as text do, read before any other is set.
+        ANNOTATIONS => Options::default()
+            .get_options_from_string(ANNOTATIONS_COMPRESSION)
+            .expect("the annotations' compression reads as options (tested)"),
+        _ => Options::default(),
+    };
     options.set_level_compaction_dynamic_level_bytes(true);
     options.set_compression_type(DBCompressionType::Lz4);
     options.set_bottommost_compression_type(DBCompressionType::Zstd);
@@ -193,15 +202,6 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         _ => {
             options.set_write_buffer_size(scaled(1 << 20));
             options.set_block_based_table_factory(&table(cache, 4 << 10, None));
-        }
-    }
-    if name == ANNOTATIONS {
-        // Kept compressed whatever it saves (RocksDB keeps a block that saves less than an
-        // eighth as it is): the arithmetic-coded values do not compress, but each entry's key
-        // and RocksDB's 8-byte trailer beside it do, 6 of its 14 bytes. The C API has no setter;
-        // options as text do (tested).
-        if let Ok(compressed) = options.get_options_from_string(ANNOTATIONS_COMPRESSION) {
-            options = compressed;
         }
     }
     options

@@ -17,7 +17,8 @@ mod priors;
 use super::range::{BitCoder, Decoder, Encoder, Probability};
 use crate::model::{Eval, GameAnnotations, MAX_CENTIS, MoveAnnotation};
 
-/// Bits of the bit-length code: values stay under 2^25 (a clock of 36 hours in centiseconds).
+/// Bits of the bit-length code: values stay under 2^24 (a clock of 36 hours in centiseconds),
+/// a change under 2^25.
 const LENGTHS: usize = 25;
 /// Models of one integer context: zero, sign, then the bit length's unary bits.
 const INTEGER: usize = 2 + LENGTHS;
