@@ -102,7 +102,7 @@ impl Header {
             let changes = moves.iter().enumerate().filter_map(|(ply, m)| {
                 let value = i64::from(m.clock_centis? / unit);
                 let side = ply % 2;
-                let base = last[side].or(last[1 - side]);
+                let base = clock_base(&last, side);
                 last[side] = Some(value);
                 // A game's first clock has nothing before it: not a change.
                 base.map(|base| value - base)
@@ -142,7 +142,12 @@ struct Coding<'a, C> {
     counts: Option<&'a mut Counts>,
 }
 
-impl<C: BitCoder> Coding<'_, C> {
+impl<'a, C: BitCoder> Coding<'a, C> {
+    /// A game's coding from the priors.
+    fn new(coder: C, counts: Option<&'a mut Counts>) -> Coding<'a, C> {
+        Coding { coder, models: START, counts }
+    }
+
     fn bit(&mut self, model: usize, bit: bool) -> bool {
         let bit = self.coder.bit(&mut self.models[model], bit);
         if let Some(counts) = self.counts.as_deref_mut() {
@@ -270,7 +275,7 @@ impl<C: BitCoder> Coding<'_, C> {
                 continue;
             }
             let side = ply % 2;
-            let base = last[side].or(last[1 - side]);
+            let base = clock_base(&last, side);
             // A game's first clock is no change: written whole, under models of its own.
             let (context, shift) = match base {
                 None => (0, 0),
@@ -307,6 +312,12 @@ impl<C: BitCoder> Coding<'_, C> {
     }
 }
 
+/// What a side's clock is written from: its previous clock, else the other side's last one
+/// (`None` before the game's first clock).
+fn clock_base(last: &[Option<i64>; 2], side: usize) -> Option<i64> {
+    last[side].or(last[1 - side])
+}
+
 fn bit_length(value: u64) -> usize {
     (u64::BITS - value.leading_zeros()) as usize
 }
@@ -327,10 +338,6 @@ const START: [Probability; MODELS] = {
     models
 };
 
-fn models() -> [Probability; MODELS] {
-    START
-}
-
 fn is_storable(game: &GameAnnotations) -> bool {
     !game.is_empty()
         && game.moves.iter().all(|m| {
@@ -346,7 +353,7 @@ pub fn encode(game: &GameAnnotations) -> Option<Vec<u8>> {
     if !is_storable(game) {
         return None;
     }
-    let mut coding = Coding { coder: Encoder::default(), models: models(), counts: None };
+    let mut coding = Coding::new(Encoder::default(), None);
     coding.game(&mut game.clone())?;
     let mut bytes = coding.coder.finish();
     // Never empty: a game stores nothing only when it has nothing (a distributed build's
@@ -360,13 +367,13 @@ pub fn encode(game: &GameAnnotations) -> Option<Vec<u8>> {
 /// The annotations of a game of `plies` moves from their stored code; `None` unless `bytes`
 /// are exactly what [`encode`] writes for such a game. See [`GameAnnotations::decode`].
 pub fn decode(bytes: &[u8], plies: usize) -> Option<GameAnnotations> {
-    // A lone zero byte is how an empty stream is stored.
-    let stream = if bytes == [0] { &[][..] } else { bytes };
     if bytes.is_empty() {
         return None;
     }
+    // A lone zero byte is how an empty stream is stored.
+    let stream = if bytes == [0] { &[][..] } else { bytes };
     let mut game = GameAnnotations::new(plies);
-    let mut coding = Coding { coder: Decoder::new(stream), models: models(), counts: None };
+    let mut coding = Coding::new(Decoder::new(stream), None);
     let header = coding.game(&mut game)?;
     // Canonical bytes only: the columns, units and shifts are those the values choose, and the
     // stream is the one the encoder writes (each value has one code, so nothing else can
@@ -378,7 +385,7 @@ pub fn decode(bytes: &[u8], plies: usize) -> Option<GameAnnotations> {
 /// stores nothing of): how `tools/data/annotation-priors.rs` counts the priors.
 pub fn count(game: &GameAnnotations, counts: &mut Counts) {
     if is_storable(game) {
-        let mut coding = Coding { coder: Encoder::default(), models: models(), counts: Some(counts) };
+        let mut coding = Coding::new(Encoder::default(), Some(counts));
         coding.game(&mut game.clone());
     }
 }
