@@ -115,7 +115,8 @@ async fn chess960_castles_on_the_page_as_the_king_taking_its_rook() {
     board_settled(&browser, "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - -").await;
     wait_until(
         &browser,
-        "document.querySelectorAll('#moves tbody tr[data-uci]').length === 1",
+        // Its own row, not the previous variant's table of one row still on the page.
+        "document.querySelectorAll('#moves tbody tr[data-uci]').length === 1 && document.querySelector('#moves tbody tr[data-uci=\"h2h3\"]') !== null",
         "the Racing Kings table",
     )
     .await;
