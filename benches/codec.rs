@@ -5,7 +5,8 @@
 //! (the same boards without castling rights, under Antichess's own code) are keyed and decoded
 //! beside them, for the cost of those key spaces. The annotations code encodes and decodes the
 //! games of `tests/data/annotated-*.pgn` (Stockfish's evaluations with lichess's clocks, Arena's
-//! and TCEC's comments).
+//! and TCEC's comments), and games of random evaluations and clocks (`annotations_noisy`: most
+//! bits at even odds, as in the comment-heavy benchmark file).
 //!
 //! `cargo bench --bench codec`
 
@@ -17,7 +18,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use tabiya::{
     Key, Position,
     codec::{KeyEncoder, huffman},
-    model::GameAnnotations,
+    model::{Eval, GameAnnotations, MoveAnnotation},
     position::Variant,
 };
 
@@ -101,11 +102,40 @@ fn annotations(c: &mut Criterion) {
         tabiya::input::read_games(file, |game| games.extend(game.ok().and_then(|game| game.annotations)))
             .expect("readable");
     }
+    annotations_group(c, "annotations", &games);
+    annotations_group(c, "annotations_noisy", &noisy_games(64, 80));
+}
+
+/// Games whose evaluations and clocks are random, as `tools/data/commented-pgn.py` writes them:
+/// columns much noisier than real games', most of their bits at even odds.
+fn noisy_games(games: usize, plies: usize) -> Vec<GameAnnotations> {
+    // A fixed xorshift sequence: the same games every run.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = |below: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
+    };
+    (0..games)
+        .map(|_| GameAnnotations {
+            moves: (0..plies)
+                .map(|_| MoveAnnotation {
+                    eval: Some(Eval::Centipawns(random(601) as i32 - 300)),
+                    clock_centis: Some(random(3600) as u32 * 100),
+                    elapsed_centis: None,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn annotations_group(c: &mut Criterion, name: &str, games: &[GameAnnotations]) {
     let codes: Vec<Vec<u8>> = games.iter().map(|game| game.encode().expect("annotated")).collect();
     let plies: usize = games.iter().map(|game| game.moves.len()).sum();
     let bytes: usize = codes.iter().map(Vec::len).sum();
-    println!("{} annotated games, {plies} plies, {bytes} bytes coded", games.len());
-    let mut group = c.benchmark_group("annotations");
+    println!("{name}: {} annotated games, {plies} plies, {bytes} bytes coded", games.len());
+    let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(plies as u64));
     group.sample_size(20);
     group.bench_function("encode", |b| {
@@ -115,7 +145,7 @@ fn annotations(c: &mut Criterion) {
         b.iter(|| {
             codes
                 .iter()
-                .zip(&games)
+                .zip(games)
                 .filter(|(code, game)| GameAnnotations::decode(code, game.moves.len()).is_some())
                 .count()
         })

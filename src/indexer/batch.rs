@@ -9,7 +9,7 @@ use super::prepare::PreparedGame;
 use crate::{
     codec::{CompactMove, Key},
     model::{
-        GameId, GameRecord,
+        GameId, GameRecord, MoveNote, PlyNotes,
         twins::{TwinKey, same_players, twin_relation},
     },
     store::{GameWrite, Occurrence, RunRecord, Staging, StoreError, Totals, Writer, tier::PawnFiles},
@@ -209,16 +209,23 @@ impl SortedOccurrences {
 
     /// Each occurrence with its key, in order; `games` are those [`SortedOccurrences::sort`] had.
     pub fn iter<'a>(&'a self, games: &'a [PreparedGame]) -> impl Iterator<Item = (Key, Occurrence)> + 'a {
-        self.packed.iter().map(|&(a, b, c, d)| {
-            let game = &games[(d >> GAME_AT) as usize];
+        // Occurrences come in key order, each of any game: a small table of the games' ids and
+        // notes is read instead of each game's large record.
+        let games: Vec<(GameId, &[MoveNote])> =
+            games.iter().map(|game| (game.facts.id, &game.move_notes[..])).collect();
+        self.packed.iter().map(move |&(a, b, c, d)| {
+            let (game, notes) = games[(d >> GAME_AT) as usize];
             let ply = (d & PLY_MAX) as u32;
             let occurrence = Occurrence {
-                game: game.facts.id,
+                game,
                 // Bits of a move or 0, as packed.
                 next: CompactMove::from_bits((d >> MOVE_AT) as u16),
                 ply,
                 pawn_files: PawnFiles(c as u16),
-                notes: game.notes_at(ply as usize),
+                notes: match notes.is_empty() {
+                    true => PlyNotes::default(),
+                    false => PlyNotes::at(notes, ply as usize),
+                },
             };
             (Key::from_words((a, b, c)), occurrence)
         })

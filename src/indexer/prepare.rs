@@ -6,7 +6,7 @@ use super::copies::Copies;
 use crate::{
     codec::{CompactMove, Key, KeyEncoder},
     input::{RawGame, RejectReason, Rejection, parse_game},
-    model::{Fingerprint, GameFacts, GameId, GameRecord, MoveNote, PlyNotes, TimeControl},
+    model::{Fingerprint, GameFacts, GameId, GameRecord, MoveNote, TimeControl},
     store::{AnnotationCounts, tier::PawnFiles},
 };
 
@@ -35,7 +35,7 @@ pub struct PreparedGame {
     /// Its annotations, counted (a run's record sums the indexed games').
     pub annotation_counts: AnnotationCounts,
     /// Per move, the evaluation after it and the time it took, as its positions' notes
-    /// ([`PreparedGame::notes_at`]) take them; empty without annotations.
+    /// ([`PlyNotes::at`](crate::model::PlyNotes::at)) take them; empty without annotations.
     pub move_notes: Vec<MoveNote>,
     /// What makes it count once.
     pub fingerprint: Fingerprint,
@@ -46,18 +46,6 @@ pub struct PreparedGame {
     /// from it (the final position has none) and its pawn files. A repeated position is
     /// deduplicated with the batch's sort ([`SortedOccurrences`](super::SortedOccurrences)).
     pub positions: Vec<(Key, Option<CompactMove>, PawnFiles)>,
-}
-
-impl PreparedGame {
-    /// What the game's annotations said at its ply `ply`: the evaluation its move into the
-    /// position carried, and the evaluation after the move it played from there and that
-    /// move's time (the first arrival is marked by the commit, which sees every ply).
-    pub fn notes_at(&self, ply: usize) -> PlyNotes {
-        match self.move_notes.is_empty() {
-            true => PlyNotes::default(),
-            false => PlyNotes::at(&self.move_notes, ply),
-        }
-    }
 }
 
 /// Prepares a chunk of raw games on every core, in order ([`prepare`]). With `copies`, a

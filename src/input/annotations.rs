@@ -72,7 +72,7 @@ pub struct Annotations {
 /// Largest score read, in pawns: engines print larger numbers only for mates or errors.
 const MAX_PAWNS: f64 = 1000.0;
 /// Largest mate distance read, in moves.
-const MAX_MATE: i64 = 500;
+const MAX_MATE: u64 = 500;
 /// Longest clock or move time read: a day and a half in centiseconds fits any game's (and a
 /// correspondence move's is counted as malformed past it).
 const MAX_CENTIS: u64 = 36 * 3600 * 100;
@@ -81,69 +81,115 @@ const MAX_CENTIS: u64 = 36 * 3600 * 100;
 /// not an error.
 pub fn read(comment: &[u8]) -> Annotations {
     let mut found = Annotations::default();
-    if !may_annotate(comment) {
+    // `[%name value]` commands, anywhere in the comment, read on their bytes.
+    let Some(first) = command_at(comment) else {
+        read_words(comment, &mut found);
         return found;
-    }
-    let mut commands = false;
-    // `[%name value]` commands, anywhere in the comment: found on the bytes, only a command's
-    // own text read as UTF-8.
-    let mut rest = comment;
-    while let Some(at) = COMMAND.find(rest) {
-        commands = true;
+    };
+    let mut rest = &comment[first..];
+    while let Some(at) = command_at(rest) {
         let after = &rest[at + 2..];
         let Some(end) = memchr::memchr(b']', after) else {
             found.malformed += 1;
             break;
         };
-        let command = String::from_utf8_lossy(&after[..end]);
-        let command = command.trim();
-        let (name, value) = command.split_once(char::is_whitespace).unwrap_or((command, ""));
-        let value = value.trim();
-        match name {
-            "eval" => match eval_of(value.split(',').next().unwrap_or_default(), View::White) {
-                Some(eval) => found.eval = Some(eval),
-                None => found.malformed += 1,
-            },
-            "clk" => match clock_of(value) {
-                Some(centis) => found.clock_centis = Some(centis),
-                None => found.malformed += 1,
-            },
-            "emt" => match clock_of(value) {
-                Some(centis) => found.elapsed_centis = Some(centis),
-                None => found.malformed += 1,
-            },
-            // Other commands (`%csl`, `%cal`, ...) say nothing this reads.
-            _ => {}
-        }
+        read_command(&after[..end], &mut found);
         rest = &after[end + 1..];
-    }
-    if commands {
-        return found;
-    }
-    let text = String::from_utf8_lossy(comment);
-    let trimmed = text.trim();
-    if trimmed.contains("wv=") || trimmed.contains("mt=") {
-        read_tcec(trimmed, &mut found);
-    } else {
-        read_arena(trimmed, &mut found);
     }
     found
 }
 
-/// Whether a comment may hold an annotation: the cheap test that lets words pass at memchr's
-/// speed (a command's `[%`, TCEC's `wv=` or `mt=`, or a first word that may be Arena's score).
-fn may_annotate(comment: &[u8]) -> bool {
-    use memchr::memmem::find;
-    let first = comment.iter().find(|b| !b.is_ascii_whitespace());
-    first.is_some_and(|b| b"+-.0123456789M#".contains(b))
-        || COMMAND.find(comment).is_some()
-        || find(comment, b"wv=").is_some()
-        || find(comment, b"mt=").is_some()
+/// One command's text (`eval 0.25`, `clk 0:03:12`). Any Unicode space separates and trims as
+/// an ASCII one does; the values are ASCII or no value.
+fn read_command(text: &[u8], found: &mut Annotations) {
+    let spaced: String;
+    let text = match text.is_ascii() {
+        true => text,
+        false => {
+            spaced = String::from_utf8_lossy(text).chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+            spaced.as_bytes()
+        }
+    };
+    let text = trim(text);
+    let (name, value) = match text.iter().position(|&b| is_space(b)) {
+        Some(at) => (&text[..at], trim(&text[at + 1..])),
+        None => (text, &b""[..]),
+    };
+    match name {
+        b"eval" => match eval_of(value.split(|&b| b == b',').next().unwrap_or_default(), View::White) {
+            Some(eval) => found.eval = Some(eval),
+            None => found.malformed += 1,
+        },
+        b"clk" => match clock_of(value) {
+            Some(centis) => found.clock_centis = Some(centis),
+            None => found.malformed += 1,
+        },
+        b"emt" => match clock_of(value) {
+            Some(centis) => found.elapsed_centis = Some(centis),
+            None => found.malformed += 1,
+        },
+        // Other commands (`%csl`, `%cal`, ...) say nothing this reads.
+        _ => {}
+    }
 }
 
-/// What opens a command (`[%clk 0:03:12]`), searched for once built.
-static COMMAND: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"[%"));
+/// A comment without commands: an engine archive's words, or words. The cheap test first lets
+/// words pass at memchr's speed (TCEC's `wv=` or `mt=`, or a first word that may be Arena's
+/// score).
+fn read_words(comment: &[u8], found: &mut Annotations) {
+    use memchr::memmem::find;
+    let first = comment.iter().find(|b| !b.is_ascii_whitespace());
+    let tcec = find(comment, b"wv=").is_some() || find(comment, b"mt=").is_some();
+    if !tcec && !first.is_some_and(|b| b"+-.0123456789M#".contains(b)) {
+        return;
+    }
+    let text = String::from_utf8_lossy(comment);
+    match tcec {
+        true => read_tcec(text.trim(), found),
+        false => read_arena(text.trim(), found),
+    }
+}
+
+/// Where the first command (`[%clk 0:03:12]`) of `text` opens: its `[` (one byte is searched
+/// for faster than two, and a comment's words rarely hold one).
+fn command_at(text: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = memchr::memchr(b'[', &text[from..]) {
+        let at = from + at;
+        if text.get(at + 1) == Some(&b'%') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// A space as `char::is_whitespace` says of ASCII.
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b'\t'..=b'\r' | b' ')
+}
+
+fn trim(mut text: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = text
+        && is_space(*first)
+    {
+        text = rest;
+    }
+    while let [rest @ .., last] = text
+        && is_space(*last)
+    {
+        text = rest;
+    }
+    text
+}
+
+/// A number of ASCII digits (at least one), `None` past `u64`.
+fn number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+}
 
 /// TCEC's `key=value` pairs, separated by commas.
 fn read_tcec(text: &str, found: &mut Annotations) {
@@ -151,7 +197,7 @@ fn read_tcec(text: &str, found: &mut Annotations) {
         let Some((key, value)) = pair.split_once('=') else { continue };
         let value = value.trim();
         match key.trim() {
-            "wv" => match eval_of(value, View::White) {
+            "wv" => match eval_of(value.as_bytes(), View::White) {
                 Some(eval) => found.eval = Some(eval),
                 None => found.malformed += 1,
             },
@@ -177,7 +223,7 @@ fn read_arena(text: &str, found: &mut Annotations) {
     if !shaped {
         return;
     }
-    match eval_of(score, View::Mover) {
+    match eval_of(score.as_bytes(), View::Mover) {
         Some(eval) => {
             found.eval = Some(eval);
             found.depth = Some(depth);
@@ -193,45 +239,68 @@ fn read_arena(text: &str, found: &mut Annotations) {
 }
 
 /// A score in pawns (`0.25`, `-1.5`, `+3`) or a mate (`#-3`, `M5`, `-M12`, `#+2`).
-fn eval_of(text: &str, view: View) -> Option<Evaluation> {
-    let text = text.trim();
-    let (negative, body) = match text.strip_prefix('-') {
-        Some(body) => (true, body),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let score = if let Some(mate) = body.strip_prefix('#').or_else(|| body.strip_prefix('M')) {
-        let (mate_negative, digits) = match mate.strip_prefix('-') {
-            Some(digits) => (true, digits),
-            None => (false, mate.strip_prefix('+').unwrap_or(mate)),
-        };
-        if !digits.bytes().all(|b| b.is_ascii_digit()) || digits.is_empty() {
-            return None;
-        }
-        let moves: i64 = digits.parse().ok().filter(|&n| n > 0 && n <= MAX_MATE)?;
-        let sign = if negative != mate_negative { -1 } else { 1 };
-        Score::Mate((sign * moves) as i16)
+fn eval_of(text: &[u8], view: View) -> Option<Evaluation> {
+    let text = trim(text);
+    let (negative, body) = sign_of(text);
+    let score = if let Some(mate) = body.strip_prefix(b"#").or_else(|| body.strip_prefix(b"M")) {
+        let (mate_negative, digits) = sign_of(mate);
+        let moves = number(digits).filter(|&n| n > 0 && n <= MAX_MATE)? as i16;
+        Score::Mate(if negative != mate_negative { -moves } else { moves })
     } else {
         // Digits and one point only: `nan`, `inf`, exponents are no score.
-        if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        let (whole, fraction) = match memchr::memchr(b'.', body) {
+            Some(at) => (&body[..at], &body[at + 1..]),
+            None => (body, &b""[..]),
+        };
+        let digits = |part: &[u8]| part.iter().all(u8::is_ascii_digit);
+        if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
             return None;
         }
-        let pawns: f64 = body.parse().ok().filter(|p: &f64| p.is_finite() && *p <= MAX_PAWNS)?;
-        let centipawns = (pawns * 100.0).round() as i32;
+        let centipawns = match fraction.len() {
+            // Whole hundredths: exact in integers (as the float's rounding gives them).
+            0..=2 if whole.len() <= 15 => {
+                let hundredths = number(fraction).map_or(0, |n| if fraction.len() == 1 { n * 10 } else { n });
+                number(whole).unwrap_or(0) * 100 + hundredths
+            }
+            _ => {
+                let pawns: f64 = std::str::from_utf8(body).ok()?.parse().ok().filter(|p: &f64| p.is_finite())?;
+                if pawns > MAX_PAWNS {
+                    return None;
+                }
+                (pawns * 100.0).round() as u64
+            }
+        };
+        if centipawns > MAX_PAWNS as u64 * 100 {
+            return None;
+        }
+        let centipawns = centipawns as i32;
         Score::Centipawns(if negative { -centipawns } else { centipawns })
     };
     Some(Evaluation { score, view })
 }
 
+/// A leading `-` (negative) or `+` taken off.
+fn sign_of(text: &[u8]) -> (bool, &[u8]) {
+    match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, text),
+    }
+}
+
 /// A clock `h:mm:ss`, `mm:ss` or either with a fraction of a second, in centiseconds.
-fn clock_of(text: &str) -> Option<u32> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+fn clock_of(text: &[u8]) -> Option<u32> {
+    let (whole, fraction) = match memchr::memchr(b'.', text) {
+        Some(at) => (&text[..at], &text[at + 1..]),
+        None => (text, &b""[..]),
+    };
     // Two or three parts of digits, without collecting them.
     let (mut numbers, mut count) = ([0u64; 3], 0);
-    for part in whole.split(':') {
-        if count == 3 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+    for part in whole.split(|&b| b == b':') {
+        if count == 3 {
             return None;
         }
-        numbers[count] = part.parse().ok()?;
+        numbers[count] = number(part)?;
         count += 1;
     }
     let (hours, minutes, seconds) = match count {
@@ -242,19 +311,21 @@ fn clock_of(text: &str) -> Option<u32> {
     if seconds >= 60 || (count == 3 && minutes >= 60) {
         return None;
     }
-    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+    if fraction.len() > 3 || !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
     let centis_of_fraction = match fraction.len() {
         0 => 0,
-        1 => fraction.parse::<u64>().ok()? * 10,
-        2 => fraction.parse::<u64>().ok()?,
-        _ => fraction[..2].parse::<u64>().ok()?,
+        1 => number(fraction)? * 10,
+        _ => number(&fraction[..2])?,
     };
     let seconds = hours.checked_mul(60)?.checked_add(minutes)?.checked_mul(60)?.checked_add(seconds)?;
     let centis = seconds.checked_mul(100)?.checked_add(centis_of_fraction)?;
     (centis <= MAX_CENTIS).then_some(centis as u32)
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {
@@ -289,6 +360,51 @@ mod tests {
                 proptest::prop_assert!(cp.unsigned_abs() <= 100_000);
             }
             proptest::prop_assert!(found.clock_centis.is_none_or(|c| u64::from(c) <= MAX_CENTIS));
+        }
+    }
+
+    /// Comment text of the shapes annotations take, with their odd cases: numbers too long,
+    /// fractions, signs, Unicode spaces, bytes that are no UTF-8.
+    fn comment_text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let value = prop_oneof![
+            "[-+]?[0-9]{0,4}(\\.[0-9]{0,4})?(,[0-9]{1,2})?",
+            "[-+]?[#M][-+]?[0-9]{0,4}",
+            "[0-9]{1,3}(:[0-9]{1,3}){0,3}(\\.[0-9]{0,4})?",
+            "[0-9]{15,24}(\\.[0-9]{1,3})?",
+            "[-+#M0-9.:/a-z ,=\u{a0}\u{2003}\t\u{b}]{0,12}",
+        ];
+        let space = prop_oneof![Just(" "), Just("  "), Just("\t"), Just("\u{a0}"), Just("\u{b}"), Just("")];
+        let command = (
+            prop_oneof![Just("eval"), Just("clk"), Just("emt"), Just("csl"), Just("")],
+            space.clone(),
+            value.clone(),
+            space,
+        )
+            .prop_map(|(name, space, value, end)| format!("[%{name}{space}{value}{end}]"));
+        let words = prop_oneof![
+            value.clone().prop_map(|v| format!("{v}/18 1.2s")),
+            value.clone().prop_map(|v| format!("d=30, mt={v}, wv={v}")),
+            "[a-z ]{0,10}".prop_map(String::from),
+        ];
+        (proptest::collection::vec(prop_oneof![command, words], 0..4), proptest::option::of(any::<u8>())).prop_map(
+            |(parts, byte)| {
+                let mut text = parts.join(" ").into_bytes();
+                if let Some(byte) = byte {
+                    text.insert(text.len() / 2, byte);
+                }
+                text
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// The byte reader reads every comment as the first reader did on Unicode text, with
+        /// the standard library's parsers.
+        #[test]
+        fn reads_as_the_reference_reader(text in comment_text()) {
+            proptest::prop_assert_eq!(read(&text), reference::read(&text), "{:?}", String::from_utf8_lossy(&text));
         }
     }
 

@@ -161,14 +161,17 @@ impl<R: Read> GameSplitter<R> {
         let end = memchr::memchr(b'}', text).unwrap_or(text.len());
         let span = &text[..end];
         if let Some(&last) = span.last() {
-            let crs = memchr::memchr_iter(b'\r', span).count();
-            let lfs = memchr::memchr_iter(b'\n', span).count();
-            // A CR LF is one line break, also when the CR ended the buffer before.
-            let mut crlfs = usize::from(self.previous_cr && span[0] == b'\n');
-            if crs > 0 && lfs > 0 {
-                crlfs += memchr::memmem::find_iter(span, b"\r\n").count();
+            // Most comments hold no line break: one search says so.
+            if memchr::memchr2(b'\r', b'\n', span).is_some() {
+                let crs = memchr::memchr_iter(b'\r', span).count();
+                let lfs = memchr::memchr_iter(b'\n', span).count();
+                // A CR LF is one line break, also when the CR ended the buffer before.
+                let mut crlfs = usize::from(self.previous_cr && span[0] == b'\n');
+                if crs > 0 && lfs > 0 {
+                    crlfs += memchr::memmem::find_iter(span, b"\r\n").count();
+                }
+                self.line += (crs + lfs - crlfs) as u64;
             }
-            self.line += (crs + lfs - crlfs) as u64;
             // Where the text leaves a line start does not matter: the closing brace, not
             // blank, ends it before anything reads it.
             self.previous_cr = last == b'\r';
