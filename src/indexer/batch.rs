@@ -222,10 +222,8 @@ impl SortedOccurrences {
                 next: CompactMove::from_bits((d >> MOVE_AT) as u16),
                 ply,
                 pawn_files: PawnFiles(c as u16),
-                notes: match notes.is_empty() {
-                    true => PlyNotes::default(),
-                    false => PlyNotes::at(notes, ply as usize),
-                },
+                // The first arrival is marked by the commit, which sees every ply.
+                notes: PlyNotes::at(notes, ply as usize),
             };
             (Key::from_words((a, b, c)), occurrence)
         })

@@ -169,6 +169,7 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b'\t'..=b'\r' | b' ')
 }
 
+/// `text` without the spaces ([`is_space`]) at either end.
 fn trim(mut text: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = text
         && is_space(*first)
@@ -375,13 +376,16 @@ mod tests {
             "[-+#M0-9.:/a-z ,=\u{a0}\u{2003}\t\u{b}]{0,12}",
         ];
         let space = prop_oneof![Just(" "), Just("  "), Just("\t"), Just("\u{a0}"), Just("\u{b}"), Just("")];
+        // Some commands left open: the reader counts them and stops.
+        let close = prop_oneof![9 => Just("]"), 1 => Just("")];
         let command = (
             prop_oneof![Just("eval"), Just("clk"), Just("emt"), Just("csl"), Just("")],
             space.clone(),
             value.clone(),
             space,
+            close,
         )
-            .prop_map(|(name, space, value, end)| format!("[%{name}{space}{value}{end}]"));
+            .prop_map(|(name, space, value, end, close)| format!("[%{name}{space}{value}{end}{close}"));
         let words = prop_oneof![
             value.clone().prop_map(|v| format!("{v}/18 1.2s")),
             value.clone().prop_map(|v| format!("d=30, mt={v}, wv={v}")),
@@ -451,6 +455,36 @@ mod tests {
         assert_eq!(read(b"book").eval, None);
         // Words with a slash are words.
         assert_eq!(read(b"Move/2 and 1/2"), Annotations::default());
+    }
+
+    #[test]
+    fn edges_read_as_the_reference_reader() {
+        for comment in [
+            "[%eval 1000.00]",
+            "[%eval -1000.00]",
+            "[%eval 1000.01]",
+            "[%eval 1000.001]",
+            "[%eval 999.999]",
+            "[%eval 000000000000001.5]",
+            "[%eval 0000000000000001.5]",
+            "[%eval 00000000000000000000001.25]",
+            "[%eval 1.]",
+            "[%eval .5]",
+            "[%eval .]",
+            "[%eval 0.125]",
+            "[%eval #-0]",
+            "[%eval M+500]",
+            "[%eval #501]",
+            "[%clk 35:59:59.99]",
+            "[%clk 36:00:00.01]",
+            "[%clk 0:00:01.999]",
+            "[%clk 0:00:01.9999]",
+            "[%clk 99999999999999999999:00]",
+            "[%eval 0.5] [%clk 0:01:00",
+            "[%eval\u{a0}0.5\u{2003}]",
+        ] {
+            assert_eq!(read(comment.as_bytes()), reference::read(comment.as_bytes()), "{comment}");
+        }
     }
 
     #[test]

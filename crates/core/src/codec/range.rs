@@ -89,7 +89,7 @@ fn split(low: u32, high: u32, ones: u16) -> u32 {
 
 /// The interval after `bit`: a one keeps `[low, middle]`, a zero `(middle, high]`. Without a
 /// branch: the bits of a number's low end are at even odds, a branch on them guessed wrong half
-/// the time.
+/// the time. `middle` is below `high` (as [`split`] gives it), so `middle + 1` never wraps.
 fn narrowed(low: u32, high: u32, middle: u32, bit: bool) -> (u32, u32) {
     let one = u32::from(bit).wrapping_neg();
     ((low & one) | ((middle + 1) & !one), (middle & one) | (high & !one))
