@@ -500,6 +500,7 @@ async fn the_page_shows_evaluations_and_times() {
     let games = answer["moves"][0]["eval"]["games"].as_u64().unwrap();
     assert!(title.as_str().unwrap().contains(&format!("over {games} game")), "{title}");
     let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    assert_eq!(clipped_headers(&browser).await, Value::Array(vec![]));
     browser.screenshot(1200, &shots.join("page-notes.png")).await;
     browser.set_width(375, 800).await;
     let scroll =
@@ -534,8 +535,20 @@ async fn the_page_shows_evaluations_and_times() {
         .eval("const c = document.querySelector('#moves tfoot td.eval'); return c.scrollWidth > c.clientWidth")
         .await;
     assert_eq!(clipped, Value::Bool(false));
+    // A player's answer counts no games reaching the moves' positions: no such column.
+    let reached =
+        browser.eval("return [document.querySelector('#reached-head').hidden, document.querySelectorAll('#moves td.reached').length]").await;
+    assert_eq!(reached, serde_json::json!([true, 0]));
+    assert_eq!(clipped_headers(&browser).await, Value::Array(vec![]));
     browser.screenshot(1200, &shots.join("page-notes-player.png")).await;
     assert_eq!(browser.console_errors().await, Vec::<String>::new());
+}
+
+/// The move table's headers shown whose text does not fit their cell.
+async fn clipped_headers(browser: &Browser) -> Value {
+    browser
+        .eval("return [...document.querySelectorAll('#moves thead th')].filter(h => !h.hidden && (h.scrollWidth > h.clientWidth || h.scrollHeight > h.clientHeight)).map(h => h.textContent)")
+        .await
 }
 
 /// The move rows' notes the page shows: (uci, [eval games, eval cp, seconds]), numbers as f64

@@ -92,8 +92,12 @@ function renderExplorer(answer, playerMode) {
   // The evaluation and time columns, when the games carry any (annotations).
   const evals = Boolean(answer.eval) || answer.moves.some((m) => m.eval || m.loss);
   const times = answer.moves.some((m) => m.time);
+  // Games reaching each move's position by any order: the explorer's answers count them, a
+  // player's do not.
+  const reached = answer.moves.some((m) => m.reached);
   $('eval-head').hidden = !evals;
   $('time-head').hidden = !times;
+  $('reached-head').hidden = !reached;
   $('moves').classList.toggle('noted', evals);
   const rows = answer.moves.map((m) => {
     const count = playerMode ? m.white + m.draws + m.black : m.games;
@@ -106,15 +110,15 @@ function renderExplorer(answer, playerMode) {
       + `<td>${wdlBar(m.white, m.draws, m.black)}</td><td class="num">${rating ?? ''}</td>`
       + `<td class="num">${m.performance ?? ''}</td>`
       + (evals ? evalCell(m.eval, m.loss, `after ${m.san}`) : '') + (times ? timeCell(m) : '')
-      + `${reachedCell(m, count)}</tr>`;
+      + (reached ? reachedCell(m, count) : '') + '</tr>';
   }).join('');
-  const columns = 6 + evals + times;
+  const columns = 5 + evals + times + reached;
   $('moves').tBodies[0].innerHTML = rows
     || `<tr><td colspan="${columns}" class="muted">No game continues from this position</td></tr>`;
   $('moves').tFoot.innerHTML = `<tr><td>Σ</td><td class="num" id="total-games" data-games="${games}">${number(games)}</td>`
     + `<td>${wdlBar(answer.white, answer.draws, answer.black)}</td>`
     + `<td class="num">${playerMode ? '' : answer.averageRating ?? ''}</td><td></td>`
-    + (evals ? evalCell(answer.eval, null, 'of this position') : '') + (times ? '<td class="time"></td>' : '') + '<td></td></tr>';
+    + (evals ? evalCell(answer.eval, null, 'of this position') : '') + (times ? '<td class="time"></td>' : '') + (reached ? '<td></td>' : '') + '</tr>';
   const sans = new Map(answer.moves.map((m) => [m.uci, m.san]));
   renderGames('top-games', 'top-title', playerMode ? [] : answer.topGames || [], sans);
   renderGames('recent-games', 'recent-title', answer.recentGames || [], sans);
