@@ -1,5 +1,5 @@
-//! The comment reader as first written, on Unicode text with the standard library's parsers
-//! (`str::trim`, `split`, `f64::from_str`): the oracle the byte reader is tested against.
+//! The comment reader's commands as first written, on Unicode text with the standard library's
+//! parsers (`str::trim`, `split`, `f64::from_str`): the oracle the byte reader is tested against.
 
 use super::{Annotations, Evaluation, MAX_CENTIS, MAX_PAWNS, Score, View};
 
@@ -7,9 +7,6 @@ const MAX_MATE: i64 = super::MAX_MATE as i64;
 
 pub(super) fn read(comment: &[u8]) -> Annotations {
     let mut found = Annotations::default();
-    if !may_annotate(comment) {
-        return found;
-    }
     let mut commands = false;
     // `[%name value]` commands, anywhere in the comment: found on the bytes, only a command's
     // own text read as UTF-8.
@@ -43,75 +40,12 @@ pub(super) fn read(comment: &[u8]) -> Annotations {
         }
         rest = &after[end + 1..];
     }
-    if commands {
-        return found;
-    }
-    let text = String::from_utf8_lossy(comment);
-    let trimmed = text.trim();
-    if trimmed.contains("wv=") || trimmed.contains("mt=") {
-        read_tcec(trimmed, &mut found);
-    } else {
-        read_arena(trimmed, &mut found);
+    // Engine archives' words: the reader's own (their numbers are read by the same code as a
+    // command's, which this reference checks).
+    if !commands {
+        super::read_words(comment, &mut found);
     }
     found
-}
-
-/// Whether a comment may hold an annotation: the cheap test that lets words pass at memchr's
-/// speed (a command's `[%`, TCEC's `wv=` or `mt=`, or a first word that may be Arena's score).
-fn may_annotate(comment: &[u8]) -> bool {
-    use memchr::memmem::find;
-    let first = comment.iter().find(|b| !b.is_ascii_whitespace());
-    first.is_some_and(|b| b"+-.0123456789M#".contains(b))
-        || find(comment, b"[%").is_some()
-        || find(comment, b"wv=").is_some()
-        || find(comment, b"mt=").is_some()
-}
-
-/// TCEC's `key=value` pairs, separated by commas.
-fn read_tcec(text: &str, found: &mut Annotations) {
-    for pair in text.split(',') {
-        let Some((key, value)) = pair.split_once('=') else { continue };
-        let value = value.trim();
-        match key.trim() {
-            "wv" => match eval_of(value, View::White) {
-                Some(eval) => found.eval = Some(eval),
-                None => found.malformed += 1,
-            },
-            "d" => found.depth = value.parse().ok(),
-            "mt" => match value.parse::<u64>().ok().map(|ms| ms / 10).filter(|&c| c <= MAX_CENTIS) {
-                Some(centis) => found.elapsed_centis = u32::try_from(centis).ok(),
-                None => found.malformed += 1,
-            },
-            _ => {}
-        }
-    }
-}
-
-/// Arena's and CCRL's `score/depth time`: the comment's first word, then maybe the time.
-fn read_arena(text: &str, found: &mut Annotations) {
-    let mut words = text.split_whitespace();
-    let Some((score, depth)) = words.next().and_then(|word| word.split_once('/')) else { return };
-    // A word like `1/2` or `and/or` is no score: only a signed number or a mate reads as one.
-    let mate =
-        score.strip_prefix(['M', '#']).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '-'));
-    let shaped = score.starts_with(['+', '-']) || mate || score.contains('.');
-    let Ok(depth) = depth.parse::<u16>() else { return };
-    if !shaped {
-        return;
-    }
-    match eval_of(score, View::Mover) {
-        Some(eval) => {
-            found.eval = Some(eval);
-            found.depth = Some(depth);
-        }
-        None => found.malformed += 1,
-    }
-    if let Some(time) = words.next().and_then(|word| word.strip_suffix('s')) {
-        match time.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0 && *t * 100.0 <= MAX_CENTIS as f64) {
-            Some(seconds) => found.elapsed_centis = Some((seconds * 100.0).round() as u32),
-            None => found.malformed += 1,
-        }
-    }
 }
 
 /// A score in pawns (`0.25`, `-1.5`, `+3`) or a mate (`#-3`, `M5`, `-M12`, `#+2`).
