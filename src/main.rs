@@ -1,15 +1,15 @@
 //! The `tabiya` command line: a thin layer over the library.
 
+mod allocator;
 mod cmd;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of the system allocator: ingest allocates per game and per position across
-/// threads, where glibc's malloc cost a measurable share of the CPU (docs/DECISIONS.md).
+/// mimalloc, or glibc's malloc under a memory budget ([`allocator`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Heap = allocator::Heap;
 
 /// tabiya: a chess position database indexing engine.
 #[derive(Parser)]
@@ -85,7 +85,6 @@ enum CodecCommand {
 }
 
 fn main() -> ExitCode {
-    limit_allocator_reservations();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     if let Some(bytes) = cli.memory {
@@ -93,7 +92,7 @@ fn main() -> ExitCode {
             eprintln!("tabiya: --memory: {err}");
             return ExitCode::FAILURE;
         }
-        purge_freed_memory_at_once();
+        allocator::bound_to_budget();
     }
     // Named threads, for top and profilers; only fails if a pool was built already.
     let _ = rayon::ThreadPoolBuilder::new()
@@ -128,38 +127,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// mimalloc's `mi_option_arena_reserve` (include/mimalloc.h; the crate names no constant), in
-/// KiB.
-const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
-
-/// mimalloc's `mi_option_purge_delay`, in milliseconds.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Keeps the allocators' reservations of address space near what they use, so that a command
-/// runs under an address-space limit (a container's, `ulimit -v`, `prlimit --as`):
-/// - RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an
-///   arena of its own, reserving 64 MiB apiece: two arenas suffice.
-/// - mimalloc reserves its arenas 1 GiB at a time; at 32 MiB, a large block that cannot be
-///   placed in the arenas reserved takes an arena of its size, not a gigabyte that the limit
-///   refuses (an ingest aborted under 800 MB with a budget of 256M).
-fn limit_allocator_reservations() {
-    // SAFETY: both are called before any thread is started; mimalloc's options are plain
-    // numbers read when it next reserves.
-    unsafe {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-        libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_RESERVE, 32 << 10);
-    }
-}
-
-/// Under a memory budget, mimalloc gives freed pages back to the system at once instead of a
-/// second later: an ingest's commits free and take hundreds of megabytes within that second
-/// (players with `--memory 256M`: 337 MB at the peak instead of 445, 1.09 times the time).
-fn purge_freed_memory_at_once() {
-    // SAFETY: a plain number mimalloc reads when it next frees.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
-}
-
 /// Logs go to stderr: warnings by default, more with -v, or as RUST_LOG says.
 fn init_logging(verbose: u8) {
     let default = match verbose {
@@ -170,19 +137,4 @@ fn init_logging(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
-}
-
-#[cfg(test)]
-mod tests {
-    /// The option set is the arenas' reservation: its default is 1 GiB, in KiB (the index is
-    /// an enum's place in mimalloc's header, which a new version could move).
-    #[test]
-    fn the_option_set_is_mimallocs_arena_reservation() {
-        // SAFETY: reads an option.
-        let reserve = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_ARENA_RESERVE) };
-        assert_eq!(reserve, 1 << 20);
-        // SAFETY: reads an option.
-        let delay = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
-        assert_eq!(delay, 1000, "mimalloc's purge delay, 1 s by default");
-    }
 }

@@ -57,6 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             concurrent: args.max_scans.max(1),
             queued: args.scan_queue,
             timeout: Duration::from_secs_f64(args.scan_timeout),
+            ..ScanLimits::default()
         },
     };
     serve(store, options, |addr| {

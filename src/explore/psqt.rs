@@ -6,8 +6,15 @@
 //! The sample is the `sample` positions whose keys hash lowest under the seed: the same for a
 //! given database and seed however the scan is split between threads.
 
-use std::time::Instant;
+use std::{
+    sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Instant,
+};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{Color, Role};
 
@@ -50,13 +57,39 @@ impl DeriveOptions {
     /// Refuses what a derivation cannot answer (a player filter: the scan reads positions, not
     /// games).
     pub fn check(&self) -> Result<(), QueryError> {
-        match self.filter.player {
-            Some(_) => Err(QueryError::input(
+        if self.filter.player.is_some() {
+            return Err(QueryError::input(
                 "piece-square tables take the game filters (dates, speeds, ratings, headers), not a player",
-            )),
-            None => Ok(()),
+            ));
+        }
+        match crate::store::memory_budget() {
+            Some(budget) if self.sample == 0 => Err(QueryError::input(format!(
+                "a fit on every position (sample 0) is not bounded by a memory budget: sample at most {} positions under {} MiB",
+                largest_sample(budget),
+                budget >> 20
+            ))),
+            Some(budget) if self.sample > largest_sample(budget) => Err(QueryError::input(format!(
+                "a sample of {} positions needs about {} MiB, more than the memory budget of {} MiB: sample at most {} positions, or give more memory",
+                self.sample,
+                (SAMPLE_BASE_BYTES + self.sample as u64 * SAMPLED_BYTES) >> 20,
+                budget >> 20,
+                largest_sample(budget)
+            ))),
+            _ => Ok(()),
         }
     }
+}
+
+/// What a derivation holds besides its sample, and for each sampled position (the sample kept
+/// while scanning, then its pieces and the fit's state): measured on players under
+/// `--memory 256M`, 163 MiB at the peak for half a million positions, 250 for a million, 430
+/// for two.
+const SAMPLE_BASE_BYTES: u64 = 64 << 20;
+const SAMPLED_BYTES: u64 = 200;
+
+/// The largest sample a derivation holds within `budget` bytes.
+fn largest_sample(budget: u64) -> usize {
+    usize::try_from(budget.saturating_sub(SAMPLE_BASE_BYTES) / SAMPLED_BYTES).unwrap_or(usize::MAX)
 }
 
 /// Where pieces stand and how their owners scored, per table (piece kind × phase) and square
@@ -126,30 +159,61 @@ pub struct Derived {
     pub elapsed_ms: u64,
 }
 
-/// A sampled position: its key's hash, the key, its pieces, phase and results.
-type Sampled = (u64, Key, Vec<Feature>, u32, [u32; 3]);
+/// A sampled position: its key's hash, the key and its results. Its pieces and phase are read
+/// again from the key once the sample is chosen: 48 bytes a position instead of some 140 with
+/// its pieces (a players derivation of 2 million positions took 3.8 GB).
+type Sampled = (u64, Key, [u32; 3]);
 
 /// One scan part's contribution.
-#[derive(bincode::Encode, bincode::Decode)]
+#[derive(Default, bincode::Encode, bincode::Decode)]
 struct Partial {
     positions: u64,
     occurrences: u64,
     occupancy: Occupancy,
-    /// Sampled positions with their hashes.
+    /// Sampled positions with their hashes: a part's, until handed to the scan's [`Sample`].
     sample: Vec<Sampled>,
-    /// The largest hash kept so far, once the sample is full: only lower ones can enter it.
-    threshold: u64,
 }
 
-impl Default for Partial {
-    fn default() -> Partial {
-        Partial {
-            positions: 0,
-            occurrences: 0,
-            occupancy: Occupancy::default(),
-            sample: Vec::new(),
-            threshold: u64::MAX,
+/// Sampled positions a part holds before it hands them to the scan's [`Sample`].
+const HANDED_AT: usize = 1 << 16;
+
+/// The sample of one scan, which every part hands its sampled positions to: at most twice
+/// `limit` positions at once, however many parts are under way (each part holding its own,
+/// a players derivation held 1.3 GB of them).
+struct Sample {
+    limit: usize,
+    kept: Mutex<Vec<Sampled>>,
+    /// The largest hash kept once the sample was full: none above it can be among the lowest
+    /// `limit`, so no part keeps one (one equal to it can, by its key).
+    bound: AtomicU64,
+}
+
+impl Sample {
+    fn new(limit: usize) -> Sample {
+        Sample { limit, kept: Mutex::new(Vec::new()), bound: AtomicU64::new(u64::MAX) }
+    }
+
+    /// Whether a position of `hash` may be among the lowest.
+    fn admits(&self, hash: u64) -> bool {
+        self.limit == usize::MAX || hash <= self.bound.load(Ordering::Relaxed)
+    }
+
+    /// Takes a part's sampled positions.
+    fn take(&self, sampled: &mut Vec<Sampled>) {
+        let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.append(sampled);
+        if self.limit != usize::MAX && kept.len() > 2 * self.limit.max(1) {
+            keep_lowest(&mut kept, self.limit);
+            self.bound.fetch_min(kept.iter().map(|s| s.0).max().unwrap_or(u64::MAX), Ordering::Relaxed);
         }
+    }
+
+    /// The lowest `limit` positions taken, in order.
+    fn into_lowest(self) -> Vec<Sampled> {
+        let mut kept = self.kept.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.sort_unstable_by_key(|a| (a.0, a.1));
+        kept.truncate(self.limit);
+        kept
     }
 }
 
@@ -175,7 +239,7 @@ impl DistributedScan for DeriveOptions {
         self.check()?;
         let scanner = view.scanner().of_variant(self.variant);
         let parts = chosen(&scanner.parts()?, numbers)?;
-        let limit = sample_limit(self);
+        let sample = Sample::new(sample_limit(self));
         // One-game values take their results from their games' facts, and so does a filter.
         let facts = view.facts().table()?;
         let admission = Admission::resolve(view, &self.filter)?;
@@ -183,22 +247,28 @@ impl DistributedScan for DeriveOptions {
             &parts,
             &ScanFilter::all(),
             progress,
-            |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (self, &admission), limit),
-            |a, b| a.merge(b, limit),
+            |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (self, &admission), &sample),
+            |a, b| a.merge(b, &sample),
         )?;
+        let mut partial = partial;
+        sample.take(&mut partial.sample);
+        partial.sample = sample.into_lowest();
         Ok(PsqtPartial(partial))
     }
 
-    /// The derivation: the fit on the merged sample reads no store.
-    fn answer(&self, _view: &Snapshot, partials: Vec<PsqtPartial>, started: Instant) -> Result<Derived, QueryError> {
-        let limit = sample_limit(self);
-        let partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, limit));
-        let mut chosen = partial.sample;
-        chosen.sort_unstable_by_key(|a| (a.0, a.1));
-        chosen.truncate(limit);
+    /// The derivation: the fit on the merged sample, whose pieces are read from its keys.
+    fn answer(&self, view: &Snapshot, partials: Vec<PsqtPartial>, started: Instant) -> Result<Derived, QueryError> {
+        let sample = Sample::new(sample_limit(self));
+        let mut partial = partials.into_iter().fold(Partial::default(), |all, part| all.merge(part.0, &sample));
+        sample.take(&mut partial.sample);
+        let chosen = sample.into_lowest();
         let mut samples = Samples::default();
-        for (_, _, pieces, phase, results) in &chosen {
-            samples.push(pieces, *phase, *results);
+        // Decoded in parallel a slice at a time, so that only a slice's pieces wait at once.
+        for slice in chosen.chunks(1 << 16) {
+            let decoded: Vec<_> = slice.par_iter().map(|(_, key, _)| pieces_of(view, key)).collect::<Result<_, _>>()?;
+            for ((pieces, phase), (_, _, results)) in decoded.iter().zip(slice) {
+                samples.push(pieces, *phase, *results);
+            }
         }
         drop(chosen);
         let kings_are_pieces = self.variant == Variant::Antichess;
@@ -222,21 +292,23 @@ fn sample_limit(options: &DeriveOptions) -> usize {
 #[derive(bincode::Encode, bincode::Decode)]
 pub struct PsqtPartial(Partial);
 
-/// Keeps the `limit` lowest hashes (ties broken by key) once the list is twice that long.
+/// Keeps the `limit` lowest hashes (ties broken by key).
 fn keep_lowest(sample: &mut Vec<Sampled>, limit: usize) {
-    if limit != usize::MAX && sample.len() > 2 * limit.max(1) {
+    if sample.len() > limit {
         sample.select_nth_unstable_by(limit, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         sample.truncate(limit);
     }
 }
 
 impl Partial {
-    fn merge(mut self, other: Partial, limit: usize) -> Partial {
+    fn merge(mut self, mut other: Partial, sample: &Sample) -> Partial {
         self.positions += other.positions;
         self.occurrences += other.occurrences;
         self.occupancy.add(&other.occupancy);
-        self.sample.extend(other.sample);
-        keep_lowest(&mut self.sample, limit);
+        self.sample.append(&mut other.sample);
+        if self.sample.len() >= HANDED_AT {
+            sample.take(&mut self.sample);
+        }
         self
     }
 
@@ -246,7 +318,7 @@ impl Partial {
         position: &mut ScannedPosition,
         facts: &FactsTable,
         (options, admission): (&DeriveOptions, &Admission),
-        limit: usize,
+        sample: &Sample,
     ) -> Result<(), StoreError> {
         let results = counted_results(position, facts, admission)?;
         let games: u64 = results.iter().map(|&n| u64::from(n)).sum();
@@ -261,7 +333,6 @@ impl Partial {
         self.occurrences += games;
         self.occupancy.positions[phase_index] += games;
         let [white, draws, black] = results.map(u64::from);
-        let mut pieces = Vec::with_capacity(32);
         for color in Color::ALL {
             let points = if color == Color::White { 2 * white + draws } else { 2 * black + draws };
             for role in Role::ALL {
@@ -270,17 +341,15 @@ impl Partial {
                     let own = owner_square(square, color);
                     self.occupancy.occurrences[t][own as usize] += games;
                     self.occupancy.half_points[t][own as usize] += points;
-                    pieces.push(feature(role, own, color == Color::White));
                 }
             }
         }
         // Only hashes below the largest kept so far can enter the sample.
         let hash = xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), options.seed);
-        if hash < self.threshold || limit == usize::MAX {
-            self.sample.push((hash, key, pieces, phase, results));
-            if self.sample.len() > 2 * limit.max(1) {
-                keep_lowest(&mut self.sample, limit);
-                self.threshold = self.sample.iter().map(|s| s.0).max().unwrap_or(u64::MAX);
+        if sample.admits(hash) {
+            self.sample.push((hash, key, results));
+            if self.sample.len() >= HANDED_AT {
+                sample.take(&mut self.sample);
             }
         }
         Ok(())
@@ -308,8 +377,77 @@ fn counted_results(
     Ok([tally.white, tally.draws, tally.black].map(|n| n as u32))
 }
 
+/// The pieces of `key`'s position as the fit's features (by colour, role and square) and its
+/// material phase.
+fn pieces_of(view: &Snapshot, key: &Key) -> Result<(Vec<Feature>, u32), StoreError> {
+    let corrupt = |what: String| view.corrupt(format!("sampled position key {key}: {what}"));
+    let board = key.decode_board(|_, _| true).map_err(|err| corrupt(err.to_string()))?;
+    let board = board.ok_or_else(|| corrupt("no board".to_owned()))?;
+    let mut pieces = Vec::with_capacity(32);
+    for color in Color::ALL {
+        for role in Role::ALL {
+            for square in board.by_piece(role.of(color)) {
+                pieces.push(feature(role, owner_square(square, color), color == Color::White));
+            }
+        }
+    }
+    Ok((pieces, board_phase(&board)))
+}
+
 /// The material phase of a decoded board.
 fn board_phase(board: &KeyBoard) -> u32 {
     let count = |role: Role| board.by_role.get(role).count() as u32;
     phase(count(Role::Knight) + count(Role::Bishop), count(Role::Rook), count(Role::Queen))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parts handing their positions over in small batches from several threads keep, between
+    /// them, exactly the lowest hashes (ties by key) a sort of every position gives, and the
+    /// bound turns most positions away once the sample has been full.
+    #[test]
+    fn the_sample_keeps_the_lowest_hashes_whatever_the_parts() {
+        let entries: Vec<Sampled> = (0..20_000u32)
+            .map(|i| {
+                let mut key = [0; crate::codec::KEY_LEN];
+                key[..4].copy_from_slice(&i.wrapping_mul(2_654_435_761).to_be_bytes());
+                // A hash in a small range, so that ties are broken by the (distinct) keys.
+                (xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()) % 5_000, Key::from_bytes(key), [i, 0, 0])
+            })
+            .collect();
+        for limit in [1, 7, 1_000, usize::MAX] {
+            let sample = Sample::new(limit);
+            let admitted = AtomicU64::new(0);
+            std::thread::scope(|scope| {
+                for part in entries.chunks(2_500) {
+                    let (sample, admitted) = (&sample, &admitted);
+                    scope.spawn(move || {
+                        let mut local = Vec::new();
+                        for entry in part {
+                            if sample.admits(entry.0) {
+                                admitted.fetch_add(1, Ordering::Relaxed);
+                                local.push(*entry);
+                                if local.len() >= 50 {
+                                    sample.take(&mut local);
+                                }
+                            }
+                        }
+                        sample.take(&mut local);
+                    });
+                }
+            });
+            let mut expected = entries.clone();
+            expected.sort_unstable_by_key(|a| (a.0, a.1));
+            expected.truncate(limit);
+            let kept = sample.into_lowest();
+            assert!(kept == expected, "limit {limit}: {} kept, {} expected", kept.len(), expected.len());
+            let admitted = admitted.into_inner();
+            match limit {
+                usize::MAX => assert_eq!(admitted, 20_000),
+                _ => assert!(admitted < 20_000, "limit {limit}: {admitted} admitted"),
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The server's budget for whole-database scans (`/pattern`, `/games?pattern=`,
 //! `/report/database`): a few at once, each on a thread pool of its own, within a time limit,
-//! and a bounded queue; beyond it a request is answered 503 with `Retry-After` at once.
+//! and a bounded queue; beyond it a request is answered 503 with `Retry-After` at once, and so
+//! is a scan while the server's resident memory is above its budget (`--memory`).
 //!
 //! Explorer lookups and the other requests never wait behind scans: they run on the runtime's
 //! threads or the blocking pool, and what they parallelise runs on the global thread pool, which
@@ -29,11 +30,19 @@ pub struct ScanLimits {
     pub queued: usize,
     /// Longest a scan may take, its wait in the queue included; then it is stopped (503).
     pub timeout: Duration,
+    /// Resident bytes above which a scan is refused at once (503): the memory budget. A scan
+    /// admitted anyway takes its pool's memory; lookups are never refused for memory.
+    pub resident: Option<u64>,
 }
 
 impl Default for ScanLimits {
     fn default() -> ScanLimits {
-        ScanLimits { concurrent: 2, queued: 8, timeout: Duration::from_secs(60) }
+        ScanLimits {
+            concurrent: 2,
+            queued: 8,
+            timeout: Duration::from_secs(60),
+            resident: crate::store::memory_budget(),
+        }
     }
 }
 
@@ -84,6 +93,15 @@ impl ScanBudget {
             return Err(busy(format!("{limit} scans are running or waiting already: try again later")));
         }
         let _admitted = Admitted(&self.admitted);
+        if let Some(limit) = self.limits.resident
+            && let Some(resident) = resident_bytes().filter(|&resident| resident > limit)
+        {
+            return Err(busy(format!(
+                "the server holds {} MiB, above its memory budget of {} MiB: try again later",
+                resident >> 20,
+                limit >> 20
+            )));
+        }
         let timeout = self.limits.timeout;
         let deadline = tokio::time::Instant::now() + timeout;
         let too_long = || busy(format!("the scan took longer than this server allows ({} s)", timeout.as_secs_f64()));
@@ -114,6 +132,15 @@ impl ScanBudget {
     }
 }
 
+/// The process's resident memory in bytes (Linux's `/proc/self/statm`), if it can be read.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf reads a constant of the system.
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+    pages.checked_mul(page)
+}
+
 /// A 503 saying why, answered with `Retry-After`.
 fn busy(message: String) -> ApiError {
     ApiError(StatusCode::SERVICE_UNAVAILABLE, message)
@@ -135,5 +162,30 @@ struct StopOnDrop(Arc<ScanProgress>);
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(resident: Option<u64>) -> ScanLimits {
+        ScanLimits { concurrent: 1, queued: 1, timeout: Duration::from_secs(10), resident }
+    }
+
+    /// A scan is refused (503, saying why) while the process holds more than the budget, and
+    /// runs under a budget it is within, or without one.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scan_is_refused_while_the_resident_memory_is_above_the_budget() {
+        let resident = resident_bytes().expect("the resident memory reads");
+        assert!(resident > 1 << 20, "{resident} bytes resident");
+        let over = ScanBudget::new(limits(Some(resident / 2))).unwrap();
+        let refused = over.run(|_| Ok(1)).await.unwrap_err();
+        assert_eq!(refused.0, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(refused.1.contains("above its memory budget"), "{}", refused.1);
+        for within in [Some(resident * 4), None] {
+            let budget = ScanBudget::new(limits(within)).unwrap();
+            assert_eq!(budget.run(|_| Ok(1)).await.unwrap(), 1);
+        }
     }
 }

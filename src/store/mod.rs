@@ -44,7 +44,7 @@ pub use checkpoint::checkpoint;
 pub use error::StoreError;
 pub use layout::{Detail, Occurrences, StoredValue, game_values};
 pub use meta::{AnnotationCounts, RunCounts, RunRecord, RunStatus, Totals};
-pub use options::{COLUMN_FAMILIES, DEFAULT_MEMORY, MIN_MEMORY, memory_share, set_memory_budget};
+pub use options::{COLUMN_FAMILIES, DEFAULT_MEMORY, MIN_MEMORY, memory_budget, memory_share, set_memory_budget};
 pub use read::{
     FactsTable, GameColumn, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter, ScanPart,
     ScanProgress, ScannedPosition, facts_records, pack_facts,

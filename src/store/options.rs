@@ -275,6 +275,11 @@ pub fn memory_share() -> f64 {
     MEMORY_BUDGET.get().map_or(1.0, |bytes| (*bytes as f64 / DEFAULT_MEMORY as f64).min(1.0))
 }
 
+/// The memory budget in bytes ([`set_memory_budget`]), if one is set.
+pub fn memory_budget() -> Option<u64> {
+    MEMORY_BUDGET.get().copied()
+}
+
 /// `bytes` of a default size, scaled to the budget (at least 1 MiB).
 pub(crate) fn scaled(bytes: usize) -> usize {
     ((bytes as f64 * memory_share()) as usize).max(1 << 20)
