@@ -68,10 +68,10 @@ impl DeriveOptions {
                 largest_sample(budget),
                 budget >> 20
             ))),
-            Some(budget) if self.sample > largest_sample(budget) => Err(QueryError::input(format!(
+            Some(budget) if sample_bytes(self.sample) > budget => Err(QueryError::input(format!(
                 "a sample of {} positions needs about {} MiB, more than the memory budget of {} MiB: sample at most {} positions, or give more memory",
                 self.sample,
-                (SAMPLE_BASE_BYTES + self.sample as u64 * SAMPLED_BYTES) >> 20,
+                sample_bytes(self.sample).div_ceil(1 << 20),
                 budget >> 20,
                 largest_sample(budget)
             ))),
@@ -84,8 +84,13 @@ impl DeriveOptions {
 /// while scanning, then its pieces and the fit's state): measured on players under
 /// `--memory 256M`, 163 MiB at the peak for half a million positions, 250 for a million, 430
 /// for two.
-const SAMPLE_BASE_BYTES: u64 = 64 << 20;
+const SAMPLE_BASE_BYTES: u64 = 72 << 20;
 const SAMPLED_BYTES: u64 = 200;
+
+/// Bytes a derivation of a sample of `sample` positions holds at its peak.
+fn sample_bytes(sample: usize) -> u64 {
+    (sample as u64).saturating_mul(SAMPLED_BYTES).saturating_add(SAMPLE_BASE_BYTES)
+}
 
 /// The largest sample a derivation holds within `budget` bytes.
 fn largest_sample(budget: u64) -> usize {
@@ -177,9 +182,9 @@ struct Partial {
 /// Sampled positions a part holds before it hands them to the scan's [`Sample`].
 const HANDED_AT: usize = 1 << 16;
 
-/// The sample of one scan, which every part hands its sampled positions to: at most twice
-/// `limit` positions at once, however many parts are under way (each part holding its own,
-/// a players derivation held 1.3 GB of them).
+/// The sample of one scan, which every part hands its sampled positions to: some twice `limit`
+/// positions at once however many parts are under way, beside each part's own until it hands
+/// them over ([`HANDED_AT`]); each part holding its own sample, a players derivation held 1.3 GB.
 struct Sample {
     limit: usize,
     kept: Mutex<Vec<Sampled>>,
@@ -201,8 +206,11 @@ impl Sample {
     /// Takes a part's sampled positions.
     fn take(&self, sampled: &mut Vec<Sampled>) {
         let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.append(sampled);
-        if self.limit != usize::MAX && kept.len() > 2 * self.limit.max(1) {
+        match kept.is_empty() {
+            true => std::mem::swap(&mut *kept, sampled),
+            false => kept.append(sampled),
+        }
+        if kept.len() > self.limit.saturating_mul(2).max(2) {
             keep_lowest(&mut kept, self.limit);
             self.bound.fetch_min(kept.iter().map(|s| s.0).max().unwrap_or(u64::MAX), Ordering::Relaxed);
         }
@@ -213,6 +221,7 @@ impl Sample {
         let mut kept = self.kept.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         kept.sort_unstable_by_key(|a| (a.0, a.1));
         kept.truncate(self.limit);
+        kept.shrink_to_fit();
         kept
     }
 }
@@ -344,7 +353,7 @@ impl Partial {
                 }
             }
         }
-        // Only hashes below the largest kept so far can enter the sample.
+        // Only hashes up to the largest kept, once the sample was full, can enter it.
         let hash = xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), options.seed);
         if sample.admits(hash) {
             self.sample.push((hash, key, results));

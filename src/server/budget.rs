@@ -1,7 +1,7 @@
 //! The server's budget for whole-database scans (`/pattern`, `/games?pattern=`,
 //! `/report/database`): a few at once, each on a thread pool of its own, within a time limit,
 //! and a bounded queue; beyond it a request is answered 503 with `Retry-After` at once, and so
-//! is a scan while the server's resident memory is above its budget (`--memory`).
+//! is a scan while others run and the server's resident memory is above its budget (`--memory`).
 //!
 //! Explorer lookups and the other requests never wait behind scans: they run on the runtime's
 //! threads or the blocking pool, and what they parallelise runs on the global thread pool, which
@@ -30,8 +30,8 @@ pub struct ScanLimits {
     pub queued: usize,
     /// Longest a scan may take, its wait in the queue included; then it is stopped (503).
     pub timeout: Duration,
-    /// Resident bytes above which a scan is refused at once (503): the memory budget. A scan
-    /// admitted anyway takes its pool's memory; lookups are never refused for memory.
+    /// Resident bytes above which a scan is refused at once (503) while other scans run: the
+    /// memory budget. Lookups are never refused for memory.
     pub resident: Option<u64>,
 }
 
@@ -93,15 +93,8 @@ impl ScanBudget {
             return Err(busy(format!("{limit} scans are running or waiting already: try again later")));
         }
         let _admitted = Admitted(&self.admitted);
-        if let Some(limit) = self.limits.resident
-            && let Some(resident) = resident_bytes().filter(|&resident| resident > limit)
-        {
-            return Err(busy(format!(
-                "the server holds {} MiB, above its memory budget of {} MiB: try again later",
-                resident >> 20,
-                limit >> 20
-            )));
-        }
+        let places = self.limits.concurrent.max(1);
+        self.within_memory(places.saturating_sub(self.places.available_permits()))?;
         let timeout = self.limits.timeout;
         let deadline = tokio::time::Instant::now() + timeout;
         let too_long = || busy(format!("the scan took longer than this server allows ({} s)", timeout.as_secs_f64()));
@@ -110,6 +103,8 @@ impl ScanBudget {
             Ok(Err(_)) => return Err(ApiError::internal("the scan places are closed")),
             Err(_) => return Err(too_long()),
         };
+        // The others may have grown while this one waited.
+        self.within_memory(places.saturating_sub(self.places.available_permits() + 1))?;
         let progress = Arc::new(ScanProgress::default());
         let stop = StopOnDrop(Arc::clone(&progress));
         let pools = Arc::clone(&self.pools);
@@ -129,6 +124,24 @@ impl ScanBudget {
         };
         drop(stop);
         answer
+    }
+}
+
+impl ScanBudget {
+    /// Refuses a scan while `running` others run and the process holds more than its budget:
+    /// they hold the memory, and will give it back. With none running, what is resident is
+    /// what the server holds whatever it does (the stored games' facts and the tier's index,
+    /// which grow with the database): refusing would not lower it.
+    fn within_memory(&self, running: usize) -> Result<(), ApiError> {
+        let Some(limit) = self.limits.resident.filter(|_| running > 0) else { return Ok(()) };
+        match resident_bytes().filter(|&resident| resident > limit) {
+            Some(resident) => Err(busy(format!(
+                "the server holds {} MiB, above its memory budget of {} MiB, with {running} other scans running: try again later",
+                resident >> 20,
+                limit >> 20
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -169,23 +182,40 @@ impl Drop for StopOnDrop {
 mod tests {
     use super::*;
 
-    fn limits(resident: Option<u64>) -> ScanLimits {
-        ScanLimits { concurrent: 1, queued: 1, timeout: Duration::from_secs(10), resident }
-    }
-
-    /// A scan is refused (503, saying why) while the process holds more than the budget, and
-    /// runs under a budget it is within, or without one.
+    /// A scan is refused (503, saying why) while another runs and the process holds more than
+    /// the budget; alone, or under a budget it is within, or without one, it runs.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_scan_is_refused_while_the_resident_memory_is_above_the_budget() {
+    async fn a_scan_is_refused_while_others_run_above_the_budget() {
         let resident = resident_bytes().expect("the resident memory reads");
         assert!(resident > 1 << 20, "{resident} bytes resident");
-        let over = ScanBudget::new(limits(Some(resident / 2))).unwrap();
-        let refused = over.run(|_| Ok(1)).await.unwrap_err();
+        let limits = |resident| ScanLimits { concurrent: 2, queued: 2, timeout: Duration::from_secs(60), resident };
+        let over = Arc::new(ScanBudget::new(limits(Some(resident / 2))).unwrap());
+        let (started, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+        let (started_tx, release_rx) = (started.0, release.1);
+        let holding = Arc::clone(&over);
+        let first = tokio::spawn(async move {
+            holding
+                .run(move |_| {
+                    started_tx.send(()).ok();
+                    release_rx.recv().ok();
+                    Ok(1)
+                })
+                .await
+        });
+        tokio::task::spawn_blocking(move || started.1.recv()).await.unwrap().unwrap();
+        let refused = over.run(|_| Ok(2)).await.unwrap_err();
         assert_eq!(refused.0, StatusCode::SERVICE_UNAVAILABLE);
-        assert!(refused.1.contains("above its memory budget"), "{}", refused.1);
-        for within in [Some(resident * 4), None] {
-            let budget = ScanBudget::new(limits(within)).unwrap();
-            assert_eq!(budget.run(|_| Ok(1)).await.unwrap(), 1);
+        assert!(
+            refused.1.contains("above its memory budget") && refused.1.contains("1 other scans running"),
+            "{}",
+            refused.1
+        );
+        release.0.send(()).unwrap();
+        assert_eq!(first.await.unwrap().unwrap(), 1);
+        assert_eq!(over.run(|_| Ok(3)).await.unwrap(), 3, "alone, a scan runs");
+        for budget in [Some(u64::MAX), None] {
+            let budget = ScanBudget::new(limits(budget)).unwrap();
+            assert_eq!(budget.run(|_| Ok(4)).await.unwrap(), 4);
         }
     }
 }

@@ -68,15 +68,15 @@ pub fn commit_pivots(bound_keys: Vec<Key>, ranges: usize) -> Vec<Key> {
 /// range for 1.06 million records).
 const RANGE_BYTES_PER_RECORD: u64 = 48;
 
-/// The ranges merged at once: one a thread, as many as the run files allow open together and
-/// as the memory budget holds. A range's memory grows with the records it merges, so half the
-/// budget (the block cache and memtables hold the rest) bounds the ranges in memory at once:
-/// with 8 threads, a commit under `--memory 256M` had taken 620 MB.
+/// The ranges merged at once: one a thread, as many as the run files allow open together and,
+/// under a memory budget, as half of it holds (the block cache and memtables hold the rest): a
+/// range's memory grows with the records it merges, and with 8 threads a commit under
+/// `--memory 256M` had taken 620 MB. Without a budget, one a thread.
 fn commit_workers(staging: &Staging, ranges: usize) -> usize {
     let by_runs = OPEN_RUNS / staging.run_count().max(1);
-    let per_range = (staging.records() as u64 / ranges.max(1) as u64).max(1) * RANGE_BYTES_PER_RECORD;
-    let by_memory = usize::try_from(options::memory_budget().unwrap_or(options::DEFAULT_MEMORY) / 2 / per_range)
-        .unwrap_or(usize::MAX);
+    let per_range = (staging.records() as u64 / ranges.max(1) as u64).max(1).saturating_mul(RANGE_BYTES_PER_RECORD);
+    let by_memory = options::memory_budget()
+        .map_or(usize::MAX, |budget| usize::try_from(budget / 2 / per_range).unwrap_or(usize::MAX));
     by_runs.min(by_memory).clamp(1, rayon::current_num_threads())
 }
 
