@@ -199,30 +199,23 @@ fn players_ingest_and_a_loaded_server_hold_their_memory_budget() {
             Ok((503, head)) if head.contains("retry-after:") => answers.lock().unwrap()[1] += 1,
             other => failures.lock().unwrap().push(format!("{path}: {other:?}")),
         };
+        let lookup = |at: usize| format!("/masters?play={}&since={}", lookups[at % lookups.len()], 1950 + at % 60);
+        let scan = |at: usize| scans[at % scans.len()].to_owned();
+        let askers: [(usize, &(dyn Fn(usize) -> String + Sync)); 2] = [(20, &lookup), (3, &scan)];
         let started = Instant::now();
         std::thread::scope(|scope| {
-            for client in 0..20 {
-                let (ask, stop) = (&ask, &stop);
-                scope.spawn(move || {
-                    for at in (client..).step_by(20) {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
+            for (count, path) in askers {
+                for first in 0..count {
+                    let (ask, stop) = (&ask, &stop);
+                    scope.spawn(move || {
+                        for at in (first..).step_by(count) {
+                            if stop.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            ask(path(at));
                         }
-                        let moves = lookups[at % lookups.len()];
-                        ask(format!("/masters?play={moves}&since={}", 1950 + at % 60));
-                    }
-                });
-            }
-            for scanner in 0..3 {
-                let (ask, stop) = (&ask, &stop);
-                scope.spawn(move || {
-                    for at in (scanner..).step_by(3) {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        ask(scans[at % scans.len()].to_owned());
-                    }
-                });
+                    });
+                }
             }
             while started.elapsed() < Duration::from_secs(8) {
                 std::thread::sleep(Duration::from_millis(100));

@@ -216,6 +216,13 @@ impl Sample {
         }
     }
 
+    /// Takes a part's sampled positions once they are [`HANDED_AT`] or more.
+    fn take_many(&self, sampled: &mut Vec<Sampled>) {
+        if sampled.len() >= HANDED_AT {
+            self.take(sampled);
+        }
+    }
+
     /// The lowest `limit` positions taken, in order.
     fn into_lowest(self) -> Vec<Sampled> {
         let mut kept = self.kept.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -252,14 +259,13 @@ impl DistributedScan for DeriveOptions {
         // One-game values take their results from their games' facts, and so does a filter.
         let facts = view.facts().table()?;
         let admission = Admission::resolve(view, &self.filter)?;
-        let partial = scanner.run(
+        let mut partial = scanner.run(
             &parts,
             &ScanFilter::all(),
             progress,
             |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (self, &admission), &sample),
             |a, b| a.merge(b, &sample),
         )?;
-        let mut partial = partial;
         sample.take(&mut partial.sample);
         partial.sample = sample.into_lowest();
         Ok(PsqtPartial(partial))
@@ -315,9 +321,7 @@ impl Partial {
         self.occurrences += other.occurrences;
         self.occupancy.add(&other.occupancy);
         self.sample.append(&mut other.sample);
-        if self.sample.len() >= HANDED_AT {
-            sample.take(&mut self.sample);
-        }
+        sample.take_many(&mut self.sample);
         self
     }
 
@@ -357,9 +361,7 @@ impl Partial {
         let hash = xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), options.seed);
         if sample.admits(hash) {
             self.sample.push((hash, key, results));
-            if self.sample.len() >= HANDED_AT {
-                sample.take(&mut self.sample);
-            }
+            sample.take_many(&mut self.sample);
         }
         Ok(())
     }

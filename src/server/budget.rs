@@ -93,8 +93,7 @@ impl ScanBudget {
             return Err(busy(format!("{limit} scans are running or waiting already: try again later")));
         }
         let _admitted = Admitted(&self.admitted);
-        let places = self.limits.concurrent.max(1);
-        self.within_memory(places.saturating_sub(self.places.available_permits()))?;
+        self.within_memory(self.running())?;
         let timeout = self.limits.timeout;
         let deadline = tokio::time::Instant::now() + timeout;
         let too_long = || busy(format!("the scan took longer than this server allows ({} s)", timeout.as_secs_f64()));
@@ -104,7 +103,7 @@ impl ScanBudget {
             Err(_) => return Err(too_long()),
         };
         // The others may have grown while this one waited.
-        self.within_memory(places.saturating_sub(self.places.available_permits() + 1))?;
+        self.within_memory(self.running().saturating_sub(1))?;
         let progress = Arc::new(ScanProgress::default());
         let stop = StopOnDrop(Arc::clone(&progress));
         let pools = Arc::clone(&self.pools);
@@ -125,9 +124,12 @@ impl ScanBudget {
         drop(stop);
         answer
     }
-}
 
-impl ScanBudget {
+    /// Scans holding a place.
+    fn running(&self) -> usize {
+        self.limits.concurrent.max(1).saturating_sub(self.places.available_permits())
+    }
+
     /// Refuses a scan while `running` others run and the process holds more than its budget:
     /// they hold the memory, and will give it back. With none running, what is resident is
     /// what the server holds whatever it does (the stored games' facts and the tier's index,
