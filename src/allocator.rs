@@ -84,15 +84,9 @@ unsafe impl GlobalAlloc for Heap {
     }
 }
 
-/// New blocks from glibc's malloc from now on, large ones (1 MiB and more) as mappings of their
-/// own, unmapped when freed (glibc raises that threshold as large blocks are freed, keeping
-/// them in its heap: a fixed one holds address space to what is used).
+/// New blocks from glibc's malloc from now on (whose large blocks a budget maps apart,
+/// [`tabiya::store::set_memory_budget`]).
 pub fn bound_to_budget() {
-    // SAFETY: sets a number glibc reads when it next allocates.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-    }
     SYSTEM.store(true, Ordering::Relaxed);
 }
 
@@ -108,40 +102,13 @@ static LIMIT_RESERVATIONS: extern "C" fn() = limit_reservations;
 const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 
 /// Keeps the reservations of address space near what is used, so that a command runs under an
-/// address-space limit (a container's, `ulimit -v`, `prlimit --as`):
-/// - RocksDB's C++ allocates with glibc's malloc, which gives each thread that allocates an
-///   arena of its own, reserving 64 MiB apiece: two arenas suffice.
-/// - RocksDB's threads took glibc's default stack, the stack limit (8 MiB apiece): 2 MiB, as
-///   Rust's threads have.
-/// - mimalloc reserves its arenas 1 GiB at a time: 32 MiB.
+/// address-space limit: glibc's, which RocksDB's C++ and threads make
+/// ([`tabiya::store::limit_reservations`]), and mimalloc's arenas, reserved 1 GiB at a time: 32
+/// MiB.
 extern "C" fn limit_reservations() {
-    // SAFETY: mimalloc's options and glibc's are plain numbers read when they next reserve; the
-    // attributes are initialised before they are read, and destroyed. (Called before any
-    // thread is started, but for its unit test.)
-    unsafe {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        {
-            libc::mallopt(libc::M_ARENA_MAX, 2);
-            let mut attributes = std::mem::MaybeUninit::<libc::pthread_attr_t>::uninit();
-            if libc::pthread_attr_init(attributes.as_mut_ptr()) == 0 {
-                if libc::pthread_attr_setstacksize(attributes.as_mut_ptr(), THREAD_STACK) == 0 {
-                    pthread_setattr_default_np(attributes.as_ptr());
-                }
-                libc::pthread_attr_destroy(attributes.as_mut_ptr());
-            }
-        }
-        libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_RESERVE, 32 << 10);
-    }
-}
-
-/// The stack of a thread started without a size (RocksDB's), as Rust's default.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const THREAD_STACK: usize = 2 << 20;
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-unsafe extern "C" {
-    /// glibc's default attributes of new threads (since glibc 2.18; the libc crate names it not).
-    fn pthread_setattr_default_np(attributes: *const libc::pthread_attr_t) -> libc::c_int;
+    tabiya::store::limit_reservations();
+    // SAFETY: mimalloc's options are plain numbers read when it next reserves.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_RESERVE, 32 << 10) };
 }
 
 #[cfg(test)]

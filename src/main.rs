@@ -20,7 +20,7 @@ struct Cli {
     verbose: u8,
     /// Bound the memory of RocksDB's block cache and memtables and of the games an ingest keeps
     /// in flight (e.g. 512M, 2G; at least 160M); without it they take about 1G at most.
-    #[arg(long, global = true, value_name = "SIZE", env = "TABIYA_MEMORY", value_parser = cmd::args::parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", env = "TABIYA_MEMORY", value_parser = tabiya::store::parse_size)]
     memory: Option<u64>,
     /// Worker threads for ingest, scans and reports, a server's scans included (default: one a
     /// core); RocksDB's flushes and compactions take half as many, at least 2 and at most 16.

@@ -104,6 +104,13 @@ impl PositionScan {
         self.parts.len()
     }
 
+    /// Parts to read at once: 8 (a part's rows take up to ~100 MiB as columns), fewer in
+    /// proportion under a memory budget below the defaults' 1 GiB, 1 at the least.
+    #[getter]
+    fn batch(&self) -> usize {
+        ((8.0 * tabiya::store::memory_share()) as usize).max(1)
+    }
+
     /// Parts `first..first + count` (fewer at the end), read on every core, in order, as one
     /// batch: fen (unless `fen` is false: decoding keys is most of a listing's time), key,
     /// games, white, draws, black, eval_games, eval_cp, white_mates, black_mates; each part's

@@ -4,10 +4,10 @@
 //! ([`columns`]); errors become the exceptions of `tabiya/errors.py` ([`errors`]).
 //!
 //! The files by role: `database.rs` (the `Database` class), `cursors.rs` (its game lists and
-//! position listings read page by page), `pure.rs` and
-//! `chunk.rs` (functions with no database: keys, materials, patterns, PGN chunks), `build.rs`
-//! (the stages of a build spread over a cluster), `scans.rs` (whole-database scans spread over
-//! a cluster).
+//! position listings read page by page), `pure.rs` and `chunk.rs` (functions with no database:
+//! keys, materials, patterns, PGN chunks), `memory.rs` (the process's memory budget),
+//! `build.rs` (the stages of a build spread over a cluster), `scans.rs` (whole-database scans
+//! spread over a cluster).
 
 mod build;
 mod chunk;
@@ -15,6 +15,7 @@ mod columns;
 mod cursors;
 mod database;
 mod errors;
+mod memory;
 mod pure;
 mod scans;
 mod values;
@@ -49,6 +50,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("RANGE_OCCURRENCES", tabiya::indexer::distributed::RANGE_OCCURRENCES)?;
     module.add("KEY_BYTES", tabiya::codec::KEY_LEN)?;
     module.add("FINGERPRINT_BYTES", tabiya::model::Fingerprint::LEN)?;
+    memory::budget_from_env().map_err(|err| err.into_py_err(module.py()))?;
+    module.add_function(wrap_pyfunction!(memory::set_memory_budget, module)?)?;
+    module.add_function(wrap_pyfunction!(memory::memory_budget, module)?)?;
     module.add_class::<database::Database>()?;
     module.add_class::<cursors::GameCursor>()?;
     module.add_class::<cursors::PositionScan>()?;

@@ -14,6 +14,8 @@ command line and the HTTP API answer, as Python values::
     games = db.games(moves="1. e4 c5 2. b4").to_pandas()  # pandas.DataFrame, a row a game
 
 Every call that reads the database or parses PGN releases the GIL, so threads run in parallel.
+``tabiya.set_memory_budget("256M")``, before the first database is opened, bounds what they keep
+in memory, as the command line's ``--memory`` does (or ``TABIYA_MEMORY``, read at import).
 Errors are :mod:`tabiya.errors` exceptions, with the CLI's messages.
 """
 
@@ -31,8 +33,10 @@ from ._native import (
     key,
     key_variant,
     material,
+    memory_budget,
     normalize_fen,
     parse_games,
+    set_memory_budget,
 )
 from .errors import CorruptDatabase, DatabaseError, DatabaseNotFound, InvalidInput, TabiyaError
 
@@ -42,8 +46,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 PositionRow = Tuple[str, bytes, int, int, int, int]
 """A position row: (fen, key, games, white wins, draws, black wins)."""
 
-# Parts of the database read at once, on every core (a part is about a table file's positions).
-_PARTS_A_BATCH = 8
+# Rows an iterator makes Python values of at once.
+_ROWS_A_PAGE = 4096
 
 _REPORT_OPTIONS = {
     "opening": ("fen", "moves", "uci", "versus", "depth", "lines", "themes", "default_themes", "theme_plies",
@@ -278,8 +282,11 @@ class PositionList:
         self._scan = scan
 
     def __iter__(self) -> Iterator[PositionRow]:
-        for first in range(0, len(self._scan), _PARTS_A_BATCH):
-            yield from (row[:6] for row in self._scan.read(first, _PARTS_A_BATCH).rows())
+        for first in range(0, len(self._scan), self._scan.batch):
+            batch = self._scan.read(first, self._scan.batch)
+            # Python's tuples take some 500 bytes a row: made a page at a time, not a batch.
+            for start in range(0, len(batch), _ROWS_A_PAGE):
+                yield from (row[:6] for row in batch.rows(start, start + _ROWS_A_PAGE))
 
     def to_arrow(self, *, fen: bool = True) -> "Any":
         """A ``pyarrow.Table`` (fen, key, games, white, draws, black, then what annotated
@@ -290,9 +297,9 @@ class PositionList:
         listing several times faster (keys decode with :func:`decode_key`)."""
         from . import arrow
 
-        parts = range(0, len(self._scan), _PARTS_A_BATCH)
+        parts = range(0, len(self._scan), self._scan.batch)
         columns = arrow.POSITION_COLUMNS if fen else arrow.POSITION_COLUMNS[1:]
-        return arrow.table((self._scan.read(first, _PARTS_A_BATCH, fen) for first in parts), columns)
+        return arrow.table((self._scan.read(first, self._scan.batch, fen) for first in parts), columns)
 
     def to_pandas(self, *, fen: bool = True) -> "Any":
         """:meth:`to_arrow` as a ``pandas.DataFrame``."""
@@ -311,6 +318,8 @@ __all__ = [
     "material",
     "normalize_fen",
     "parse_games",
+    "set_memory_budget",
+    "memory_budget",
     "TabiyaError",
     "InvalidInput",
     "DatabaseError",

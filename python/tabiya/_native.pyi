@@ -25,6 +25,14 @@ def material(fen: str) -> str:
 def normalize_fen(fen: str) -> str:
     """The position as tabiya stores it: en passant only when a capture is legal, no counters."""
 
+def set_memory_budget(size: Union[int, str]) -> None:
+    """Bounds the memory of the databases opened afterwards, their ingests and scans, as
+    ``tabiya --memory`` does: bytes, or a size such as ``"256M"`` (160M at the least). Once a
+    process, before the first database is opened; ``TABIYA_MEMORY`` is read at import."""
+
+def memory_budget() -> Optional[int]:
+    """The memory budget set, in bytes."""
+
 def parse_games(chunk: bytes) -> ParsedChunk:
     """The games of a chunk of PGN text (whole games, any encoding), parsed and keyed on every
     core, with no database: the per-game work of an ingest."""
@@ -36,8 +44,8 @@ class Columns:
     @property
     def names(self) -> list[str]:
         """The column names, in order."""
-    def rows(self) -> list[tuple[Any, ...]]:
-        """The rows as tuples (bytes for binary columns, None for absent values)."""
+    def rows(self, start: int = 0, stop: Optional[int] = None) -> list[tuple[Any, ...]]:
+        """Rows ``start:stop`` as tuples (bytes for binary columns, None for absent values)."""
     def arrow_buffers(self) -> list[tuple[str, str, list[Optional[bytes]]]]:
         """(name, Arrow type, buffers) of each column: validity, offsets, values."""
 
@@ -80,6 +88,9 @@ class PositionScan:
     """A position listing's parts, each read as one batch."""
 
     def __len__(self) -> int: ...
+    @property
+    def batch(self) -> int:
+        """Parts to read at once: 8, fewer under a memory budget."""
     def read(self, first: int, count: int, fen: bool = True) -> Columns:
         """Parts first..first+count, read on every core, as one batch in order (without the
         FEN column when fen is False)."""

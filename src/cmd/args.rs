@@ -197,34 +197,6 @@ pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// A size in bytes: a number with an optional K, M, G or T suffix (powers of 1,024), e.g. 512M.
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(at) => text.split_at(at),
-        None => (text, ""),
-    };
-    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(format!("{text:?} is not a size (e.g. 512M, 2G)")),
-    };
-    // Digits with at most one point: no sign, no exponent, no "inf".
-    let number = number.trim();
-    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return Err(format!("{text:?} is not a size (e.g. 512M, 2G)"));
-    }
-    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a size (e.g. 512M, 2G)"))?;
-    let bytes = value * (1u64 << shift) as f64;
-    match (0.0..1e19).contains(&bytes) {
-        true => Ok(bytes as u64),
-        false => Err(format!("{text:?} is out of range")),
-    }
-}
-
 /// clap's parser for a count, a rating or a ply: digits alone (`+5`, ` 5` and `5.0` are
 /// refused, as the HTTP API refuses them), of any size `T` holds.
 pub fn digits<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
@@ -280,15 +252,5 @@ mod tests {
         assert_eq!(digits_in::<u16, 10, 300>("9"), Err("the smallest is 10".to_owned()));
         assert_eq!(digits_in::<u16, 10, 300>("301"), Err("the largest is 300".to_owned()));
         assert_eq!(digits_in::<u8, 1, 16>("16"), Ok(16));
-    }
-
-    #[test]
-    fn sizes_are_digits_and_a_unit() {
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        for bad in ["+512M", "-1G", "1e3M", "infM", "M", "lots", "2X"] {
-            assert!(parse_size(bad).is_err(), "{bad:?}");
-        }
     }
 }

@@ -32,6 +32,7 @@
 mod checkpoint;
 mod error;
 pub mod layout;
+mod memory;
 pub mod meta;
 mod options;
 pub mod read;
@@ -43,8 +44,11 @@ pub mod write;
 pub use checkpoint::checkpoint;
 pub use error::StoreError;
 pub use layout::{Detail, Occurrences, StoredValue, game_values};
+pub use memory::{
+    DEFAULT_MEMORY, MIN_MEMORY, limit_reservations, memory_budget, memory_share, parse_size, set_memory_budget,
+};
 pub use meta::{AnnotationCounts, RunCounts, RunRecord, RunStatus, Totals};
-pub use options::{COLUMN_FAMILIES, DEFAULT_MEMORY, MIN_MEMORY, memory_budget, memory_share, set_memory_budget};
+pub use options::COLUMN_FAMILIES;
 pub use read::{
     FactsTable, GameColumn, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter, ScanPart,
     ScanProgress, ScannedPosition, facts_records, pack_facts,

@@ -5,6 +5,7 @@
 //! are flushed together. Ingest commits its positions as SST files, with the commit record among
 //! them (docs/FORMAT.md, "Exactly once").
 
+use super::memory::scaled;
 use rocksdb::{
     BlockBasedOptions, BottommostLevelCompaction, Cache, ColumnFamilyDescriptor, CompactOptions, DBCompressionType,
     IngestExternalFileOptions, Options, ReadOptions, WriteOptions,
@@ -245,44 +246,6 @@ pub fn sequential_reads(upper: &[u8]) -> ReadOptions {
 /// The block cache shared by all families.
 pub fn block_cache() -> Cache {
     Cache::new_lru_cache(scaled(256 << 20))
-}
-
-/// The memory budget in bytes ([`set_memory_budget`]); unset, the defaults.
-static MEMORY_BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-/// The budget the defaults are sized for: a budget under it scales the block cache, the
-/// memtables and the ingest's games in flight down in proportion.
-pub const DEFAULT_MEMORY: u64 = 1 << 30;
-/// The smallest budget accepted: below it, what tabiya cannot shrink (threads' stacks, the
-/// decoders' tables, a batch of games being sorted) no longer fits.
-pub const MIN_MEMORY: u64 = 160 << 20;
-
-/// Bounds the memory of the block cache, the memtables and the ingest's games in flight for
-/// the stores opened afterwards (`--memory`). Set once, before a store is opened; a budget
-/// below [`MIN_MEMORY`] is refused with the reason.
-pub fn set_memory_budget(bytes: u64) -> Result<(), String> {
-    if bytes < MIN_MEMORY {
-        return Err(format!(
-            "a memory budget of {} MiB cannot be met: tabiya needs {} MiB at the least",
-            bytes >> 20,
-            MIN_MEMORY >> 20
-        ));
-    }
-    MEMORY_BUDGET.set(bytes).map_err(|_| "the memory budget is set already".to_owned())
-}
-
-/// The share of the defaults the budget allows (1 without a budget, or with one above them).
-pub fn memory_share() -> f64 {
-    MEMORY_BUDGET.get().map_or(1.0, |bytes| (*bytes as f64 / DEFAULT_MEMORY as f64).min(1.0))
-}
-
-/// The memory budget in bytes ([`set_memory_budget`]), if one is set.
-pub fn memory_budget() -> Option<u64> {
-    MEMORY_BUDGET.get().copied()
-}
-
-/// `bytes` of a default size, scaled to the budget (at least 1 MiB).
-pub(crate) fn scaled(bytes: usize) -> usize {
-    ((bytes as f64 * memory_share()) as usize).max(1 << 20)
 }
 
 #[cfg(test)]

@@ -73,11 +73,17 @@ const RANGE_BYTES_PER_RECORD: u64 = 48;
 /// range's memory grows with the records it merges, and with 8 threads a commit under
 /// `--memory 256M` had taken 620 MB. Without a budget, one a thread.
 fn commit_workers(staging: &Staging, ranges: usize) -> usize {
-    let by_runs = OPEN_RUNS / staging.run_count().max(1);
-    let per_range = (staging.records() as u64 / ranges.max(1) as u64).max(1).saturating_mul(RANGE_BYTES_PER_RECORD);
-    let by_memory = options::memory_budget()
-        .map_or(usize::MAX, |budget| usize::try_from(budget / 2 / per_range).unwrap_or(usize::MAX));
-    by_runs.min(by_memory).clamp(1, rayon::current_num_threads())
+    let budget = crate::store::memory_budget();
+    workers_for(staging.records() as u64, staging.run_count(), ranges, budget, rayon::current_num_threads())
+}
+
+/// [`commit_workers`] of `records` staged in `runs` run files, cut into `ranges`, with
+/// `threads`.
+fn workers_for(records: u64, runs: usize, ranges: usize, budget: Option<u64>, threads: usize) -> usize {
+    let by_runs = OPEN_RUNS / runs.max(1);
+    let per_range = (records / ranges.max(1) as u64).max(1).saturating_mul(RANGE_BYTES_PER_RECORD);
+    let by_memory = budget.map_or(usize::MAX, |budget| usize::try_from(budget / 2 / per_range).unwrap_or(usize::MAX));
+    by_runs.min(by_memory).clamp(1, threads)
 }
 
 /// Commits the positions staged in `staging` with `totals`, in one atomic step: the staged
@@ -590,5 +596,20 @@ mod tests {
         let bytes = beyond.to_bytes().expect("bytes");
         let error = RangeWritten::read(&bytes, dir.path(), GAMES, &TierWrites::new(GameId(5), 9)).err();
         assert!(error.is_some_and(|error| error == "range 1 of 65537"));
+    }
+
+    /// A commit of players' size (16.9 million records in 16 ranges, a run file or so per
+    /// batch) merges one range a thread without a budget, and under `--memory 256M` as many as
+    /// half of it holds at 48 bytes a record: 2 of 8 threads (the case that took 620 MB).
+    #[test]
+    fn a_budget_bounds_the_ranges_merged_at_once() {
+        let (records, runs, ranges) = (16_960_000, 40, COMMIT_RANGES);
+        assert_eq!(workers_for(records, runs, ranges, None, 8), 8);
+        assert_eq!(workers_for(records, runs, ranges, Some(256 << 20), 8), 2);
+        assert_eq!(workers_for(records, runs, ranges, Some(1 << 30), 8), 8);
+        // Never none, never more than the threads or than the run files allow open.
+        assert_eq!(workers_for(records * 100, runs, ranges, Some(160 << 20), 8), 1);
+        assert_eq!(workers_for(0, 0, 0, Some(256 << 20), 2), 2);
+        assert_eq!(workers_for(records, OPEN_RUNS / 3, ranges, None, 8), 3);
     }
 }

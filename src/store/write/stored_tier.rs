@@ -15,7 +15,8 @@ use super::staging::Staging;
 use crate::{
     codec::{Key, KeyRange},
     store::{
-        Store, StoreError, options,
+        Store, StoreError,
+        memory::scaled,
         tier::{TierHit, TierReader, read::TierEntry},
     },
 };
@@ -59,7 +60,7 @@ impl StoredTierHits {
             true => None,
             false => Some(pool.install(|| staged_keys(staging, ranges)).map_err(|err| store.staging_error(err))?),
         };
-        let kept_at_most = options::scaled(KEPT_BYTES) / size_of::<TierEntry>();
+        let kept_at_most = scaled(KEPT_BYTES) / size_of::<TierEntry>();
         let keep = |key: &Key| staged_keys.as_ref().is_none_or(|keys| keys.contains_hash(key_hash(key)));
         let entries = TierReader::at(store, store.committed()).entries_where(keep, kept_at_most)?;
         tracing::debug!(
