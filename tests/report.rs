@@ -109,7 +109,8 @@ async fn opening_reports_render_in_a_browser() {
 }
 
 /// The opening report of annotated games: the overview's evaluation and the move table's Eval,
-/// Loss and Time columns as a reader sees them, equal to the JSON report's figures.
+/// Loss and Time columns as a reader sees them, equal to the JSON report's figures; with
+/// `--versus`, the second subset's columns too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_reports_show_evaluations_and_times() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,40 +118,64 @@ async fn opening_reports_show_evaluations_and_times() {
     let pgn = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/annotated-lichess.pgn");
     let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (page, json) = (dir.path().join("opening.html"), dir.path().join("opening.json"));
-    let args = ["opening", "--db", db.to_str().unwrap(), "--moves", "1. e4", "--lines", "3"];
-    write_report(&args, &page);
-    write_report(&[&args[..], &["--format", "json"]].concat(), &json);
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let browser = Browser::start().await;
-    check_page(&browser, &page, (1 + 3, 3), "opening-notes").await;
-    let table = browser
-        .eval("return [...document.querySelectorAll('#moves tr')].map(tr => [...tr.children].map(c => c.textContent))")
-        .await;
-    let rows: Vec<Vec<String>> = serde_json::from_value(table).unwrap();
-    let header = &rows[0];
-    let column = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
-    let (eval, loss, time) = (column("Eval"), column("Loss"), column("Time"));
-    let moves = report["subsets"][0]["moves"].as_array().unwrap();
-    assert_eq!(rows.len() - 1, moves.len());
-    for (row, m) in rows[1..].iter().zip(moves) {
-        let what = &row[0];
-        assert_eq!(what, m["san"].as_str().unwrap());
-        let e = &m["eval"];
-        assert_eq!(row[eval], format!("{:+.2} ({})", e["cp"].as_f64().unwrap() / 100.0, e["games"]), "{what}");
-        let l = &m["loss"];
-        let mistakes = 100.0 * l["mistakes"].as_f64().unwrap();
-        assert_eq!(row[loss], format!("{:.0} ({mistakes:.0}%)", l["cp"].as_f64().unwrap()), "{what}");
-        assert_eq!(row[time], format!("{:.1} s", m["time"]["seconds"].as_f64().unwrap()), "{what}");
+    for versus in [None, Some("--result 1-0")] {
+        let (page, json) = (dir.path().join("opening.html"), dir.path().join("opening.json"));
+        let mut args = vec!["opening", "--db", db.to_str().unwrap(), "--moves", "1. e4", "--lines", "3"];
+        args.extend(versus.map(|filter| ["--versus", filter]).into_iter().flatten());
+        write_report(&args, &page);
+        write_report(&[&args[..], &["--format", "json"]].concat(), &json);
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let name = if versus.is_some() { "opening-notes-versus" } else { "opening-notes" };
+        check_page(&browser, &page, (1 + 3, 3), name).await;
+        let table = browser
+            .eval("return [...document.querySelectorAll('#moves tr')].map(tr => [...tr.children].map(c => c.textContent))")
+            .await;
+        let rows: Vec<Vec<String>> = serde_json::from_value(table).unwrap();
+        let header = &rows[0];
+        let column =
+            |name: String| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
+        let subsets = report["subsets"].as_array().unwrap();
+        assert_eq!(subsets.len(), 1 + usize::from(versus.is_some()));
+        for (at, subset) in subsets.iter().enumerate() {
+            let suffix = if at == 0 { String::new() } else { format!(" ({})", subset["label"].as_str().unwrap()) };
+            let (eval, loss, time) =
+                (column(format!("Eval{suffix}")), column(format!("Loss{suffix}")), column(format!("Time{suffix}")));
+            let moves = subset["moves"].as_array().unwrap();
+            let mut checked = 0;
+            for m in moves.iter().filter(|m| m["eval"].is_object() && m["loss"].is_object()) {
+                let what = m["san"].as_str().unwrap();
+                let row = rows[1..].iter().find(|row| row[0] == what).unwrap_or_else(|| panic!("{what}'s row"));
+                let e = &m["eval"];
+                assert_eq!(row[eval], format!("{:+.2} ({})", e["cp"].as_f64().unwrap() / 100.0, e["games"]), "{what}");
+                let l = &m["loss"];
+                let mistakes = 100.0 * l["mistakes"].as_f64().unwrap();
+                assert_eq!(row[loss], format!("{:.0} ({mistakes:.0}%)", l["cp"].as_f64().unwrap()), "{what}");
+                assert_eq!(row[time], format!("{:.1} s", m["time"]["seconds"].as_f64().unwrap()), "{what}");
+                checked += 1;
+            }
+            assert!(checked >= 3, "subset {at}: {checked} moves with notes");
+            if at == 0 {
+                assert_eq!(rows.len() - 1, moves.len() + subsets.get(1).map_or(0, |v| only_in(v, subset)));
+            }
+        }
+        let overview = report["subsets"][0]["overview"]["eval"].clone();
+        let games = overview["games"].as_u64().unwrap();
+        assert!(games > 10, "{overview}");
+        let shown = format!("{:+.2} ({games} games)", overview["cp"].as_f64().unwrap() / 100.0);
+        let cells = browser.eval("return [...document.querySelectorAll('#overview td')].map(c => c.textContent)").await;
+        let cells: Vec<String> = serde_json::from_value(cells).unwrap();
+        let at = cells.iter().position(|c| c == "Engine evaluation (White's view)").expect("the evaluation row");
+        assert_eq!(cells[at + 1], shown);
     }
-    let overview = report["subsets"][0]["overview"]["eval"].clone();
-    let games = overview["games"].as_u64().unwrap();
-    assert!(games > 10, "{overview}");
-    let shown = format!("{:+.2} ({games} games)", overview["cp"].as_f64().unwrap() / 100.0);
-    let cells = browser.eval("return [...document.querySelectorAll('#overview td')].map(c => c.textContent)").await;
-    let cells: Vec<String> = serde_json::from_value(cells).unwrap();
-    let at = cells.iter().position(|c| c == "Engine evaluation (White's view)").expect("the evaluation row");
-    assert_eq!(cells[at + 1], shown);
+}
+
+/// Moves of subset `versus` that `main` did not play (rows of their own in the move table).
+fn only_in(versus: &serde_json::Value, main: &serde_json::Value) -> usize {
+    let played = |s: &serde_json::Value, uci: &serde_json::Value| {
+        s["moves"].as_array().unwrap().iter().any(|m| m["uci"] == *uci)
+    };
+    versus["moves"].as_array().unwrap().iter().filter(|m| !played(main, &m["uci"])).count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

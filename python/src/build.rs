@@ -357,6 +357,7 @@ impl Assembly {
     fn new(py: Python<'_>, db: PathBuf, inputs: Vec<PathBuf>) -> PyResult<Assembly> {
         call(py, || {
             let store = Store::open(&db)?;
+            crate::memory::note_opened();
             let state = distributed::Assembly::begin(&store, &inputs)?;
             Ok(Assembly { state: Mutex::new(Some((store, state))) })
         })

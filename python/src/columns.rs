@@ -170,13 +170,10 @@ impl Columns {
         Ok(list)
     }
 
-    /// Rows `start..stop` (to the end without `stop`; bounds past the end are clipped) as
-    /// tuples of Python values (bytes for binary columns, None for absent values).
-    #[pyo3(signature = (start = 0, stop = None))]
-    fn rows<'py>(&self, py: Python<'py>, start: usize, stop: Option<usize>) -> PyResult<Bound<'py, PyList>> {
-        let stop = stop.unwrap_or(self.length).min(self.length);
-        let mut rows = Vec::with_capacity(stop.saturating_sub(start));
-        for at in start..stop {
+    /// The rows as tuples of Python values (bytes for binary columns, None for absent values).
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut rows = Vec::with_capacity(self.length);
+        for at in 0..self.length {
             let row: Vec<Bound<'py, PyAny>> =
                 self.columns.iter().map(|(_, column)| column.value(py, at)).collect::<PyResult<_>>()?;
             rows.push(PyTuple::new(py, row)?);

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use pyo3::prelude::*;
+use pyo3::{
+    prelude::*,
+    types::{PyBytes, PyList},
+};
 use rayon::prelude::*;
 use tabiya::{
     explore::{GamePage, PositionRow, PositionRows},
@@ -104,11 +107,26 @@ impl PositionScan {
         self.parts.len()
     }
 
-    /// Parts to read at once: 8 (a part's rows take up to ~100 MiB as columns), fewer in
-    /// proportion under a memory budget below the defaults' 1 GiB, 1 at the least.
+    /// Parts to read at once: 8 (a part is a table file's positions, up to ~700,000, some 100
+    /// MiB as columns, 80 as rows), fewer in proportion under a memory budget below the
+    /// defaults' 1 GiB, 1 at the least.
     #[getter]
     fn batch(&self) -> usize {
         ((8.0 * tabiya::store::memory_share()) as usize).max(1)
+    }
+
+    /// Parts `first..first + count` (fewer at the end), read on every core, in order, as rows
+    /// to be made Python tuples a page at a time (`PositionBatch.rows`): what iterating a
+    /// listing reads, holding no FEN and no Python object for the rows not yet asked for.
+    fn read_rows(&self, py: Python<'_>, first: usize, count: usize) -> PyResult<PositionBatch> {
+        call(py, || {
+            let end = first.saturating_add(count).min(self.parts.len());
+            let parts = self.parts.get(first..end).unwrap_or_default();
+            let parts: Vec<Vec<PositionRow>> =
+                parts.par_iter().map(|part| self.rows.rows_in(&self.store, part)).collect::<Result<_, _>>()?;
+            let starts = parts.iter().scan(0, |at, rows| Some(std::mem::replace(at, *at + rows.len()))).collect();
+            Ok(PositionBatch { store: self.store.clone(), parts, starts })
+        })
     }
 
     /// Parts `first..first + count` (fewer at the end), read on every core, in order, as one
@@ -154,5 +172,44 @@ impl PositionScan {
             }
             Ok(Columns::new(rows.len(), columns))
         })
+    }
+}
+
+/// Listed positions of a few parts ([`PositionScan::read_rows`]), made Python rows on demand.
+#[pyclass(frozen, module = "tabiya._native")]
+pub struct PositionBatch {
+    store: Arc<Store>,
+    /// Each part's rows, in key order.
+    parts: Vec<Vec<PositionRow>>,
+    /// Where each part starts among the batch's rows.
+    starts: Vec<usize>,
+}
+
+#[pymethods]
+impl PositionBatch {
+    /// Rows in the batch.
+    fn __len__(&self) -> usize {
+        self.starts.last().zip(self.parts.last()).map_or(0, |(start, rows)| start + rows.len())
+    }
+
+    /// Rows `start..stop` (bounds past the end are clipped) as `(fen, key, games, white, draws,
+    /// black)` tuples, their FENs decoded on every core.
+    fn rows<'py>(&self, py: Python<'py>, start: usize, stop: usize) -> PyResult<Bound<'py, PyList>> {
+        let stop = stop.min(self.__len__());
+        let rows: Vec<&PositionRow> = (start..stop)
+            .map(|at| {
+                let part = self.starts.partition_point(|&first| first <= at) - 1;
+                &self.parts[part][at - self.starts[part]]
+            })
+            .collect();
+        let fens: Vec<String> = call(py, || {
+            let view = self.store.snapshot();
+            rows.par_iter().map(|row| Ok(view.positions().position(&row.key)?.to_string())).collect()
+        })?;
+        let tuples = rows.iter().zip(fens).map(|(row, fen)| {
+            let key = PyBytes::new(py, row.key.as_bytes());
+            (fen, key, row.games, row.white, row.draws, row.black).into_pyobject(py)
+        });
+        PyList::new(py, tuples.collect::<PyResult<Vec<_>>>()?)
     }
 }

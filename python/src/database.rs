@@ -146,8 +146,8 @@ impl Database {
     #[new]
     #[pyo3(signature = (path, *, read_only = true))]
     fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Database> {
-        crate::memory::note_opened();
         let store = call(py, || Ok(if read_only { Store::open_read_only(&path)? } else { Store::open(&path)? }))?;
+        crate::memory::note_opened();
         Ok(Database { store: RwLock::new(Some(Arc::new(store))), path, read_only, ingesting: Mutex::new(()) })
     }
 

@@ -56,6 +56,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<database::Database>()?;
     module.add_class::<cursors::GameCursor>()?;
     module.add_class::<cursors::PositionScan>()?;
+    module.add_class::<cursors::PositionBatch>()?;
     module.add_class::<columns::Columns>()?;
     module.add_class::<pure::Pattern>()?;
     module.add_class::<chunk::ParsedChunk>()?;

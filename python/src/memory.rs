@@ -4,14 +4,16 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pyo3::prelude::*;
+use pyo3::{exceptions::PyTypeError, prelude::*, types::PyBool};
 
 use crate::errors::Error;
 
-/// Whether a `Database` was opened: its store took the sizes of the budget of that time.
+/// Whether a database was opened: its store took the sizes of the budget of that time.
 static OPENED: AtomicBool = AtomicBool::new(false);
+/// Whether `TABIYA_MEMORY` set the budget (named when another is refused).
+static FROM_ENV: AtomicBool = AtomicBool::new(false);
 
-/// Notes that a database is being opened (before its store is).
+/// Notes that a database was opened.
 pub fn note_opened() {
     OPENED.store(true, Ordering::Relaxed);
 }
@@ -20,16 +22,26 @@ pub fn note_opened() {
 /// ingests and scans, as the command line's `--memory` does: `size` in bytes, or text such as
 /// `"256M"` or `"2G"` (160M at the least). Set once in a process, before the first database is
 /// opened; `TABIYA_MEMORY`, when set, is read when tabiya is imported. The process's resident
-/// memory stays within about the budget plus 128 MiB (the Python interpreter's own aside), and
-/// glibc's heap keeps its address space near what it uses (docs/GUIDE.md, "Memory").
+/// memory stays within about the budget plus 128 MiB (the Python interpreter's own aside).
+/// For the whole process, as for the command line: glibc's malloc keeps two arenas and maps
+/// blocks of 1 MiB and more apart, and threads started without a stack size afterwards (Python's
+/// `threading` too: `threading.stack_size()` sets another) get 2 MiB stacks (docs/GUIDE.md,
+/// "Memory").
 #[pyfunction]
 pub fn set_memory_budget(size: &Bound<'_, PyAny>) -> PyResult<()> {
-    let bytes = match size.extract::<u64>() {
-        Ok(bytes) => Ok(bytes),
-        Err(_) => match size.extract::<String>() {
-            Ok(text) => tabiya::store::parse_size(&text),
-            Err(_) => Err("a memory budget is a number of bytes or a size such as \"256M\"".to_owned()),
-        },
+    let bytes = if size.is_instance_of::<PyBool>() {
+        None
+    } else if let Ok(bytes) = size.extract::<u64>() {
+        Some(Ok(bytes))
+    } else if let Ok(text) = size.extract::<String>() {
+        Some(tabiya::store::parse_size(&text))
+    } else if size.extract::<i128>().is_ok() {
+        Some(Err("a memory budget is a number of bytes, 0 or more and below 2^64".to_owned()))
+    } else {
+        None
+    };
+    let Some(bytes) = bytes else {
+        return Err(PyTypeError::new_err("a memory budget is a number of bytes (an int) or a size such as \"256M\""));
     };
     bytes.and_then(apply).map_err(|message| Error::input(message).into_py_err(size.py()))
 }
@@ -45,7 +57,9 @@ pub fn budget_from_env() -> Result<(), Error> {
     let Some(text) = std::env::var_os("TABIYA_MEMORY") else { return Ok(()) };
     tabiya::store::parse_size(&text.to_string_lossy())
         .and_then(apply)
-        .map_err(|message| Error::input(format!("TABIYA_MEMORY: {message}")))
+        .map_err(|message| Error::input(format!("TABIYA_MEMORY: {message}")))?;
+    FROM_ENV.store(true, Ordering::Relaxed);
+    Ok(())
 }
 
 fn apply(bytes: u64) -> Result<(), String> {
@@ -54,5 +68,8 @@ fn apply(bytes: u64) -> Result<(), String> {
                     the budget set when it opens"
             .to_owned());
     }
-    tabiya::store::set_memory_budget(bytes)
+    tabiya::store::set_memory_budget(bytes).map_err(|message| match FROM_ENV.load(Ordering::Relaxed) {
+        true => format!("{message} (by TABIYA_MEMORY)"),
+        false => message,
+    })
 }

@@ -283,10 +283,11 @@ class PositionList:
 
     def __iter__(self) -> Iterator[PositionRow]:
         for first in range(0, len(self._scan), self._scan.batch):
-            batch = self._scan.read(first, self._scan.batch)
-            # Python's tuples take some 500 bytes a row: made a page at a time, not a batch.
+            batch = self._scan.read_rows(first, self._scan.batch)
+            # A row as a tuple takes some 500 bytes: made a page at a time, not a batch.
             for start in range(0, len(batch), _ROWS_A_PAGE):
-                yield from (row[:6] for row in batch.rows(start, start + _ROWS_A_PAGE))
+                yield from batch.rows(start, start + _ROWS_A_PAGE)
+            del batch  # before the next batch is read, not after
 
     def to_arrow(self, *, fen: bool = True) -> "Any":
         """A ``pyarrow.Table`` (fen, key, games, white, draws, black, then what annotated

@@ -3,7 +3,7 @@ the documented interface over it."""
 
 from os import PathLike
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 __version__: str
 FORMAT_VERSION: int
@@ -28,7 +28,10 @@ def normalize_fen(fen: str) -> str:
 def set_memory_budget(size: Union[int, str]) -> None:
     """Bounds the memory of the databases opened afterwards, their ingests and scans, as
     ``tabiya --memory`` does: bytes, or a size such as ``"256M"`` (160M at the least). Once a
-    process, before the first database is opened; ``TABIYA_MEMORY`` is read at import."""
+    process, before the first database is opened; ``TABIYA_MEMORY`` is read at import. For the
+    whole process: glibc's malloc keeps two arenas, and threads started afterwards without a
+    stack size get 2 MiB stacks. Raises ``InvalidInput`` for a size refused, ``TypeError`` for
+    neither an int nor text."""
 
 def memory_budget() -> Optional[int]:
     """The memory budget set, in bytes."""
@@ -44,8 +47,8 @@ class Columns:
     @property
     def names(self) -> list[str]:
         """The column names, in order."""
-    def rows(self, start: int = 0, stop: Optional[int] = None) -> list[tuple[Any, ...]]:
-        """Rows ``start:stop`` as tuples (bytes for binary columns, None for absent values)."""
+    def rows(self) -> list[tuple[Any, ...]]:
+        """The rows as tuples (bytes for binary columns, None for absent values)."""
     def arrow_buffers(self) -> list[tuple[str, str, list[Optional[bytes]]]]:
         """(name, Arrow type, buffers) of each column: validity, offsets, values."""
 
@@ -91,9 +94,18 @@ class PositionScan:
     @property
     def batch(self) -> int:
         """Parts to read at once: 8, fewer under a memory budget."""
+    def read_rows(self, first: int, count: int) -> PositionBatch:
+        """Parts first..first+count, read on every core, as rows made tuples on demand."""
     def read(self, first: int, count: int, fen: bool = True) -> Columns:
         """Parts first..first+count, read on every core, as one batch in order (without the
         FEN column when fen is False)."""
+
+class PositionBatch:
+    """Listed positions of a few parts, in order."""
+
+    def __len__(self) -> int: ...
+    def rows(self, start: int, stop: int) -> list[Tuple[str, bytes, int, int, int, int]]:
+        """Rows start:stop as (fen, key, games, white, draws, black), FENs decoded on every core."""
 
 class Database:
     """The compiled half of tabiya.Database."""

@@ -14,6 +14,8 @@ import chess.pgn
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# The shared datasets (players.pgn.zst, opening tables) the Spark and memory tests read.
+DATASETS = Path(os.environ.get("TABIYA_DATASETS", ROOT.parent / "shared" / "datasets"))
 PLAYERS = ["Carlsen, Magnus", "Caruana, Fabiano", "Nakamura, Hikaru", "Ding, Liren", "Nepomniachtchi, Ian",
            "Firouzja, Alireza", "So, Wesley", "Giri, Anish", "Müller, Jürgen", "Østergaard, Søren"]
 OPENINGS = ["e2e4 c7c5 g1f3", "e2e4 e7e5 g1f3 b8c6", "d2d4 g8f6 c2c4 e7e6", "d2d4 d7d5 c2c4", "c2c4 e7e5",

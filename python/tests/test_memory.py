@@ -6,7 +6,6 @@ plus 128 MiB. The budget is the process's: each case runs a Python process of it
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import textwrap
@@ -14,21 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from test_spark import DATASETS
+from conftest import DATASETS
 
 MIB = 1 << 20
 
 
 def run_python(script: str, *, env: dict | None = None, address_space: int | None = None,
                timeout: float = 600) -> subprocess.CompletedProcess:
-    """`script` in a new interpreter (this venv's), under `address_space` bytes if given."""
-    def limit() -> None:
-        if address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    """`script` in a new interpreter (this venv's), under `address_space` bytes if given (set by
+    the script itself before it imports tabiya: no code runs between fork and exec)."""
+    script = textwrap.dedent(script)
+    if address_space is not None:
+        script = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n{script}"
     environment = {key: value for key, value in os.environ.items() if key != "TABIYA_MEMORY"}
     environment.update(env or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          env=environment, preexec_fn=limit, timeout=timeout)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment,
+                          timeout=timeout)
 
 
 def test_a_budget_is_checked_and_set_once_before_a_database_opens(tmp_path: Path) -> None:
@@ -46,8 +46,16 @@ def test_a_budget_is_checked_and_set_once_before_a_database_opens(tmp_path: Path
         refused("100M", "160 MiB at the least")
         refused("lots", "is not a size")
         refused("+256M", "is not a size")
-        refused(-5, "a number of bytes or a size")
-        refused(2.5, "a number of bytes or a size")
+        refused(5000, "a memory budget of 5000 bytes cannot be met")
+        refused(-5, "0 or more and below 2^64")
+        refused(1 << 70, "0 or more and below 2^64")
+        for wrong in (True, 2.5, ["256M"]):
+            try:
+                tabiya.set_memory_budget(wrong)
+            except TypeError as err:
+                assert "a number of bytes (an int)" in str(err), err
+            else:
+                raise AssertionError(f"{{wrong!r}} was accepted")
         assert tabiya.memory_budget() is None
         tabiya.set_memory_budget("256M")
         tabiya.set_memory_budget(256 << 20)  # the same budget again: no change
@@ -62,6 +70,18 @@ def test_a_budget_is_checked_and_set_once_before_a_database_opens(tmp_path: Path
 
 
 def test_a_budget_comes_after_no_database(tmp_path: Path) -> None:
+    done = run_python(f"""
+        import tabiya
+        try:
+            tabiya.Database({str(tmp_path / "missing")!r})
+        except tabiya.DatabaseNotFound:
+            pass
+        # A database that failed to open took no sizes: the budget may still be set.
+        tabiya.set_memory_budget("300M")
+        tabiya.set_memory_budget("300M")
+        print(tabiya.memory_budget())
+    """)
+    assert done.returncode == 0 and done.stdout.strip() == str(300 * MIB), done.stderr
     done = run_python(f"""
         import tabiya
         with tabiya.Database({str(tmp_path / "db")!r}, read_only=False):
@@ -79,6 +99,8 @@ def test_a_budget_comes_after_no_database(tmp_path: Path) -> None:
 def test_the_variable_sets_the_budget_at_import() -> None:
     done = run_python("import tabiya; print(tabiya.memory_budget())", env={"TABIYA_MEMORY": "300M"})
     assert done.returncode == 0 and done.stdout.strip() == str(300 * MIB), done.stderr
+    done = run_python("import tabiya; tabiya.set_memory_budget('512M')", env={"TABIYA_MEMORY": "300M"})
+    assert "set already, to 300 MiB: it is the process's, set once (by TABIYA_MEMORY)" in done.stderr, done.stderr
     done = run_python("import tabiya", env={"TABIYA_MEMORY": "3 apples"})
     assert done.returncode != 0
     assert "InvalidInput: TABIYA_MEMORY: \"3 apples\" is not a size" in done.stderr, done.stderr

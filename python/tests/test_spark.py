@@ -22,10 +22,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from conftest import ROOT, cli_json, cli_path, run_cli
+from conftest import DATASETS, ROOT, cli_json, cli_path, run_cli
 
 GAMES = 36_000
-DATASETS = Path(os.environ.get("TABIYA_DATASETS", ROOT.parent / "shared" / "datasets"))
 
 
 def digests(db: Path) -> str:

@@ -29,9 +29,12 @@ pub const MIN_MEMORY: u64 = 160 << 20;
 /// ```
 pub fn set_memory_budget(bytes: u64) -> Result<(), String> {
     if bytes < MIN_MEMORY {
+        let asked = match bytes >> 20 {
+            0 => format!("{bytes} bytes"),
+            mib => format!("{mib} MiB"),
+        };
         return Err(format!(
-            "a memory budget of {} MiB cannot be met: tabiya needs {} MiB at the least",
-            bytes >> 20,
+            "a memory budget of {asked} cannot be met: tabiya needs {} MiB at the least",
             MIN_MEMORY >> 20
         ));
     }

@@ -199,31 +199,39 @@ fn moves_html(report: &OpeningReport) -> String {
     let mut header = vec![
         "Move", "Games", "Share", "1-0", "½-½", "0-1", "Score", "Draws", "Rating", "Perf.", "Year", "Last", "Reached",
     ];
-    // Eval, loss and time when annotated games played the moves.
-    let noted = main.moves.iter().any(|m| m.eval.is_some() || m.time.is_some());
-    if noted {
+    // Eval, loss and time of each subset whose annotated games played the moves.
+    let noted = |s: &Subset| s.moves.iter().any(|m| m.eval.is_some() || m.time.is_some());
+    let versus = report.subsets.get(1);
+    let (main_noted, versus_noted) = (noted(main), versus.is_some_and(noted));
+    if main_noted {
         header.extend(["Eval", "Loss", "Time"]);
     }
-    let versus = report.subsets.get(1);
-    let versus_games = versus.map(|v| format!("Games ({})", v.label));
-    let versus_score = versus.map(|v| format!("Score ({})", v.label));
-    if let (Some(g), Some(s)) = (&versus_games, &versus_score) {
-        header.push(g);
-        header.push(s);
-    }
-    let find = |s: &Subset, uci: &str| s.moves.iter().find(|m| m.uci == uci).cloned();
+    let versus_header: Vec<String> = versus.map_or_else(Vec::new, |v| {
+        let names = ["Games", "Score"]
+            .into_iter()
+            .chain(versus_noted.then_some(["Eval", "Loss", "Time"]).into_iter().flatten());
+        names.map(|name| format!("{name} ({})", v.label)).collect()
+    });
+    header.extend(versus_header.iter().map(String::as_str));
+    let notes = |m: Option<&MoveStats>| match m {
+        Some(m) => [eval_cell(m.eval.as_ref()), loss_text(m.loss.as_ref()), time_text(m.time.as_ref())],
+        None => std::array::from_fn(|_| "–".to_owned()),
+    };
     let mut rows: Vec<Vec<String>> = main
         .moves
         .iter()
         .map(|m| {
             let mut cells = move_cells(m);
-            if noted {
-                cells.extend([eval_cell(m.eval.as_ref()), loss_text(m.loss.as_ref()), time_text(m.time.as_ref())]);
+            if main_noted {
+                cells.extend(notes(Some(m)));
             }
             if let Some(v) = versus {
                 let other = find(v, &m.uci);
-                cells.push(other.as_ref().map_or("0".to_owned(), |o| thousands(o.results.games)));
+                cells.push(other.map_or("0".to_owned(), |o| thousands(o.results.games)));
                 cells.push(other.map_or("–".to_owned(), |o| pct(o.score)));
+                if versus_noted {
+                    cells.extend(notes(other));
+                }
             }
             cells
         })
@@ -232,16 +240,19 @@ fn moves_html(report: &OpeningReport) -> String {
     if let Some(v) = versus {
         for m in v.moves.iter().filter(|m| find(main, &m.uci).is_none()) {
             let mut cells = vec![escape(&m.san)];
-            cells.extend(std::iter::repeat_n("–".to_owned(), if noted { 15 } else { 12 }));
+            cells.extend(std::iter::repeat_n("–".to_owned(), if main_noted { 15 } else { 12 }));
             cells.push(thousands(m.results.games));
             cells.push(pct(m.score));
+            if versus_noted {
+                cells.extend(notes(Some(m)));
+            }
             rows.push(cells);
         }
     }
     format!(
         "<p>Every move played from the position; score and performance are the mover's. Reached: the \
          games reaching the position after the move by any move order.{}</p>{}",
-        match noted {
+        match main_noted || versus_noted {
             true =>
                 " Eval: the mean engine evaluation after the move in pawns, White's view, and (in \
                      brackets) over how many games; loss: the mean centipawns the mover gave up by the \
@@ -250,6 +261,11 @@ fn moves_html(report: &OpeningReport) -> String {
         },
         table(&header, &rows)
     )
+}
+
+/// The row of the move `uci` in subset `s`.
+fn find<'a>(s: &'a Subset, uci: &str) -> Option<&'a MoveStats> {
+    s.moves.iter().find(|m| m.uci == uci)
 }
 
 fn move_cells(m: &MoveStats) -> Vec<String> {
