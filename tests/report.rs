@@ -110,7 +110,8 @@ async fn opening_reports_render_in_a_browser() {
 
 /// The opening report of annotated games: the overview's evaluation and the move table's Eval,
 /// Loss and Time columns as a reader sees them, equal to the JSON report's figures; with
-/// `--versus`, the second subset's columns too.
+/// `--versus`, the second subset's columns too, on rows of both subsets' moves and of moves only
+/// the second played.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_reports_show_evaluations_and_times() {
     let dir = tempfile::tempdir().unwrap();
@@ -119,20 +120,23 @@ async fn opening_reports_show_evaluations_and_times() {
     let out = tabiya(&["ingest", "--db", db.to_str().unwrap(), pgn.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let browser = Browser::start().await;
-    for versus in [None, Some("--result 1-0")] {
+    let cases = [(None, None), (None, Some("--result 1-0")), (Some("1/2-1/2"), Some("--result 1-0"))];
+    for (case, (main_result, versus)) in cases.into_iter().enumerate() {
         let (page, json) = (dir.path().join("opening.html"), dir.path().join("opening.json"));
         let mut args = vec!["opening", "--db", db.to_str().unwrap(), "--moves", "1. e4", "--lines", "3"];
+        args.extend(main_result.map(|result| ["--result", result]).into_iter().flatten());
         args.extend(versus.map(|filter| ["--versus", filter]).into_iter().flatten());
         write_report(&args, &page);
         write_report(&[&args[..], &["--format", "json"]].concat(), &json);
         let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let name = if versus.is_some() { "opening-notes-versus" } else { "opening-notes" };
+        let name = ["opening-notes", "opening-notes-versus", "opening-notes-versus-apart"][case];
         check_page(&browser, &page, (1 + 3, 3), name).await;
         let table = browser
             .eval("return [...document.querySelectorAll('#moves tr')].map(tr => [...tr.children].map(c => c.textContent))")
             .await;
         let rows: Vec<Vec<String>> = serde_json::from_value(table).unwrap();
         let header = &rows[0];
+        assert!(rows.iter().all(|row| row.len() == header.len()), "a cell a column: {rows:?}");
         let column =
             |name: String| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
         let subsets = report["subsets"].as_array().unwrap();
@@ -143,7 +147,10 @@ async fn opening_reports_show_evaluations_and_times() {
                 (column(format!("Eval{suffix}")), column(format!("Loss{suffix}")), column(format!("Time{suffix}")));
             let moves = subset["moves"].as_array().unwrap();
             let mut checked = 0;
-            for m in moves.iter().filter(|m| m["eval"].is_object() && m["loss"].is_object()) {
+            let noted = |m: &&serde_json::Value| {
+                m["eval"]["cp"].is_number() && m["loss"]["cp"].is_number() && m["time"]["seconds"].is_number()
+            };
+            for m in moves.iter().filter(noted) {
                 let what = m["san"].as_str().unwrap();
                 let row = rows[1..].iter().find(|row| row[0] == what).unwrap_or_else(|| panic!("{what}'s row"));
                 let e = &m["eval"];
@@ -154,10 +161,16 @@ async fn opening_reports_show_evaluations_and_times() {
                 assert_eq!(row[time], format!("{:.1} s", m["time"]["seconds"].as_f64().unwrap()), "{what}");
                 checked += 1;
             }
-            assert!(checked >= 3, "subset {at}: {checked} moves with notes");
+            assert!(checked >= 2, "subset {at}: {checked} moves with notes");
             if at == 0 {
-                assert_eq!(rows.len() - 1, moves.len() + subsets.get(1).map_or(0, |v| only_in(v, subset)));
+                let apart = subsets.get(1).map_or(0, |v| only_in(v, subset));
+                assert_eq!(rows.len() - 1, moves.len() + apart);
+                // The third case has rows of moves only the second subset played.
+                assert_eq!(apart > 0, case == 2, "{apart} moves apart");
             }
+        }
+        if case == 2 {
+            continue;
         }
         let overview = report["subsets"][0]["overview"]["eval"].clone();
         let games = overview["games"].as_u64().unwrap();

@@ -4,7 +4,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pyo3::{exceptions::PyTypeError, prelude::*, types::PyBool};
+use pyo3::{
+    exceptions::PyTypeError,
+    prelude::*,
+    types::{PyBool, PyInt},
+};
 
 use crate::errors::Error;
 
@@ -35,7 +39,7 @@ pub fn set_memory_budget(size: &Bound<'_, PyAny>) -> PyResult<()> {
         Some(Ok(bytes))
     } else if let Ok(text) = size.extract::<String>() {
         Some(tabiya::store::parse_size(&text))
-    } else if size.extract::<i128>().is_ok() {
+    } else if size.is_instance_of::<PyInt>() {
         Some(Err("a memory budget is a number of bytes, 0 or more and below 2^64".to_owned()))
     } else {
         None
@@ -68,7 +72,11 @@ fn apply(bytes: u64) -> Result<(), String> {
                     the budget set when it opens"
             .to_owned());
     }
-    tabiya::store::set_memory_budget(bytes).map_err(|message| match FROM_ENV.load(Ordering::Relaxed) {
+    // Another budget than the variable's, one that could be met, is refused naming it.
+    let by_env = FROM_ENV.load(Ordering::Relaxed)
+        && bytes >= tabiya::store::MIN_MEMORY
+        && tabiya::store::memory_budget().is_some_and(|set| set != bytes);
+    tabiya::store::set_memory_budget(bytes).map_err(|message| match by_env {
         true => format!("{message} (by TABIYA_MEMORY)"),
         false => message,
     })

@@ -49,6 +49,7 @@ def test_a_budget_is_checked_and_set_once_before_a_database_opens(tmp_path: Path
         refused(5000, "a memory budget of 5000 bytes cannot be met")
         refused(-5, "0 or more and below 2^64")
         refused(1 << 70, "0 or more and below 2^64")
+        refused(1 << 200, "0 or more and below 2^64")
         for wrong in (True, 2.5, ["256M"]):
             try:
                 tabiya.set_memory_budget(wrong)
@@ -101,6 +102,8 @@ def test_the_variable_sets_the_budget_at_import() -> None:
     assert done.returncode == 0 and done.stdout.strip() == str(300 * MIB), done.stderr
     done = run_python("import tabiya; tabiya.set_memory_budget('512M')", env={"TABIYA_MEMORY": "300M"})
     assert "set already, to 300 MiB: it is the process's, set once (by TABIYA_MEMORY)" in done.stderr, done.stderr
+    done = run_python("import tabiya; tabiya.set_memory_budget('100M')", env={"TABIYA_MEMORY": "300M"})
+    assert "cannot be met: tabiya needs 160 MiB at the least\n" in done.stderr, done.stderr
     done = run_python("import tabiya", env={"TABIYA_MEMORY": "3 apples"})
     assert done.returncode != 0
     assert "InvalidInput: TABIYA_MEMORY: \"3 apples\" is not a size" in done.stderr, done.stderr
