@@ -120,10 +120,7 @@ impl PositionScan {
     /// listing reads, holding no FEN and no Python object for the rows not yet asked for.
     fn read_rows(&self, py: Python<'_>, first: usize, count: usize) -> PyResult<PositionBatch> {
         call(py, || {
-            let end = first.saturating_add(count).min(self.parts.len());
-            let parts = self.parts.get(first..end).unwrap_or_default();
-            let parts: Vec<Vec<PositionRow>> =
-                parts.par_iter().map(|part| self.rows.rows_in(&self.store, part)).collect::<Result<_, _>>()?;
+            let parts = self.parts_rows(first, count)?;
             let starts = parts.iter().scan(0, |at, rows| Some(std::mem::replace(at, *at + rows.len()))).collect();
             Ok(PositionBatch { store: self.store.clone(), parts, starts })
         })
@@ -136,22 +133,11 @@ impl PositionScan {
     #[pyo3(signature = (first, count, fen = true))]
     fn read(&self, py: Python<'_>, first: usize, count: usize, fen: bool) -> PyResult<Columns> {
         call(py, || {
-            let end = first.saturating_add(count).min(self.parts.len());
-            let parts = self.parts.get(first..end).unwrap_or_default();
-            let read: Vec<Vec<(PositionRow, String)>> = parts
-                .par_iter()
-                .map(|part| {
-                    let rows = self.rows.rows_in(&self.store, part)?;
-                    let view = self.store.snapshot();
-                    rows.into_iter()
-                        .map(|row| match fen {
-                            true => Ok((row, view.positions().position(&row.key)?.to_string())),
-                            false => Ok((row, String::new())),
-                        })
-                        .collect::<Result<Vec<_>, Error>>()
-                })
-                .collect::<Result<_, Error>>()?;
-            let (rows, fens): (Vec<PositionRow>, Vec<String>) = read.into_iter().flatten().unzip();
+            let rows: Vec<PositionRow> = self.parts_rows(first, count)?.into_iter().flatten().collect();
+            let fens = match fen {
+                true => fens_of(&self.store, &rows)?,
+                false => Vec::new(),
+            };
             let keys: Vec<u8> = rows.iter().flat_map(|row| *row.key.as_bytes()).collect();
             let counts = |count: fn(&PositionRow) -> u64| Column::U64(rows.iter().map(count).collect());
             let mut columns = vec![
@@ -173,6 +159,22 @@ impl PositionScan {
             Ok(Columns::new(rows.len(), columns))
         })
     }
+}
+
+impl PositionScan {
+    /// The rows of parts `first..first + count` (fewer at the end), read on every core, a list
+    /// a part.
+    fn parts_rows(&self, first: usize, count: usize) -> Result<Vec<Vec<PositionRow>>, Error> {
+        let end = first.saturating_add(count).min(self.parts.len());
+        let parts = self.parts.get(first..end).unwrap_or_default();
+        Ok(parts.par_iter().map(|part| self.rows.rows_in(&self.store, part)).collect::<Result<_, _>>()?)
+    }
+}
+
+/// The FENs of `rows`' positions, decoded on every core.
+fn fens_of(store: &Store, rows: &[impl std::borrow::Borrow<PositionRow> + Sync]) -> Result<Vec<String>, Error> {
+    let view = store.snapshot();
+    rows.par_iter().map(|row| Ok(view.positions().position(&row.borrow().key)?.to_string())).collect()
 }
 
 /// Listed positions of a few parts ([`PositionScan::read_rows`]), made Python rows on demand.
@@ -202,10 +204,7 @@ impl PositionBatch {
                 &self.parts[part][at - self.starts[part]]
             })
             .collect();
-        let fens: Vec<String> = call(py, || {
-            let view = self.store.snapshot();
-            rows.par_iter().map(|row| Ok(view.positions().position(&row.key)?.to_string())).collect()
-        })?;
+        let fens = call(py, || fens_of(&self.store, &rows))?;
         let tuples = rows.iter().zip(fens).map(|(row, fen)| {
             let key = PyBytes::new(py, row.key.as_bytes());
             (fen, key, row.games, row.white, row.draws, row.black).into_pyobject(py)
