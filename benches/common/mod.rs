@@ -39,8 +39,13 @@ pub fn first_positions(games: usize) -> Vec<Position> {
 }
 
 /// A database of the benchmark games, read-only: `TABIYA_BENCH_DB`, else one built once under
-/// target/ (about a minute).
+/// target/ (about a minute). Under `TABIYA_MEMORY`'s budget when it names one, as the command
+/// line's.
 pub fn players_db() -> Store {
+    if let Some(size) = std::env::var_os("TABIYA_MEMORY").filter(|size| !size.is_empty()) {
+        let size = size.to_str().map(tabiya::store::parse_size).unwrap_or_else(|| Err("not text".to_owned()));
+        size.and_then(tabiya::store::set_memory_budget).unwrap_or_else(|err| panic!("TABIYA_MEMORY: {err}"));
+    }
     let path = std::env::var_os("TABIYA_BENCH_DB").map(PathBuf::from).unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-db-players-v{FORMAT_VERSION}"))
     });

@@ -235,6 +235,14 @@ pub fn scan_reads(upper: &[u8]) -> ReadOptions {
     options
 }
 
+/// A point read whose value the caller keeps decoded (a tier map): it leaves the block cache to
+/// lookups.
+pub fn kept_reads() -> ReadOptions {
+    let mut options = ReadOptions::default();
+    options.fill_cache(false);
+    options
+}
+
 /// Reads of one sequential pass up to `upper` (exclusive), such as loading every game's facts:
 /// read ahead, and leave the block cache to lookups.
 pub fn sequential_reads(upper: &[u8]) -> ReadOptions {

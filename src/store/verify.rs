@@ -17,7 +17,8 @@ use rocksdb::ReadOptions;
 
 use super::{
     COLUMN_FAMILIES, Snapshot, Store, StoreError, Totals,
-    tier::{TierIndex, TierReader, tier_candidates},
+    memory::scaled,
+    tier::{TierIndex, TierReader},
 };
 use crate::{
     codec::{Key, KeyRange},
@@ -26,6 +27,13 @@ use crate::{
 
 /// Games read at a time.
 const CHUNK: u64 = 4096;
+
+/// Bytes of tier marks held before they are checked, at the default memory budget (scaled by
+/// `--memory`).
+const MARKS_BYTES: usize = 128 << 20;
+
+/// Tier marks a task checks against the maps (neighbouring keys, so mostly the same maps).
+const MARKS_CHUNK: usize = 1 << 14;
 /// Problems reported, at most: a badly damaged database has millions.
 const MAX_PROBLEMS: usize = 1000;
 
@@ -55,6 +63,9 @@ struct GameChecks {
     /// The full-key positions the games reach: key, game, first ply; checked a key at a time
     /// (a popular position's list is read once, not once a game).
     listed: Vec<(Key, GameId, u32)>,
+    /// The tier positions the games' marks give: key, game, ply; checked in key order (a
+    /// lookup reads the maps of the ranges its keys are in).
+    marked: Vec<(Key, GameId, u32)>,
     problems: Vec<(String, String)>,
     /// Problems beyond those kept.
     dropped: u64,
@@ -137,6 +148,10 @@ impl Checks<'_, '_> {
         let facts = self.view.facts().table()?;
         let tier = self.tier.index()?;
         let (mut games, mut sum) = (0, GameChecks::default());
+        // The tier's marks wait for a few chunks: each check in key order passes over the maps
+        // once, and a budget keeps fewer maps than a large database has.
+        let marks_held = scaled(MARKS_BYTES) / size_of::<(Key, GameId, u32)>();
+        let mut marked: Vec<(Key, GameId, u32)> = Vec::with_capacity(marks_held);
         let end = totals.next_game_id.max(1);
         let mut first = 1;
         while first < end {
@@ -152,7 +167,7 @@ impl Checks<'_, '_> {
                 .filter_map(|((id, record), annotations)| Some((*id, record?, annotations)))
                 .map(|(id, record, annotations)| {
                     let tier_plies = marks.get(&id).map_or(&[][..], Vec::as_slice);
-                    let mut checks = Self::game(id, &record, facts.get(id), (&tier, tier_plies))?;
+                    let mut checks = Self::game(id, &record, facts.get(id), tier_plies)?;
                     if annotations.is_some_and(|bytes| GameAnnotations::decode(&bytes, record.plies()).is_none()) {
                         checks.problem(format!("game {id}"), "its annotations do not decode");
                     }
@@ -165,6 +180,14 @@ impl Checks<'_, '_> {
             for (place, what) in self.listed(&listed)? {
                 found.problem(place, what);
             }
+            let incoming: usize = checked.iter().map(|game| game.marked.len()).sum();
+            if marked.len() + incoming > marks_held {
+                self.marked(&tier, &mut marked, found)?;
+            }
+            marked.extend(checked.iter().flat_map(|game| game.marked.iter().copied()));
+            if first >= end {
+                self.marked(&tier, &mut marked, found)?;
+            }
             games += checked.len() as u64;
             for game in checked {
                 sum.plies += game.plies;
@@ -175,6 +198,10 @@ impl Checks<'_, '_> {
                 }
                 found.more_problems += game.dropped;
             }
+        }
+        // A map no mark reached is read all the same: a lookup may reach it.
+        for err in self.tier.unreadable_maps(&tier) {
+            found.problem("tier maps", err.to_string());
         }
         (found.games, found.positions) = (games, sum.positions);
         if (games, sum.plies) != (totals.games, totals.plies) {
@@ -198,7 +225,7 @@ impl Checks<'_, '_> {
         id: GameId,
         record: &GameRecord,
         stored: Option<GameFacts>,
-        (tier, tier_plies): (&TierIndex, &[u32]),
+        tier_plies: &[u32],
     ) -> Result<GameChecks, StoreError> {
         let game = format!("game {id}");
         let mut checks = GameChecks { plies: record.plies() as u64, ..GameChecks::default() };
@@ -215,7 +242,6 @@ impl Checks<'_, '_> {
         let mut reached = HashSet::new();
         for (ply, position) in positions.into_iter().enumerate() {
             checks.positions += 1;
-            let at = |key: &Key| format!("{game}, ply {ply} (position {key})");
             let key = match Key::encode(&position) {
                 Ok(key) => key,
                 _ => {
@@ -225,11 +251,7 @@ impl Checks<'_, '_> {
             };
             let first_time = reached.insert(key);
             if tier_plies.contains(&(ply as u32)) {
-                // The game's own replay gives the key at its mark: the map must name the game (a
-                // lookup replays the game it names to the same marks).
-                if !tier_candidates(tier, &key).contains(&id) {
-                    checks.problem(at(&key), "marked in the tier, whose map does not name its game");
-                }
+                checks.marked.push((key, id, ply as u32));
             } else if first_time {
                 checks.listed.push((key, id, ply as u32));
             }
@@ -260,6 +282,46 @@ impl Checks<'_, '_> {
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(problems.into_iter().flatten().collect())
+    }
+
+    /// The tier's `marked` positions against its maps, in key order (emptied): the game's own
+    /// replay gives the key at its mark, and the map must name the game (a lookup replays the
+    /// game it names to the same marks). The problems beyond those kept are counted, not
+    /// written.
+    fn marked(
+        &self,
+        tier: &TierIndex,
+        marked: &mut Vec<(Key, GameId, u32)>,
+        found: &mut Verification,
+    ) -> Result<(), StoreError> {
+        marked.par_sort_unstable();
+        let problems: Vec<(Vec<(String, String)>, u64)> = marked
+            .par_chunks(MARKS_CHUNK)
+            .map(|chunk| {
+                let (mut problems, mut dropped) = (Vec::new(), 0);
+                for (key, id, ply) in chunk {
+                    if self.tier.candidates(tier, key)?.contains(id) {
+                        continue;
+                    }
+                    match problems.len() < MAX_PROBLEMS {
+                        true => problems.push((
+                            format!("game {id}, ply {ply} (position {key})"),
+                            "marked in the tier, whose map does not name its game".to_owned(),
+                        )),
+                        false => dropped += 1,
+                    }
+                }
+                Ok((problems, dropped))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        marked.clear();
+        for (problems, dropped) in problems {
+            for (place, what) in problems {
+                found.problem(place, what);
+            }
+            found.more_problems += dropped;
+        }
+        Ok(())
     }
 
     /// Every stored position against the games' positions: no game listed beyond them, and

@@ -153,6 +153,15 @@ impl GameMap {
         Some(())
     }
 
+    /// The bytes the map's vectors take in memory.
+    pub fn heap_size(&self) -> usize {
+        let functions: usize = self.functions.iter().map(Retrieval::heap_size).sum();
+        self.blocks.heap_size()
+            + self.games.heap_size()
+            + functions
+            + self.functions.capacity() * size_of::<Retrieval>()
+    }
+
     /// Appends the map's bytes to `out` (a checked section: its length, the bytes and their xxh3).
     pub fn write(&self, out: &mut Vec<u8>) -> Result<(), TierError> {
         let bytes = bincode::serde::encode_to_vec(self, BYTES).map_err(|err| TierError::Internal(err.to_string()))?;

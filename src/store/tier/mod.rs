@@ -10,6 +10,8 @@
 //! - `read.rs`: finding a key (`TierReader::locate`), and listing the tier positions of
 //!   materials or of a run of games for scans, by replaying games;
 //! - `write.rs`: what a commit files in the tier and the SST files it writes for it;
+//! - `index.rs`: where each commit range's map is stored, and the maps read so far, kept up to
+//!   a number of bytes the memory budget scales;
 //! - `game_map.rs`: the [`GameMap`] of one commit range, its blocks of games and the functions
 //!   from a key to its game's place in its block;
 //! - `retrieval.rs`: those functions (`Retrieval`).
@@ -18,13 +20,15 @@
 //! [`layout::tier`](super::layout::tier)'s.
 
 mod game_map;
+mod index;
 pub(crate) mod read;
 mod retrieval;
 pub(crate) mod write;
 
 pub use game_map::GameMap;
+pub(crate) use index::TierIndex;
 pub use read::TierHit;
-pub(crate) use read::{TierIndex, TierReader, tier_candidates};
+pub(crate) use read::TierReader;
 pub(crate) use write::{RangeTier, TierWrites};
 
 use shakmaty::{Bitboard, ByColor, Color};

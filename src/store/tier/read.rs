@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use shakmaty::{Color, Position as _};
 
-use super::{GameMap, block_of, has_pawn_files, material_blocks};
+use super::{TierIndex, block_of, has_pawn_files, material_blocks};
 use crate::{
     codec::{CompactMove, Key, KeyDecoder, KeyRange, Material, mainline::MainlineReader},
     model::{GameId, Mainline},
@@ -16,8 +16,8 @@ use crate::{
         Store, StoreError,
         layout::{
             StoredValue,
-            keys::{MAPS, marks_key, parse_map_key, parse_marks_key},
-            tier::{decode_marks, read_segment_head},
+            keys::{marks_key, parse_marks_key},
+            tier::decode_marks,
         },
         options,
         read::games::Games,
@@ -85,18 +85,6 @@ impl TierEntry {
 /// Tier positions found by replaying games, in key order, and how many marked plies the replays
 /// passed (what a scan counts as passed).
 pub(crate) type TierEntries = (Vec<TierEntry>, u64);
-
-/// A commit's maps, one per range, by the range's first key (`None`: from the first key).
-type RangeMaps = Vec<(Option<Key>, GameMap)>;
-
-/// The tier maps of every commit, read again once a commit has landed.
-#[derive(Default)]
-pub(crate) struct TierIndex {
-    /// Per commit, its ranges' maps.
-    segments: Vec<RangeMaps>,
-    /// The committed `next_game_id` when read.
-    through: u64,
-}
 
 /// Whether a replay wants a position.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -171,25 +159,10 @@ thread_local! {
     static DECODER: RefCell<KeyDecoder> = RefCell::new(KeyDecoder::default());
 }
 
-/// The games that may hold `key`: in each commit's segment, the one game the map of the range
-/// holding `key` names. A key that names no material block (asked for, never stored) has none.
-pub(crate) fn tier_candidates(index: &TierIndex, key: &Key) -> Vec<GameId> {
-    key_block(key).map_or_else(Vec::new, |(block, _)| candidates_in_block(index, key, block))
-}
-
 /// The block of `key` and its side to move ([`block_of`]); `None` for a key of no material
 /// block.
 fn key_block(key: &Key) -> Option<(u64, Color)> {
     DECODER.with_borrow_mut(|decoder| block_of(decoder, key)).ok()
-}
-
-/// [`tier_candidates`] of a key of block `block`.
-fn candidates_in_block(index: &TierIndex, key: &Key, block: u64) -> Vec<GameId> {
-    let ranges = index.segments.iter().filter_map(|ranges| {
-        let after = ranges.partition_point(|(lower, _)| lower.as_ref().is_none_or(|lower| lower <= key));
-        ranges.get(after.checked_sub(1)?).map(|(_, map)| map)
-    });
-    ranges.filter_map(|map| map.candidate(key, block)).collect()
 }
 
 /// Reads the single-game tier as it stands for the games below a committed id: a snapshot's, or
@@ -208,35 +181,27 @@ impl<'a> TierReader<'a> {
     pub(crate) fn index(&self) -> Result<Arc<TierIndex>, StoreError> {
         let (store, committed) = (self.store, self.committed);
         let loaded = store.tier.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        if let Some(index) = loaded.filter(|index| index.through == committed) {
-            return Ok(index);
+        if let Some(index) = loaded.as_ref().filter(|index| index.through() == committed) {
+            return Ok(index.clone());
         }
-        let mut segments: Vec<(GameId, RangeMaps)> = Vec::new();
-        let mut iter = store.db.raw_iterator_cf(store.cf(options::POSITIONS));
-        iter.seek([MAPS]);
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            if key.first() != Some(&MAPS) {
-                break;
-            }
-            let segment = parse_map_key(key).ok_or_else(|| store.corrupt("tier key"))?;
-            // A segment of a commit whose record this store has not read yet (a secondary
-            // catching up) waits for it.
-            if segment.0 < committed {
-                let mut value = value;
-                let lower = read_segment_head(&mut value).ok_or_else(|| store.corrupt("tier map: no range flag"))?;
-                let map = GameMap::read(&mut value).map_err(|err| store.corrupt(format!("tier map: {err}")))?;
-                match segments.last_mut() {
-                    Some((last, ranges)) if *last == segment => ranges.push((lower, map)),
-                    _ => segments.push((segment, vec![(lower, map)])),
-                }
-            }
-            iter.next();
-        }
-        iter.status().map_err(|err| store.rocks(err))?;
-        let segments = segments.into_iter().map(|(_, ranges)| ranges).collect();
-        let index = Arc::new(TierIndex { segments, through: committed });
+        let index = Arc::new(TierIndex::read(store, committed, loaded.as_deref())?);
         *store.tier.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(index.clone());
         Ok(index)
+    }
+
+    /// The games that may hold `key`: in each commit's segment, the one game the map of the
+    /// range holding `key` names. A key that names no material block (asked for, never stored)
+    /// has none.
+    pub(crate) fn candidates(&self, index: &TierIndex, key: &Key) -> Result<Vec<GameId>, StoreError> {
+        match key_block(key) {
+            Some((block, _)) => index.candidates(self.store, key, block),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The error of each map of `index` that does not read (each read once, not kept).
+    pub(crate) fn unreadable_maps(&self, index: &TierIndex) -> Vec<StoreError> {
+        index.unreadable(self.store)
     }
 
     /// The marks of each of `games` that has some.
@@ -265,7 +230,7 @@ impl<'a> TierReader<'a> {
     pub(crate) fn locate_in(&self, index: &TierIndex, key: &Key) -> Result<Option<TierHit>, StoreError> {
         // A key naming no material block (asked for, never stored) is in no game.
         let Some((block, turn)) = key_block(key) else { return Ok(None) };
-        let mut games = candidates_in_block(index, key, block);
+        let mut games = index.candidates(self.store, key, block)?;
         if games.is_empty() {
             // The keys of blocks no map lists end here.
             return Ok(None);
@@ -338,16 +303,6 @@ impl<'a> TierReader<'a> {
         Ok((entries, marked))
     }
 
-    /// Appends to `games` those of the blocks of a material (its range's first key `first`) in
-    /// every committed range's map.
-    fn material_games(&self, index: &TierIndex, first: &Key, games: &mut Vec<GameId>) -> Result<(), StoreError> {
-        let blocks = material_blocks(first);
-        for (_, map) in index.segments.iter().flatten() {
-            map.games_of_blocks(blocks.clone(), games).ok_or_else(|| self.store.corrupt("tier map's lists"))?;
-        }
-        Ok(())
-    }
-
     /// The tier positions in any of `ranges` (each one material's range in a category) whose
     /// board `admits` admits, in key order: each game of their blocks that `game` admits is
     /// replayed once, and only its positions of those materials are keyed.
@@ -361,7 +316,7 @@ impl<'a> TierReader<'a> {
         let mut materials = FxHashSet::default();
         let index = self.index()?;
         for range in ranges {
-            self.material_games(&index, &range.first, &mut games)?;
+            index.games_of_blocks(self.store, range, material_blocks(&range.first), &mut games)?;
             let material = range
                 .first
                 .material()

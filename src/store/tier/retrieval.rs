@@ -42,6 +42,11 @@ fn cells_of(key: &Key, seed: u32, third: u64) -> [usize; 3] {
 }
 
 impl Retrieval {
+    /// The bytes its cells take in memory.
+    pub fn heap_size(&self) -> usize {
+        self.cells.heap_size()
+    }
+
     /// The function mapping each of `keys` (distinct) to the value at the same place in `values`
     /// (each below 2^`width`, `width` at most 64).
     pub fn build(keys: &[Key], values: &[u64], width: u32) -> Result<Retrieval, TierError> {
