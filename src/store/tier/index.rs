@@ -20,7 +20,7 @@ use crate::{
     store::{
         Store, StoreError,
         layout::{
-            keys::{MAPS, parse_map_key},
+            keys::{map_key, parse_map_key},
             tier::read_segment_head,
         },
         memory::scaled,
@@ -35,7 +35,7 @@ const KEPT_MAPS_BYTES: usize = 256 << 20;
 /// The tier maps of every commit: where each is stored, and those read so far.
 pub(crate) struct TierIndex {
     /// Per commit, in commit order, its ranges in key order.
-    segments: Vec<Vec<RangeSlot>>,
+    segments: Vec<Segment>,
     /// The committed `next_game_id` when read.
     through: u64,
     /// The maps read so far, by their record's key; shared with the index read before.
@@ -45,7 +45,17 @@ pub(crate) struct TierIndex {
 /// The maps kept in memory, by their record's key.
 type KeptMaps = Cache<Vec<u8>, Arc<GameMap>, ByHeap>;
 
+/// One commit's ranges.
+#[derive(Clone)]
+struct Segment {
+    /// The commit's first game: the segment's id.
+    first: GameId,
+    /// Its ranges in key order.
+    ranges: Vec<RangeSlot>,
+}
+
 /// One commit range's map, where it is stored.
+#[derive(Clone)]
 struct RangeSlot {
     /// The range's first key (`None`: from the first key).
     lower: Option<Key>,
@@ -65,35 +75,47 @@ impl Weighter<Vec<u8>, Arc<GameMap>> for ByHeap {
 
 impl TierIndex {
     /// Reads where each map of the commits below `committed` is stored (the maps themselves
-    /// wait for their first use), keeping the maps `before` read.
+    /// wait for their first use). The commits `before` has read are taken from it, with the
+    /// maps it kept: only later commits' records are read.
     pub(super) fn read(store: &Store, committed: u64, before: Option<&TierIndex>) -> Result<TierIndex, StoreError> {
-        let maps =
-            before.map_or_else(|| Arc::new(kept_maps(scaled(KEPT_MAPS_BYTES) as u64)), |before| before.maps.clone());
-        TierIndex::read_keeping(store, committed, maps)
+        let Some(before) = before else {
+            return TierIndex::read_keeping(store, committed, Arc::new(kept_maps(scaled(KEPT_MAPS_BYTES) as u64)));
+        };
+        let from = committed.min(before.through);
+        let known = before.segments.iter().filter(|segment| segment.first.0 < from).cloned().collect();
+        TierIndex::read_after(store, (known, from), committed, before.maps.clone())
     }
 
-    /// [`TierIndex::read`], keeping the maps in `maps`.
+    /// [`TierIndex::read`] of every commit, keeping the maps in `maps`.
     fn read_keeping(store: &Store, committed: u64, maps: Arc<KeptMaps>) -> Result<TierIndex, StoreError> {
-        let mut segments: Vec<(GameId, Vec<RangeSlot>)> = Vec::new();
-        let reads = options::scan_reads(&[MAPS + 1]);
+        TierIndex::read_after(store, (Vec::new(), 0), committed, maps)
+    }
+
+    /// The index of the commits below `committed`: `known`, the commits below `from`, then
+    /// those read from `from` on.
+    fn read_after(
+        store: &Store,
+        (mut segments, from): (Vec<Segment>, u64),
+        committed: u64,
+        maps: Arc<KeptMaps>,
+    ) -> Result<TierIndex, StoreError> {
+        // A segment of a commit whose record this store has not read yet (a secondary catching
+        // up) waits for it.
+        let reads = options::scan_reads(&map_key(GameId(committed), 0));
         let mut iter = store.db.raw_iterator_cf_opt(store.cf(options::POSITIONS), reads);
-        iter.seek([MAPS]);
+        iter.seek(map_key(GameId(from), 0));
         while let (Some(key), Some(mut value)) = (iter.key(), iter.value()) {
-            let segment = parse_map_key(key).ok_or_else(|| store.corrupt("tier key"))?;
-            // A segment of a commit whose record this store has not read yet (a secondary
-            // catching up) waits for it.
-            if segment.0 < committed {
-                let lower = read_segment_head(&mut value).ok_or_else(|| store.corrupt("tier map: no range flag"))?;
-                let slot = RangeSlot { lower, record: key.to_vec() };
-                match segments.last_mut() {
-                    Some((last, ranges)) if *last == segment => ranges.push(slot),
-                    _ => segments.push((segment, vec![slot])),
-                }
+            let first = parse_map_key(key).ok_or_else(|| store.corrupt("tier key"))?;
+            let lower = read_segment_head(&mut value).ok_or_else(|| store.corrupt("tier map: no range flag"))?;
+            let slot = RangeSlot { lower, record: key.to_vec() };
+            match segments.last_mut() {
+                Some(segment) if segment.first == first => segment.ranges.push(slot),
+                _ => segments.push(Segment { first, ranges: vec![slot] }),
             }
             iter.next();
         }
         iter.status().map_err(|err| store.rocks(err))?;
-        Ok(TierIndex { segments: segments.into_iter().map(|(_, ranges)| ranges).collect(), through: committed, maps })
+        Ok(TierIndex { segments, through: committed, maps })
     }
 
     /// The committed `next_game_id` the index was read under.
@@ -105,7 +127,7 @@ impl TierIndex {
     /// segment, the one game that the map of the range holding `key` names.
     pub(super) fn candidates(&self, store: &Store, key: &Key, block: u64) -> Result<Vec<GameId>, StoreError> {
         let mut games = Vec::new();
-        for ranges in &self.segments {
+        for Segment { ranges, .. } in &self.segments {
             let after = ranges.partition_point(|slot| slot.lower.as_ref().is_none_or(|lower| lower <= key));
             let Some(slot) = after.checked_sub(1).and_then(|at| ranges.get(at)) else { continue };
             games.extend(self.map(store, slot)?.candidate(key, block));
@@ -123,7 +145,7 @@ impl TierIndex {
         blocks: Range<u64>,
         games: &mut Vec<GameId>,
     ) -> Result<(), StoreError> {
-        for ranges in &self.segments {
+        for Segment { ranges, .. } in &self.segments {
             for (at, slot) in ranges.iter().enumerate() {
                 let starts_after = slot.lower.as_ref().is_some_and(|lower| *lower > keys.last);
                 let ends_before = ranges.get(at + 1).and_then(|next| next.lower).is_some_and(|next| next <= keys.first);
@@ -145,7 +167,12 @@ impl TierIndex {
 
     /// The error of each map that does not read, every map read once (and not kept).
     pub(super) fn unreadable(&self, store: &Store) -> Vec<StoreError> {
-        self.segments.iter().flatten().filter_map(|slot| slot.read(store).err()).collect()
+        self.slots().filter_map(|slot| slot.read(store).err()).collect()
+    }
+
+    /// Every range of every commit.
+    fn slots(&self) -> impl Iterator<Item = &RangeSlot> {
+        self.segments.iter().flat_map(|segment| &segment.ranges)
     }
 }
 
@@ -232,19 +259,31 @@ mod tests {
     fn maps_read_on_use_answer_as_maps_kept() {
         let dir = tempfile::tempdir().expect("a directory");
         let store = Store::open(&dir.path().join("db")).expect("a store");
-        // Two commits: two segments of ranges.
+        // Two commits: two segments of ranges; an index read between them, then read again.
+        let mut between = None;
         for (at, seed) in [(0, 7), (1, 11)] {
             let pgn = dir.path().join(format!("games-{at}.pgn"));
             std::fs::write(&pgn, random_games(600, seed)).expect("written");
             indexer::ingest(&store, &[pgn], &mut indexer::SilentObserver).expect("ingested");
+            between = between.or_else(|| Some(TierIndex::read(&store, store.committed(), None).expect("an index")));
         }
         let committed = store.committed();
+        let again = TierIndex::read(&store, committed, between.as_ref()).expect("an index");
         let reader = TierReader::at(&store, committed);
         let entries = reader.entries_where(|_| true, usize::MAX).expect("read").expect("all");
         let all = TierIndex::read_keeping(&store, committed, Arc::new(kept_maps(u64::MAX))).expect("an index");
         assert_eq!(all.segments.len(), 2);
-        assert!(all.segments.iter().all(|ranges| ranges.len() > 4), "ranges a segment: {}", all.segments[0].len());
-        let largest = all.segments.iter().flatten().map(|slot| all.map(&store, slot).expect("a map").heap_size()).max();
+        assert!(all.segments.iter().all(|segment| segment.ranges.len() > 4), "{}", all.segments[0].ranges.len());
+        let records = |index: &TierIndex| -> Vec<(GameId, Option<Key>, Vec<u8>)> {
+            let mut all = Vec::new();
+            for segment in &index.segments {
+                all.extend(segment.ranges.iter().map(|slot| (segment.first, slot.lower, slot.record.clone())));
+            }
+            all
+        };
+        assert_eq!(records(&again), records(&all));
+        assert!(Arc::ptr_eq(&again.maps, &between.expect("read").maps));
+        let largest = all.slots().map(|slot| all.map(&store, slot).expect("a map").heap_size()).max();
         let mut decoder = crate::codec::KeyDecoder::default();
         for capacity in [0, largest.expect("maps") as u64 * 2] {
             let few = TierIndex::read_keeping(&store, committed, Arc::new(kept_maps(capacity))).expect("an index");
@@ -264,7 +303,7 @@ mod tests {
                 let blocks = material_blocks(&range.first);
                 let (mut overlapping, mut every) = (Vec::new(), Vec::new());
                 few.games_of_blocks(&store, range, blocks.clone(), &mut overlapping).expect("games");
-                for slot in all.segments.iter().flatten() {
+                for slot in all.slots() {
                     all.map(&store, slot).expect("a map").games_of_blocks(blocks.clone(), &mut every).expect("games");
                 }
                 let wanted: BTreeSet<GameId> =
