@@ -123,6 +123,47 @@ def test_a_cluster_build_holds_the_bytes_of_tabiya_ingest(spark, collection, cli
     assert digests(tmp_path / "other") == digests(cli_db)
 
 
+def test_a_folder_of_small_files_is_split_a_few_files_a_task(spark, collection, tmp_path):
+    """A folder of 24 small files (8,000 games of the first file, Chess960 and variant games
+    among them) is read by split tasks of several consecutive files (``split_bytes``, or by
+    default the input spread over twice the cluster's cores), and builds the bytes `tabiya
+    ingest` of the folder builds."""
+    session, _ = spark
+    text = collection[0].read_bytes()
+    games = [part if at == 0 else b"[Event " + part for at, part in enumerate(text.split(b"\n[Event "))]
+    games = games[:7_800] + games[-200:]
+    folder = tmp_path / "small"
+    folder.mkdir()
+    for number in range(24):
+        (folder / f"{number:03d}.pgn").write_bytes(b"\n".join(games[number * 334:(number + 1) * 334]))
+    sizes = [path.stat().st_size for path in sorted(folder.iterdir())]
+    cli_db = tmp_path / "cli"
+    cli_json("ingest", "--db", str(cli_db), "--json", str(folder))
+    expected = digests(cli_db)
+
+    def tasks(most: int) -> int:
+        """Consecutive files while they fit, counted apart from the build's own grouping."""
+        count, held = 1, 0
+        for size in sizes:
+            if held and held + size > most:
+                count, held = count + 1, 0
+            held += size
+        return count
+
+    # Task sizes set (more tasks than twice the cores), and by default: the input (a few MB)
+    # spread over twice the cores.
+    spread = sum(sizes) // (2 * session.sparkContext.defaultParallelism)
+    split_bytes = sum(sizes) // 6
+    assert 6 <= tasks(split_bytes) < 24 and 2 <= tasks(spread) < tasks(split_bytes)
+    for at, (options, count) in enumerate((({"split_bytes": split_bytes}, tasks(split_bytes)), ({}, tasks(spread)))):
+        db = tmp_path / f"db-{at}"
+        summary = build(session, [folder], db, **options)
+        assert summary["splitTasks"] == count, options
+        assert digests(db) == expected, options
+    with pytest.raises(ValueError, match="split_bytes"):
+        build(session, [folder], tmp_path / "refused", split_bytes=0)
+
+
 def test_a_build_of_more_key_ranges_answers_as_tabiya_ingest(spark, cli_db, collection, tmp_path):
     """A larger build cuts more key ranges than a commit's 16 (forced here by a small
     range_occurrences): the single-game tier's records (its maps, one a range) differ, every

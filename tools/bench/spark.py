@@ -7,8 +7,10 @@ bytes; then a pattern scan on the 2-worker cluster against `tabiya search`.
 
 Usage (from the repository root, in a venv with tabiya and pyspark installed; see
 tools/ci/python-test.sh):
-    python tools/bench/spark.py [PGN] [--pattern EXPR] [--work DIR] [--scans-only]
-PGN defaults to ../shared/datasets/players.pgn.zst."""
+    python tools/bench/spark.py [PGN] [--pattern EXPR] [--work DIR] [--scans-only | --builds-only]
+                                [--split-bytes N]...
+PGN (a file or a folder) defaults to ../shared/datasets/players.pgn.zst. Each --split-bytes
+builds with that split_bytes, side by side in the same run (1: a split task a file)."""
 
 from __future__ import annotations
 
@@ -91,6 +93,9 @@ def main() -> None:
     parser.add_argument("--pattern", default="pin(B, n, k)")
     parser.add_argument("--work", default=str(ROOT / "target" / "spark-bench"))
     parser.add_argument("--scans-only", action="store_true", help="only the scans, on WORK/cli of an earlier run")
+    parser.add_argument("--builds-only", action="store_true", help="only the builds, no scans")
+    parser.add_argument("--split-bytes", type=int, action="append",
+                        help="build with this split_bytes (repeat to compare several in one run; 1: a task a file)")
     args = parser.parse_args()
     from tabiya.spark import build, report, search
 
@@ -104,19 +109,26 @@ def main() -> None:
                                            capture_output=True, text=True, check=True).stdout)
         results["cli_ingest_s"] = round(time.perf_counter() - started, 2)
         results["games"] = ingest["gamesRead"]
-    for workers in () if args.scans_only else (1, 2):
+    splits = args.split_bytes or [None]
+    for workers, split_bytes in [] if args.scans_only else [(w, b) for w in (1, 2) for b in splits]:
         games, want = results["games"], digest(work / "cli")
         db = work / f"spark-{workers}"
-        summary, measured = cluster_run(workers, work, lambda spark: build(spark, [args.pgn], str(db)))
+        options = {} if split_bytes is None else {"split_bytes": split_bytes}
+        summary, measured = cluster_run(workers, work, lambda spark: build(spark, [args.pgn], str(db), **options))
         measured["stages_s"] = summary["stages"]
+        measured["split_tasks"] = summary["splitTasks"]
         measured["shuffle_bytes_per_game"] = round(measured["shuffle_bytes"] / games)
         measured["same_bytes_as_cli"] = digest(db) == want
         measured["ratio_to_cli"] = round(measured["wall_s"] / results["cli_ingest_s"], 2)
         # What a user of a running cluster waits for: the session's start and the job.
         session_and_job = measured["session_start_s"] + measured["job_s"]
         measured["session_and_job_ratio_to_cli"] = round(session_and_job / results["cli_ingest_s"], 2)
-        results[f"build_{workers}_workers"] = measured
+        name = f"build_{workers}_workers" + ("" if split_bytes is None else f"_split_{split_bytes}")
+        results[name] = measured
         shutil.rmtree(db)
+    if args.builds_only:
+        print(json.dumps(results, indent=2))
+        return
 
     started = time.perf_counter()
     cli = json.loads(subprocess.run([str(CLI), "search", "--db", str(work / "cli"), "--pattern", args.pattern,

@@ -74,6 +74,13 @@ def main(argv=None) -> int:
     build.add_argument("--work", help="a directory the driver and every executor share (default: DB.spark-work)")
     build.add_argument("--partitions", type=int, help="prepare tasks (default: 4 x the default parallelism)")
     build.add_argument(
+        "--split-bytes",
+        type=_positive,
+        default=None,
+        help="bytes of input files a split task reads at most (default 134,217,728, less to give every core"
+        " two tasks; a larger file is a task alone)",
+    )
+    build.add_argument(
         "--range-occurrences",
         type=_positive,
         help="position occurrences a key-range task holds on average (default 8,388,608; fewer: more range tasks)",
@@ -113,6 +120,7 @@ def main(argv=None) -> int:
             answer = run_build(
                 spark, args.inputs, args.db, work=args.work, partitions=args.partitions,
                 range_occurrences=args.range_occurrences,
+                **({} if args.split_bytes is None else {"split_bytes": args.split_bytes}),
             )
             for game in answer["rejected"]:
                 print(f"tabiya: skipped game {game['game']} of {game['file']} (line {game['line']}): "

@@ -1,7 +1,8 @@
 """A tabiya database built on Spark: the stages of a single-machine ingest, spread over tasks.
 
-1. **split**: a task a file reads it (decompressing .zst, .bz2 or .gz on a thread of its own: a
-   compressed stream is read from its start, so one file is one task) and cuts it into batches
+1. **split**: a task reads consecutive files up to ``split_bytes`` of them (less when the
+   input would make fewer tasks than twice the cluster's cores; a larger file alone; decompressing .zst, .bz2 or .gz on a thread of its own: a compressed stream is read
+   from its start, so one file is never cut across tasks) and cuts each into batches
    of 16,384 games, each written zstd-compressed into the shared work directory (named by the
    task attempt: only the attempt Spark reports is read), so the PGN goes through no shuffle;
    a file named by a URL (``hdfs://``, ``s3a://``, ``file://``: any file system of Spark's
@@ -53,6 +54,10 @@ from ._workers import database
 _FINGERPRINT = _native.FINGERPRINT_BYTES
 _KEY = _native.KEY_BYTES
 
+# Bytes of input files a split task reads by default: a folder of small files (a weekly
+# archive, a club's, per-player downloads) is read by a few tasks, not a task a file.
+SPLIT_BYTES = 128 << 20
+
 
 def build(
     spark,
@@ -62,6 +67,7 @@ def build(
     work: Optional[str] = None,
     partitions: Optional[int] = None,
     range_occurrences: Optional[int] = None,
+    split_bytes: int = SPLIT_BYTES,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
     ``inputs`` (paths every executor shares, or URLs Spark's Hadoop file systems read), on the
@@ -70,13 +76,20 @@ def build(
     be one every executor reads too), ``partitions`` the number of prepare tasks, at most one
     a batch (default: four times the default parallelism), ``range_occurrences`` the position
     occurrences a range task holds on average (default ``RANGE_OCCURRENCES``, 8,388,608: 16 ranges, a single-machine
-    commit's, up to 134 million occurrences; fewer, more range tasks). Returns the summary
+    commit's, up to 134 million occurrences; fewer, more range tasks), ``split_bytes`` the
+    bytes of input files a split task reads at most (default ``SPLIT_BYTES``, 128 MiB; less
+    when the input would make fewer tasks than twice the cluster's cores: a folder of small
+    files is read by a few tasks, not a task a file; a larger file is a task alone; a file
+    fetched from a URL into its task is a task alone too). Returns the summary
     ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
-    ``readErrors`` (each input that could not be read to its end) and ``stages`` (seconds)."""
+    ``readErrors`` (each input that could not be read to its end), ``stages`` (seconds) and
+    ``splitTasks``."""
     from pyspark import StorageLevel
 
     if range_occurrences is not None and range_occurrences < 1:
         raise ValueError(f"range_occurrences must be at least 1, not {range_occurrences}")
+    if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:
+        raise ValueError(f"split_bytes must be a whole number of at least 1, not {split_bytes!r}")
     sc = spark.sparkContext
     files, urls, large = _input_files(sc, [os.fspath(path) for path in inputs])
     db = os.path.abspath(os.fspath(db))
@@ -108,11 +121,12 @@ def build(
         # The prepare tasks' handles are this build's own: one opened for another (before a
         # killed run's games were removed, say) is not reused.
         build_token = f"{first_id}:{uuid.uuid4()}"
-        # 1-2. Split (a task a file, the batches written as files), prepare the batches; kept
+        # 1-2. Split (a few files a task, the batches written as files), prepare the batches; kept
         # on the executors' disks for the later stages, with what the driver and the dedup need
         # apart (small).
         batches_dir = os.path.join(runs_dir, "batches")
-        split = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir).collect()
+        split_rdd, split_tasks = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir, split_bytes)
+        split = split_rdd.collect()
         if len({batch for batch, _ in split}) != len(split):
             raise RuntimeError("a batch reported twice")
         lap("split")
@@ -223,6 +237,7 @@ def build(
     summary["readErrors"] = read_errors
     summary["stages"] = stages
     summary["ranges"] = len(records)
+    summary["splitTasks"] = split_tasks
     return summary
 
 
@@ -311,26 +326,55 @@ def _copied(sc, urls: Sequence[str], directory: str) -> dict:
     return copies
 
 
-def _split(sc, files: Sequence[str], urls: set, copies: dict, directory: str):
-    """The batches of every input file, a task a file, each written as a file into
-    ``directory`` (in the work directory every executor shares; named by its task attempt, so
-    only the attempt Spark reports is read): ((file, batch), ("games", batch's file) or
-    ("error", message), path). Local paths and the copies of large URL files are read from the
-    shared mount, the other URL files fetched into their task by Spark."""
+def _split(sc, files: Sequence[str], urls: set, copies: dict, directory: str, split_bytes: int):
+    """The batches of every input file, each written as a file into ``directory`` (in the work
+    directory every executor shares; named by its task attempt, so only the attempt Spark
+    reports is read): ((file, batch), ("games", batch's file) or ("error", message), path);
+    and the number of tasks. Local paths and the copies of large URL files are read from the
+    shared mount, consecutive files up to ``split_bytes`` a task; the other URL files are
+    fetched into a task each by Spark."""
     parts = []
     local = [(number, path, copies.get(path)) for number, path in enumerate(files)
              if path not in urls or path in copies]
-    if local:
-        parts.append(sc.parallelize(local, len(local)).flatMap(
-            lambda item: _split_file(item[0], item[1], directory, copy=item[2])))
+    groups = _grouped(local, split_bytes, 2 * sc.defaultParallelism)
+    if groups:
+        parts.append(sc.parallelize(groups, len(groups)).flatMap(
+            lambda group: (part for number, path, copy in group
+                           for part in _split_file(number, path, directory, copy=copy))))
     for number, url in enumerate(files):
         if url in urls and url not in copies:
             fetched = sc.binaryFiles(url, minPartitions=1)
             parts.append(fetched.flatMap(
                 lambda item, number=number, url=url: _split_file(number, url, directory, item[1])))
+    tasks = len(groups) + len(parts) - bool(groups)
     if not parts:
-        return sc.parallelize([], 1)
-    return parts[0] if len(parts) == 1 else sc.union(parts)
+        return sc.parallelize([], 1), 0
+    return (parts[0] if len(parts) == 1 else sc.union(parts)), tasks
+
+
+def _grouped(local: list, split_bytes: int, tasks: int) -> list:
+    """``local`` (number, path, copy) in runs of consecutive files of at most ``split_bytes``
+    bytes on disk each, or less so that a smaller input still makes ``tasks`` runs (the
+    cluster's cores, twice: each reads some, and the last to end waits for less), a larger file
+    alone: a split task's files. A file that cannot be stat'ed counts as large (its task
+    reports why it cannot be read)."""
+    sizes = []
+    for _, path, copy in local:
+        try:
+            sizes.append(os.path.getsize(copy or path))
+        except OSError:
+            sizes.append(split_bytes)
+    most = max(1, min(split_bytes, sum(sizes) // max(1, tasks)))
+    groups, group, held = [], [], 0
+    for item, size in zip(local, sizes):
+        if group and held + size > most:
+            groups.append(group)
+            group, held = [], 0
+        group.append(item)
+        held += size
+    if group:
+        groups.append(group)
+    return groups
 
 
 def _split_file(file_number: int, path: str, directory: str, content: Optional[bytes] = None,
