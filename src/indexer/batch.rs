@@ -1,6 +1,7 @@
 //! The sequential part of indexing: drop duplicates, give games ids, write the games, sort the
-//! batch's position occurrences and spill them to the staging area, where they wait for the
-//! run's commit (which sums each position once, from all its occurrences).
+//! batch's position occurrences and spill them to the staging area (a small batch's held in
+//! memory and spilled with the next ones), where they wait for the run's commit (which sums
+//! each position once, from all its occurrences).
 
 use rayon::slice::ParallelSliceMut as _;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -12,8 +13,18 @@ use crate::{
         GameId, GameRecord, MoveNote, PlyNotes,
         twins::{TwinKey, same_players, twin_relation},
     },
-    store::{GameWrite, Occurrence, RunRecord, Staging, StoreError, Totals, Writer, tier::PawnFiles},
+    store::{
+        GameWrite, HeldRun, Occurrence, RunRecord, Staging, StoreError, Totals, Writer, memory_share, tier::PawnFiles,
+    },
 };
+
+/// Batches of fewer games than this are held in memory rather than spilled as runs of their
+/// own.
+const HELD_GAMES: usize = super::BATCH_GAMES / 4;
+
+/// Bytes of small batches' runs held before they are spilled together, at the default memory
+/// budget (scaled by `--memory`).
+const HELD_BYTES: usize = 32 << 20;
 
 /// Games waiting to be committed together.
 #[derive(Default)]
@@ -103,7 +114,18 @@ impl PendingBatch {
         totals.position_occurrences += distinct;
         run.counts.positions_written += distinct;
         tracing::debug!(games = accepted.len(), occurrences = self.sorted.len(), "staging batch");
-        staging.add_run(accepted[0].facts.id, self.sorted.iter(&accepted))
+        let base = accepted[0].facts.id;
+        if accepted.len() >= HELD_GAMES {
+            return staging.add_run(base, self.sorted.iter(&accepted));
+        }
+        // A small batch (a small file's, a file's last): held, and spilled with the next small
+        // ones as one run. A run a batch of a folder of small files made the commit merge
+        // hundreds of runs, one range at a time (the files it may keep open).
+        staging.hold(HeldRun::encode(base, self.sorted.iter(&accepted)));
+        if staging.held_bytes() as f64 >= HELD_BYTES as f64 * memory_share() {
+            staging.spill_held()?;
+        }
+        Ok(())
     }
 }
 
