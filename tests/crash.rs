@@ -157,15 +157,16 @@ fn sigkill_at_random_moments_then_rerun_equals_a_clean_run() {
 #[test]
 fn a_run_that_fails_on_a_write_error_cleans_up_and_is_recorded_as_failed() {
     // Files may grow to 256 KiB: RocksDB's files of the second collection fit, its staging
-    // runs do not (with a smaller limit RocksDB fails too, and nothing can be recorded: the
-    // next writer then marks the run interrupted).
+    // run does not (a batch of more than 4,096 games, spilled as a run of its own: a smaller
+    // one is held in memory; with a smaller limit RocksDB fails too, and nothing can be
+    // recorded: the next writer then marks the run interrupted).
     const LIMIT: u64 = 256 << 10;
     use std::os::unix::process::CommandExt as _;
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.pgn");
     std::fs::write(&first, collection(50, 1)).unwrap();
     let second = dir.path().join("second.pgn");
-    std::fs::write(&second, collection(3000, 2)).unwrap();
+    std::fs::write(&second, collection(6000, 2)).unwrap();
     let db = dir.path().join("db");
     let ingest = |file: &Path, limit: Option<u64>| {
         let mut command = common::command();

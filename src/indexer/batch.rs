@@ -26,6 +26,10 @@ const HELD_GAMES: usize = super::BATCH_GAMES / 4;
 /// budget (scaled by `--memory`).
 const HELD_BYTES: usize = 32 << 20;
 
+/// Small batches' runs held at most (a folder of thousands of tiny files): the commit merges
+/// every run, and keeps a few hundred run files open at once.
+const HELD_RUNS: usize = 64;
+
 /// Games waiting to be committed together.
 #[derive(Default)]
 pub struct PendingBatch {
@@ -122,7 +126,7 @@ impl PendingBatch {
         // ones as one run. A run a batch of a folder of small files made the commit merge
         // hundreds of runs, one range at a time (the files it may keep open).
         staging.hold(HeldRun::encode(base, self.sorted.iter(&accepted)));
-        if staging.held_bytes() as f64 >= HELD_BYTES as f64 * memory_share() {
+        if staging.held_bytes() as f64 >= HELD_BYTES as f64 * memory_share() || staging.held_runs() >= HELD_RUNS {
             staging.spill_held()?;
         }
         Ok(())

@@ -264,6 +264,11 @@ impl Staging {
         self.held.insert(at, run);
     }
 
+    /// Runs held in memory.
+    pub fn held_runs(&self) -> usize {
+        self.held.len()
+    }
+
     /// Bytes of the runs held in memory.
     pub fn held_bytes(&self) -> usize {
         self.held_bytes
