@@ -229,8 +229,7 @@ pub fn ingest_options() -> IngestExternalFileOptions {
 /// Reads of a scan over many entries up to `upper` (exclusive): they leave the block cache to
 /// lookups.
 pub fn scan_reads(upper: &[u8]) -> ReadOptions {
-    let mut options = ReadOptions::default();
-    options.fill_cache(false);
+    let mut options = kept_reads();
     options.set_iterate_upper_bound(upper.to_vec());
     options
 }

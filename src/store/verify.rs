@@ -295,31 +295,25 @@ impl Checks<'_, '_> {
         found: &mut Verification,
     ) -> Result<(), StoreError> {
         marked.par_sort_unstable();
-        let problems: Vec<(Vec<(String, String)>, u64)> = marked
+        let chunks: Vec<GameChecks> = marked
             .par_chunks(MARKS_CHUNK)
             .map(|chunk| {
-                let (mut problems, mut dropped) = (Vec::new(), 0);
+                let mut checks = GameChecks::default();
                 for (key, id, ply) in chunk {
-                    if self.tier.candidates(tier, key)?.contains(id) {
-                        continue;
-                    }
-                    match problems.len() < MAX_PROBLEMS {
-                        true => problems.push((
-                            format!("game {id}, ply {ply} (position {key})"),
-                            "marked in the tier, whose map does not name its game".to_owned(),
-                        )),
-                        false => dropped += 1,
+                    if !self.tier.candidates(tier, key)?.contains(id) {
+                        let what = "marked in the tier, whose map does not name its game";
+                        checks.problem(format!("game {id}, ply {ply} (position {key})"), what);
                     }
                 }
-                Ok((problems, dropped))
+                Ok(checks)
             })
             .collect::<Result<_, StoreError>>()?;
         marked.clear();
-        for (problems, dropped) in problems {
-            for (place, what) in problems {
+        for checks in chunks {
+            for (place, what) in checks.problems {
                 found.problem(place, what);
             }
-            found.more_problems += dropped;
+            found.more_problems += checks.dropped;
         }
         Ok(())
     }

@@ -165,9 +165,9 @@ impl TierIndex {
         self.maps.get_or_insert_with(&slot.record, || slot.read(store).map(Arc::new))
     }
 
-    /// The error of each map that does not read, every map read once (and not kept).
+    /// The error of each map that does not read: every map not kept is read.
     pub(super) fn unreadable(&self, store: &Store) -> Vec<StoreError> {
-        self.slots().filter_map(|slot| slot.read(store).err()).collect()
+        self.slots().filter_map(|slot| self.map(store, slot).err()).collect()
     }
 
     /// Every range of every commit.

@@ -199,7 +199,7 @@ impl<'a> TierReader<'a> {
         }
     }
 
-    /// The error of each map of `index` that does not read (each read once, not kept).
+    /// The error of each map of `index` that does not read (those not kept are read).
     pub(crate) fn unreadable_maps(&self, index: &TierIndex) -> Vec<StoreError> {
         index.unreadable(self.store)
     }
