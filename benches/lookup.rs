@@ -14,33 +14,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use tabiya::{
-    Key,
     explore::{Filter, FilterSpec, Limits, Lookup, MaterialQuery, ResolvedTarget, Signature, Target},
-    input::read_games,
     store::{SUMMARY_BUDGET, SUMMARY_MIN_GAMES},
 };
-
-/// (class, target) pairs: one position per class from every 100th of the first 100k games.
-fn mix() -> Vec<(&'static str, ResolvedTarget)> {
-    let mut targets = Vec::new();
-    let mut number = 0;
-    let source = common::games_source();
-    let _ = read_games(source.reader, |game| {
-        number += 1;
-        let Ok(game) = game else { return };
-        if number % 100 != 0 || number > 100_000 {
-            return;
-        }
-        let positions: Vec<_> = game.mainline().map(|(position, _)| position).collect();
-        for (class, ply) in [("opening", 2 + number / 100 % 7), ("middlegame", 20 + number / 100 % 21), ("rare", 60)] {
-            if let Some(position) = positions.get(ply) {
-                let key = Key::encode(position).expect("keyable");
-                targets.push((class, ResolvedTarget { position: position.clone(), key, line: Vec::new() }));
-            }
-        }
-    });
-    targets
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
@@ -48,7 +24,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn lookup(c: &mut Criterion) {
     let store = common::players_db();
-    let targets = mix();
+    let targets = common::mix();
     let limits = Limits { moves: 12, top: 4, recent: 0, history: false };
     let filtered = Filter::default()
         .with_rating_range(Some(2400), None)

@@ -227,3 +227,75 @@ fn verify_finds_each_damage_and_no_false_alarm() {
 fn families_of() -> impl Iterator<Item = &'static str> {
     tabiya::store::COLUMN_FAMILIES.iter().copied().chain(["default"])
 }
+
+/// A facts run, then a header facts run, cut short by a record (sound bytes, a lost write): the
+/// last game has none. Every query that needs them fails with the error, whether they are held
+/// whole or read a page at a time (where the other pages still read), never answering without
+/// the game: lookups, game lists, material and pattern searches, the opening report.
+#[test]
+fn records_cut_short_are_an_error_whole_or_in_pages() {
+    use tabiya::{
+        explore::{FilterSpec, GameSource, GamesQuery, Limits, Lookup, MAX_HITS, MaterialQuery, PatternQuery, Target},
+        model::GameId,
+        report::opening::{OpeningOptions, OpeningReport},
+        store::Store,
+    };
+
+    let (dir, db) = generated_db(600);
+    let start = || Target::fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").resolve().unwrap();
+    let facts_filter = FilterSpec { result: Some("1-0".into()), ..FilterSpec::default() };
+    let headers_filter = FilterSpec { min_plies: Some(10), ..FilterSpec::default() };
+    for (family, spec, record) in [("facts", facts_filter, 8), ("headers", headers_filter, 12)] {
+        let copy = copy_of(&db, dir.path(), &format!("{family}-cut"));
+        let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &copy, families_of()).unwrap();
+        let cf = rocks.cf_handle(family).unwrap();
+        let (key, value) = rocks.iterator_cf(cf, rocksdb::IteratorMode::End).next().unwrap().unwrap();
+        rocks.put_cf(cf, &key, &value[..value.len() - record]).unwrap();
+        rocks.flush_cf(cf).unwrap();
+        drop(rocks);
+        let filter = spec.filter().unwrap();
+        let wanted = format!("corrupt {family} of game 600");
+        for paged in [false, true] {
+            let store = Store::open_read_only(&copy).unwrap();
+            if paged {
+                store.read_game_records_in_pages(16, 4096);
+            }
+            let lookup = Lookup { target: start(), filter: filter.clone(), limits: Limits::default() }.run(&store);
+            let listed = GamesQuery { filter: filter.clone(), ..common::every_game(GameSource::Position(start())) };
+            let material = MaterialQuery {
+                signature: "KQRRBBNNP*vKQRRBBNNP*".parse().unwrap(),
+                side: None,
+                castling: None,
+                limit: MAX_HITS,
+                filter: filter.clone(),
+                variant: Default::default(),
+            };
+            let pattern = PatternQuery {
+                pattern: "check".parse().unwrap(),
+                material: None,
+                side: None,
+                limit: MAX_HITS,
+                filter: filter.clone(),
+                variant: Default::default(),
+            };
+            let report = OpeningReport::build(&store, &start(), &OpeningOptions::new(filter.clone()));
+            let errors = [
+                lookup.map(|_| ()).unwrap_err().to_string(),
+                listed.run(&store).map(|_| ()).unwrap_err().to_string(),
+                material.run(&store).map(|_| ()).unwrap_err().to_string(),
+                pattern.run(&store).map(|_| ()).unwrap_err().to_string(),
+                report.map(|_| ()).unwrap_err().to_string(),
+            ];
+            for error in errors {
+                assert!(error.contains(&wanted), "{family}, paged: {paged}: {error}");
+            }
+            // The pages of the other games still read.
+            if paged && family == "facts" {
+                let view = store.snapshot();
+                let table = view.facts().table().unwrap();
+                assert!(table.get(GameId(1)).is_some() && table.get(GameId(600)).is_none());
+                assert!(table.checked(()).unwrap_err().to_string().contains(&wanted));
+            }
+        }
+    }
+}

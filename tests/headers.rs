@@ -161,11 +161,30 @@ fn build(tagged: &[Tagged]) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// The games' stores: one holding the facts and header facts whole, one reading them in pages
+/// of 16 games, three pages of them kept at most (as a budget too small for a large database's
+/// does), whose answers `check` is also run on. `check` is handed whether the store reads pages.
+fn with_both_stores(tagged: &[Tagged], mut check: impl FnMut(&Store, bool)) {
+    for paged in [false, true] {
+        let (_dir, store) = build(tagged);
+        if paged {
+            store.read_game_records_in_pages(16, 3 * 16 * 12 + 3 * 128);
+        }
+        check(&store, paged);
+        let kept = store.snapshot().facts().table().unwrap().pages_kept();
+        assert_eq!(kept.is_some(), paged);
+        assert!(kept.unwrap_or(0) <= 3 * 16 * 12 + 3 * 128, "{kept:?}");
+    }
+}
+
 #[test]
 fn header_filters_and_reached_counts_match_the_games_own_tags() {
     let tagged = collection();
-    let (_dir, store) = build(&tagged);
-    let all = positions(&tagged);
+    with_both_stores(&tagged, |store, paged| lookups_match_the_tags(&tagged, store, paged));
+}
+
+fn lookups_match_the_tags(tagged: &[Tagged], store: &Store, paged: bool) {
+    let all = positions(tagged);
     // The initial position, the most shared positions and some reached by 2 to 5 games.
     let mut by_games: Vec<(&String, &(Chess, BTreeSet<usize>))> = all.iter().collect();
     by_games.sort_by_key(|(epd, (_, ids))| (std::cmp::Reverse(ids.len()), (*epd).clone()));
@@ -186,13 +205,13 @@ fn header_filters_and_reached_counts_match_the_games_own_tags() {
                 filter: filter.clone(),
                 limits: Limits { moves: 256, ..Limits::default() },
             }
-            .run(&store)
+            .run(store)
             .unwrap();
-            let [white, draws, black, games] = expected(&tagged, ids, case.keeps);
+            let [white, draws, black, games] = expected(tagged, ids, case.keeps);
             assert_eq!(
                 [answer.white, answer.draws, answer.black, answer.games],
                 [white, draws, black, games],
-                "{:?} at {epd}",
+                "{:?} at {epd}, paged: {paged}",
                 case.spec
             );
             kept_somewhere |= games > 0;
@@ -202,7 +221,7 @@ fn header_filters_and_reached_counts_match_the_games_own_tags() {
                 let next = chess.clone().play(m).unwrap();
                 let next_epd = Epd::from_position(&next, EnPassantMode::Legal).to_string();
                 let reaching = &all[&next_epd].1;
-                let [white, draws, black, games] = expected(&tagged, reaching, case.keeps);
+                let [white, draws, black, games] = expected(tagged, reaching, case.keeps);
                 let reached = row.reached;
                 assert_eq!(
                     [reached.white, reached.draws, reached.black, reached.games],
@@ -292,100 +311,13 @@ fn all_pieces(chess: &Chess) -> bool {
 
 #[test]
 fn searches_count_the_games_the_filters_keep() {
-    use shakmaty::{Color, Piece, Role, Square};
-    use tabiya::explore::{MAX_HITS, MaterialQuery, PatternQuery, Signature};
-
     let tagged = collection();
-    let (dir, store) = build(&tagged);
     let all = positions(&tagged);
-    let epd_of = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
-    let patterns: [Naive; 2] = [
-        ("check", |c| c.is_check()),
-        ("Na3 and btm", |c| {
-            c.board().piece_at(Square::A3) == Some(Piece { color: Color::White, role: Role::Knight })
-                && c.turn() == Color::Black
-        }),
-    ];
-    let searches = patterns.into_iter().chain([("KQRRBBNNP*vKQRRBBNNP*", all_pieces as fn(&Chess) -> bool)]);
-    let searches: Vec<Naive> = searches.collect();
-    let mut found_some = 0;
-    for case in cases() {
-        let filter = case.spec.filter().unwrap();
-        for (index, (text, naive)) in searches.iter().enumerate() {
-            // Each matching position with the games the filter keeps, and the games themselves.
-            let mut kept: BTreeMap<&String, [u64; 4]> = BTreeMap::new();
-            let mut games = BTreeSet::new();
-            for (epd, (_, ids)) in all.iter().filter(|(_, (chess, _))| naive(chess)) {
-                let counts = expected(&tagged, ids, case.keeps);
-                if counts[3] > 0 {
-                    kept.insert(epd, counts);
-                    games.extend(ids.iter().filter(|&&i| (case.keeps)(&tagged[i])));
-                }
-            }
-            let (positions, occurrences, hits) = if index < 2 {
-                let query = PatternQuery {
-                    pattern: text.parse().unwrap(),
-                    material: None,
-                    side: None,
-                    limit: MAX_HITS,
-                    filter: filter.clone(),
-                    variant: Default::default(),
-                };
-                let found = query.run(&store).unwrap();
-                // Listing few positions, the tier's matches are counted without keys: the same totals.
-                let few = PatternQuery { limit: 3, ..query }.run(&store).unwrap();
-                let totals = |f: &tabiya::explore::PatternSearch| {
-                    [f.positions, f.occurrences, f.games, f.white, f.draws, f.black]
-                };
-                assert_eq!(totals(&few), totals(&found), "{text} {:?} at limit 3", case.spec);
-                let [white, draws, black, count] = expected(&tagged, &games, case.keeps);
-                assert_eq!(
-                    [found.white, found.draws, found.black, found.games],
-                    [white, draws, black, count],
-                    "{text} {:?}",
-                    case.spec
-                );
-                (found.positions, found.occurrences, found.hits)
-            } else {
-                let query = MaterialQuery {
-                    signature: text.parse::<Signature>().unwrap(),
-                    side: None,
-                    castling: None,
-                    limit: MAX_HITS,
-                    filter: filter.clone(),
-                    variant: Default::default(),
-                };
-                let found = query.run(&store).unwrap();
-                (found.positions, found.occurrences, found.hits)
-            };
-            assert_eq!(positions, kept.len() as u64, "{text} {:?}", case.spec);
-            assert_eq!(occurrences, kept.values().map(|c| c[3]).sum::<u64>(), "{text} {:?}", case.spec);
-            // Every listed position with its kept games, the most frequent listed first.
-            assert_eq!(hits.len(), kept.len().min(MAX_HITS), "{text} {:?}", case.spec);
-            for hit in &hits {
-                let want = kept.get(&epd_of(&hit.fen)).unwrap_or_else(|| panic!("{text}: {} is no answer", hit.fen));
-                assert_eq!([hit.white, hit.draws, hit.black, hit.games], *want, "{text} {:?}", case.spec);
-            }
-            assert!(hits.windows(2).all(|w| w[0].games >= w[1].games));
-            found_some += usize::from(positions > 0);
-        }
-    }
-    assert!(found_some > 30, "only {found_some} searches found a position: the cases test little");
-    // A filter that keeps only some of a shared position's games lists it with those alone.
-    let olympiad = FilterSpec { event: Some("olympiad".into()), ..FilterSpec::default() }.filter().unwrap();
-    let query = |filter| MaterialQuery {
-        signature: "KQRRBBNNP*vKQRRBBNNP*".parse().unwrap(),
-        side: None,
-        castling: None,
-        limit: 1,
-        filter,
-        variant: Default::default(),
-    };
-    let every = query(tabiya::explore::Filter::default()).run(&store).unwrap();
-    let some = query(olympiad).run(&store).unwrap();
-    assert!(some.hits[0].games < every.hits[0].games && some.positions < every.positions);
+    let mut olympiad_positions = 0;
+    with_both_stores(&tagged, |store, paged| olympiad_positions = searches_match(&tagged, &all, store, paged));
 
     // The CLI and HTTP take the same filters.
+    let (dir, store) = build(&tagged);
     drop(store);
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
@@ -417,9 +349,114 @@ fn searches_count_the_games_the_filters_keep() {
     let (status, body) = common::server::json(&server, "/pattern?q=check&event=Olympiad&minPlies=15");
     assert_eq!((status, body["games"].as_u64()), (200, Some(checks.len() as u64)));
     let (status, body) = common::server::json(&server, "/material?material=KQRRBBNNP*vKQRRBBNNP*&event=olympiad");
-    assert_eq!((status, body["positions"].as_u64()), (200, Some(some.positions)));
+    assert_eq!((status, body["positions"].as_u64()), (200, Some(olympiad_positions)));
     let (status, _) = common::server::json(&server, "/pattern?q=check&eco=E00-A00");
     assert_eq!(status, 400);
+}
+
+/// Pattern and material searches under every filter against the games' own tags and naive
+/// tests of their positions; the positions the Olympiad games' material search lists.
+fn searches_match(
+    tagged: &[Tagged],
+    all: &BTreeMap<String, (Chess, BTreeSet<usize>)>,
+    store: &Store,
+    paged: bool,
+) -> u64 {
+    use shakmaty::{Color, Piece, Role, Square};
+    use tabiya::explore::{MAX_HITS, MaterialQuery, PatternQuery, Signature};
+
+    let epd_of = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    let patterns: [Naive; 2] = [
+        ("check", |c| c.is_check()),
+        ("Na3 and btm", |c| {
+            c.board().piece_at(Square::A3) == Some(Piece { color: Color::White, role: Role::Knight })
+                && c.turn() == Color::Black
+        }),
+    ];
+    let searches = patterns.into_iter().chain([("KQRRBBNNP*vKQRRBBNNP*", all_pieces as fn(&Chess) -> bool)]);
+    let searches: Vec<Naive> = searches.collect();
+    let mut found_some = 0;
+    for case in cases() {
+        let filter = case.spec.filter().unwrap();
+        for (index, (text, naive)) in searches.iter().enumerate() {
+            // Each matching position with the games the filter keeps, and the games themselves.
+            let mut kept: BTreeMap<&String, [u64; 4]> = BTreeMap::new();
+            let mut games = BTreeSet::new();
+            for (epd, (_, ids)) in all.iter().filter(|(_, (chess, _))| naive(chess)) {
+                let counts = expected(tagged, ids, case.keeps);
+                if counts[3] > 0 {
+                    kept.insert(epd, counts);
+                    games.extend(ids.iter().filter(|&&i| (case.keeps)(&tagged[i])));
+                }
+            }
+            let (positions, occurrences, hits) = if index < 2 {
+                let query = PatternQuery {
+                    pattern: text.parse().unwrap(),
+                    material: None,
+                    side: None,
+                    limit: MAX_HITS,
+                    filter: filter.clone(),
+                    variant: Default::default(),
+                };
+                let found = query.run(store).unwrap();
+                // Listing few positions, the tier's matches are counted without keys: the same totals.
+                let few = PatternQuery { limit: 3, ..query }.run(store).unwrap();
+                let totals = |f: &tabiya::explore::PatternSearch| {
+                    [f.positions, f.occurrences, f.games, f.white, f.draws, f.black]
+                };
+                assert_eq!(totals(&few), totals(&found), "{text} {:?} at limit 3, paged: {paged}", case.spec);
+                let [white, draws, black, count] = expected(tagged, &games, case.keeps);
+                assert_eq!(
+                    [found.white, found.draws, found.black, found.games],
+                    [white, draws, black, count],
+                    "{text} {:?}, paged: {paged}",
+                    case.spec
+                );
+                (found.positions, found.occurrences, found.hits)
+            } else {
+                let query = MaterialQuery {
+                    signature: text.parse::<Signature>().unwrap(),
+                    side: None,
+                    castling: None,
+                    limit: MAX_HITS,
+                    filter: filter.clone(),
+                    variant: Default::default(),
+                };
+                let found = query.run(store).unwrap();
+                (found.positions, found.occurrences, found.hits)
+            };
+            assert_eq!(positions, kept.len() as u64, "{text} {:?}, paged: {paged}", case.spec);
+            assert_eq!(occurrences, kept.values().map(|c| c[3]).sum::<u64>(), "{text} {:?}, paged: {paged}", case.spec);
+            // Every listed position with its kept games, the most frequent listed first.
+            assert_eq!(hits.len(), kept.len().min(MAX_HITS), "{text} {:?}, paged: {paged}", case.spec);
+            for hit in &hits {
+                let want = kept.get(&epd_of(&hit.fen)).unwrap_or_else(|| panic!("{text}: {} is no answer", hit.fen));
+                assert_eq!(
+                    [hit.white, hit.draws, hit.black, hit.games],
+                    *want,
+                    "{text} {:?}, paged: {paged}",
+                    case.spec
+                );
+            }
+            assert!(hits.windows(2).all(|w| w[0].games >= w[1].games));
+            found_some += usize::from(positions > 0);
+        }
+    }
+    assert!(found_some > 30, "only {found_some} searches found a position: the cases test little");
+    // A filter that keeps only some of a shared position's games lists it with those alone.
+    let olympiad = FilterSpec { event: Some("olympiad".into()), ..FilterSpec::default() }.filter().unwrap();
+    let query = |filter| MaterialQuery {
+        signature: "KQRRBBNNP*vKQRRBBNNP*".parse().unwrap(),
+        side: None,
+        castling: None,
+        limit: 1,
+        filter,
+        variant: Default::default(),
+    };
+    let every = query(tabiya::explore::Filter::default()).run(store).unwrap();
+    let some = query(olympiad).run(store).unwrap();
+    assert!(some.hits[0].games < every.hits[0].games && some.positions < every.positions);
+    some.positions
 }
 
 #[test]
@@ -444,4 +481,31 @@ fn a_filtered_sequence_scan_finds_the_games_of_the_filtered_list() {
         // The games the scan skips are exactly those the list would drop.
         assert_eq!(list(filter.clone()), list(tabiya::explore::Filter::default()), "{:?}", case.spec);
     }
+}
+
+/// A store reading its games' records in pages answers for the games a later commit adds (the
+/// last page, part full when read, is read again), as a store holding them whole does.
+#[test]
+fn pages_read_before_a_commit_see_its_games() {
+    let tagged = collection();
+    let (first, second) = tagged.split_at(tagged.len() / 2 + 7);
+    let (dir, store) = build(first);
+    store.read_game_records_in_pages(16, 1 << 20);
+    let (_whole_dir, whole) = build(&tagged);
+    let filters = cases().into_iter().map(|case| case.spec.filter().unwrap());
+    let lookups: Vec<Lookup> = filters
+        .map(|filter| Lookup { target: Target::initial().resolve().unwrap(), filter, limits: Limits::default() })
+        .collect();
+    let answers = |store: &Store| -> Vec<[u64; 4]> {
+        let answers = lookups.iter().map(|lookup| lookup.run(store).unwrap());
+        answers.map(|a| [a.white, a.draws, a.black, a.games]).collect()
+    };
+    let before = answers(&store);
+    let path = dir.path().join("second.pgn");
+    std::fs::write(&path, second.iter().map(Tagged::pgn).collect::<String>()).unwrap();
+    indexer::ingest(&store, &[path], &mut indexer::SilentObserver).unwrap();
+    let after = answers(&store);
+    assert_eq!(after, answers(&whole));
+    assert_ne!(before, after);
+    assert!(store.snapshot().facts().table().unwrap().pages_kept().is_some_and(|kept| kept > 0));
 }

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use tabiya::{
-    Position, indexer,
+    Key, Position,
+    explore::ResolvedTarget,
+    indexer,
     input::{Source, read_games},
     store::{Store, meta::FORMAT_VERSION},
 };
@@ -42,6 +44,11 @@ pub fn first_positions(games: usize) -> Vec<Position> {
 /// target/ (about a minute). Under `TABIYA_MEMORY`'s budget when it names one, as the command
 /// line's.
 pub fn players_db() -> Store {
+    Store::open_read_only(&players_db_path()).expect("benchmark database")
+}
+
+/// Where [`players_db`] is, built when it is missing; the budget set.
+pub fn players_db_path() -> PathBuf {
     if let Some(size) = std::env::var_os("TABIYA_MEMORY").filter(|size| !size.is_empty()) {
         let size = size.to_str().map(tabiya::store::parse_size).unwrap_or_else(|| Err("not text".to_owned()));
         size.and_then(tabiya::store::set_memory_budget).unwrap_or_else(|err| panic!("TABIYA_MEMORY: {err}"));
@@ -54,5 +61,28 @@ pub fn players_db() -> Store {
         let store = Store::open(&path).expect("benchmark database");
         indexer::ingest(&store, &[games_path()], &mut indexer::SilentObserver).expect("ingest");
     }
-    Store::open_read_only(&path).expect("benchmark database")
+    path
+}
+
+/// (class, target) pairs of the lookups' mix: one position per class (an opening's, plies 2–8;
+/// a middlegame's, plies 20–40; a rare one, ply 60) from every 100th of the first 100k games.
+pub fn mix() -> Vec<(&'static str, ResolvedTarget)> {
+    let mut targets = Vec::new();
+    let mut number = 0;
+    let source = games_source();
+    let _ = read_games(source.reader, |game| {
+        number += 1;
+        let Ok(game) = game else { return };
+        if number % 100 != 0 || number > 100_000 {
+            return;
+        }
+        let positions: Vec<_> = game.mainline().map(|(position, _)| position).collect();
+        for (class, ply) in [("opening", 2 + number / 100 % 7), ("middlegame", 20 + number / 100 % 21), ("rare", 60)] {
+            if let Some(position) = positions.get(ply) {
+                let key = Key::encode(position).expect("keyable");
+                targets.push((class, ResolvedTarget { position: position.clone(), key, line: Vec::new() }));
+            }
+        }
+    });
+    targets
 }

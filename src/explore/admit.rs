@@ -7,8 +7,6 @@
 //! tables in memory. A check is then a few array reads and a hash-set probe a game: 8 bytes of
 //! facts and 12 of header facts.
 
-use std::sync::Arc;
-
 use rustc_hash::FxHashSet;
 use shakmaty::Color;
 
@@ -16,7 +14,7 @@ use super::{Filter, PlayerMatch, QueryError, find_players, lookup::MAX_PLAYER_GA
 use crate::{
     model::{Day, GameFacts, GameHeaders, GameId, LabelHash, LabelKind},
     postings::intersect,
-    store::{HeadersTable, Snapshot},
+    store::{HeadersTable, Snapshot, StoreError},
 };
 
 /// A filter resolved against a database: [`Admission::admits`] says whether a game counts.
@@ -31,7 +29,7 @@ pub struct Admission<'a> {
     /// The event and site texts matched.
     labels: Vec<LabelMatch>,
     /// The header facts of every game the snapshot sees, when a header filter needs them.
-    headers: Option<Arc<HeadersTable>>,
+    headers: Option<HeadersTable<'a>>,
 }
 
 /// The games a text filter on one tag admits: by the hashes of the texts that contain it, and
@@ -119,6 +117,7 @@ impl<'a> Admission<'a> {
         {
             let ids: Vec<GameId> =
                 headers.ids().filter(|&id| headers.get(id).is_some_and(|h| shared.contains(&h.label(kind)))).collect();
+            let ids = headers.checked(ids)?;
             for (id, record) in ids.iter().zip(self.view.games().get_many(&ids)?) {
                 if record.is_some_and(|record| kind.of(&record.tags).to_lowercase().contains(text)) {
                     checked.insert(*id);
@@ -126,6 +125,16 @@ impl<'a> Admission<'a> {
             }
         }
         Ok(LabelMatch { kind, hashes, shared, checked })
+    }
+
+    /// `value`, computed with [`Admission::admits`], unless header facts it needed could not be
+    /// read meanwhile (their games were refused): then why. A query returns its answer through
+    /// it.
+    pub fn checked<T>(&self, value: T) -> Result<T, StoreError> {
+        match &self.headers {
+            Some(headers) => headers.checked(value),
+            None => Ok(value),
+        }
     }
 
     /// Whether every game counts (the stored totals answer as they are).

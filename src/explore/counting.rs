@@ -46,7 +46,7 @@ fn derive_slices(view: &Snapshot, key: &Key, stats: &mut PositionStats) -> Resul
         return Ok(());
     }
     let facts = view.facts().table()?;
-    stats.derive_slices(|id| facts.get(id)).ok_or_else(|| without_facts(view, key))
+    stats.derive_slices(|id| facts.get(id)).ok_or_else(|| facts.missing(|| without_facts(view, key)))
 }
 
 /// The statistics of position `key` (`stats`, read with its games by move) counting only the
@@ -59,10 +59,11 @@ pub(crate) fn kept_games_stats(
     slices: bool,
 ) -> Result<PositionStats, StoreError> {
     let facts = view.facts().table()?;
+    let without = || without_facts(view, key);
     let mut kept =
-        PositionStats::of_kept_games(stats, |id| facts.get(id), keep).ok_or_else(|| without_facts(view, key))?;
+        PositionStats::of_kept_games(stats, |id| facts.get(id), keep).ok_or_else(|| facts.missing(without))?;
     if slices {
-        kept.derive_slices(|id| facts.get(id)).ok_or_else(|| without_facts(view, key))?;
+        kept.derive_slices(|id| facts.get(id)).ok_or_else(|| facts.missing(without))?;
     }
     kept.games_by_move.clear();
     Ok(kept)
@@ -82,7 +83,7 @@ pub(crate) fn summary_or_games(view: &Snapshot, key: &Key) -> Result<Option<Coun
     }
     let built = summaries.get_or_build(key, || {
         let facts = view.facts().table()?;
-        SliceSummary::of_games(&stats, |id| facts.get(id)).ok_or_else(|| without_facts(view, key))
+        SliceSummary::of_games(&stats, |id| facts.get(id)).ok_or_else(|| facts.missing(|| without_facts(view, key)))
     })?;
     Ok(Some(match built {
         Some(summary) => CountedGames::Summary(summary),

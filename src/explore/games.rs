@@ -177,7 +177,8 @@ impl GamesQuery {
         }
         let admission = Admission::resolve(view, &self.filter)?;
         let facts = view.facts().table()?;
-        Ok(ids.filter(|&id| facts.get(id).is_some_and(|facts| admission.admits(&facts))).collect())
+        let kept = ids.filter(|&id| facts.get(id).is_some_and(|facts| admission.admits(&facts))).collect();
+        Ok(admission.checked(facts.checked(kept)?)?)
     }
 
     /// The page; ordering by date or rating reads every matching game, so it is refused for

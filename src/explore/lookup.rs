@@ -91,6 +91,8 @@ impl Lookup {
             })
             .collect();
         let year = |y: u16| (y != 0).then_some(y);
+        // Every count above admitted its games by header facts that were read.
+        admission.checked(())?;
         Ok(Answer {
             fen: target.position.to_string(),
             games: stats.total.games,
@@ -143,6 +145,7 @@ impl Lookup {
                 }
             })
             .collect();
+        admission.checked(())?;
         Ok(PlayerAnswer {
             white: stats.total.white,
             draws: stats.total.draws,
@@ -225,7 +228,9 @@ impl FilteredStats {
     /// and the slices.
     pub fn run(&self, store: &Store) -> Result<PositionStats, QueryError> {
         let view = store.snapshot();
-        stats_of_games(&view, &self.key, &Admission::resolve(&view, &self.filter)?, false)
+        let admission = Admission::resolve(&view, &self.filter)?;
+        let stats = stats_of_games(&view, &self.key, &admission, false)?;
+        Ok(admission.checked(stats)?)
     }
 }
 
@@ -310,7 +315,7 @@ pub fn reached_by_moves(
             };
             let kept = games
                 .kept_tally(|id| facts.get(id), |game| admission.admits(game))
-                .ok_or_else(|| without_facts(view, key))?;
+                .ok_or_else(|| facts.missing(|| without_facts(view, key)))?;
             Ok(Reached::of(&kept))
         })
         .collect()

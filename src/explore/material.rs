@@ -335,7 +335,7 @@ impl MaterialQuery {
             true => None,
             false => Some(&keep),
         };
-        let mut found: Vec<(Key, Occurrences)> = self.positions_in(&view, &parts, keep)?;
+        let mut found: Vec<(Key, Occurrences)> = admission.checked(self.positions_in(&view, &parts, keep)?)?;
         if let Some(side) = self.side {
             found.retain(|(key, _)| key.decode().is_ok_and(|p| p.turn() == side));
         }
@@ -374,7 +374,7 @@ impl MaterialQuery {
                 && castling.is_none_or(|rights| rights == chess.castles().castling_rights())
         };
         let filter = ScanFilter { material: |material: &Material| self.signature.admits(material), board, game };
-        let mut found: Vec<(Key, Occurrences)> = view.scanner().of_variant(self.variant).run(
+        let found: Vec<(Key, Occurrences)> = view.scanner().of_variant(self.variant).run(
             parts,
             &filter,
             &ScanProgress::default(),
@@ -399,6 +399,8 @@ impl MaterialQuery {
                 a
             },
         )?;
+        // A game whose facts could not be read was let through.
+        let mut found = facts.checked(found)?;
         found.sort_unstable_by_key(|a| a.0);
         Ok(found)
     }

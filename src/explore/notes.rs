@@ -113,7 +113,7 @@ fn each_noted_game(view: &Snapshot, key: &Key, mut each: impl FnMut(&GameFacts, 
         None => unknown = true,
     })?;
     match unknown {
-        true => Err(without_facts(view, key).into()),
+        true => Err(facts.missing(|| without_facts(view, key)).into()),
         false => Ok(()),
     }
 }

@@ -277,7 +277,9 @@ impl PatternQuery {
             |a, b| a.merge(b, limit),
         )?;
         partial.scanned += tested_on_replay.load(Ordering::Relaxed);
-        Ok(partial)
+        // A game whose facts could not be read was let through, or not counted.
+        admission.map_or(Ok(()), |admission| admission.checked(()))?;
+        Ok(facts.checked(partial)?)
     }
 
     /// The answer from `partial`, every part's merged; `started` is when the search started.

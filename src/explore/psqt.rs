@@ -259,13 +259,14 @@ impl DistributedScan for DeriveOptions {
         // One-game values take their results from their games' facts, and so does a filter.
         let facts = view.facts().table()?;
         let admission = Admission::resolve(view, &self.filter)?;
-        let mut partial = scanner.run(
+        let partial = scanner.run(
             &parts,
             &ScanFilter::all(),
             progress,
             |partial: &mut Partial, mut position| partial.add(&mut position, &facts, (self, &admission), &sample),
             |a, b| a.merge(b, &sample),
         )?;
+        let mut partial = admission.checked(facts.checked(partial)?)?;
         sample.take(&mut partial.sample);
         partial.sample = sample.into_lowest();
         Ok(PsqtPartial(partial))

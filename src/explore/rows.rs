@@ -163,7 +163,7 @@ impl PositionRows {
                 a
             },
         )?;
-        let mut rows = listing.rows;
+        let mut rows = facts.checked(listing.rows)?;
         rows.sort_unstable_by_key(|row| row.key);
         Ok(rows)
     }

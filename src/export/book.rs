@@ -261,7 +261,7 @@ impl BookOptions {
         book.entries.sort_unstable_by(|a, b| {
             a.key.cmp(&b.key).then_with(|| b.weight.cmp(&a.weight)).then_with(|| a.mv.cmp(&b.mv))
         });
-        Ok(book)
+        Ok(admission.checked(book)?)
     }
 
     /// One position's entries and the positions its kept moves lead to.

@@ -78,6 +78,31 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The same error again, for a second part of a query that met it (an I/O error's source
+    /// cannot be copied: its kind and message are).
+    pub(crate) fn again(&self) -> StoreError {
+        let path = |path: &PathBuf| path.clone();
+        match self {
+            StoreError::Rocks { path: at, error } => StoreError::Rocks { path: path(at), error: error.clone() },
+            StoreError::Missing { path: at } => StoreError::Missing { path: path(at) },
+            StoreError::Format { path: at, found, expected } => {
+                StoreError::Format { path: path(at), found: *found, expected: *expected }
+            }
+            StoreError::Staging { path: at, source } => {
+                StoreError::Staging { path: path(at), source: std::io::Error::new(source.kind(), source.to_string()) }
+            }
+            StoreError::DataCorruption { path: at, what } => {
+                StoreError::DataCorruption { path: path(at), what: what.clone() }
+            }
+            StoreError::Refused { path: at, what } => StoreError::Refused { path: path(at), what: what.clone() },
+            StoreError::Invariant { path: at, what } => StoreError::Invariant { path: path(at), what: what.clone() },
+            StoreError::Tier { path: at, source: TierError::Corrupt(what) } => {
+                StoreError::Tier { path: path(at), source: TierError::Corrupt(what.clone()) }
+            }
+            StoreError::Tier { path: at, source } => StoreError::Invariant { path: path(at), what: source.to_string() },
+        }
+    }
+
     /// Whether stored data is damaged (bytes that do not decode, or RocksDB finding a table
     /// file corrupt), rather than the database unusable for another reason.
     pub fn is_corruption(&self) -> bool {

@@ -7,8 +7,8 @@
 //! | `games` | each game's tags and result, by [`GameId`](crate::model::GameId) |
 //! | `mainlines` | each game's start and mainline, what a replay reads |
 //! | `annotations` | each annotated game's evaluations, clocks and move times ([`GameAnnotations`](crate::model::GameAnnotations)) |
-//! | `facts` | each game's result, ratings, month and speed, eight bytes, held in memory by [`FactsTable`] |
-//! | `headers` | each game's day, ECO code, length and event and site hashes, twelve bytes, held in memory by [`HeadersTable`] when a filter needs them |
+//! | `facts` | each game's result, ratings, month and speed, eight bytes, held in memory, or read in pages under a budget, by [`FactsTable`] |
+//! | `headers` | each game's day, ECO code, length and event and site hashes, twelve bytes, read likewise by [`HeadersTable`] when a filter needs them |
 //! | `labels` | each distinct event and site text, under its hash |
 //! | `fingerprints` | the games stored, by [`Fingerprint`](crate::model::Fingerprint): exactly-once ingestion |
 //! | `players` | each game under its players' names |
@@ -50,8 +50,8 @@ pub use memory::{
 pub use meta::{AnnotationCounts, RunCounts, RunRecord, RunStatus, Totals};
 pub use options::COLUMN_FAMILIES;
 pub use read::{
-    FactsTable, GameColumn, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter, ScanPart,
-    ScanProgress, ScannedPosition, facts_records, pack_facts,
+    FactsTable, GameColumn, GameRecords, HeadersTable, PositionCounts, SUMMARY_BUDGET, SUMMARY_MIN_GAMES, ScanFilter,
+    ScanPart, ScanProgress, ScannedPosition, facts_records, pack_facts,
 };
 pub use snapshot::Snapshot;
 pub use tier::TierHit;
@@ -88,9 +88,9 @@ pub struct Store {
     committed: AtomicU64,
     cache: rocksdb::Cache,
     /// The committed games' facts, loaded on first use.
-    facts: read::facts::SharedFacts,
+    facts: read::facts::SharedColumn<{ layout::FACTS_LEN }>,
     /// The committed games' header facts, loaded on first use.
-    headers: read::facts::SharedHeaders,
+    headers: read::facts::SharedColumn<{ layout::HEADERS_LEN }>,
     /// Popular positions' games summed by slice, for filtered lookups.
     summaries: read::summaries::Memory,
     /// The single-game tier's maps, loaded on first use.
@@ -380,6 +380,15 @@ impl Store {
     /// it on `/health`. Every read that meets damage fails with an error; this remembers it.
     pub fn damage(&self) -> Option<&str> {
         self.damage.get().map(String::as_str)
+    }
+
+    /// Reads the games' facts and header facts a page of `page_games` games at a time, keeping
+    /// `kept_bytes` of pages, as a memory budget too small to hold them whole does (at 1,024
+    /// games a page): for tests of that path on a small database. Call it before the first read.
+    #[doc(hidden)]
+    pub fn read_game_records_in_pages(&self, page_games: u64, kept_bytes: u64) {
+        self.facts.read_in_pages(page_games, kept_bytes);
+        self.headers.read_in_pages(page_games, kept_bytes);
     }
 
     fn check_format(&self, bytes: &[u8]) -> Result<(), StoreError> {

@@ -242,6 +242,14 @@ pub fn kept_reads() -> ReadOptions {
     options
 }
 
+/// Reads of a few entries up to `upper` (exclusive) that lookups repeat (a page of the games'
+/// facts): through the block cache, without reading ahead.
+pub fn range_reads(upper: &[u8]) -> ReadOptions {
+    let mut options = ReadOptions::default();
+    options.set_iterate_upper_bound(upper.to_vec());
+    options
+}
+
 /// Reads of one sequential pass up to `upper` (exclusive), such as loading every game's facts:
 /// read ahead, and leave the block cache to lookups.
 pub fn sequential_reads(upper: &[u8]) -> ReadOptions {

@@ -174,6 +174,8 @@ impl Checks<'_, '_> {
                     Ok(checks)
                 })
                 .collect::<Result<_, StoreError>>()?;
+            // Facts whose page could not be read are the database's error, as a table's.
+            let checked: Vec<GameChecks> = facts.checked(checked)?;
             let mut listed: Vec<(Key, GameId, u32)> =
                 checked.iter().flat_map(|game| game.listed.iter().copied()).collect();
             listed.sort_unstable();

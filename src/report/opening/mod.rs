@@ -389,6 +389,7 @@ impl OpeningReport {
         for ((selection, label), tallies) in selections.iter().zip(tallies) {
             let year_games = subset::year_games(view, selection, variant)?;
             subsets.push(subset::subset(view, target, (label, selection), tallies, &year_games)?);
+            selection.checked(())?;
         }
         Ok(OpeningReport {
             fen: target.position.to_string(),
@@ -400,7 +401,13 @@ impl OpeningReport {
             themes: options.themes.clone(),
             theme_plies: options.within,
             subsets,
-            theory: theory::theory(view, &target.position, &selections[0].0, options.depth, options.lines)?,
+            theory: selections[0].0.checked(theory::theory(
+                view,
+                &target.position,
+                &selections[0].0,
+                options.depth,
+                options.lines,
+            )?)?,
         })
     }
 }

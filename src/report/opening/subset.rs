@@ -45,7 +45,7 @@ pub(super) fn year_games(
                 *years.entry(facts.month.year().unwrap_or(0)).or_default() += 1;
             }
         }
-        return Ok(years);
+        return Ok(selection.checked(facts.checked(years)?)?);
     }
     for slice in position_slices(view, &start)?.unwrap_or_default().slices {
         if selection.filter.matches_slice(&slice.key) {
@@ -68,6 +68,7 @@ fn variant_year_games(
         .filter(|(_, f)| selection.admits(f))
         .map(|(id, f)| (id, f.month.year().unwrap_or(0)))
         .collect();
+    let admitted = selection.checked(facts.checked(admitted)?)?;
     let counted = admitted
         .par_chunks(4096)
         .map(|chunk| {

@@ -343,6 +343,7 @@ impl PlayerReport {
         // Unrated opponents last: a loss to an unknown strength says least.
         losses.sort_by_key(|s| (s.opponent.is_none(), s.opponent, s.id));
         losses.truncate(LISTED_GAMES);
+        admission.checked(())?;
         Ok(PlayerReport {
             query: name.trim().to_owned(),
             label: options.label.clone(),

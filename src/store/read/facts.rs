@@ -8,66 +8,33 @@
 //! Filtered lookups need the facts of every game of a position: the month × speed × rating-band
 //! slices are derived from them instead of being stored with each position. Readers hold the
 //! committed games' facts in memory (8 MB per million games), loaded on first use and extended
-//! when later commits add games. The header facts are loaded likewise, by the first filter on
-//! a header (12 MB per million games).
+//! when later commits add games; the header facts likewise, by the first filter on a header (12
+//! MB per million games). Under a memory budget, a column larger than its share is read a page
+//! at a time instead ([`records`](super::records)).
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
+use super::records::{ColumnReader, FactsTable, GameColumn, GameRecords, HeadersTable, PAGE_GAMES, Pages};
 use crate::{
-    model::{GameFacts, GameHeaders, GameId, LabelHash, LabelKind},
+    model::{GameFacts, GameId, LabelHash, LabelKind},
     store::{
         Store, StoreError,
         layout::{
             self, FACTS_LEN, HEADERS_LEN,
             headers::{label_prefix, parse_label_key},
         },
+        memory::{memory_budget, scaled},
         options,
     },
 };
 
-/// Fixed-length records of games `first..first + len`, packed as their family stores them: a
-/// store's table of committed games (from game 1), or a commit's new games.
-#[derive(Debug)]
-pub struct GameColumn<const N: usize> {
-    first: GameId,
-    packed: Vec<[u8; N]>,
-}
-
-/// Each game's facts ([`GameFacts`]), eight bytes a game.
-pub type FactsTable = GameColumn<FACTS_LEN>;
-/// Each game's header facts ([`GameHeaders`]), twelve bytes a game.
-pub type HeadersTable = GameColumn<HEADERS_LEN>;
-
-impl<const N: usize> Default for GameColumn<N> {
-    fn default() -> GameColumn<N> {
-        GameColumn { first: GameId(1), packed: Vec::new() }
-    }
-}
-
-impl<const N: usize> GameColumn<N> {
-    fn bytes(&self, id: GameId) -> Option<[u8; N]> {
-        let index = usize::try_from(id.0.checked_sub(self.first.0)?).ok()?;
-        self.packed.get(index).copied()
-    }
-
-    /// Games loaded.
-    pub fn len(&self) -> u64 {
-        self.packed.len() as u64
-    }
-
-    /// Whether no game is loaded.
-    pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
-    }
-
-    /// The ids of the games loaded.
-    pub fn ids(&self) -> impl Iterator<Item = GameId> + '_ {
-        (0..self.len()).map(|at| GameId(self.first.0 + at))
-    }
-}
+/// Bytes of one column (the facts, the header facts) held in memory at the default budget,
+/// scaled by `--memory` (16 MiB apiece at `--memory 256M`): a larger column is read in pages,
+/// this many bytes of them kept. Without a budget, columns are held whole.
+const COLUMN_BYTES: usize = 64 << 20;
 
 /// Games' facts as the facts family stores them, one record a game, in order: what a build
-/// spread over machines hands its ranges ([`FactsTable::from_packed`] reads them).
+/// spread over machines hands its ranges ([`GameColumn::from_packed`] reads them).
 pub fn pack_facts<'a>(facts: impl IntoIterator<Item = &'a GameFacts>) -> Vec<u8> {
     facts.into_iter().flat_map(layout::encode_facts).collect()
 }
@@ -82,25 +49,11 @@ pub fn facts_records(packed: &[u8]) -> Option<&[[u8; FACTS_LEN]]> {
 impl GameColumn<FACTS_LEN> {
     /// The facts of games `first..` from their stored bytes ([`layout::encode_facts`], one
     /// record a game, in id order); `None` unless every record is valid.
-    pub fn from_packed(first: GameId, bytes: &[u8]) -> Option<FactsTable> {
+    pub fn from_packed(first: GameId, bytes: &[u8]) -> Option<GameColumn<FACTS_LEN>> {
         let records = facts_records(bytes)?;
         let valid =
             records.iter().enumerate().all(|(at, record)| FactsColumn::valid(GameId(first.0 + at as u64), record));
         valid.then(|| GameColumn { first, packed: records.to_vec() })
-    }
-
-    /// The facts of game `id`, if loaded.
-    pub fn get(&self, id: GameId) -> Option<GameFacts> {
-        // Checked when loaded.
-        layout::unpack_facts(id, self.bytes(id)?)
-    }
-}
-
-impl GameColumn<HEADERS_LEN> {
-    /// The header facts of game `id`, if loaded.
-    pub fn get(&self, id: GameId) -> Option<GameHeaders> {
-        // Checked when loaded.
-        layout::unpack_headers(self.bytes(id)?)
     }
 }
 
@@ -150,17 +103,40 @@ impl<'a, const N: usize> Run<'a, N> {
         (self.first..self.end()).contains(&id.0)
     }
 
-    /// The checked record of game `id`; `None` outside the run or for invalid bytes.
-    fn get<C: Column<N>>(&self, id: GameId) -> Option<[u8; N]> {
+    /// The record of game `id`, unchecked; `None` outside the run.
+    fn get(&self, id: GameId) -> Option<[u8; N]> {
         let at = usize::try_from(id.0.checked_sub(self.first)?).ok()? * N;
-        let bytes: [u8; N] = self.bytes.get(at..at + N)?.try_into().ok()?;
-        C::valid(id, &bytes).then_some(bytes)
+        self.bytes.get(at..at + N)?.try_into().ok()
     }
 }
 
-/// The shared tables a [`Store`] keeps.
-pub(in crate::store) type SharedFacts = RwLock<Arc<FactsTable>>;
-pub(in crate::store) type SharedHeaders = RwLock<Arc<HeadersTable>>;
+/// A column of the committed games' records a [`Store`] keeps: whole, or pages of it.
+#[derive(Default)]
+pub(in crate::store) struct SharedColumn<const N: usize> {
+    whole: RwLock<Arc<GameColumn<N>>>,
+    pages: OnceLock<Arc<Pages<N>>>,
+    /// Games a page and bytes of pages kept, when the column is read in pages whatever its
+    /// size (a test's).
+    paged: OnceLock<(u64, u64)>,
+}
+
+impl<const N: usize> SharedColumn<N> {
+    /// Games a page and bytes of pages kept when the records of `games` games are read in
+    /// pages; `None` while they fit the budget's share of memory whole.
+    fn paging(&self, games: u64) -> Option<(u64, u64)> {
+        if let Some(paging) = self.paged.get() {
+            return Some(*paging);
+        }
+        memory_budget()?;
+        let share = scaled(COLUMN_BYTES) as u64;
+        (games.saturating_mul(N as u64) > share).then_some((PAGE_GAMES, share))
+    }
+
+    /// Reads the column in pages of `games` games, keeping `bytes` of them, whatever its size.
+    pub(in crate::store) fn read_in_pages(&self, games: u64, bytes: u64) {
+        let _ = self.paged.set((games, bytes));
+    }
+}
 
 /// Reads games' facts ([`Snapshot::facts`](crate::store::Snapshot::facts)).
 pub struct Facts<'a> {
@@ -173,14 +149,15 @@ impl<'a> Facts<'a> {
         Facts { store, committed }
     }
 
-    /// The facts of every game the snapshot sees: loads what the store's table lacks.
-    pub fn table(&self) -> Result<Arc<FactsTable>, StoreError> {
+    /// The facts of every game the snapshot sees: the store's table, with what it lacks
+    /// loaded, or read a page at a time when a budget does not hold it whole.
+    pub fn table(&self) -> Result<FactsTable<'a>, StoreError> {
         self.column::<FACTS_LEN, FactsColumn>(&self.store.facts)
     }
 
     /// The header facts of every game the snapshot sees, as [`Facts::table`]: loaded on first
     /// use by a header filter.
-    pub fn headers(&self) -> Result<Arc<HeadersTable>, StoreError> {
+    pub fn headers(&self) -> Result<HeadersTable<'a>, StoreError> {
         self.column::<HEADERS_LEN, HeadersColumn>(&self.store.headers)
     }
 
@@ -188,7 +165,7 @@ impl<'a> Facts<'a> {
     /// of a position one game reached need not load the table).
     pub fn of(&self, id: GameId) -> Result<GameFacts, StoreError> {
         let missing = || self.store.corrupt(format!("facts of game {id}"));
-        let loaded = self.store.facts.read().unwrap_or_else(PoisonError::into_inner).get(id);
+        let loaded = self.store.facts.whole.read().unwrap_or_else(PoisonError::into_inner).get(id);
         if let Some(facts) = loaded {
             return Ok(facts);
         }
@@ -218,45 +195,89 @@ impl<'a> Facts<'a> {
         iter.status().map_err(|err| store.rocks(err))
     }
 
-    /// The store's table of a column, extended to the games the snapshot sees.
-    fn column<const N: usize, C: Column<N>>(
-        &self,
-        shared: &RwLock<Arc<GameColumn<N>>>,
-    ) -> Result<Arc<GameColumn<N>>, StoreError> {
-        let current = shared.read().unwrap_or_else(PoisonError::into_inner).clone();
-        // The store's table starts at game 1.
-        if current.len() + 1 >= self.committed {
-            return Ok(current);
+    /// The store's column, extended to the games the snapshot sees, or read in pages.
+    fn column<const N: usize, C: Column<N>>(&self, shared: &SharedColumn<N>) -> Result<GameRecords<'a, N>, StoreError> {
+        let games = self.committed.saturating_sub(1);
+        // Once in pages, always: a snapshot older than the first to page does not load it whole.
+        let pages = shared.pages.get().or_else(|| {
+            let (page_games, bytes) = shared.paging(games)?;
+            Some(shared.pages.get_or_init(|| Arc::new(Pages::new(page_games, bytes))))
+        });
+        if let Some(pages) = pages {
+            // The whole column loaded while it fitted is no longer used.
+            if !shared.whole.read().unwrap_or_else(PoisonError::into_inner).is_empty() {
+                *shared.whole.write().unwrap_or_else(PoisonError::into_inner) = Arc::default();
+            }
+            return Ok(GameRecords::paged(self.store, pages.clone(), self.committed, column_reader::<N, C>()));
         }
-        let mut guard = shared.write().unwrap_or_else(PoisonError::into_inner);
+        let current = shared.whole.read().unwrap_or_else(PoisonError::into_inner).clone();
+        // The store's table starts at game 1.
+        if current.len() >= games {
+            return Ok(GameRecords::whole(current));
+        }
+        let mut guard = shared.whole.write().unwrap_or_else(PoisonError::into_inner);
         let loaded = guard.len();
-        if loaded + 1 >= self.committed {
-            return Ok(guard.clone());
+        if loaded >= games {
+            return Ok(GameRecords::whole(guard.clone()));
         }
         let mut packed = guard.packed.clone();
         load_runs::<N, C>(self.store, loaded + 1, self.committed, &mut packed)?;
         *guard = Arc::new(GameColumn { first: GameId(1), packed });
-        Ok(guard.clone())
+        Ok(GameRecords::whole(guard.clone()))
     }
 }
 
 /// The facts of the games `first..end` (a commit's new games, written, not committed yet).
-pub(in crate::store) fn written_facts(store: &Store, first: GameId, end: GameId) -> Result<FactsTable, StoreError> {
+pub(in crate::store) fn written_facts(
+    store: &Store,
+    first: GameId,
+    end: GameId,
+) -> Result<GameColumn<FACTS_LEN>, StoreError> {
     let mut packed = Vec::with_capacity(end.0.saturating_sub(first.0).min(1 << 24) as usize);
     load_runs::<FACTS_LEN, FactsColumn>(store, first.0, end.0, &mut packed)?;
     Ok(GameColumn { first, packed })
 }
 
-/// Appends to `packed` the records of games `first..end`, every one of them, in one pass.
+/// Appends to `packed` the records of games `first..end`, every one of them checked, in one
+/// pass read ahead.
 fn load_runs<const N: usize, C: Column<N>>(
     store: &Store,
     first: u64,
     end: u64,
     packed: &mut Vec<[u8; N]>,
 ) -> Result<(), StoreError> {
+    let reads = options::sequential_reads(&GameId(end).to_bytes());
+    read_runs::<N, C>(store, (first, end), reads, Some(C::valid), packed)
+}
+
+/// Appends to `packed` the records of a page, games `first..end`, through the block cache,
+/// unchecked: each is checked when used ([`ColumnReader`]).
+fn read_page<const N: usize, C: Column<N>>(
+    store: &Store,
+    first: u64,
+    end: u64,
+    packed: &mut Vec<[u8; N]>,
+) -> Result<(), StoreError> {
+    let reads = options::range_reads(&GameId(end).to_bytes());
+    read_runs::<N, C>(store, (first, end), reads, None, packed)
+}
+
+/// How a column read in pages reads a page and checks a record.
+fn column_reader<const N: usize, C: Column<N>>() -> ColumnReader<N> {
+    ColumnReader { family: C::FAMILY, valid: C::valid, read: read_page::<N, C> }
+}
+
+/// Appends to `packed` the records of games `first..end` (`games`) read with `reads`, each
+/// checked with `valid` when given.
+fn read_runs<const N: usize, C: Column<N>>(
+    store: &Store,
+    (first, end): (u64, u64),
+    reads: rocksdb::ReadOptions,
+    valid: Option<fn(GameId, &[u8; N]) -> bool>,
+    packed: &mut Vec<[u8; N]>,
+) -> Result<(), StoreError> {
     let what = |id: u64| format!("{} of game {id}", C::FAMILY);
-    let read = options::sequential_reads(&GameId(end).to_bytes());
-    let mut iter = store.db.raw_iterator_cf_opt(store.cf(C::FAMILY), read);
+    let mut iter = store.db.raw_iterator_cf_opt(store.cf(C::FAMILY), reads);
     iter.seek_for_prev(GameId(first).to_bytes());
     let mut next = first;
     while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
@@ -269,7 +290,8 @@ fn load_runs<const N: usize, C: Column<N>>(
             return Err(store.corrupt(format!("{}: missing", what(next))));
         }
         for id in next..run.end().min(end) {
-            packed.push(run.get::<C>(GameId(id)).ok_or_else(|| store.corrupt(what(id)))?);
+            let record = run.get(GameId(id)).filter(|record| valid.is_none_or(|valid| valid(GameId(id), record)));
+            packed.push(record.ok_or_else(|| store.corrupt(what(id)))?);
         }
         next = run.end().min(end);
         iter.next();
@@ -288,5 +310,5 @@ pub(in crate::store) fn read_one(store: &Store, id: GameId) -> Result<Option<Gam
     iter.status().map_err(|err| store.rocks(err))?;
     let (Some(key), Some(value)) = (iter.key(), iter.value()) else { return Ok(None) };
     let run = Run::<FACTS_LEN>::read(key, value).ok_or_else(|| store.corrupt(format!("facts of game {id}")))?;
-    Ok(run.get::<FactsColumn>(id).and_then(|bytes| layout::unpack_facts(id, bytes)))
+    Ok(run.get(id).filter(|bytes| FactsColumn::valid(id, bytes)).and_then(|bytes| layout::unpack_facts(id, bytes)))
 }

@@ -80,7 +80,7 @@ impl<'a> Positions<'a> {
                         Some(table) => table,
                         None => facts.insert(self.facts().table()?),
                     };
-                    value.occurrences(|id| table.get(id)).map(Some).ok_or_else(corrupt)
+                    value.occurrences(|id| table.get(id)).map(Some).ok_or_else(|| table.missing(corrupt))
                 };
                 // The value is read where it lies (a popular position's is large): not copied.
                 match found.map_err(|err| store.rocks(err))? {
@@ -267,7 +267,8 @@ impl<'a> Positions<'a> {
             }
             FactsNeeded::Several => {
                 let facts = self.facts().table()?;
-                value.decode(detail, |id| facts.get(id))
+                let decoded = value.decode(detail, |id| facts.get(id));
+                return decoded.ok_or_else(|| facts.missing(|| self.store.corrupt(format!("position {key}"))));
             }
         };
         decoded.ok_or_else(|| self.store.corrupt(format!("position {key}")))

@@ -16,7 +16,7 @@ use std::sync::{
 
 use rayon::prelude::*;
 
-use super::{facts::FactsTable, positions::Positions};
+use super::{positions::Positions, records::FactsTable};
 use crate::{
     codec::{Key, KeyBoard, KeyDecoder, KeyError, KeyRange, Material, material_range},
     model::{GameFacts, GameId, PositionStats},
@@ -136,13 +136,15 @@ impl ScannedPosition<'_> {
 
     /// The facts of game `id`, one of its games, from `facts` (the snapshot's table).
     pub fn facts(&self, facts: &FactsTable, id: GameId) -> Result<GameFacts, StoreError> {
-        facts.get(id).ok_or_else(|| self.store.corrupt(format!("position {}: game {id} without facts", self.key)))
+        let without = || self.store.corrupt(format!("position {}: game {id} without facts", self.key));
+        facts.get(id).ok_or_else(|| facts.missing(without))
     }
 
     /// The games reaching it and their results, a one-game value's result from its game's facts
     /// (`facts`, the snapshot's table).
     pub fn results(&self, facts: &FactsTable) -> Result<Occurrences, StoreError> {
-        self.value.occurrences(|id| facts.get(id)).ok_or_else(|| self.store.corrupt(format!("position {}", self.key)))
+        let corrupt = || self.store.corrupt(format!("position {}", self.key));
+        self.value.occurrences(|id| facts.get(id)).ok_or_else(|| facts.missing(corrupt))
     }
 
     /// Every game that reached it (its posting list).

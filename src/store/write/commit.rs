@@ -29,11 +29,12 @@ use crate::{
     model::{GameId, PositionStats},
     store::{
         Store, StoreError, Totals,
-        layout::{StoredValue, encode_new, encode_record, keys::COMMIT_KEY, tier::MAX_PLY},
+        layout::{FACTS_LEN, StoredValue, encode_new, encode_record, keys::COMMIT_KEY, tier::MAX_PLY},
         options,
         read::{
             PositionCounts,
-            facts::{Facts, FactsTable, written_facts},
+            facts::{Facts, written_facts},
+            records::{FactsTable, GameColumn},
             scan::family_iterator,
         },
         tier::{RangeTier, TierIndex, TierReader, TierWrites},
@@ -217,19 +218,19 @@ fn ingest_commit(
     })
 }
 
-impl CommitBase {
+impl<'s> CommitBase<'s> {
     /// What every range of a commit of the games up to `end` (exclusive) into `store` reads:
     /// the new games' facts (`new_facts`, packed as [`pack_facts`](crate::store::pack_facts)
     /// packs them, else read from the facts family, where the batches wrote them), and for a
     /// later commit the stored games' facts and the tier's maps. A range task of a build spread
     /// over machines reads it from the database opened read-only.
-    pub fn read(store: &Store, end: GameId, new_facts: Option<&[u8]>) -> Result<CommitBase, StoreError> {
+    pub fn read(store: &'s Store, end: GameId, new_facts: Option<&[u8]>) -> Result<CommitBase<'s>, StoreError> {
         let before = store.totals()?;
         let first = GameId(before.next_game_id.max(1));
         let new_facts = match new_facts {
             Some(packed) => {
                 let games = end.0.checked_sub(first.0).and_then(|games| usize::try_from(games).ok());
-                let facts = FactsTable::from_packed(first, packed).filter(|facts| Some(facts.len() as usize) == games);
+                let facts = GameColumn::from_packed(first, packed).filter(|facts| Some(facts.len() as usize) == games);
                 facts.ok_or_else(|| {
                     store.invariant(format!("the new games' facts do not read as games {first} to {end}"))
                 })?
@@ -282,7 +283,7 @@ impl CommitBase {
     ) -> Result<RangeWritten, StoreError> {
         let base = self;
         let new_facts = &base.new_facts;
-        let stored = base.stored.as_ref().map(|(facts, index)| (&**facts, &**index));
+        let stored = base.stored.as_ref().map(|(facts, index)| (facts, &**index));
         let fresh = stored.is_none();
         let tier_reader = TierReader::at(store, store.committed());
         let options = options::family_sst(options::POSITIONS, &store.cache);
@@ -321,9 +322,10 @@ impl CommitBase {
             if let Some(stored_value) = stored_value.or_else(|| in_tier.map(|hit| hit.value())) {
                 let added = PositionStats::of_plays(plays(), |id| new_facts.get(id)).ok_or_else(without_facts)?;
                 let facts = stored.map(|(facts, _)| facts);
+                let corrupt = || store.corrupt(format!("position {key}"));
                 value = stored_value
                     .add(&added, |id| facts.and_then(|facts| facts.get(id)))
-                    .ok_or_else(|| store.corrupt(format!("position {key}")))?;
+                    .ok_or_else(|| facts.map_or_else(corrupt, |facts| facts.missing(corrupt)))?;
                 if let Some(hit) = in_tier {
                     range_tier.promoted.push((hit.game, hit.ply));
                 }
@@ -409,15 +411,15 @@ impl<'a> StoredCursor<'a> {
 }
 
 /// What every range of a commit reads ([`CommitBase::read`]).
-pub struct CommitBase {
+pub struct CommitBase<'s> {
     /// The commit's first new game.
     first: GameId,
     /// The id after its last new game.
     end: GameId,
     /// The facts of its new games.
-    new_facts: FactsTable,
+    new_facts: GameColumn<FACTS_LEN>,
     /// A later commit's stored games' facts and the tier's maps (`None`: the first).
-    stored: Option<(Arc<FactsTable>, Arc<TierIndex>)>,
+    stored: Option<(FactsTable<'s>, Arc<TierIndex>)>,
     /// A later commit's new keys found in the stored tier all at once (`None`: each is looked
     /// up in the maps).
     stored_hits: Option<StoredTierHits>,
