@@ -4,8 +4,8 @@
 //! games (a budget's), every page kept; in pages, a quarter of the facts' pages kept (most
 //! reads miss); in pages of 4,096 games, a quarter kept.
 //! Filtered lookups counted game by game (no summaries): the mix of positions, the initial
-//! position, header filters on it; and a filtered material search. Prints medians and p99s per
-//! store and their ratios to the whole store's, then criterion's figures.
+//! position, header filters on it; and a filtered material search. Prints medians per store and
+//! their ratios to the whole store's, then criterion's figures.
 //!
 //! `cargo bench --bench game_records`
 

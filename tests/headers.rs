@@ -162,8 +162,9 @@ fn build(tagged: &[Tagged]) -> (tempfile::TempDir, Store) {
 }
 
 /// The games' stores: one holding the facts and header facts whole, one reading them in pages
-/// of 16 games, three pages of them kept at most (as a budget too small for a large database's
-/// does), whose answers `check` is also run on. `check` is handed whether the store reads pages.
+/// of 16 games, 960 bytes of them kept at most (5 pages of facts, 4 of header facts, of some
+/// 90 each; as a budget too small for a large database's does), whose answers `check` is also
+/// run on. `check` is handed whether the store reads pages.
 fn with_both_stores(tagged: &[Tagged], mut check: impl FnMut(&Store, bool)) {
     for paged in [false, true] {
         let (_dir, store) = build(tagged);

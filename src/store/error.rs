@@ -96,10 +96,14 @@ impl StoreError {
             }
             StoreError::Refused { path: at, what } => StoreError::Refused { path: path(at), what: what.clone() },
             StoreError::Invariant { path: at, what } => StoreError::Invariant { path: path(at), what: what.clone() },
-            StoreError::Tier { path: at, source: TierError::Corrupt(what) } => {
-                StoreError::Tier { path: path(at), source: TierError::Corrupt(what.clone()) }
+            StoreError::Tier { path: at, source } => {
+                let source = match source {
+                    TierError::Corrupt(what) => TierError::Corrupt(what.clone()),
+                    TierError::Capacity(what) => TierError::Capacity(what.clone()),
+                    TierError::Internal(what) => TierError::Internal(what.clone()),
+                };
+                StoreError::Tier { path: path(at), source }
             }
-            StoreError::Tier { path: at, source } => StoreError::Invariant { path: path(at), what: source.to_string() },
         }
     }
 

@@ -26,9 +26,9 @@ use crate::{
     },
 };
 
-/// Games a page holds: 8 KB of facts, 12 KB of header facts. Read through the block cache, a
-/// page of 1,024 answered filtered lookups faster than pages of 256 or 4,096 games when a
-/// quarter of the pages were kept (docs/PERFORMANCE.md).
+/// Games a page holds: 8 KB of facts, 12 KB of header facts. Read through the block cache,
+/// pages of 1,024 answered filtered lookups faster than pages of 4,096 games when a quarter
+/// of the pages were kept (docs/PERFORMANCE.md), and pages of 256 no faster.
 pub(super) const PAGE_GAMES: u64 = 1024;
 
 /// Pages read at once on a miss while there is room for them: 16,384 games, a writer batch's
@@ -110,7 +110,8 @@ struct LastPage {
 
 thread_local! {
     /// The pages each thread read last, by their pages' number modulo 4 (a store's facts and
-    /// header facts apart): games read in id order find theirs without a lookup in the cache.
+    /// header facts, made one after the other, mostly apart; sharing a slot costs only a
+    /// lookup): games read in id order find theirs without a lookup in the kept pages.
     static LAST_PAGES: RefCell<[Option<LastPage>; 4]> = const { RefCell::new([None, None, None, None]) };
 }
 
