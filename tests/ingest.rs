@@ -401,3 +401,67 @@ fn games_from_lenient_fen_tags_replay_from_the_store() {
     let after = stats(&store, "8/3k4/8/8/8/8/7R/4K3 w - -");
     assert_eq!(after.total.games, 2, "the two games without black castling reach it");
 }
+
+/// A folder of many small files: each file's batch (fewer than 4,096 games) is held in memory
+/// and spilled with the others 64 at a time, the last ones merged by the commit as they are
+/// held. Every stored position (tier positions included) has the games, moves, results and
+/// years the same games give read as one file; a batch orders its games, so that their ids
+/// differ: the games are compared by what they are (and the top games, ranked by id among
+/// equal ratings, not at all).
+#[test]
+fn many_small_files_hold_and_spill_their_runs_and_store_what_one_file_does() {
+    use std::collections::BTreeMap;
+
+    use crate::common;
+
+    let games = common::games::generate(900);
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = games
+        .chunks(6)
+        .enumerate()
+        .map(|(at, chunk)| {
+            let text: String = chunk.iter().map(common::games::Game::pgn).collect();
+            write(dir.path(), &format!("part-{at:03}.pgn"), &text)
+        })
+        .collect();
+    // Two spills of 64 held runs, 22 runs left for the commit.
+    assert_eq!(files.len(), 150);
+    let folder = Store::open(&dir.path().join("db")).unwrap();
+    let (summary, recorder) = ingest(&folder, &files);
+    assert!(recorder.rejected.is_empty() && recorder.read_errors.is_empty());
+    assert_eq!(summary.run.counts.indexed, 900);
+    let (_single_dir, single) = common::games::build(&games);
+    // Each position by key: its tallies and years, and its games by move as the games' records.
+    let by_what = |store: &Store| {
+        let ids: Vec<GameId> = (1..store.totals().unwrap().next_game_id).map(GameId).collect();
+        let records = store.snapshot().games().get_many(&ids).unwrap();
+        let what: BTreeMap<GameId, String> =
+            ids.iter().zip(records).map(|(id, record)| (*id, format!("{:?}", record.unwrap().tags))).collect();
+        let positions = common::stored_positions(store).into_iter().map(|(key, stats)| {
+            let mut by_move: Vec<(String, Vec<&String>)> = stats
+                .games_by_move
+                .iter()
+                .map(|(m, ids)| {
+                    let mut games: Vec<&String> = ids.iter().map(|id| &what[id]).collect();
+                    games.sort();
+                    (format!("{m:?}"), games)
+                })
+                .collect();
+            by_move.sort();
+            let moves: Vec<_> = stats.moves.iter().map(|(m, tally)| (format!("{m:?}"), *tally)).collect();
+            (key, (stats.total, stats.min_year, stats.max_year, moves, format!("{by_move:?}")))
+        });
+        positions.collect::<Vec<_>>()
+    };
+    let (held, whole) = (by_what(&folder), by_what(&single));
+    assert!(held.len() > 10_000, "{} positions", held.len());
+    assert_eq!(held.len(), whole.len());
+    for (a, b) in held.iter().zip(&whole) {
+        assert!(a == b, "{a:?}\n{b:?}");
+    }
+    let totals = |store: &Store| {
+        let totals = store.totals().unwrap();
+        (totals.next_game_id, totals.position_occurrences)
+    };
+    assert_eq!(totals(&folder), totals(&single));
+}
