@@ -34,9 +34,10 @@ fn stores() -> Vec<(&'static str, Store)> {
         store.snapshot().summaries().configure(u64::MAX, 0);
         store
     };
-    let quarter = open(None).totals().expect("totals").next_game_id * 8 / 4;
+    let whole = open(None);
+    let quarter = whole.totals().expect("totals").next_game_id * 8 / 4;
     vec![
-        ("whole", open(None)),
+        ("whole", whole),
         ("pages, all kept", open(Some((PAGE_GAMES, 64 << 20)))),
         ("pages, a quarter kept", open(Some((PAGE_GAMES, quarter)))),
         ("pages of 4,096 games, a quarter kept", open(Some((4096, quarter)))),

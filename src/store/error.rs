@@ -81,28 +81,28 @@ impl StoreError {
     /// The same error again, for a second part of a query that met it (an I/O error's source
     /// cannot be copied: its kind and message are).
     pub(crate) fn again(&self) -> StoreError {
-        let path = |path: &PathBuf| path.clone();
         match self {
-            StoreError::Rocks { path: at, error } => StoreError::Rocks { path: path(at), error: error.clone() },
-            StoreError::Missing { path: at } => StoreError::Missing { path: path(at) },
-            StoreError::Format { path: at, found, expected } => {
-                StoreError::Format { path: path(at), found: *found, expected: *expected }
+            StoreError::Rocks { path, error } => StoreError::Rocks { path: path.clone(), error: error.clone() },
+            StoreError::Missing { path } => StoreError::Missing { path: path.clone() },
+            StoreError::Format { path, found, expected } => {
+                StoreError::Format { path: path.clone(), found: *found, expected: *expected }
             }
-            StoreError::Staging { path: at, source } => {
-                StoreError::Staging { path: path(at), source: std::io::Error::new(source.kind(), source.to_string()) }
+            StoreError::Staging { path, source } => StoreError::Staging {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            StoreError::DataCorruption { path, what } => {
+                StoreError::DataCorruption { path: path.clone(), what: what.clone() }
             }
-            StoreError::DataCorruption { path: at, what } => {
-                StoreError::DataCorruption { path: path(at), what: what.clone() }
-            }
-            StoreError::Refused { path: at, what } => StoreError::Refused { path: path(at), what: what.clone() },
-            StoreError::Invariant { path: at, what } => StoreError::Invariant { path: path(at), what: what.clone() },
-            StoreError::Tier { path: at, source } => {
+            StoreError::Refused { path, what } => StoreError::Refused { path: path.clone(), what: what.clone() },
+            StoreError::Invariant { path, what } => StoreError::Invariant { path: path.clone(), what: what.clone() },
+            StoreError::Tier { path, source } => {
                 let source = match source {
                     TierError::Corrupt(what) => TierError::Corrupt(what.clone()),
                     TierError::Capacity(what) => TierError::Capacity(what.clone()),
                     TierError::Internal(what) => TierError::Internal(what.clone()),
                 };
-                StoreError::Tier { path: path(at), source }
+                StoreError::Tier { path: path.clone(), source }
             }
         }
     }

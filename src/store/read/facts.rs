@@ -114,27 +114,22 @@ impl<'a, const N: usize> Run<'a, N> {
 #[derive(Default)]
 pub(in crate::store) struct SharedColumn<const N: usize> {
     whole: RwLock<Arc<GameColumn<N>>>,
+    /// Set once the column is read in pages: from then on, always.
     pages: OnceLock<Arc<Pages<N>>>,
-    /// Games a page and bytes of pages kept, when the column is read in pages whatever its
-    /// size (a test's).
-    paged: OnceLock<(u64, u64)>,
 }
 
 impl<const N: usize> SharedColumn<N> {
-    /// Games a page and bytes of pages kept when the records of `games` games are read in
-    /// pages; `None` while they fit the budget's share of memory whole.
-    fn paging(&self, games: u64) -> Option<(u64, u64)> {
-        if let Some(paging) = self.paged.get() {
-            return Some(*paging);
-        }
+    /// Bytes of pages to keep when the records of `games` games are read in pages; `None`
+    /// while they fit the budget's share of memory whole.
+    fn paging(games: u64) -> Option<u64> {
         memory_budget()?;
         let share = scaled(COLUMN_BYTES) as u64;
-        (games.saturating_mul(N as u64) > share).then_some((PAGE_GAMES, share))
+        (games.saturating_mul(N as u64) > share).then_some(share)
     }
 
     /// Reads the column in pages of `games` games, keeping `bytes` of them, whatever its size.
     pub(in crate::store) fn read_in_pages(&self, games: u64, bytes: u64) {
-        let _ = self.paged.set((games, bytes));
+        let _ = self.pages.set(Arc::new(Pages::new(games, bytes)));
     }
 }
 
@@ -200,8 +195,8 @@ impl<'a> Facts<'a> {
         let games = self.committed.saturating_sub(1);
         // Once in pages, always: a snapshot older than the first to page does not load it whole.
         let pages = shared.pages.get().or_else(|| {
-            let (page_games, bytes) = shared.paging(games)?;
-            Some(shared.pages.get_or_init(|| Arc::new(Pages::new(page_games, bytes))))
+            let bytes = SharedColumn::<N>::paging(games)?;
+            Some(shared.pages.get_or_init(|| Arc::new(Pages::new(PAGE_GAMES, bytes))))
         });
         if let Some(pages) = pages {
             // The whole column loaded while it fitted is no longer used.
