@@ -15,11 +15,12 @@ use tabiya::{
     indexer::{
         self,
         distributed::{
-            BatchIds, Fetched, PreparedBatch, RUN_BYTES, RangeWriter, ReadCounts, assemble, fingerprint_parts,
-            kept_facts, later_twins, occurrence_parts, range_count, read_batches, read_fetched_batches,
-            write_batch_games,
+            BatchIds, Fetched, PreparedBatch, RUN_BYTES, RangeWriter, ReadCounts, assemble, batch_plan,
+            fingerprint_parts, kept_facts, later_twins, occurrence_parts, range_count, read_batches,
+            read_fetched_batches, write_batch_games,
         },
     },
+    input::RawGame,
     model::GameId,
     store::{COMMIT_RANGES, Store, commit_pivots},
 };
@@ -79,13 +80,12 @@ const AS_A_COMMIT: Ranges = Ranges { forward: false, per_range: u64::MAX, run: R
 fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (indexer::Summary, usize) {
     let store = Store::open(db).unwrap();
     let first_id = store.totals().unwrap().next_game_id.max(1);
-    // Split and prepare, each batch on its own, in reverse input order.
-    let mut raw = Vec::new();
+    // Split into pieces, the batches cut from them by their counts, each prepared on its own,
+    // in reverse input order.
+    let mut pieces: Vec<Vec<RawGame>> = Vec::new();
     for (file, path) in files.iter().enumerate() {
-        let mut batch = 0;
         let send = |games: Result<_, _>| {
-            raw.push(((file, batch), games.unwrap()));
-            batch += 1;
+            pieces.push(games.unwrap());
             true
         };
         // The second file as a cluster's file system hands it over: its bytes, fetched.
@@ -98,27 +98,28 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
             _ => assert!(read_batches(path, send)),
         }
     }
-    let mut prepared: BTreeMap<(usize, usize), PreparedBatch> = BTreeMap::new();
-    for (at, games) in raw.into_iter().rev() {
+    let plan = batch_plan(&pieces.iter().map(Vec::len).collect::<Vec<_>>());
+    let mut prepared: BTreeMap<usize, PreparedBatch> = BTreeMap::new();
+    for (at, slices) in plan.iter().enumerate().rev() {
+        let games: Vec<RawGame> =
+            slices.iter().flat_map(|slice| pieces[slice.piece][slice.games.clone()].iter().cloned()).collect();
         let view = store.snapshot();
         prepared.insert(at, PreparedBatch::prepare(games, |fingerprint| view.games().is_stored(fingerprint).unwrap()));
     }
     // Duplicates across batches, shuffled by fingerprint to 3 parts: the first in input order
     // stays.
-    let order = |(file, batch): (usize, usize)| (file as u64) << 32 | batch as u64;
     let mut shuffled: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 3];
     for (&at, batch) in &prepared {
         let fingerprints: Vec<u8> = batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect();
-        for (part, bytes) in fingerprint_parts(&fingerprints, order(at), 3).unwrap() {
+        for (part, bytes) in fingerprint_parts(&fingerprints, at as u64, 3).unwrap() {
             shuffled[part].push(bytes);
         }
     }
-    let mut dropped: BTreeMap<(usize, usize), Vec<u32>> = BTreeMap::new();
+    let mut dropped: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
     for part in &shuffled {
         let records: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
-        for (place, number) in later_twins(&records).unwrap() {
-            let at = ((place >> 32) as usize, (place & 0xffff_ffff) as usize);
-            dropped.entry(at).or_default().push(number);
+        for (at, number) in later_twins(&records).unwrap() {
+            dropped.entry(at as usize).or_default().push(number);
         }
     }
     for numbers in dropped.values_mut() {
@@ -168,12 +169,9 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
     }
     // Each batch's games written apart, the last batch first; ingested in input order.
     let mut games = BTreeMap::new();
-    for (&(file, batch), prepared) in prepared.iter().rev() {
-        let dir = work.join(format!("games-{file}-{batch}"));
-        games.insert(
-            (file, batch),
-            write_batch_games(&reader, &dir, ids[&(file, batch)].clone(), &prepared.games_bytes()).unwrap(),
-        );
+    for (&batch, prepared) in prepared.iter().rev() {
+        let dir = work.join(format!("games-{batch}"));
+        games.insert(batch, write_batch_games(&reader, &dir, ids[&batch].clone(), &prepared.games_bytes()).unwrap());
     }
     drop(reader);
     let games: Vec<PathBuf> = games.into_values().collect();

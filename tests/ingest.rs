@@ -402,66 +402,48 @@ fn games_from_lenient_fen_tags_replay_from_the_store() {
     assert_eq!(after.total.games, 2, "the two games without black castling reach it");
 }
 
-/// A folder of many small files: each file's batch (fewer than 4,096 games) is held in memory
-/// and spilled with the others 64 at a time, the last ones merged by the commit as they are
-/// held. Every stored position (tier positions included) has the games, moves, results and
-/// years the same games give read as one file; a batch orders its games, so that their ids
-/// differ: the games are compared by what they are (and the top games, ranked by id among
-/// equal ratings, not at all).
+/// A folder of many small files is cut into batches as one stream of games, across files: it
+/// stores the bytes (every family's digest, the games' ids included) that one file of the same
+/// games does, a batch's end inside a file. A file that cannot be read changes nothing else; a
+/// broken game (a file of its own) is a game of the stream as it is of the one file.
 #[test]
-fn many_small_files_hold_and_spill_their_runs_and_store_what_one_file_does() {
-    use std::collections::BTreeMap;
+fn a_folder_of_small_files_stores_the_bytes_of_one_file_of_its_games() {
+    use crate::{common, db_digest};
 
-    use crate::common;
-
-    let games = common::games::generate(900);
-    let dir = tempfile::tempdir().unwrap();
-    let files: Vec<PathBuf> = games
-        .chunks(6)
-        .enumerate()
-        .map(|(at, chunk)| {
-            let text: String = chunk.iter().map(common::games::Game::pgn).collect();
-            write(dir.path(), &format!("part-{at:03}.pgn"), &text)
-        })
-        .collect();
-    // Two spills of 64 held runs, 22 runs left for the commit.
-    assert_eq!(files.len(), 150);
-    let folder = Store::open(&dir.path().join("db")).unwrap();
-    let (summary, recorder) = ingest(&folder, &files);
-    assert!(recorder.rejected.is_empty() && recorder.read_errors.is_empty());
-    assert_eq!(summary.run.counts.indexed, 900);
-    let (_single_dir, single) = common::games::build(&games);
-    // Each position by key: its tallies and years, and its games by move as the games' records.
-    let by_what = |store: &Store| {
-        let ids: Vec<GameId> = (1..store.totals().unwrap().next_game_id).map(GameId).collect();
-        let records = store.snapshot().games().get_many(&ids).unwrap();
-        let what: BTreeMap<GameId, String> =
-            ids.iter().zip(records).map(|(id, record)| (*id, format!("{:?}", record.unwrap().tags))).collect();
-        let positions = common::stored_positions(store).into_iter().map(|(key, stats)| {
-            let mut by_move: Vec<(String, Vec<&String>)> = stats
-                .games_by_move
-                .iter()
-                .map(|(m, ids)| {
-                    let mut games: Vec<&String> = ids.iter().map(|id| &what[id]).collect();
-                    games.sort();
-                    (format!("{m:?}"), games)
-                })
-                .collect();
-            by_move.sort();
-            let moves: Vec<_> = stats.moves.iter().map(|(m, tally)| (format!("{m:?}"), *tally)).collect();
-            (key, (stats.total, stats.min_year, stats.max_year, moves, format!("{by_move:?}")))
-        });
-        positions.collect::<Vec<_>>()
-    };
-    let (held, whole) = (by_what(&folder), by_what(&single));
-    assert!(held.len() > 10_000, "{} positions", held.len());
-    assert_eq!(held.len(), whole.len());
-    for (a, b) in held.iter().zip(&whole) {
-        assert!(a == b, "{a:?}\n{b:?}");
+    let distinct: Vec<String> = common::games::openings(18_000).iter().map(|game| game.pgn() + "\n").collect();
+    // Copies of other games among them, some in a later file, some in an earlier one.
+    let mut games = Vec::new();
+    for (at, game) in distinct.iter().enumerate() {
+        games.push(game.clone());
+        if at % 9 == 0 {
+            games.push(distinct[at * 7 % distinct.len()].clone());
+        }
     }
-    let totals = |store: &Store| {
-        let totals = store.totals().unwrap();
-        (totals.next_game_id, totals.position_occurrences)
-    };
-    assert_eq!(totals(&folder), totals(&single));
+    let broken = "1. e4 e5 2. Ke3 *\n\n";
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = games
+        .chunks(700)
+        .enumerate()
+        .map(|(at, chunk)| write(dir.path(), &format!("part-{at:03}.pgn"), &chunk.concat()))
+        .collect();
+    assert!(files.len() > 16_384 / 700 + 1 && !16_384usize.is_multiple_of(700));
+    files.insert(3, dir.path().join("missing.pgn"));
+    files.insert(10, write(dir.path(), "broken.pgn", broken));
+    let mut text = games[..9 * 700].concat();
+    text.push_str(broken);
+    text.push_str(&games[9 * 700..].concat());
+    let one = write(dir.path(), "all.pgn", &text);
+
+    let single = Store::open(&dir.path().join("single")).unwrap();
+    let (whole, whole_recorder) = ingest(&single, &[one]);
+    let folder = Store::open(&dir.path().join("folder")).unwrap();
+    let (parts, recorder) = ingest(&folder, &files);
+    assert_eq!(recorder.read_errors.len(), 1, "{:?}", recorder.read_errors);
+    assert_eq!(recorder.rejected.len(), 1, "{:?}", recorder.rejected);
+    assert_eq!(whole_recorder.rejected.len(), 1, "{:?}", whole_recorder.rejected);
+    assert_eq!(parts.run.counts, whole.run.counts);
+    assert!(whole.run.counts.indexed > 10_000 && whole.run.counts.duplicates > 1_000, "{:?}", whole.run.counts);
+    drop((single, folder));
+    let want = db_digest::digests(&dir.path().join("single")).unwrap();
+    assert_eq!(db_digest::digests(&dir.path().join("folder")).unwrap(), want);
 }

@@ -13,7 +13,7 @@ use std::{
 use pyo3::{
     prelude::*,
     pybacked::PyBackedBytes,
-    types::{PyBytes, PyDict, PyList},
+    types::{PyBytes, PyDict, PyList, PyTuple},
 };
 use tabiya::{
     Key,
@@ -29,12 +29,14 @@ use tabiya::{
 
 use crate::{call, database::Database, errors::Error, values::to_python};
 
-/// What a batch reader hands on: a batch's raw games as bytes, or why reading stopped.
-type BatchItem = Result<Vec<u8>, String>;
+/// What a batch reader hands on: a piece's raw games as bytes and their count, or why reading
+/// stopped.
+type BatchItem = Result<(Vec<u8>, usize), String>;
 
-/// read_batches(path, content=None, copy=None) -> iterator of ("games", bytes) and ("error",
-/// message): the batches of one PGN file (plain, .zst, .bz2 or .gz), as a single-machine
-/// ingest cuts them; an error, if any, comes last, after the games read before it. A file
+/// read_batches(path, content=None, copy=None) -> iterator of ("games", bytes, count) and
+/// ("error", message): the pieces of one PGN file (plain, .zst, .bz2 or .gz), BATCH_GAMES games
+/// each (fewer at its end), which batch_plan cuts into a build's batches; an error, if any,
+/// comes last, after the games read before it. A file
 /// fetched from a cluster's file system is read from its bytes (`content`) or from a local
 /// copy (`copy`), `path` (its URL) naming it.
 #[pyclass(module = "tabiya._native")]
@@ -64,7 +66,9 @@ pub fn read_batches(path: PathBuf, content: Option<PyBackedBytes>, copy: Option<
     std::thread::spawn(move || {
         for item in games_rx {
             let item = item.and_then(|games| {
-                encode_raw_games(&games).map_err(|err| format!("cannot compress a batch of games: {err}"))
+                encode_raw_games(&games)
+                    .map(|bytes| (bytes, games.len()))
+                    .map_err(|err| format!("cannot compress a batch of games: {err}"))
             });
             // An error comes last: the batches after it are not read.
             let stop = item.is_err();
@@ -87,26 +91,42 @@ impl BatchReader {
         slf
     }
 
-    fn __next__(&self, py: Python<'_>) -> PyResult<Option<(&'static str, Py<PyAny>)>> {
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyTuple>>> {
         let item = py.detach(|| self.items.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv());
         Ok(match item {
-            Ok(Ok(bytes)) => Some(("games", PyBytes::new(py, &bytes).into_any().unbind())),
-            Ok(Err(message)) => Some(("error", message.into_pyobject(py)?.into_any().unbind())),
+            Ok(Ok((bytes, count))) => Some(("games", PyBytes::new(py, &bytes), count).into_pyobject(py)?.unbind()),
+            Ok(Err(message)) => Some(("error", message).into_pyobject(py)?.unbind()),
             Err(_) => None,
         })
     }
 }
 
-/// prepare_batch(raw, file, database=None) -> dict: parses, replays and keys one batch (bytes
-/// from read_batches) of `file`; with `database` (a Database), games stored there are
-/// duplicates. The dict: games_read,
+/// batch_plan(piece_games) -> [[(piece, start, end)]]: the batches a single-machine ingest
+/// cuts from pieces (read_batches, in input order, errors left out) of these many games, each
+/// as slices of the pieces it takes: games start..end of piece number piece.
+#[pyfunction]
+pub fn batch_plan(piece_games: Vec<usize>) -> Vec<Vec<(usize, usize, usize)>> {
+    distributed::batch_plan(&piece_games)
+        .into_iter()
+        .map(|batch| batch.into_iter().map(|slice| (slice.piece, slice.games.start, slice.games.end)).collect())
+        .collect()
+}
+
+/// prepare_batch(slices, database=None) -> dict: parses, replays and keys one batch of
+/// batch_plan, its slices given as (bytes of a piece from read_batches, start, end, the
+/// piece's file); with `database` (a Database), games stored there are duplicates. The dict:
+/// games_read,
 /// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
 /// fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for kept_facts), games
 /// and occurrences (bytes for write_batch_games and occurrence_parts), occurrence_count (for
 /// range_count), bounds (21-byte keys, candidate range bounds, for commit_pivots).
 #[pyfunction]
-#[pyo3(signature = (raw, file, database = None))]
-pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<&Database>) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (slices, database = None))]
+pub fn prepare_batch(
+    py: Python<'_>,
+    slices: Vec<(PyBackedBytes, usize, usize, String)>,
+    database: Option<&Database>,
+) -> PyResult<Py<PyDict>> {
     struct Out {
         batch: PreparedBatch,
         fingerprints: Vec<u8>,
@@ -115,8 +135,19 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<
         occurrences: Vec<u8>,
         bounds: Vec<u8>,
     }
+    // The file of each game, by where its slice ends in the batch.
+    let mut ends: Vec<(usize, &str)> = Vec::with_capacity(slices.len());
     let out = call(py, || {
-        let games = decode_raw_games(raw).ok_or_else(|| Error::input("not a batch of raw games (read_batches)"))?;
+        let mut games = Vec::new();
+        for (bytes, start, end, file) in &slices {
+            let piece =
+                decode_raw_games(bytes).ok_or_else(|| Error::input("not a piece of raw games (read_batches)"))?;
+            let slice = piece.get(*start..*end).ok_or_else(|| {
+                Error::input(format!("games {start}..{end} of a piece of {} games of {file}", piece.len()))
+            })?;
+            games.extend_from_slice(slice);
+            ends.push((games.len(), file.as_str()));
+        }
         let store = database.map(Database::store).transpose()?;
         let view = store.as_ref().map(|store| store.snapshot());
         let stored =
@@ -137,11 +168,12 @@ pub fn prepare_batch(py: Python<'_>, raw: &[u8], file: String, database: Option<
     dict.set_item("occurrence_count", out.batch.occurrence_count())?;
     let skipped = PyDict::new(py);
     let rejected = PyList::empty(py);
-    for (rejection, _) in &out.batch.rejected {
+    for (at, rejection, _) in &out.batch.rejected {
         let reason = rejection.reason.name();
         let count: u64 = skipped.get_item(reason)?.map(|n| n.extract()).transpose()?.unwrap_or(0);
         skipped.set_item(reason, count + 1)?;
-        rejected.append((&file, rejection.game, rejection.line, reason, &rejection.detail))?;
+        let file = ends.iter().find(|(end, _)| at < end).map_or("", |(_, file)| file);
+        rejected.append((file, rejection.game, rejection.line, reason, &rejection.detail))?;
     }
     dict.set_item("skipped", skipped)?;
     dict.set_item("rejected", rejected)?;

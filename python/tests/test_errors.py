@@ -132,8 +132,14 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     # A range written (here an empty one, elsewhere), then used again.
     finished = _native.RangeWriter(str(tmp_path / "written"))
     finished.finish(db, b"", 0, b"", 1)
+    pgn = tmp_path / "two.pgn"
+    pgn.write_text("1. e4 e5 1-0\n\n1. d4 d5 0-1\n")
+    [(kind, piece, games)] = list(_native.read_batches(str(pgn)))
+    assert (kind, games) == ("games", 2)
     refused = [
-        lambda: _native.prepare_batch(b"\xff\xff", "x.pgn"),
+        lambda: _native.prepare_batch([(b"\xff\xff", 0, 0, "x.pgn")]),
+        # A slice past the piece's games.
+        lambda: _native.prepare_batch([(piece, 1, 3, str(pgn))]),
         lambda: _native.occurrence_parts(b"\x05abc", b""),
         lambda: _native.occurrence_parts(b"", b"not 21 bytes"),
         lambda: _native.fingerprint_parts(b"short", 0, 4),

@@ -18,16 +18,17 @@ use crate::{
     },
 };
 
-/// Batches of fewer games than this are held in memory rather than spilled as runs of their
-/// own.
+/// Batches of fewer new games than this (a run's last, or one of games mostly stored already:
+/// an input ingested again, a collection that overlaps the database) are held in memory rather
+/// than spilled as runs of their own.
 const HELD_GAMES: usize = super::BATCH_GAMES / 4;
 
 /// Bytes of small batches' runs held before they are spilled together, at the default memory
 /// budget (scaled by `--memory`).
 const HELD_BYTES: usize = 32 << 20;
 
-/// Small batches' runs held at most (a folder of thousands of tiny files): the commit merges
-/// every run, and keeps a few hundred run files open at once.
+/// Small batches' runs held at most: the commit merges every run, and keeps a few hundred run
+/// files open at once.
 const HELD_RUNS: usize = 64;
 
 /// Games waiting to be committed together.
@@ -122,9 +123,9 @@ impl PendingBatch {
         if accepted.len() >= HELD_GAMES {
             return staging.add_run(base, self.sorted.iter(&accepted));
         }
-        // A small batch (a small file's, a file's last): held, and spilled with the next small
-        // ones as one run. A run a batch of a folder of small files made the commit merge
-        // hundreds of runs, one range at a time (the files it may keep open).
+        // A small batch: held, and spilled with the next small ones as one run. A run each
+        // would make the commit merge hundreds of runs, one range at a time (the files it may
+        // keep open).
         staging.hold(HeldRun::encode(base, self.sorted.iter(&accepted)));
         if staging.held_bytes() as f64 >= HELD_BYTES as f64 * memory_share() || staging.held_runs() >= HELD_RUNS {
             staging.spill_held()?;

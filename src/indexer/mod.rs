@@ -48,11 +48,12 @@ pub enum IngestError {
 
 /// Raw games handed to rayon at a time.
 const CHUNK_GAMES: usize = 1024;
-/// Raw games of one file that make a batch (fewer at the file's end): the games that get ids
-/// together, in mainline order, and whose occurrences are sorted into one run. Batches are cut
-/// by the input alone, never by timing or the database's contents, so that the same files get
-/// the same ids on every run and however the work is spread ([`distributed`] cuts the same
-/// batches on other machines).
+/// Raw games that make a batch: the games that get ids together, in mainline order, and whose
+/// occurrences are sorted into one run. A run's inputs are cut as one stream of games, every
+/// `BATCH_GAMES` (fewer in the last batch), across files: a folder of small files makes the
+/// batches of one file of the same games. Batches are cut by the input alone, never by timing
+/// or the database's contents, so that the same files get the same ids on every run and
+/// however the work is spread ([`distributed`] cuts the same batches on other machines).
 pub const BATCH_GAMES: usize = 16 * CHUNK_GAMES;
 /// Prepared chunks waiting for the writer (about 2 MB each): enough to keep the workers busy
 /// while the writer sorts and spills a batch.
@@ -295,6 +296,8 @@ impl Sink<'_> {
 /// Reads and splits every input in order, sending chunks of raw games.
 fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read: &AtomicU64) {
     let mut done_bytes = 0;
+    // Batches run on from file to file.
+    let mut in_batch = 0;
     for path in files {
         let file: Arc<str> = path.display().to_string().into();
         // Decompressed on a thread of its own, so that decompressing and splitting overlap:
@@ -307,7 +310,7 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
             }
         };
         let counter = source.bytes_read.clone();
-        let read_all = read_chunks(path, source.reader, CHUNK_GAMES, |chunk| {
+        let read_all = read_chunks(path, source.reader, CHUNK_GAMES, &mut in_batch, |chunk| {
             bytes_read.store(done_bytes + counter.load(Ordering::Relaxed), Ordering::Relaxed);
             let event = match chunk {
                 FileChunk::Games { games, ends_batch } => ReaderEvent::Chunk { file: file.clone(), games, ends_batch },
@@ -325,8 +328,7 @@ fn read_inputs(files: &[PathBuf], tx: &mpsc::SyncSender<ReaderEvent>, bytes_read
 
 /// What [`read_chunks`] hands on.
 pub enum FileChunk {
-    /// Raw games in file order; `ends_batch` on the last chunk of a batch ([`BATCH_GAMES`]
-    /// games, fewer at the end of the file or where reading stopped).
+    /// Raw games in file order; `ends_batch` on the last chunk of a batch ([`BATCH_GAMES`]).
     Games {
         /// The games.
         games: Vec<RawGame>,
@@ -338,16 +340,20 @@ pub enum FileChunk {
     Stopped(InputError),
 }
 
-/// Splits the PGN bytes of `file` into chunks of `chunk_games` raw games (which must divide
-/// [`BATCH_GAMES`]), handing each to `send` in file order; stops when `send` says `false`, and
-/// then returns `false`. Every ingest cuts its batches here, on one machine or many.
+/// Splits the PGN bytes of `file` into chunks of up to `chunk_games` raw games (which must
+/// divide [`BATCH_GAMES`]), handing each to `send` in file order; stops when `send` says
+/// `false`, and then returns `false`. `in_batch` counts the games of the batch under way, read
+/// before from earlier files (0 to cut this file's batches alone): a chunk ends where the batch
+/// does, and the file's last chunk, where it is not a batch's end, goes on in the next file.
+/// Every ingest cuts its batches here, on one machine or many.
 pub fn read_chunks(
     file: &std::path::Path,
     reader: impl std::io::Read,
     chunk_games: usize,
+    in_batch: &mut usize,
     mut send: impl FnMut(FileChunk) -> bool,
 ) -> bool {
-    debug_assert!(chunk_games > 0 && BATCH_GAMES.is_multiple_of(chunk_games));
+    debug_assert!(chunk_games > 0 && BATCH_GAMES.is_multiple_of(chunk_games) && *in_batch < BATCH_GAMES);
     let mut games = Vec::with_capacity(chunk_games);
     let mut last_game = 0;
     for raw in GameSplitter::new(reader) {
@@ -355,22 +361,27 @@ pub fn read_chunks(
             Ok(raw) => {
                 last_game = raw.number;
                 games.push(raw);
+                *in_batch += 1;
             }
             Err(source) => {
                 let error = InputError::Stopped { path: file.to_owned(), after_game: last_game, source };
                 let games = std::mem::take(&mut games);
-                return send(FileChunk::Games { games, ends_batch: true }) && send(FileChunk::Stopped(error));
+                return (games.is_empty() || send(FileChunk::Games { games, ends_batch: false }))
+                    && send(FileChunk::Stopped(error));
             }
         }
-        if games.len() == chunk_games {
-            let ends_batch = (last_game as usize).is_multiple_of(BATCH_GAMES);
+        let ends_batch = *in_batch == BATCH_GAMES;
+        if games.len() == chunk_games || ends_batch {
+            if ends_batch {
+                *in_batch = 0;
+            }
             let full = std::mem::replace(&mut games, Vec::with_capacity(chunk_games));
             if !send(FileChunk::Games { games: full, ends_batch }) {
                 return false;
             }
         }
     }
-    games.is_empty() || send(FileChunk::Games { games, ends_batch: true })
+    games.is_empty() || send(FileChunk::Games { games, ends_batch: false })
 }
 
 fn now() -> u64 {

@@ -2,14 +2,16 @@
 
 1. **split**: a task reads consecutive files up to ``split_bytes`` of them (less when the
    input would make fewer tasks than twice the cluster's cores; a larger file alone; decompressing .zst, .bz2 or .gz on a thread of its own: a compressed stream is read
-   from its start, so one file is never cut across tasks) and cuts each into batches
+   from its start, so one file is never cut across tasks) and cuts each into pieces
    of 16,384 games, each written zstd-compressed into the shared work directory (named by the
    task attempt: only the attempt Spark reports is read), so the PGN goes through no shuffle;
+   the driver cuts the batches ``tabiya ingest`` cuts (every 16,384 games of all the inputs, across
+   files) from slices of the pieces, knowing their counts;
    a file named by a URL (``hdfs://``, ``s3a://``, ``file://``: any file system of Spark's
    Hadoop configuration) is fetched whole by its task through Spark (up to 2 GB) or, larger,
    first copied by the driver into the shared work directory; a local path is read by its
    task from a mount every executor shares;
-2. **prepare**: a task a few consecutive batches (read from their files) parses, replays and
+2. **prepare**: a task a few consecutive batches (read from their pieces' files) parses, replays and
    keys their games (tabiya's Rust code, in the Python worker), dropping twins within a batch
    and games the database holds already;
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
@@ -127,12 +129,20 @@ def build(
         batches_dir = os.path.join(runs_dir, "batches")
         split_rdd, split_tasks = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir, split_bytes)
         split = split_rdd.collect()
-        if len({batch for batch, _ in split}) != len(split):
-            raise RuntimeError("a batch reported twice")
+        if len({piece for piece, _ in split}) != len(split):
+            raise RuntimeError("a piece reported twice")
         lap("split")
         split.sort()
+        # The batches ``tabiya ingest`` cuts, as slices of the pieces; a read error stops its
+        # file after the pieces before it.
+        pieces = [(value, path, count) for _, (kind, value, path, count) in split if kind == "games"]
+        read_errors = [value for _, (kind, value, _, _) in split if kind == "error"]
+        plan = [
+            [(pieces[piece][0], start, end, pieces[piece][1]) for piece, start, end in batch]
+            for batch in _native.batch_plan([count for _, _, count in pieces])
+        ]
         parsed = (
-            sc.parallelize(split, max(1, min(partitions, len(split))))
+            sc.parallelize(list(enumerate(plan)), max(1, min(partitions, len(plan))))
             .map(lambda item: (item[0], _prepare(item[1], existing, build_token)))
             .persist(StorageLevel.DISK_ONLY)
         )
@@ -143,24 +153,21 @@ def build(
 
         # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
         twins = (
-            small.flatMap(lambda item: _native.fingerprint_parts(item[1].get("fingerprints", b""), _order(item[0]), partitions))
+            small.flatMap(lambda item: _native.fingerprint_parts(item[1]["fingerprints"], item[0], partitions))
             .partitionBy(partitions, lambda part: part)
             .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
             .collect()
         )
         dropped = defaultdict(list)
-        for order, number in twins:
-            dropped[(order >> 32, order & 0xFFFFFFFF)].append(number)
+        for batch, number in twins:
+            dropped[batch].append(number)
         ids = {}
         next_id = first_id
         counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
         occurrences = 0
-        # Each kept batch's ids and facts, in input order (rows are sorted).
-        rejected, read_errors, sample, batch_facts = [], [], set(), []
-        for batch, games_read, duplicates, skipped, batch_rejected, kept, error, bound_keys, facts, batch_occurrences in rows:
-            if error is not None:
-                read_errors.append(error)
-                continue
+        # Each batch's ids and facts, in input order (rows are sorted).
+        rejected, sample, batch_facts = [], set(), []
+        for batch, games_read, duplicates, skipped, batch_rejected, kept, bound_keys, facts, batch_occurrences in rows:
             numbers = sorted(dropped.get(batch, []))
             ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
             batch_facts.append((*ids[batch], facts))
@@ -327,10 +334,10 @@ def _copied(sc, urls: Sequence[str], directory: str) -> dict:
 
 
 def _split(sc, files: Sequence[str], urls: set, copies: dict, directory: str, split_bytes: int):
-    """The batches of every input file, each written as a file into ``directory`` (in the work
+    """The pieces of every input file, each written as a file into ``directory`` (in the work
     directory every executor shares; named by its task attempt, so only the attempt Spark
-    reports is read): ((file, batch), ("games", batch's file) or ("error", message), path);
-    and the number of tasks. Local paths and the copies of large URL files are read from the
+    reports is read): ((file, piece), ("games", piece's file, path, games) or ("error", message,
+    path, 0)); and the number of tasks. Local paths and the copies of large URL files are read from the
     shared mount, consecutive files up to ``split_bytes`` a task; the other URL files are
     fetched into a task each by Spark."""
     parts = []
@@ -379,26 +386,29 @@ def _grouped(local: list, split_bytes: int, tasks: int) -> list:
 
 def _split_file(file_number: int, path: str, directory: str, content: Optional[bytes] = None,
                 copy: Optional[str] = None):
-    """The batches of one input file, read from ``path`` or, fetched from a URL, from its
-    ``content`` or its ``copy``, ``path`` naming it; each batch written into ``directory``."""
+    """The pieces of one input file, read from ``path`` or, fetched from a URL, from its
+    ``content`` or its ``copy``, ``path`` naming it; each piece written into ``directory``."""
     os.makedirs(directory, exist_ok=True)
     attempt = _attempt()
-    for batch_number, (kind, value) in enumerate(_native.read_batches(path, content, copy)):
-        if kind == "games":
-            name = os.path.join(directory, f"{file_number:05d}-{batch_number:07d}.{attempt}")
-            with open(name, "wb") as out:
-                out.write(value)
-            value = name
-        yield (file_number, batch_number), (kind, value, path)
+    for piece_number, item in enumerate(_native.read_batches(path, content, copy)):
+        if item[0] == "error":
+            yield (file_number, piece_number), ("error", item[1], path, 0)
+            continue
+        name = os.path.join(directory, f"{file_number:05d}-{piece_number:07d}.{attempt}")
+        with open(name, "wb") as out:
+            out.write(item[1])
+        yield (file_number, piece_number), ("games", name, path, item[2])
 
 
-def _prepare(value, existing, state):
-    kind, payload, path = value
-    if kind == "error":
-        return {"error": payload}
-    with open(payload, "rb") as batch:
-        raw = batch.read()
-    return _native.prepare_batch(raw, path, database(existing, state) if existing else None)
+def _prepare(slices, existing, state):
+    """Prepares one batch from its slices (piece's file, start, end, input path)."""
+    read = {}
+    for name, _, _, _ in slices:
+        if name not in read:
+            with open(name, "rb") as piece:
+                read[name] = piece.read()
+    return _native.prepare_batch([(read[name], start, end, path) for name, start, end, path in slices],
+                                 database(existing, state) if existing else None)
 
 
 def _small(item):
@@ -408,25 +418,15 @@ def _small(item):
     return batch, {name: value for name, value in prepared.items() if name not in ("games", "occurrences")}
 
 
-def _order(batch) -> int:
-    """A batch's place in input order, as one integer."""
-    file_number, batch_number = batch
-    return file_number << 32 | batch_number
-
-
 def _batch_row(item):
     batch, prepared = item
-    if "error" in prepared:
-        return (batch, 0, 0, {}, [], 0, prepared["error"], b"", b"", 0)
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            None, prepared["bounds"], prepared["facts"], prepared["occurrence_count"])
+            prepared["bounds"], prepared["facts"], prepared["occurrence_count"])
 
 
 def _occurrence_parts(item, pivots_value):
     batch, prepared = item
-    if "error" in prepared:
-        return []
     return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], pivots_value.value)]
 
 
@@ -445,12 +445,12 @@ def _write_games(items: Iterable, ids_value, db: str, runs_dir: str):
     handle = None
     try:
         for batch, prepared in items:
-            if "games" not in prepared or batch not in ids:
+            if batch not in ids:
                 continue
             if handle is None:
                 handle = _native.Database(db)
             first, dropped = ids[batch]
-            directory = os.path.join(runs_dir, f"games-{batch[0]:05d}-{batch[1]:07d}.{_attempt()}")
+            directory = os.path.join(runs_dir, f"games-{batch:07d}.{_attempt()}")
             yield batch, os.fspath(_native.write_batch_games(handle, directory, first, dropped, prepared["games"]))
     finally:
         if handle is not None:

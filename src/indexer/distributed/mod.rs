@@ -2,8 +2,10 @@
 //! for a cluster scheduler (the Python package's Spark job) to place, giving the database a
 //! single-machine ingest of the same files gives.
 //!
-//! 1. **Split** ([`read_batches`]): each input into batches of [`BATCH_GAMES`] raw games, the
-//!    batches one machine cuts too (only reading a compressed stream is sequential).
+//! 1. **Split** ([`read_batches`]): each input into pieces of up to [`BATCH_GAMES`] raw games
+//!    (only reading a compressed stream is sequential); the scheduler, knowing every piece's
+//!    count, cuts the batches one machine cuts, across files, from slices of them
+//!    ([`batch_plan`]).
 //! 2. **Prepare** ([`PreparedBatch::prepare`]): parse, replay and key each batch's games (on any
 //!    machine), drop its twins and games stored already, order them as they get ids; its games
 //!    ([`PreparedBatch::games_bytes`]) and position occurrences
@@ -27,7 +29,10 @@
 mod games;
 mod ranges;
 
-use std::path::{Path, PathBuf};
+use std::{
+    ops::Range,
+    path::{Path, PathBuf},
+};
 
 use bincode::{Decode, Encode};
 use rustc_hash::FxHashSet;
@@ -47,9 +52,9 @@ use crate::{
     varint::{get_varint, put_varint},
 };
 
-/// Reads the PGN file `path` (plain or compressed) batch by batch, handing each batch's raw
-/// games to `send`, then the error that stopped reading early, if any. Returns `false` when
-/// `send` stopped it.
+/// Reads the PGN file `path` (plain or compressed) piece by piece (each [`BATCH_GAMES`] games,
+/// fewer at the end), handing each piece's raw games to `send`, then the error that stopped
+/// reading early, if any. Returns `false` when `send` stopped it.
 pub fn read_batches(path: &Path, send: impl FnMut(Result<Vec<RawGame>, InputError>) -> bool) -> bool {
     batches_of(path, Source::open(path, Some(InputKind::Pgn)), send)
 }
@@ -94,7 +99,7 @@ fn batches_of(
         Ok(source) => source.read_ahead(),
         Err(error) => return send(Err(error)),
     };
-    read_chunks(name, source.reader, BATCH_GAMES, |chunk| match chunk {
+    read_chunks(name, source.reader, BATCH_GAMES, &mut 0, |chunk| match chunk {
         FileChunk::Games { games, .. } => games.is_empty() || send(Ok(games)),
         FileChunk::Stopped(error) => send(Err(error)),
     })
@@ -134,12 +139,58 @@ pub fn decode_raw_games(bytes: &[u8]) -> Option<Vec<RawGame>> {
     Some(games)
 }
 
+/// One game slice of a batch: games `games` (numbered from 0) of piece `piece`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// The piece's place among all the pieces of a build's inputs, in input order.
+    pub piece: usize,
+    /// Its games in the batch.
+    pub games: Range<usize>,
+}
+
+/// The batches a single-machine ingest cuts from inputs whose pieces ([`read_batches`], in
+/// input order, read errors left out) hold `piece_games` games: every [`BATCH_GAMES`] games of
+/// the stream they make, each as the slices of the pieces it takes.
+///
+/// ```
+/// use tabiya::indexer::{BATCH_GAMES, distributed::{Slice, batch_plan}};
+///
+/// // Two small files, then one of a batch and a half.
+/// let plan = batch_plan(&[10, 20, BATCH_GAMES, BATCH_GAMES / 2]);
+/// assert_eq!(plan.len(), 2);
+/// assert_eq!(plan[0][2], Slice { piece: 2, games: 0..BATCH_GAMES - 30 });
+/// assert_eq!(plan[1][0], Slice { piece: 2, games: BATCH_GAMES - 30..BATCH_GAMES });
+/// assert_eq!(plan[1].iter().map(|slice| slice.games.len()).sum::<usize>(), BATCH_GAMES / 2 + 30);
+/// ```
+pub fn batch_plan(piece_games: &[usize]) -> Vec<Vec<Slice>> {
+    let mut batches = Vec::new();
+    let mut batch: Vec<Slice> = Vec::new();
+    let mut in_batch = 0;
+    for (piece, &games) in piece_games.iter().enumerate() {
+        let mut from = 0;
+        while from < games {
+            let to = games.min(from + BATCH_GAMES - in_batch);
+            batch.push(Slice { piece, games: from..to });
+            in_batch += to - from;
+            from = to;
+            if in_batch == BATCH_GAMES {
+                batches.push(std::mem::take(&mut batch));
+                in_batch = 0;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        batches.push(batch);
+    }
+    batches
+}
+
 /// One batch prepared on its own.
 pub struct PreparedBatch {
     /// Games read, whatever became of them.
     pub games_read: u64,
-    /// Games skipped, with their text as in the file.
-    pub rejected: Vec<(Rejection, Vec<u8>)>,
+    /// Games skipped: their place in the raw games prepared, and their text as in the file.
+    pub rejected: Vec<(usize, Rejection, Vec<u8>)>,
     /// Games dropped as duplicates: stored already, or twins of a game read before in the batch.
     pub duplicates: u64,
     /// The batch's other games, in the order they get ids; their `facts.id` is their number
@@ -165,8 +216,8 @@ struct GameEntry {
 }
 
 impl PreparedBatch {
-    /// Parses, replays and keys `raw` (one batch of a file, as [`read_batches`] cut it) on every
-    /// core; `stored` says whether a fingerprint is in the database the batch goes into.
+    /// Parses, replays and keys `raw` (one batch, as [`batch_plan`] cuts it) on every core;
+    /// `stored` says whether a fingerprint is in the database the batch goes into.
     pub fn prepare(raw: Vec<RawGame>, stored: impl Fn(&Fingerprint) -> bool + Sync) -> PreparedBatch {
         let games_read = raw.len() as u64;
         // Chunk by chunk as ingest prepares them, so that verbatim copies cost no parse here
@@ -188,11 +239,11 @@ impl PreparedBatch {
             games: Vec::with_capacity(prepared.len()),
             sorted: SortedOccurrences::default(),
         };
-        for item in prepared {
+        for (at, item) in prepared.into_iter().enumerate() {
             match item {
                 Prepared::Game(game) => batch.games.push(*game),
                 Prepared::Stored => batch.duplicates += 1,
-                Prepared::Rejected { rejection, raw } => batch.rejected.push((rejection, raw)),
+                Prepared::Rejected { rejection, raw } => batch.rejected.push((at, rejection, raw)),
             }
         }
         mainline_order(&mut batch.games);
@@ -411,6 +462,31 @@ pub struct ReadCounts {
 mod tests {
     use super::*;
     use crate::store::{decode_run_records, tier::PawnFiles};
+
+    #[test]
+    fn a_plan_cuts_the_stream_of_pieces_every_batch_as_a_naive_count_does() {
+        let cases: [&[usize]; 6] = [
+            &[],
+            &[0, 0],
+            &[1],
+            &[BATCH_GAMES],
+            &[BATCH_GAMES, 3, BATCH_GAMES, BATCH_GAMES - 3, 0, 7],
+            &[5_000, 5_000, 5_000, 5_000, BATCH_GAMES, 1, BATCH_GAMES - 1, 2],
+        ];
+        for pieces in cases {
+            // Each game as (piece, number in it), batched by counting.
+            let stream: Vec<(usize, usize)> =
+                pieces.iter().enumerate().flat_map(|(piece, &games)| (0..games).map(move |n| (piece, n))).collect();
+            let naive: Vec<Vec<(usize, usize)>> = stream.chunks(BATCH_GAMES).map(<[_]>::to_vec).collect();
+            let plan = batch_plan(pieces);
+            let planned: Vec<Vec<(usize, usize)>> = plan
+                .iter()
+                .map(|batch| batch.iter().flat_map(|slice| slice.games.clone().map(|n| (slice.piece, n))).collect())
+                .collect();
+            assert_eq!(planned, naive, "{pieces:?}");
+            assert!(plan.iter().flatten().all(|slice| !slice.games.is_empty()), "{pieces:?}");
+        }
+    }
 
     #[test]
     fn parts_hold_each_range_s_occurrences_as_a_naive_split_does() {
