@@ -16,8 +16,8 @@ use tabiya::{
         self,
         distributed::{
             BatchIds, Fetched, PreparedBatch, RUN_BYTES, RangeWriter, ReadCounts, assemble, batch_plan,
-            fingerprint_parts, kept_facts, later_twins, occurrence_parts, range_count, read_batches,
-            read_fetched_batches, write_batch_games,
+            fingerprint_parts, kept_facts, later_twins, range_count, read_batches, read_fetched_batches,
+            write_batch_games,
         },
     },
     input::RawGame,
@@ -144,28 +144,28 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
     );
     let facts = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.facts_bytes())).collect::<Vec<_>>();
     let facts = kept_facts(facts.iter().map(|(ids, bytes)| (ids, bytes.as_slice()))).unwrap();
-    let occurrences: BTreeMap<_, _> = prepared.iter().map(|(&at, batch)| (at, batch.occurrences_bytes())).collect();
-    let mut parts: Vec<Vec<(BatchIds, Vec<u8>)>> = vec![Vec::new(); pivots.len() + 1];
-    for (at, bytes) in &occurrences {
-        for (range, part) in occurrence_parts(bytes, &pivots).unwrap() {
-            parts[range].push((ids[at].clone(), part));
-        }
+    // Each batch's occurrences written as a file, which every range task reads its part of.
+    let mut occurrence_files = BTreeMap::new();
+    for (&at, batch) in &prepared {
+        let path = work.join(format!("occurrences-{at}"));
+        batch.write_occurrences(&path).unwrap();
+        occurrence_files.insert(at, path);
     }
     let reader = Store::open_read_only(db).unwrap();
     let mut records = Vec::new();
-    let mut order: Vec<usize> = (0..parts.len()).collect();
+    let mut order: Vec<usize> = (0..=pivots.len()).collect();
     if !cut.forward {
         order.reverse();
     }
     for range in order {
-        if parts[range].is_empty() {
-            continue;
-        }
         let mut writer = RangeWriter::new(&work.join(format!("range-{range}"))).with_run_bytes(cut.run);
-        for (ids, bytes) in parts[range].iter().rev() {
-            writer.add(ids, bytes).unwrap();
+        let mut added = false;
+        for (at, path) in occurrence_files.iter().rev() {
+            added |= writer.add_file(&ids[at], path, &pivots, range).unwrap();
         }
-        records.push(writer.finish(&reader, (&pivots, range), &facts, GameId(next)).unwrap());
+        if added {
+            records.push(writer.finish(&reader, (&pivots, range), &facts, GameId(next)).unwrap());
+        }
     }
     // Each batch's games written apart, the last batch first; ingested in input order.
     let mut games = BTreeMap::new();

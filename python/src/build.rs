@@ -18,9 +18,7 @@ use pyo3::{
 use tabiya::{
     Key,
     codec::KEY_LEN,
-    indexer::distributed::{
-        self, BatchIds, Fetched, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games, occurrence_parts,
-    },
+    indexer::distributed::{self, BatchIds, Fetched, PreparedBatch, ReadCounts, decode_raw_games, encode_raw_games},
     input::RawGame,
     model::GameId,
     render::json::IngestSummary,
@@ -112,19 +110,20 @@ pub fn batch_plan(piece_games: Vec<usize>) -> Vec<Vec<(usize, usize, usize)>> {
         .collect()
 }
 
-/// prepare_batch(slices, database=None) -> dict: parses, replays and keys one batch of
-/// batch_plan, its slices given as (bytes of a piece from read_batches, start, end, the
-/// piece's file); with `database` (a Database), games stored there are duplicates. The dict:
-/// games_read,
-/// duplicates, skipped ({reason: count}), rejected ([(file, number, line, reason, detail)]),
-/// fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for kept_facts), games
-/// and occurrences (bytes for write_batch_games and occurrence_parts), occurrence_count (for
-/// range_count), bounds (21-byte keys, candidate range bounds, for commit_pivots).
+/// prepare_batch(slices, occurrences, database=None) -> dict: parses, replays and keys one
+/// batch of batch_plan, its slices given as (bytes of a piece from read_batches, start, end,
+/// the piece's file), and writes its position occurrences as the file `occurrences` (for
+/// RangeWriter.add); with `database` (a Database), games stored there are duplicates. The
+/// dict: games_read, duplicates, skipped ({reason: count}), rejected ([(file, number, line,
+/// reason, detail)]), fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for
+/// kept_facts), games (bytes for write_batch_games), occurrence_count (for range_count),
+/// bounds (21-byte keys, candidate range bounds, for commit_pivots).
 #[pyfunction]
-#[pyo3(signature = (slices, database = None))]
+#[pyo3(signature = (slices, occurrences, database = None))]
 pub fn prepare_batch(
     py: Python<'_>,
     slices: Vec<(PyBackedBytes, usize, usize, String)>,
+    occurrences: PathBuf,
     database: Option<&Database>,
 ) -> PyResult<Py<PyDict>> {
     struct Out {
@@ -132,7 +131,6 @@ pub fn prepare_batch(
         fingerprints: Vec<u8>,
         facts: Vec<u8>,
         games: Vec<u8>,
-        occurrences: Vec<u8>,
         bounds: Vec<u8>,
     }
     // The file of each game, by where its slice ends in the batch.
@@ -153,11 +151,13 @@ pub fn prepare_batch(
         let stored =
             |fingerprint: &_| view.as_ref().is_some_and(|view| view.games().is_stored(fingerprint).unwrap_or(false));
         let batch = PreparedBatch::prepare(games, stored);
+        batch
+            .write_occurrences(&occurrences)
+            .map_err(|err| Error::Other(format!("cannot write the occurrences file {err}")))?;
         Ok(Out {
             fingerprints: batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect(),
             facts: batch.facts_bytes(),
             games: batch.games_bytes(),
-            occurrences: batch.occurrences_bytes(),
             bounds: batch.bound_keys().iter().flat_map(|key| *key.as_bytes()).collect(),
             batch,
         })
@@ -177,13 +177,9 @@ pub fn prepare_batch(
     }
     dict.set_item("skipped", skipped)?;
     dict.set_item("rejected", rejected)?;
-    for (name, bytes) in [
-        ("fingerprints", &out.fingerprints),
-        ("facts", &out.facts),
-        ("games", &out.games),
-        ("occurrences", &out.occurrences),
-        ("bounds", &out.bounds),
-    ] {
+    for (name, bytes) in
+        [("fingerprints", &out.fingerprints), ("facts", &out.facts), ("games", &out.games), ("bounds", &out.bounds)]
+    {
         dict.set_item(name, PyBytes::new(py, bytes))?;
     }
     Ok(dict.unbind())
@@ -195,16 +191,6 @@ fn keys(bytes: &[u8]) -> Result<Vec<Key>, Error> {
         return Err(Error::input(format!("keys: not a multiple of {KEY_LEN} bytes")));
     }
     Ok(bytes.chunks_exact(KEY_LEN).map(|key| Key::from_bytes(key.try_into().unwrap_or([0; KEY_LEN]))).collect())
-}
-
-/// occurrence_parts(occurrences, bounds) -> [(range, bytes)]: a batch's occurrences cut at the
-/// range bounds (concatenated 21-byte keys, ascending).
-#[pyfunction(name = "occurrence_parts")]
-pub fn occurrence_parts_of(py: Python<'_>, occurrences: &[u8], bounds: &[u8]) -> PyResult<Py<PyList>> {
-    let bounds = keys(bounds).map_err(|err| err.into_py_err(py))?;
-    let parts = occurrence_parts(occurrences, &bounds)
-        .ok_or_else(|| Error::input("not a batch's occurrences (prepare_batch)").into_py_err(py))?;
-    parts_list(py, parts)
 }
 
 /// fingerprint_parts(fingerprints, order, parts) -> [(part, bytes)]: a batch's fingerprints
@@ -308,14 +294,26 @@ impl RangeWriter {
         RangeWriter { writer: Mutex::new(Some(writer)) }
     }
 
-    /// Adds one batch's part of the range (occurrence_parts'), its games numbered from `first`
-    /// but for the games `dropped` (4-byte big-endian numbers in the batch, ascending).
-    fn add(&self, py: Python<'_>, first: u64, dropped: Vec<u8>, part: &[u8]) -> PyResult<()> {
+    /// add(first, dropped, occurrences, pivots, index) -> bool: adds one batch's part of
+    /// range `index` of the commit cut at `pivots` (commit_pivots'), read from the batch's
+    /// occurrences file (prepare_batch's), its games numbered from `first` but for the games
+    /// `dropped` (4-byte big-endian numbers in the batch, ascending). Returns whether the batch
+    /// has occurrences in the range.
+    fn add(
+        &self,
+        py: Python<'_>,
+        first: u64,
+        dropped: Vec<u8>,
+        occurrences: PathBuf,
+        pivots: &[u8],
+        index: usize,
+    ) -> PyResult<bool> {
+        let pivots = keys(pivots).map_err(|err| err.into_py_err(py))?;
         call(py, || {
             let ids = batch_ids(first, &dropped)?;
             let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let writer = writer.as_mut().ok_or_else(|| Error::input("the range is written already"))?;
-            Ok(writer.add(&ids, part)?)
+            Ok(writer.add_file(&ids, &occurrences, &pivots, index)?)
         })
     }
 

@@ -74,7 +74,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(build::read_batches, module)?)?;
     module.add_function(wrap_pyfunction!(build::batch_plan, module)?)?;
     module.add_function(wrap_pyfunction!(build::prepare_batch, module)?)?;
-    module.add_function(wrap_pyfunction!(build::occurrence_parts_of, module)?)?;
     module.add_function(wrap_pyfunction!(build::fingerprint_parts, module)?)?;
     module.add_function(wrap_pyfunction!(build::later_twins, module)?)?;
     module.add_function(wrap_pyfunction!(build::commit_pivots, module)?)?;

@@ -3,6 +3,7 @@ interpreter."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -136,21 +137,23 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     pgn.write_text("1. e4 e5 1-0\n\n1. d4 d5 0-1\n")
     [(kind, piece, games)] = list(_native.read_batches(str(pgn)))
     assert (kind, games) == ("games", 2)
+    occurrences = str(tmp_path / "occurrences")
+    prepared = _native.prepare_batch([(piece, 0, 2, str(pgn))], occurrences)
+    assert prepared["occurrence_count"] == 6 and os.path.getsize(occurrences) > 0
     refused = [
-        lambda: _native.prepare_batch([(b"\xff\xff", 0, 0, "x.pgn")]),
+        lambda: _native.prepare_batch([(b"\xff\xff", 0, 0, "x.pgn")], str(tmp_path / "none")),
         # A slice past the piece's games.
-        lambda: _native.prepare_batch([(piece, 1, 3, str(pgn))]),
-        lambda: _native.occurrence_parts(b"\x05abc", b""),
-        lambda: _native.occurrence_parts(b"", b"not 21 bytes"),
+        lambda: _native.prepare_batch([(piece, 1, 3, str(pgn))], str(tmp_path / "none")),
         lambda: _native.fingerprint_parts(b"short", 0, 4),
         lambda: _native.fingerprint_parts(b"", 0, 0),
         lambda: _native.later_twins([b"not a record"]),
         lambda: _native.commit_pivots(b"not 21 bytes"),
         lambda: _native.kept_facts([(1, b"", b"not 8 bytes a game")]),
-        lambda: _native.RangeWriter(str(ranges)).add(0, b"", b""),
-        lambda: _native.RangeWriter(str(ranges)).add(1, b"\0\0\0\2\0\0\0\1", b""),
+        lambda: _native.RangeWriter(str(ranges)).add(0, b"", occurrences, b"", 0),
+        lambda: _native.RangeWriter(str(ranges)).add(1, b"\0\0\0\2\0\0\0\1", occurrences, b"", 0),
+        lambda: _native.RangeWriter(str(ranges)).add(1, b"", occurrences, b"not 21 bytes", 0),
         lambda: _native.RangeWriter(str(ranges)).finish(db, b"short", 0, b"", 1),
-        lambda: finished.add(1, b"", b""),
+        lambda: finished.add(1, b"", occurrences, b"", 0),
         lambda: finished.finish(db, b"", 0, b"", 1),
         lambda: _native.write_batch_games(db, str(ranges), 1, b"\0", b""),
     ]
@@ -158,13 +161,19 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
         with pytest.raises(tabiya.InvalidInput):
             call()
         assert not ranges.exists(), number
+    assert not (tmp_path / "none").exists()
     # A fetched file's copy that is not there: the error names the file by its URL.
     assert list(_native.read_batches("hdfs://namenode/a.pgn", copy=str(tmp_path / "gone"))) == [
         ("error", f"cannot open hdfs://namenode/a.pgn: its copy {tmp_path / 'gone'}: No such file or directory (os error 2)")
     ]
-    # Occurrences that do not read: an error naming the range's directory, nothing written.
-    with pytest.raises(tabiya.TabiyaError, match="ranges"):
-        _native.RangeWriter(str(ranges)).add(1, b"", b"\x05abc")
+    # A file that is not a batch's occurrences, or one cut short: an error naming it, nothing
+    # written.
+    (tmp_path / "not-occurrences").write_bytes(b"\x05abc")
+    with open(occurrences, "rb") as whole:
+        (tmp_path / "cut").write_bytes(whole.read()[:-1])
+    for name in ("not-occurrences", "cut"):
+        with pytest.raises(tabiya.TabiyaError, match=f"{name}: not an occurrences file"):
+            _native.RangeWriter(str(ranges)).add(1, b"", str(tmp_path / name), b"", 0)
     assert not ranges.exists()
     # Facts that are not facts records, games that do not read, a record that is not a range's.
     with pytest.raises(tabiya.TabiyaError, match="facts do not read"):

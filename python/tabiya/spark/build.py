@@ -13,14 +13,16 @@
    task from a mount every executor shares;
 2. **prepare**: a task a few consecutive batches (read from their pieces' files) parses, replays and
    keys their games (tabiya's Rust code, in the Python worker), dropping twins within a batch
-   and games the database holds already;
+   and games the database holds already, and writes each batch's position occurrences, sorted
+   and indexed, as a file of the work directory (named by the task attempt);
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
    stays), and each batch gets its first game id, a prefix sum of the kept counts in input
    order: the ids ``tabiya ingest`` gives the same files;
-4. **ranges**: occurrences are shuffled to the key ranges ``tabiya ingest`` commits, or more
-   for a larger build, each holding ``range_occurrences`` on average (their pivots are quantiles
-   of a sample of keys chosen by their hash: the same on every run), and each range task
-   writes what a commit writes of its range, the positions' SST files and the single-game
+4. **ranges**: the key ranges ``tabiya ingest`` commits, or more for a larger build, each
+   holding ``range_occurrences`` on average (their pivots are quantiles of a sample of keys
+   chosen by their hash: the same on every run), are written by a task each: it reads its part
+   of every batch's occurrences file (through the index, only that part: the shuffle, with no
+   Python and no Spark shuffle in its data path) and writes what a commit writes of its range, the positions' SST files and the single-game
    tier's records, summed with the positions the database stores already, under a directory
    of its own attempt, which the driver takes only from the attempt Spark reports successful;
    a task holds its parts (each sorted by its prepare task) as they arrive and merges them as
@@ -127,6 +129,7 @@ def build(
         # on the executors' disks for the later stages, with what the driver and the dedup need
         # apart (small).
         batches_dir = os.path.join(runs_dir, "batches")
+        occurrences_dir = os.path.join(runs_dir, "occurrences")
         split_rdd, split_tasks = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir, split_bytes)
         split = split_rdd.collect()
         if len({piece for piece, _ in split}) != len(split):
@@ -143,7 +146,7 @@ def build(
         ]
         parsed = (
             sc.parallelize(list(enumerate(plan)), max(1, min(partitions, len(plan))))
-            .map(lambda item: (item[0], _prepare(item[1], existing, build_token)))
+            .map(lambda item: (item[0], _prepare(item, occurrences_dir, existing, build_token)))
             .persist(StorageLevel.DISK_ONLY)
         )
         small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
@@ -166,8 +169,9 @@ def build(
         counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
         occurrences = 0
         # Each batch's ids and facts, in input order (rows are sorted).
-        rejected, sample, batch_facts = [], set(), []
-        for batch, games_read, duplicates, skipped, batch_rejected, kept, bound_keys, facts, batch_occurrences in rows:
+        rejected, sample, batch_facts, occurrence_files = [], set(), [], []
+        for batch, games_read, duplicates, skipped, batch_rejected, kept, bound_keys, facts, batch_occurrences, path in rows:
+            occurrence_files.append((batch, path))
             numbers = sorted(dropped.get(batch, []))
             ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
             batch_facts.append((*ids[batch], facts))
@@ -185,8 +189,8 @@ def build(
         lap("ids")
 
         # 4. The commit's range pivots from the hash-chosen sample, as many ranges as the build's
-        # size asks; the occurrences' shuffle; each range written by a task, from the database
-        # opened read-only.
+        # size asks; each range written by a task from its parts of the batches' occurrences
+        # files, from the database opened read-only.
         ranges = _native.range_count(occurrences, range_occurrences or _native.RANGE_OCCURRENCES)
         pivots = _native.commit_pivots(b"".join(sorted(sample)), ranges)
         facts = _native.kept_facts(batch_facts)
@@ -194,13 +198,12 @@ def build(
         pivots_value = sc.broadcast(pivots)
         ids_value = sc.broadcast(ids)
         facts_value = sc.broadcast((facts, next_id))
-        broadcasts = [pivots_value, ids_value, facts_value]
+        files_value = sc.broadcast(occurrence_files)
+        broadcasts = [pivots_value, ids_value, facts_value, files_value]
+        range_numbers = len(pivots) // _KEY + 1
         written = (
-            parsed.flatMap(lambda item: _occurrence_parts(item, pivots_value))
-            .partitionBy(len(pivots) // _KEY + 1, lambda range_number: range_number)
-            .mapPartitionsWithIndex(
-                lambda number, parts: _write_range(number, parts, ids_value, pivots_value, facts_value, db, runs_dir)
-            )
+            sc.parallelize(range(range_numbers), range_numbers)
+            .flatMap(lambda number: _write_range(number, files_value, ids_value, pivots_value, facts_value, db, runs_dir))
             .collect()
         )
         by_range = {}
@@ -400,34 +403,35 @@ def _split_file(file_number: int, path: str, directory: str, content: Optional[b
         yield (file_number, piece_number), ("games", name, path, item[2])
 
 
-def _prepare(slices, existing, state):
-    """Prepares one batch from its slices (piece's file, start, end, input path)."""
+def _prepare(item, directory, existing, state):
+    """Prepares one batch from its slices (piece's file, start, end, input path), writing its
+    occurrences file into ``directory``."""
+    batch, slices = item
+    os.makedirs(directory, exist_ok=True)
+    occurrences = os.path.join(directory, f"{batch:07d}.{_attempt()}")
     read = {}
     for name, _, _, _ in slices:
         if name not in read:
             with open(name, "rb") as piece:
                 read[name] = piece.read()
-    return _native.prepare_batch([(read[name], start, end, path) for name, start, end, path in slices],
-                                 database(existing, state) if existing else None)
+    prepared = _native.prepare_batch([(read[name], start, end, path) for name, start, end, path in slices],
+                                     occurrences, database(existing, state) if existing else None)
+    prepared["occurrences"] = occurrences
+    return prepared
 
 
 def _small(item):
     """What the driver and the duplicates' shuffle need of a prepared batch: all but its
-    games and occurrences."""
+    games."""
     batch, prepared = item
-    return batch, {name: value for name, value in prepared.items() if name not in ("games", "occurrences")}
+    return batch, {name: value for name, value in prepared.items() if name != "games"}
 
 
 def _batch_row(item):
     batch, prepared = item
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            prepared["bounds"], prepared["facts"], prepared["occurrence_count"])
-
-
-def _occurrence_parts(item, pivots_value):
-    batch, prepared = item
-    return [(number, (batch, part)) for number, part in _native.occurrence_parts(prepared["occurrences"], pivots_value.value)]
+            prepared["bounds"], prepared["facts"], prepared["occurrence_count"], prepared["occurrences"])
 
 
 def _attempt() -> str:
@@ -457,24 +461,23 @@ def _write_games(items: Iterable, ids_value, db: str, runs_dir: str):
             handle.close()
 
 
-def _write_range(number: int, parts: Iterable, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
+def _write_range(number: int, files_value, ids_value, pivots_value, facts_value, db: str, runs_dir: str):
     """Writes key range ``number`` of the commit into a directory of this task attempt's own,
-    its parts added as the shuffle reads them (the writer holds them, up to a bound), from the
-    database opened read-only for this task alone (a handle kept would hold the files the
+    from its part of each batch's occurrences file (the writer holds them, up to a bound), from
+    the database opened read-only for this task alone (a handle kept would hold the files the
     build's commit and compaction replace)."""
-    ids = ids_value.value
-    writer = None
-    for _, (batch, part) in parts:
-        if writer is None:
-            writer = _native.RangeWriter(os.path.join(runs_dir, f"range-{number:05d}.{_attempt()}"))
+    ids, pivots = ids_value.value, pivots_value.value
+    writer = _native.RangeWriter(os.path.join(runs_dir, f"range-{number:05d}.{_attempt()}"))
+    added = False
+    for batch, path in files_value.value:
         first, dropped = ids[batch]
-        writer.add(first, dropped, part)
-    if writer is None:
+        added |= writer.add(first, dropped, path, pivots, number)
+    if not added:
         return
     facts, end = facts_value.value
     handle = _native.Database(db)
     try:
-        record = writer.finish(handle, pivots_value.value, number, facts, end)
+        record = writer.finish(handle, pivots, number, facts, end)
     finally:
         handle.close()
     yield number, os.fspath(record)

@@ -8,16 +8,16 @@
 //!    ([`batch_plan`]).
 //! 2. **Prepare** ([`PreparedBatch::prepare`]): parse, replay and key each batch's games (on any
 //!    machine), drop its twins and games stored already, order them as they get ids; its games
-//!    ([`PreparedBatch::games_bytes`]) and position occurrences
-//!    ([`PreparedBatch::occurrences_bytes`]) are numbered in the batch, since ids are not known
-//!    yet.
+//!    ([`PreparedBatch::games_bytes`]) and position occurrences (written as a file of the
+//!    shared work directory, [`PreparedBatch::write_occurrences`], `occurrences.rs`) are
+//!    numbered in the batch, since ids are not known yet.
 //! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays)
 //!    and gives each batch its first id, a prefix sum of the kept counts in input order
 //!    ([`BatchIds`]): the ids a single-machine ingest gives.
-//! 4. **Ranges** ([`RangeWriter`], `ranges.rs`): occurrences are shuffled to the key ranges a
+//! 4. **Ranges** ([`RangeWriter`], `ranges.rs`): the occurrences are cut into the key ranges a
 //!    single-machine commit of the same positions cuts, more for a larger build ([`range_count`],
-//!    [`commit_pivots`](crate::store::commit_pivots), [`occurrence_parts`]), and each range
-//!    writes what a commit writes of it: its positions' SST files and its single-game tier
+//!    [`commit_pivots`](crate::store::commit_pivots)); each range's task reads its part of every
+//!    batch's file ([`occurrences_in_range`]) and writes what a commit writes of it: its positions' SST files and its single-game tier
 //!    records, summed with the database's stored positions; the new games' facts
 //!    ([`kept_facts`]) go to every range.
 //! 5. **Games** ([`write_batch_games`]): each batch's game records written as SST files of the
@@ -27,6 +27,7 @@
 //!    new totals in one atomic step.
 
 mod games;
+mod occurrences;
 mod ranges;
 
 use std::{
@@ -38,6 +39,7 @@ use bincode::{Decode, Encode};
 use rustc_hash::FxHashSet;
 
 pub use games::{Assembly, assemble, write_batch_games};
+pub use occurrences::{RESTART_EVERY, occurrence_parts, occurrences_in_range, write_occurrences};
 pub use ranges::{RANGE_OCCURRENCES, RUN_BYTES, RangeWriter, range_count};
 
 use super::{
@@ -48,7 +50,7 @@ use crate::{
     codec::Key,
     input::{InputError, InputKind, RawGame, Rejection, Source},
     model::{Fingerprint, GameId, GameResult, Mainline, Tags},
-    store::{AnnotationCounts, Occurrence, RunRecords, encode_run_records, facts_records, pack_facts},
+    store::{AnnotationCounts, facts_records, pack_facts},
     varint::{get_varint, put_varint},
 };
 
@@ -263,7 +265,7 @@ impl PreparedBatch {
         self.games.iter().map(|game| game.fingerprint)
     }
 
-    /// The kept games' position occurrences ([`PreparedBatch::occurrences_bytes`] holds them):
+    /// The kept games' position occurrences (in [`PreparedBatch::write_occurrences`]'s file):
     /// summed over a build's batches, what [`range_count`] cuts ranges for.
     pub fn occurrence_count(&self) -> u64 {
         self.sorted.len() as u64
@@ -302,11 +304,11 @@ impl PreparedBatch {
         bincode::encode_to_vec(entries, bincode::config::standard()).unwrap_or_default()
     }
 
-    /// The kept games' position occurrences, in (key, game, move) order, as a sorted run's
-    /// records (`store::layout::run`; a game is its number in the batch from 1, and every
-    /// [`RESTART_EVERY`]th record shares no prefix).
-    pub fn occurrences_bytes(&self) -> Vec<u8> {
-        encode_occurrences(self.sorted.iter(&self.games))
+    /// Writes the kept games' position occurrences, in (key, game, move) order, as the
+    /// occurrences file `path` ([`write_occurrences`]; a game is its number in the batch from 1),
+    /// which range tasks read their parts of ([`occurrences_in_range`]).
+    pub fn write_occurrences(&self, path: &Path) -> std::io::Result<()> {
+        write_occurrences(path, &occurrences::encode_occurrences(self.sorted.iter(&self.games)))
     }
 
     /// The distinct keys of its occurrences that are candidate bounds of key ranges (about one
@@ -317,47 +319,6 @@ impl PreparedBatch {
         keys.dedup();
         keys
     }
-}
-
-/// Records between two that share no key prefix in [`PreparedBatch::occurrences_bytes`].
-pub const RESTART_EVERY: usize = 64;
-
-/// Occurrences (games numbered from 1) as run records, restarting every [`RESTART_EVERY`].
-fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> Vec<u8> {
-    encode_run_records(occurrences, GameId(1), RESTART_EVERY)
-}
-
-/// The parts of `occurrences` (as [`PreparedBatch::occurrences_bytes`] wrote them) in each key
-/// range that `bounds` (ascending) cut: `(range, bytes)` for each range holding some, range
-/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive). A part is the
-/// whole's records as they are but its first, written again to share no key prefix. `None` for
-/// bytes that are not such occurrences.
-pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize, Vec<u8>)>> {
-    let mut parts: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut records = RunRecords::new(occurrences, GameId(1));
-    // The current part's range and where its records after the first start.
-    let mut current: Option<(usize, usize)> = None;
-    let mut range = 0;
-    loop {
-        let start = records.offset();
-        let Some(record) = records.next() else { break };
-        let (key, occurrence) = record?;
-        while bounds.get(range).is_some_and(|bound| key >= *bound) {
-            range += 1;
-        }
-        if current.is_some_and(|(part_range, _)| part_range == range) {
-            continue;
-        }
-        if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
-            part.extend_from_slice(&occurrences[from..start]);
-        }
-        parts.push((range, encode_occurrences(std::iter::once((key, occurrence)))));
-        current = Some((range, records.offset()));
-    }
-    if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
-        part.extend_from_slice(&occurrences[from..]);
-    }
-    Some(parts)
 }
 
 /// The ids of one batch's games: from `first` on, in order, but for the games `dropped` (their
@@ -461,7 +422,6 @@ pub struct ReadCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{decode_run_records, tier::PawnFiles};
 
     #[test]
     fn a_plan_cuts_the_stream_of_pieces_every_batch_as_a_naive_count_does() {
@@ -486,48 +446,5 @@ mod tests {
             assert_eq!(planned, naive, "{pieces:?}");
             assert!(plan.iter().flatten().all(|slice| !slice.games.is_empty()), "{pieces:?}");
         }
-    }
-
-    #[test]
-    fn parts_hold_each_range_s_occurrences_as_a_naive_split_does() {
-        // Keys sharing long prefixes (a part's first record must be written anew), several
-        // occurrences a key, games from 1.
-        let mut all: Vec<(Key, Occurrence)> = (0..3_000u32)
-            .map(|n| {
-                let mut bytes = [7u8; 21];
-                bytes[18..].copy_from_slice(&(n / 3).to_be_bytes()[1..]);
-                let occurrence = Occurrence {
-                    game: GameId(u64::from(n % 3) + 1),
-                    next: None,
-                    ply: n % 7,
-                    pawn_files: PawnFiles(1),
-                    notes: Default::default(),
-                };
-                (Key::from_bytes(bytes), occurrence)
-            })
-            .collect();
-        all.sort();
-        let bytes = encode_occurrences(all.iter().copied());
-        let key = |n: u32| all[n as usize * 3].0;
-        let bound_sets =
-            [vec![], vec![Key::MIN], vec![key(0)], vec![key(1), key(500), key(501), key(999)], vec![Key::MAX]];
-        for bounds in bound_sets {
-            let parts = occurrence_parts(&bytes, &bounds).expect("parts");
-            let mut naive: Vec<(usize, Vec<(Key, Occurrence)>)> = Vec::new();
-            for &(key, occurrence) in &all {
-                let range = bounds.partition_point(|bound| *bound <= key);
-                match naive.last_mut() {
-                    Some((last, part)) if *last == range => part.push((key, occurrence)),
-                    _ => naive.push((range, vec![(key, occurrence)])),
-                }
-            }
-            let decoded: Vec<(usize, Vec<(Key, Occurrence)>)> = parts
-                .iter()
-                .map(|(range, part)| (*range, decode_run_records(part, GameId(1)).expect("a part reads")))
-                .collect();
-            assert_eq!(decoded, naive, "bounds {bounds:?}");
-        }
-        assert_eq!(occurrence_parts(b"\x05abc", &[]), None);
-        assert_eq!(occurrence_parts(&bytes[..bytes.len() - 1], &[key(10)]), None);
     }
 }

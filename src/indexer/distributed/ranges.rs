@@ -76,6 +76,18 @@ impl RangeWriter {
         self
     }
 
+    /// Adds one batch's part of the range, read from its occurrences file `path`
+    /// ([`PreparedBatch::write_occurrences`](super::PreparedBatch::write_occurrences)): range
+    /// `range` of those `bounds` cut, its games numbered by the batch's `ids` (its dropped games'
+    /// occurrences left out). Returns whether the batch has occurrences in the range.
+    pub fn add_file(&mut self, ids: &BatchIds, path: &Path, bounds: &[Key], range: usize) -> Result<bool, StoreError> {
+        let part = super::occurrences_in_range(path, bounds, range)
+            .map_err(|source| StoreError::Staging { path: path.to_owned(), source })?;
+        let Some(part) = part else { return Ok(false) };
+        self.add(ids, &part)?;
+        Ok(true)
+    }
+
     /// Adds one batch's part of the range ([`occurrence_parts`](super::occurrence_parts)), its
     /// games numbered by the batch's `ids` (its dropped games' occurrences left out).
     pub fn add(&mut self, ids: &BatchIds, part: &[u8]) -> Result<(), StoreError> {
@@ -194,7 +206,9 @@ mod tests {
             pawn_files: PawnFiles(0),
             notes: Default::default(),
         };
-        super::super::encode_occurrences((1..=games).map(|game| (Key::from_bytes([game; 21]), occurrence(game))))
+        super::super::occurrences::encode_occurrences(
+            (1..=games).map(|game| (Key::from_bytes([game; 21]), occurrence(game))),
+        )
     }
 
     /// What the writer's staging area merges, as (key's first byte, game).
@@ -242,7 +256,7 @@ mod tests {
             pawn_files: PawnFiles(0),
             notes: Default::default(),
         };
-        let beyond = super::super::encode_occurrences(std::iter::once((Key::from_bytes([1; 21]), beyond)));
+        let beyond = super::super::occurrences::encode_occurrences(std::iter::once((Key::from_bytes([1; 21]), beyond)));
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: Vec::new() }, &beyond).is_err());
         assert!(writer.add(&BatchIds { first: GameId(50), dropped: vec![0] }, &beyond).is_err());
     }

@@ -1,0 +1,247 @@
+//! A batch's position occurrences as a file of the build's shared work directory: written by
+//! the batch's prepare task, read by every range task, each its own key range's slice of it.
+//! That is the build's shuffle, with no scheduler in its data path (through Spark's shuffle the
+//! occurrences were pickled by Python: some 1.3 kB a game, a third of a build's time).
+//!
+//! The file holds the occurrences as run records (`encode_run_records`; a game is its number
+//! in the batch, from 1), every [`RESTART_EVERY`]th sharing no key prefix; then an index of
+//! those restarts, each its key and offset; then a footer: the records' bytes, the index's
+//! entries (8 bytes each, little-endian) and a magic number. A range's reader reads the footer,
+//! the index, and the records between the restarts around its bounds.
+
+use std::{
+    fs::File,
+    io::{self, Read, Seek, SeekFrom, Write},
+    path::Path,
+};
+
+use crate::{
+    codec::{KEY_LEN, Key},
+    model::GameId,
+    store::{Occurrence, RunRecords, encode_run_records},
+};
+
+/// The last bytes of an occurrences file.
+const MAGIC: &[u8; 8] = b"tabiyaOc";
+/// An index entry: a restart's key and offset.
+const ENTRY: usize = KEY_LEN + 8;
+/// The footer: the records' bytes, the index's entries, the magic number.
+const FOOTER: usize = 8 + 8 + MAGIC.len();
+
+/// Writes `records` (occurrences as run records, games from 1, every [`RESTART_EVERY`]th
+/// sharing no key prefix: what [`PreparedBatch::write_occurrences`] hands it) as the
+/// occurrences file `path`, with its index.
+///
+/// [`PreparedBatch::write_occurrences`]: super::PreparedBatch::write_occurrences
+pub fn write_occurrences(path: &Path, records: &[u8]) -> io::Result<()> {
+    let named = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", path.display()));
+    let mut index = Vec::new();
+    let mut reader = RunRecords::new(records, GameId(1));
+    let mut entries = 0u64;
+    for number in 0.. {
+        let at = reader.offset();
+        let Some(record) = reader.next() else { break };
+        let (key, _) = record.ok_or_else(|| named(io::Error::other("occurrences that do not read")))?;
+        if number % RESTART_EVERY == 0 {
+            index.extend_from_slice(key.as_bytes());
+            index.extend_from_slice(&(at as u64).to_le_bytes());
+            entries += 1;
+        }
+    }
+    let mut out = io::BufWriter::new(File::create(path).map_err(named)?);
+    out.write_all(records).map_err(named)?;
+    out.write_all(&index).map_err(named)?;
+    out.write_all(&(records.len() as u64).to_le_bytes()).map_err(named)?;
+    out.write_all(&entries.to_le_bytes()).map_err(named)?;
+    out.write_all(MAGIC).map_err(named)?;
+    out.into_inner().map_err(|err| named(err.into_error()))?.sync_all().map_err(named)
+}
+
+/// The part of the occurrences file `path` in key range `range` of those `bounds` (ascending)
+/// cut, as [`occurrence_parts`] cuts it; `None` when the range holds none of them. An error
+/// for a file that is not whole (named).
+pub fn occurrences_in_range(path: &Path, bounds: &[Key], range: usize) -> io::Result<Option<Vec<u8>>> {
+    let named = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", path.display()));
+    let broken =
+        |what: &str| named(io::Error::new(io::ErrorKind::InvalidData, format!("not an occurrences file: {what}")));
+    let mut file = File::open(path).map_err(named)?;
+    let length = file.metadata().map_err(named)?.len();
+    let mut footer = [0u8; FOOTER];
+    let footer_at = length.checked_sub(FOOTER as u64).ok_or_else(|| broken("too short"))?;
+    file.seek(SeekFrom::Start(footer_at)).map_err(named)?;
+    file.read_exact(&mut footer).map_err(named)?;
+    let word = |at: usize| u64::from_le_bytes(footer[at..at + 8].try_into().unwrap_or_default());
+    let (records, entries) = (word(0), word(8));
+    let index_bytes = entries.checked_mul(ENTRY as u64).filter(|bytes| records.checked_add(*bytes) == Some(footer_at));
+    let (Some(index_bytes), true) = (index_bytes, &footer[16..] == MAGIC) else {
+        return Err(broken("its footer"));
+    };
+    let mut index = vec![0u8; index_bytes as usize];
+    file.seek(SeekFrom::Start(records)).map_err(named)?;
+    file.read_exact(&mut index).map_err(named)?;
+    let restarts: Vec<(Key, u64)> = index
+        .chunks_exact(ENTRY)
+        .map(|entry| {
+            let (key, offset) = entry.split_at(KEY_LEN);
+            (
+                Key::from_bytes(key.try_into().unwrap_or([0; KEY_LEN])),
+                u64::from_le_bytes(offset.try_into().unwrap_or_default()),
+            )
+        })
+        .collect();
+    if restarts.windows(2).any(|pair| pair[0] > pair[1]) || restarts.last().is_some_and(|&(_, at)| at >= records) {
+        return Err(broken("its index"));
+    }
+    // From the last restart below the range (a key repeated across a restart starts before
+    // it) to the first at or past its end.
+    let low = range.checked_sub(1).and_then(|before| bounds.get(before));
+    let high = bounds.get(range);
+    let first = low.map_or(0, |low| restarts.partition_point(|(key, _)| key < low).saturating_sub(1));
+    let last = high.map_or(restarts.len(), |high| restarts.partition_point(|(key, _)| key < high));
+    let from = restarts.get(first).map_or(records, |&(_, at)| at);
+    let to = restarts.get(last).map_or(records, |&(_, at)| at);
+    if from >= to {
+        return Ok(None);
+    }
+    let mut slice = vec![0u8; (to - from) as usize];
+    file.seek(SeekFrom::Start(from)).map_err(named)?;
+    file.read_exact(&mut slice).map_err(named)?;
+    let parts = occurrence_parts(&slice, bounds).ok_or_else(|| broken("its records"))?;
+    Ok(parts.into_iter().find(|(part_range, _)| *part_range == range).map(|(_, part)| part))
+}
+
+/// Records between two that share no key prefix in an occurrences file: where a range's reader
+/// may start.
+pub const RESTART_EVERY: usize = 64;
+
+/// Occurrences (games numbered from 1) as run records, restarting every [`RESTART_EVERY`].
+pub(super) fn encode_occurrences(occurrences: impl Iterator<Item = (Key, Occurrence)>) -> Vec<u8> {
+    encode_run_records(occurrences, GameId(1), RESTART_EVERY)
+}
+
+/// The parts of `occurrences` (records as an occurrences file holds them) in each key
+/// range that `bounds` (ascending) cut: `(range, bytes)` for each range holding some, range
+/// `i` being the keys from `bounds[i - 1]` up to `bounds[i]` (exclusive). A part is the
+/// whole's records as they are but its first, written again to share no key prefix. `None` for
+/// bytes that are not such occurrences.
+pub fn occurrence_parts(occurrences: &[u8], bounds: &[Key]) -> Option<Vec<(usize, Vec<u8>)>> {
+    let mut parts: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut records = RunRecords::new(occurrences, GameId(1));
+    // The current part's range and where its records after the first start.
+    let mut current: Option<(usize, usize)> = None;
+    let mut range = 0;
+    loop {
+        let start = records.offset();
+        let Some(record) = records.next() else { break };
+        let (key, occurrence) = record?;
+        while bounds.get(range).is_some_and(|bound| key >= *bound) {
+            range += 1;
+        }
+        if current.is_some_and(|(part_range, _)| part_range == range) {
+            continue;
+        }
+        if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
+            part.extend_from_slice(&occurrences[from..start]);
+        }
+        parts.push((range, encode_occurrences(std::iter::once((key, occurrence)))));
+        current = Some((range, records.offset()));
+    }
+    if let (Some((_, from)), Some((_, part))) = (current, parts.last_mut()) {
+        part.extend_from_slice(&occurrences[from..]);
+    }
+    Some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{decode_run_records, tier::PawnFiles};
+
+    /// Occurrences of keys sharing long prefixes (a part's first record must be written anew),
+    /// three of each key (games 1 to 3), in order.
+    fn occurrences(count: u32) -> Vec<(Key, Occurrence)> {
+        let mut all: Vec<(Key, Occurrence)> = (0..count)
+            .map(|n| {
+                let mut bytes = [7u8; 21];
+                bytes[18..].copy_from_slice(&(n / 3).to_be_bytes()[1..]);
+                let occurrence = Occurrence {
+                    game: GameId(u64::from(n % 3) + 1),
+                    next: None,
+                    ply: n % 7,
+                    pawn_files: PawnFiles(1),
+                    notes: Default::default(),
+                };
+                (Key::from_bytes(bytes), occurrence)
+            })
+            .collect();
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn parts_hold_each_range_s_occurrences_as_a_naive_split_does() {
+        let all = occurrences(3_000);
+        let bytes = encode_occurrences(all.iter().copied());
+        let key = |n: u32| all[n as usize * 3].0;
+        let bound_sets =
+            [vec![], vec![Key::MIN], vec![key(0)], vec![key(1), key(500), key(501), key(999)], vec![Key::MAX]];
+        for bounds in bound_sets {
+            let parts = occurrence_parts(&bytes, &bounds).expect("parts");
+            let mut naive: Vec<(usize, Vec<(Key, Occurrence)>)> = Vec::new();
+            for &(key, occurrence) in &all {
+                let range = bounds.partition_point(|bound| *bound <= key);
+                match naive.last_mut() {
+                    Some((last, part)) if *last == range => part.push((key, occurrence)),
+                    _ => naive.push((range, vec![(key, occurrence)])),
+                }
+            }
+            let decoded: Vec<(usize, Vec<(Key, Occurrence)>)> = parts
+                .iter()
+                .map(|(range, part)| (*range, decode_run_records(part, GameId(1)).expect("a part reads")))
+                .collect();
+            assert_eq!(decoded, naive, "bounds {bounds:?}");
+        }
+        assert_eq!(occurrence_parts(b"\x05abc", &[]), None);
+        assert_eq!(occurrence_parts(&bytes[..bytes.len() - 1], &[key(10)]), None);
+    }
+
+    #[test]
+    fn a_range_read_from_a_file_is_its_part_of_the_whole() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("occurrences");
+        let all = occurrences(5_000);
+        let bytes = encode_occurrences(all.iter().copied());
+        write_occurrences(&path, &bytes).expect("written");
+        let key = |n: usize| all[n * 3].0;
+        // Bounds on restarts, between them, repeated keys across a restart (64 = 3 * 21 + 1).
+        let bound_sets =
+            [vec![], vec![key(0)], vec![key(21), key(22), key(700)], vec![key(1), key(1_666)], vec![Key::MAX]];
+        for bounds in bound_sets {
+            let whole = occurrence_parts(&bytes, &bounds).expect("parts");
+            for range in 0..=bounds.len() {
+                let want = whole.iter().find(|(part, _)| *part == range).map(|(_, part)| part.clone());
+                let read = occurrences_in_range(&path, &bounds, range).expect("read");
+                assert_eq!(read, want, "bounds {bounds:?}, range {range}");
+            }
+        }
+        // An empty batch's file.
+        let empty = dir.path().join("empty");
+        write_occurrences(&empty, &[]).expect("written");
+        assert_eq!(occurrences_in_range(&empty, &[key(5)], 1).expect("read"), None);
+        // Cut short, or any byte of its footer changed: an error naming the file.
+        let whole = std::fs::read(&path).expect("read");
+        for cut in [whole.len() - 1, whole.len() - FOOTER, 3] {
+            std::fs::write(&path, &whole[..cut]).expect("written");
+            let err = occurrences_in_range(&path, &[], 0).expect_err("cut short");
+            assert!(err.to_string().contains("occurrences"), "{err}");
+        }
+        for at in whole.len() - FOOTER..whole.len() {
+            let mut changed = whole.clone();
+            changed[at] ^= 0x40;
+            std::fs::write(&path, &changed).expect("written");
+            assert!(occurrences_in_range(&path, &[], 0).is_err(), "byte {at}");
+        }
+        assert!(occurrences_in_range(&dir.path().join("gone"), &[], 0).is_err());
+        assert!(write_occurrences(&path, b"\x05abc").is_err());
+    }
+}
