@@ -172,7 +172,7 @@ def test_the_distributed_builds_parts_refuse_bytes_they_did_not_write(tmp_path):
     with open(occurrences, "rb") as whole:
         (tmp_path / "cut").write_bytes(whole.read()[:-1])
     for name in ("not-occurrences", "cut"):
-        with pytest.raises(tabiya.TabiyaError, match=f"{name}: not an occurrences file"):
+        with pytest.raises(tabiya.CorruptDatabase, match=f"{name}: corrupt occurrences file"):
             _native.RangeWriter(str(ranges)).add(1, b"", str(tmp_path / name), b"", 0)
     assert not ranges.exists()
     # Facts that are not facts records, games that do not read, a record that is not a range's.

@@ -369,8 +369,8 @@ def test_a_worker_killed_during_the_shuffle_leaves_the_same_bytes(spark, collect
 
     thread = threading.Thread(target=run)
     thread.start()
-    # A range task makes its directory as the shuffle hands it its first part, then writes its
-    # files: kill a worker as the first range's directory appears.
+    # A range task makes its directory as it reads its first part of a batch's occurrences,
+    # then writes its files: kill a worker as the first range's directory appears.
     deadline = time.monotonic() + 300
     while not any((work / "runs").glob("range-*")) and thread.is_alive():
         assert time.monotonic() < deadline, "no range task started"

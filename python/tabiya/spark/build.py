@@ -21,8 +21,8 @@
 4. **ranges**: the key ranges ``tabiya ingest`` commits, or more for a larger build, each
    holding ``range_occurrences`` on average (their pivots are quantiles of a sample of keys
    chosen by their hash: the same on every run), are written by a task each: it reads its part
-   of every batch's occurrences file (through the index, only that part: the shuffle, with no
-   Python and no Spark shuffle in its data path) and writes what a commit writes of its range, the positions' SST files and the single-game
+   of every batch's occurrences file (a binary search of the file's index, then the records
+   of its part: the shuffle, with no Python and no Spark shuffle in its data path) and writes what a commit writes of its range, the positions' SST files and the single-game
    tier's records, summed with the positions the database stores already, under a directory
    of its own attempt, which the driver takes only from the attempt Spark reports successful;
    a task holds its parts (each sorted by its prepare task) as they arrive and merges them as
@@ -125,7 +125,7 @@ def build(
         # The prepare tasks' handles are this build's own: one opened for another (before a
         # killed run's games were removed, say) is not reused.
         build_token = f"{first_id}:{uuid.uuid4()}"
-        # 1-2. Split (a few files a task, the batches written as files), prepare the batches; kept
+        # 1-2. Split (a few files a task, the pieces written as files), prepare the batches; kept
         # on the executors' disks for the later stages, with what the driver and the dedup need
         # apart (small).
         batches_dir = os.path.join(runs_dir, "batches")
@@ -404,8 +404,8 @@ def _split_file(file_number: int, path: str, directory: str, content: Optional[b
 
 
 def _prepare(item, directory, existing, state):
-    """Prepares one batch from its slices (piece's file, start, end, input path), writing its
-    occurrences file into ``directory``."""
+    """Prepares one batch from its slices (the piece's file in the work directory, start, end,
+    the input file it is of), writing its occurrences file into ``directory``."""
     batch, slices = item
     os.makedirs(directory, exist_ok=True)
     occurrences = os.path.join(directory, f"{batch:07d}.{_attempt()}")

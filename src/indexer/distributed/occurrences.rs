@@ -5,13 +5,16 @@
 //!
 //! The file holds the occurrences as run records (`encode_run_records`; a game is its number
 //! in the batch, from 1), every [`RESTART_EVERY`]th sharing no key prefix; then an index of
-//! those restarts, each its key and offset; then a footer: the records' bytes, the index's
-//! entries (8 bytes each, little-endian) and a magic number. A range's reader reads the footer,
-//! the index, and the records between the restarts around its bounds.
+//! those restarts, each its key (21 bytes) and offset (8); then a footer: the records' bytes
+//! and the index's entries (8 bytes each, little-endian) and a magic number. A range's reader
+//! reads the footer, finds the restarts around its bounds by a binary search of the index on
+//! disk, and reads the records between them: a range task's reads grow with its own part and
+//! the logarithm of a batch's size, not with the whole index of every batch.
 
 use std::{
     fs::File,
-    io::{self, Read, Seek, SeekFrom, Write},
+    io::{self, Write},
+    os::unix::fs::FileExt,
     path::Path,
 };
 
@@ -43,6 +46,10 @@ pub fn write_occurrences(path: &Path, records: &[u8]) -> io::Result<()> {
         let Some(record) = reader.next() else { break };
         let (key, _) = record.ok_or_else(|| named(io::Error::other("occurrences that do not read")))?;
         if number % RESTART_EVERY == 0 {
+            // A restart shares no key prefix: its first byte, the bytes it shares, is 0.
+            if records[at] != 0 {
+                return Err(named(io::Error::other(format!("record {number} shares a key prefix: not a restart"))));
+            }
             index.extend_from_slice(key.as_bytes());
             index.extend_from_slice(&(at as u64).to_le_bytes());
             entries += 1;
@@ -58,55 +65,76 @@ pub fn write_occurrences(path: &Path, records: &[u8]) -> io::Result<()> {
 }
 
 /// The part of the occurrences file `path` in key range `range` of those `bounds` (ascending)
-/// cut, as [`occurrence_parts`] cuts it; `None` when the range holds none of them. An error
-/// for a file that is not whole (named).
+/// cut, as [`occurrence_parts`] cuts it; `None` when the range holds none of them. It reads the
+/// footer, two restarts found by a binary search of the index on disk (some 2 × 17 reads of an
+/// entry for a batch's 20,000), and the records between them. An error of kind `InvalidData`
+/// for a file that is not an occurrences file or not whole, never a wrong part (the records
+/// read are checked); other I/O errors as they come.
 pub fn occurrences_in_range(path: &Path, bounds: &[Key], range: usize) -> io::Result<Option<Vec<u8>>> {
-    let named = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", path.display()));
-    let broken =
-        |what: &str| named(io::Error::new(io::ErrorKind::InvalidData, format!("not an occurrences file: {what}")));
-    let mut file = File::open(path).map_err(named)?;
-    let length = file.metadata().map_err(named)?.len();
-    let mut footer = [0u8; FOOTER];
+    let broken = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("occurrences file: {what}"));
+    let file = File::open(path)?;
+    let length = file.metadata()?.len();
     let footer_at = length.checked_sub(FOOTER as u64).ok_or_else(|| broken("too short"))?;
-    file.seek(SeekFrom::Start(footer_at)).map_err(named)?;
-    file.read_exact(&mut footer).map_err(named)?;
+    let mut footer = [0u8; FOOTER];
+    file.read_exact_at(&mut footer, footer_at)?;
     let word = |at: usize| u64::from_le_bytes(footer[at..at + 8].try_into().unwrap_or_default());
     let (records, entries) = (word(0), word(8));
-    let index_bytes = entries.checked_mul(ENTRY as u64).filter(|bytes| records.checked_add(*bytes) == Some(footer_at));
-    let (Some(index_bytes), true) = (index_bytes, &footer[16..] == MAGIC) else {
+    // Every restart is a record of a few bytes, the first at 0: none exactly when no record.
+    let whole = entries.checked_mul(ENTRY as u64).and_then(|index| records.checked_add(index)) == Some(footer_at)
+        && &footer[16..] == MAGIC
+        && (entries == 0) == (records == 0)
+        && entries <= records;
+    if !whole {
         return Err(broken("its footer"));
-    };
-    let mut index = vec![0u8; index_bytes as usize];
-    file.seek(SeekFrom::Start(records)).map_err(named)?;
-    file.read_exact(&mut index).map_err(named)?;
-    let restarts: Vec<(Key, u64)> = index
-        .chunks_exact(ENTRY)
-        .map(|entry| {
-            let (key, offset) = entry.split_at(KEY_LEN);
-            (
-                Key::from_bytes(key.try_into().unwrap_or([0; KEY_LEN])),
-                u64::from_le_bytes(offset.try_into().unwrap_or_default()),
-            )
-        })
-        .collect();
-    if restarts.windows(2).any(|pair| pair[0] > pair[1]) || restarts.last().is_some_and(|&(_, at)| at >= records) {
-        return Err(broken("its index"));
     }
+    let entry = |number: u64| -> io::Result<(Key, u64)> {
+        let mut bytes = [0u8; ENTRY];
+        file.read_exact_at(&mut bytes, records + number * ENTRY as u64)?;
+        let (key, offset) = bytes.split_at(KEY_LEN);
+        let offset = u64::from_le_bytes(offset.try_into().unwrap_or_default());
+        let key = Key::from_bytes(key.try_into().unwrap_or([0; KEY_LEN]));
+        match offset < records && (number > 0 || offset == 0) {
+            true => Ok((key, offset)),
+            false => Err(broken("its index")),
+        }
+    };
+    // The restarts before `bound`, by a binary search.
+    let before = |bound: &Key| -> io::Result<u64> {
+        let (mut low, mut high) = (0, entries);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match entry(middle)?.0 < *bound {
+                true => low = middle + 1,
+                false => high = middle,
+            }
+        }
+        Ok(low)
+    };
     // From the last restart below the range (a key repeated across a restart starts before
     // it) to the first at or past its end.
     let low = range.checked_sub(1).and_then(|before| bounds.get(before));
     let high = bounds.get(range);
-    let first = low.map_or(0, |low| restarts.partition_point(|(key, _)| key < low).saturating_sub(1));
-    let last = high.map_or(restarts.len(), |high| restarts.partition_point(|(key, _)| key < high));
-    let from = restarts.get(first).map_or(records, |&(_, at)| at);
-    let to = restarts.get(last).map_or(records, |&(_, at)| at);
-    if from >= to {
+    let first = match low {
+        Some(low) => before(low)?.saturating_sub(1),
+        None => 0,
+    };
+    let last = high.map_or(Ok(entries), before)?;
+    let offset = |number: u64| if number < entries { entry(number).map(|(_, at)| at) } else { Ok(records) };
+    let (from, to) = (offset(first)?, offset(last)?);
+    if first >= last {
         return Ok(None);
     }
+    if from >= to {
+        return Err(broken("its index"));
+    }
     let mut slice = vec![0u8; (to - from) as usize];
-    file.seek(SeekFrom::Start(from)).map_err(named)?;
-    file.read_exact(&mut slice).map_err(named)?;
+    file.read_exact_at(&mut slice, from)?;
     let parts = occurrence_parts(&slice, bounds).ok_or_else(|| broken("its records"))?;
+    // In key order, each range once, this one's among them (its first restart is below it).
+    let ranges: Vec<usize> = parts.iter().map(|(part_range, _)| *part_range).collect();
+    if ranges.windows(2).any(|pair| pair[0] >= pair[1]) || ranges.first().is_some_and(|&first| first > range) {
+        return Err(broken("its records"));
+    }
     Ok(parts.into_iter().find(|(part_range, _)| *part_range == range).map(|(_, part)| part))
 }
 
@@ -241,7 +269,31 @@ mod tests {
             std::fs::write(&path, &changed).expect("written");
             assert!(occurrences_in_range(&path, &[], 0).is_err(), "byte {at}");
         }
+        // Any bit of an index entry's offset changed: each range's part as it was, or an error,
+        // never another part nor a panic.
+        let bounds = vec![key(21), key(22), key(700), key(1_200)];
+        let parts = occurrence_parts(&bytes, &bounds).expect("parts");
+        let index_at = bytes.len();
+        for entry in [0, 1, 2, 13, 30, 40, 78] {
+            for bit in [0, 5, 13, 20, 40, 63] {
+                let mut changed = whole.clone();
+                let at = index_at + entry * ENTRY + KEY_LEN + bit / 8;
+                changed[at] ^= 1 << (bit % 8);
+                std::fs::write(&path, &changed).expect("written");
+                for range in 0..=bounds.len() {
+                    let want = parts.iter().find(|(part, _)| *part == range).map(|(_, part)| part.clone());
+                    if let Ok(read) = occurrences_in_range(&path, &bounds, range) {
+                        assert_eq!(read, want, "entry {entry}, bit {bit}, range {range}");
+                    }
+                }
+            }
+        }
         assert!(occurrences_in_range(&dir.path().join("gone"), &[], 0).is_err());
         assert!(write_occurrences(&path, b"\x05abc").is_err());
+        // Records restarting every 32nd restart at every 64th too; every 100th do not: refused.
+        let other = encode_run_records(all.iter().copied(), GameId(1), 32);
+        write_occurrences(&path, &other).expect("restarts at 0 and every 64th too");
+        let other = encode_run_records(all.iter().copied(), GameId(1), 100);
+        assert!(write_occurrences(&path, &other).is_err());
     }
 }

@@ -81,8 +81,12 @@ impl RangeWriter {
     /// `range` of those `bounds` cut, its games numbered by the batch's `ids` (its dropped games'
     /// occurrences left out). Returns whether the batch has occurrences in the range.
     pub fn add_file(&mut self, ids: &BatchIds, path: &Path, bounds: &[Key], range: usize) -> Result<bool, StoreError> {
-        let part = super::occurrences_in_range(path, bounds, range)
-            .map_err(|source| StoreError::Staging { path: path.to_owned(), source })?;
+        let part = super::occurrences_in_range(path, bounds, range).map_err(|err| match err.kind() {
+            std::io::ErrorKind::InvalidData => {
+                StoreError::DataCorruption { path: path.to_owned(), what: err.to_string() }
+            }
+            _ => StoreError::Staging { path: path.to_owned(), source: err },
+        })?;
         let Some(part) = part else { return Ok(false) };
         self.add(ids, &part)?;
         Ok(true)
