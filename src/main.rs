@@ -93,6 +93,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         allocator::bound_to_budget();
+    } else if matches!(cli.command, Command::Ingest(_)) {
+        allocator::keep_freed_pages();
     }
     // Named threads, for top and profilers; only fails if a pool was built already.
     let _ = rayon::ThreadPoolBuilder::new()
