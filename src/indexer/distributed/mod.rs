@@ -308,7 +308,7 @@ impl PreparedBatch {
     /// occurrences file `path` ([`write_occurrences`]; a game is its number in the batch from 1),
     /// which range tasks read their parts of ([`occurrences_in_range`]).
     pub fn write_occurrences(&self, path: &Path) -> std::io::Result<()> {
-        write_occurrences(path, &occurrences::encode_occurrences(self.sorted.iter(&self.games)))
+        write_occurrences(path, self.sorted.iter(&self.games))
     }
 
     /// The distinct keys of its occurrences that are candidate bounds of key ranges (about one
