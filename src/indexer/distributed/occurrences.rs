@@ -57,10 +57,12 @@ pub fn write_occurrences(path: &Path, occurrences: impl Iterator<Item = (Key, Oc
 
 /// The part of the occurrences file `path` in key range `range` of those `bounds` (ascending)
 /// cut, as [`occurrence_parts`] cuts it; `None` when the range holds none of them. It reads the
-/// footer, two restarts found by a binary search of the index on disk (some 2 × 17 reads of an
+/// footer, two restarts found by a binary search of the index on disk (some 2 × 16 reads of an
 /// entry for a batch's 20,000), and the records between them. An error of kind `InvalidData`
-/// for a file that is not an occurrences file or not whole, never a wrong part (the records
-/// read are checked); other I/O errors as they come.
+/// for a file that is not an occurrences file or not whole, or whose index is damaged (the two
+/// restarts are checked against the records they name, so that a part is never cut short);
+/// other I/O errors as they come. Records damaged inside (a game, a move) are not caught: they
+/// carry no checksum, as a staged run does not.
 pub fn occurrences_in_range(path: &Path, bounds: &[Key], range: usize) -> io::Result<Option<Vec<u8>>> {
     let broken = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("occurrences file: {what}"));
     let file = File::open(path)?;
@@ -110,12 +112,39 @@ pub fn occurrences_in_range(path: &Path, bounds: &[Key], range: usize) -> io::Re
         None => 0,
     };
     let last = high.map_or(Ok(entries), before)?;
-    let offset = |number: u64| if number < entries { entry(number).map(|(_, at)| at) } else { Ok(records) };
-    let (from, to) = (offset(first)?, offset(last)?);
-    if first >= last {
+    if entries == 0 {
         return Ok(None);
     }
-    if from >= to {
+    // The slice starts at a restart below the range (or the first) and ends at one at or past
+    // its end (or the records' end), each checked against the record there: a damaged index
+    // would otherwise cut the part short without a word.
+    let restart_at = |at: u64, key: &Key| -> io::Result<bool> {
+        let mut head = [0u8; 1 + KEY_LEN];
+        match at.checked_add(head.len() as u64).is_some_and(|end| end <= records) {
+            true => file.read_exact_at(&mut head, at).map(|()| head[0] == 0 && head[1..] == key.as_bytes()[..]),
+            false => Ok(false),
+        }
+    };
+    let (first_key, from) = entry(first)?;
+    let starts_below = first == 0 || low.is_none_or(|low| first_key < *low);
+    if !starts_below || !restart_at(from, &first_key)? {
+        return Err(broken("its index"));
+    }
+    let to = match last < entries {
+        true => {
+            let (last_key, to) = entry(last)?;
+            if high.is_none_or(|high| last_key < *high) || !restart_at(to, &last_key)? {
+                return Err(broken("its index"));
+            }
+            to
+        }
+        false => records,
+    };
+    // The first record at or past the range's end: none in it.
+    if last == 0 {
+        return Ok(None);
+    }
+    if first >= last || from >= to {
         return Err(broken("its index"));
     }
     let mut slice = vec![0u8; (to - from) as usize];
@@ -264,19 +293,23 @@ mod tests {
         }
         // Any bit of an index entry's offset changed: each range's part as it was, or an error,
         // never another part nor a panic.
-        let bounds = vec![key(21), key(22), key(700), key(1_200)];
-        let parts = occurrence_parts(&bytes, &bounds).expect("parts");
         let index_at = bytes.len();
-        for entry in [0, 1, 2, 13, 30, 40, 78] {
-            for bit in [0, 5, 13, 20, 40, 63] {
-                let mut changed = whole.clone();
-                let at = index_at + entry * ENTRY + KEY_LEN + bit / 8;
-                changed[at] ^= 1 << (bit % 8);
-                std::fs::write(&path, &changed).expect("written");
-                for range in 0..=bounds.len() {
-                    let want = parts.iter().find(|(part, _)| *part == range).map(|(_, part)| part.clone());
-                    if let Ok(read) = occurrences_in_range(&path, &bounds, range) {
-                        assert_eq!(read, want, "entry {entry}, bit {bit}, range {range}");
+        for bounds in [vec![key(21), key(22), key(700), key(1_200)], vec![key(64)]] {
+            let parts = occurrence_parts(&bytes, &bounds).expect("parts");
+            // Offsets' bits (3, 4 and 8 can land on another record's start), then keys' bits.
+            let bits =
+                [0, 3, 4, 5, 8, 13, 20, 40, 63].map(|bit| KEY_LEN * 8 + bit).into_iter().chain([0, 7, 150, 160, 167]);
+            for entry in [0, 1, 2, 3, 13, 30, 32, 33, 40, 78] {
+                for bit in bits.clone() {
+                    let mut changed = whole.clone();
+                    let at = index_at + entry * ENTRY + bit / 8;
+                    changed[at] ^= 1 << (bit % 8);
+                    std::fs::write(&path, &changed).expect("written");
+                    for range in 0..=bounds.len() {
+                        let want = parts.iter().find(|(part, _)| *part == range).map(|(_, part)| part.clone());
+                        if let Ok(read) = occurrences_in_range(&path, &bounds, range) {
+                            assert_eq!(read, want, "entry {entry}, bit {bit}, range {range}");
+                        }
                     }
                 }
             }
