@@ -96,8 +96,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Keeps the pages mimalloc frees for the rest of the process, where it gives them back to the
 /// system a second after: an ingest frees and allocates a batch's buffers (tens of MB) again and
 /// again, and the kernel zeroes each page given back when it is used again (a players ingest's
-/// system time 0.9–1.4 s, 0.7–0.8 s with its pages kept). For a command whose peak its own bounds set (an ingest), not for a server,
-/// which would keep its peak for good.
+/// system time 0.9–1.4 s, 0.7–0.8 s with its pages kept). For a command whose peak its own
+/// bounds set (an ingest), not for a server, which would keep its peak for good.
 pub fn keep_freed_pages() {
     // SAFETY: mimalloc's options are plain numbers read when it next purges.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
@@ -130,8 +130,8 @@ mod tests {
 
     /// The options set are the arenas' reservation, whose default is 1 GiB in KiB, and the
     /// purge delay, 1,000 ms by default (the indexes are an enum's places in mimalloc's header,
-    /// which a new version could move). The test binary
-    /// runs no constructor: the default is read before the reservations are limited.
+    /// which a new version could move). The test binary runs no constructor: the defaults are
+    /// read before they are set.
     #[test]
     fn the_option_set_is_mimallocs_arena_reservation() {
         // SAFETY: reads an option.

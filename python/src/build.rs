@@ -33,8 +33,8 @@ type BatchItem = Result<(Vec<u8>, usize), String>;
 
 /// read_batches(path, content=None, copy=None) -> iterator of ("games", bytes, count) and
 /// ("error", message): the pieces of one PGN file (plain, .zst, .bz2 or .gz), BATCH_GAMES games
-/// each (fewer at its end or before a read error), which batch_plan cuts into a build's batches; an error, if any,
-/// comes last, after the games read before it. A file
+/// each (fewer at its end or before a read error), which batch_plan cuts into a build's
+/// batches; an error, if any, comes last, after the games read before it. A file
 /// fetched from a cluster's file system is read from its bytes (`content`) or from a local
 /// copy (`copy`), `path` (its URL) naming it.
 #[pyclass(module = "tabiya._native")]
@@ -112,8 +112,8 @@ pub fn batch_plan(piece_games: Vec<usize>) -> Vec<Vec<(usize, usize, usize)>> {
 
 /// prepare_batch(slices, occurrences, database=None) -> dict: parses, replays and keys one
 /// batch of batch_plan, its slices given as (bytes of a piece from read_batches, start, end,
-/// the input file the piece is of, which names the games it rejects), and writes its position occurrences as the file `occurrences` (for
-/// RangeWriter.add); with `database` (a Database), games stored there are duplicates. The
+/// the input file the piece is of, which names the games it rejects), and writes its position
+/// occurrences as the file `occurrences` (for RangeWriter.add); with `database` (a Database), games stored there are duplicates. The
 /// dict: games_read, duplicates, skipped ({reason: count}), rejected ([(file, number, line,
 /// reason, detail)]), fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for
 /// kept_facts), games (bytes for write_batch_games), occurrence_count (for range_count),

@@ -128,9 +128,9 @@ def build(
         # 1-2. Split (a few files a task, the pieces written as files), prepare the batches; kept
         # on the executors' disks for the later stages, with what the driver and the dedup need
         # apart (small).
-        batches_dir = os.path.join(runs_dir, "batches")
+        pieces_dir = os.path.join(runs_dir, "pieces")
         occurrences_dir = os.path.join(runs_dir, "occurrences")
-        split_rdd, split_tasks = _split(sc, files, urls, _copied(sc, large, copies_dir), batches_dir, split_bytes)
+        split_rdd, split_tasks = _split(sc, files, urls, _copied(sc, large, copies_dir), pieces_dir, split_bytes)
         split = split_rdd.collect()
         if len({piece for piece, _ in split}) != len(split):
             raise RuntimeError("a piece reported twice")

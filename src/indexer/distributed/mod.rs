@@ -17,8 +17,9 @@
 //! 4. **Ranges** ([`RangeWriter`], `ranges.rs`): the occurrences are cut into the key ranges a
 //!    single-machine commit of the same positions cuts, more for a larger build ([`range_count`],
 //!    [`commit_pivots`](crate::store::commit_pivots)); each range's task reads its part of every
-//!    batch's file ([`occurrences_in_range`]) and writes what a commit writes of it: its positions' SST files and its single-game tier
-//!    records, summed with the database's stored positions; the new games' facts
+//!    batch's file ([`occurrences_in_range`]) and writes what a commit writes of it: its
+//!    positions' SST files and its single-game tier records, summed with the database's stored
+//!    positions; the new games' facts
 //!    ([`kept_facts`]) go to every range.
 //! 5. **Games** ([`write_batch_games`]): each batch's game records written as SST files of the
 //!    games' families (on any machine, once the batch has its ids).

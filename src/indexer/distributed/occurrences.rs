@@ -5,8 +5,8 @@
 //!
 //! The file holds the occurrences as run records (`encode_run_records`; a game is its number
 //! in the batch, from 1), every [`RESTART_EVERY`]th sharing no key prefix; then an index of
-//! those restarts, each its key (21 bytes) and offset (8); then a footer: the records' bytes
-//! and the index's entries (8 bytes each, little-endian) and a magic number. A range's reader
+//! those restarts, each its key (21 bytes) and offset (8); then a footer: the records' length
+//! and the index's number of entries (8-byte little-endian words), and a magic number. A range's reader
 //! reads the footer, finds the restarts around its bounds by a binary search of the index on
 //! disk, and reads the records between them: a range task's reads grow with its own part and
 //! the logarithm of a batch's size, not with the whole index of every batch.
@@ -32,24 +32,25 @@ const ENTRY: usize = KEY_LEN + 8;
 const FOOTER: usize = 8 + 8 + MAGIC.len();
 
 /// Writes `occurrences` (in (key, game, move) order, games numbered from 1) as the occurrences
-/// file `path`, with its index. The records are encoded a restart's 64 at a time, so that each
-/// restart's place is known as it is written. The file is not synced: the range tasks read it
+/// file `path`, with its index. The records are encoded and written a restart's 64 at a time,
+/// so that each restart's place is known as it is written. The file is not synced: the range tasks read it
 /// through the page cache, and a write lost or cut short is a corrupt file to them, never
 /// another part (a sync took a fifth of the file's writing, 40 ms a batch).
 pub fn write_occurrences(path: &Path, occurrences: impl Iterator<Item = (Key, Occurrence)>) -> io::Result<()> {
     let named = |err: io::Error| io::Error::new(err.kind(), format!("{}: {err}", path.display()));
-    let mut records = Vec::new();
+    let mut out = io::BufWriter::new(File::create(path).map_err(named)?);
+    let mut records = 0u64;
     let mut index = Vec::new();
     let mut occurrences = occurrences.peekable();
     while let Some(&(key, _)) = occurrences.peek() {
         index.extend_from_slice(key.as_bytes());
-        index.extend_from_slice(&(records.len() as u64).to_le_bytes());
-        records.extend(encode_occurrences(occurrences.by_ref().take(RESTART_EVERY)));
+        index.extend_from_slice(&records.to_le_bytes());
+        let restart = encode_occurrences(occurrences.by_ref().take(RESTART_EVERY));
+        out.write_all(&restart).map_err(named)?;
+        records += restart.len() as u64;
     }
-    let mut out = io::BufWriter::new(File::create(path).map_err(named)?);
-    out.write_all(&records).map_err(named)?;
     out.write_all(&index).map_err(named)?;
-    out.write_all(&(records.len() as u64).to_le_bytes()).map_err(named)?;
+    out.write_all(&records.to_le_bytes()).map_err(named)?;
     out.write_all(&((index.len() / ENTRY) as u64).to_le_bytes()).map_err(named)?;
     out.write_all(MAGIC).map_err(named)?;
     out.flush().map_err(named)
