@@ -16,8 +16,8 @@ use tabiya::{
         self,
         distributed::{
             BatchIds, Fetched, PreparedBatch, RUN_BYTES, RangeWriter, ReadCounts, assemble, batch_plan,
-            fingerprint_parts, kept_facts, later_twins, range_count, read_batches, read_fetched_batches,
-            write_batch_games,
+            fingerprint_parts, kept_bound_keys, kept_facts, later_twins, range_count, read_batches,
+            read_fetched_batches, skipped_twins, twin_parts, write_batch_games,
         },
     },
     input::RawGame,
@@ -74,10 +74,17 @@ struct Ranges {
 const AS_A_COMMIT: Ranges = Ranges { forward: false, per_range: u64::MAX, run: RUN_BYTES };
 
 /// What a cluster does, in one process: batches prepared out of order, duplicates dropped
-/// across batches (and of the games `db` holds already), ids by a prefix sum, the key ranges
+/// across batches (and of the games `db` holds already; with `skip_twins`, twins too, as
+/// `ingest --skip-twins --min-prefix` skips them), ids by a prefix sum, the key ranges
 /// written as `cut` says, each from the database opened read-only, its parts added last batch
 /// first. Returns the summary and the number of ranges.
-fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (indexer::Summary, usize) {
+fn distributed(
+    files: &[PathBuf],
+    db: &Path,
+    cut: Ranges,
+    work: &Path,
+    skip_twins: Option<usize>,
+) -> (indexer::Summary, usize) {
     let store = Store::open(db).unwrap();
     let first_id = store.totals().unwrap().next_game_id.max(1);
     // Split into pieces, the batches cut from them by their counts, each prepared on its own,
@@ -107,41 +114,64 @@ fn distributed(files: &[PathBuf], db: &Path, cut: Ranges, work: &Path) -> (index
         prepared.insert(at, PreparedBatch::prepare(games, |fingerprint| view.games().is_stored(fingerprint).unwrap()));
     }
     // Duplicates across batches, shuffled by fingerprint to 3 parts: the first in input order
-    // stays.
+    // stays. Skipping twins: duplicates and twins, shuffled by what they share to 3 parts.
     let mut shuffled: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 3];
+    let view = store.snapshot();
     for (&at, batch) in &prepared {
-        let fingerprints: Vec<u8> = batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect();
-        for (part, bytes) in fingerprint_parts(&fingerprints, at as u64, 3).unwrap() {
+        let parts = match skip_twins {
+            None => {
+                let fingerprints: Vec<u8> = batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect();
+                fingerprint_parts(&fingerprints, at as u64, 3).unwrap()
+            }
+            Some(min_prefix) => {
+                let candidates = batch.twin_candidates(min_prefix, |twin| view.games().under_twin_key(twin)).unwrap();
+                twin_parts(&candidates, at as u64, 3).unwrap()
+            }
+        };
+        for (part, bytes) in parts {
             shuffled[part].push(bytes);
         }
     }
+    drop(view);
     let mut dropped: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    let (mut duplicates, mut twins) = (Vec::new(), Vec::new());
     for part in &shuffled {
         let records: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
-        for (at, number) in later_twins(&records).unwrap() {
-            dropped.entry(at as usize).or_default().push(number);
+        match skip_twins {
+            None => duplicates.extend(later_twins(&records).unwrap()),
+            Some(min_prefix) => {
+                let skipped = skipped_twins(&records, min_prefix).unwrap();
+                duplicates.extend(skipped.duplicates);
+                twins.extend(skipped.twins);
+            }
         }
+    }
+    for &(at, number) in duplicates.iter().chain(&twins) {
+        dropped.entry(at as usize).or_default().push(number);
     }
     for numbers in dropped.values_mut() {
         numbers.sort_unstable();
     }
     let mut ids = BTreeMap::new();
     let mut next = first_id;
-    let mut counts = ReadCounts::default();
+    let mut counts =
+        ReadCounts { duplicates: duplicates.len() as u64, twins: twins.len() as u64, ..Default::default() };
     for (&at, batch) in &prepared {
         let dropped = dropped.remove(&at).unwrap_or_default();
         let kept = batch.fingerprints().count() - dropped.len();
         counts.games_read += batch.games_read;
-        counts.duplicates += batch.duplicates + dropped.len() as u64;
+        counts.duplicates += batch.duplicates;
         ids.insert(at, BatchIds { first: GameId(next), dropped });
         next += kept as u64;
     }
     // Range pivots from the batches' samples, then each range written, the last range first.
     let occurrences = prepared.values().map(PreparedBatch::occurrence_count).sum();
-    let pivots = commit_pivots(
-        prepared.values().flat_map(PreparedBatch::bound_keys).collect(),
-        range_count(occurrences, cut.per_range),
-    );
+    // Skipping twins: the sample of what the kept games reach.
+    let sample = prepared.iter().flat_map(|(at, batch)| match skip_twins {
+        None => batch.bound_keys(),
+        Some(_) => kept_bound_keys(&batch.bound_games(), &ids[at].dropped).unwrap(),
+    });
+    let pivots = commit_pivots(sample.collect(), range_count(occurrences, cut.per_range));
     let facts = prepared.iter().map(|(at, batch)| (ids[at].clone(), batch.facts_bytes())).collect::<Vec<_>>();
     let facts = kept_facts(facts.iter().map(|(ids, bytes)| (ids, bytes.as_slice()))).unwrap();
     // Each batch's occurrences written as a file, which every range task reads its part of.
@@ -193,7 +223,7 @@ fn a_distributed_build_gives_the_bytes_of_a_single_machine_ingest() {
         let db = dir.path().join(format!("spread-{name}"));
         let work = dir.path().join(format!("work-{name}"));
         std::fs::create_dir_all(&work).unwrap();
-        let (spread, ranges) = distributed(&files, &db, cut, &work);
+        let (spread, ranges) = distributed(&files, &db, cut, &work, None);
         assert_eq!(ranges, COMMIT_RANGES);
         let forward = cut.forward;
         assert_eq!(spread.run.counts.games_read, single.run.counts.games_read);
@@ -224,7 +254,7 @@ fn a_build_of_more_ranges_answers_as_a_single_machine_ingest() {
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
     let cut = Ranges { forward: true, per_range: 10_000, run: 110_000 };
-    let (spread_summary, ranges) = distributed(&files, &spread, cut, &work);
+    let (spread_summary, ranges) = distributed(&files, &spread, cut, &work, None);
     assert!(ranges > 3 * COMMIT_RANGES, "{ranges} ranges");
     assert_eq!(spread_summary.totals, single_summary.totals);
     // Most of the positions are in the tier, found through its maps.
@@ -285,7 +315,7 @@ fn a_distributed_append_gives_the_bytes_of_two_ingests() {
     single_machine(&files[..1], &spread);
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let (appended, _) = distributed(&files[1..], &spread, AS_A_COMMIT, &work);
+    let (appended, _) = distributed(&files[1..], &spread, AS_A_COMMIT, &work, None);
     assert!(appended.run.counts.duplicates > 1_000, "{:?}", appended.run.counts);
     assert_eq!(appended.run.counts, second.run.counts);
     assert_eq!(appended.totals, second.totals);
@@ -350,10 +380,124 @@ fn a_distributed_build_of_annotated_games_gives_the_bytes_and_counts_of_an_inges
     assert!(counted.move_times > 100 && counted.malformed > 0, "{counted:?}");
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let (spread, _) = distributed(&files, &dir.path().join("spread"), AS_A_COMMIT, &work);
+    let (spread, _) = distributed(&files, &dir.path().join("spread"), AS_A_COMMIT, &work, None);
     assert_eq!(spread.run.counts, single.run.counts);
     assert_eq!(
         db_digest::digests(&dir.path().join("spread")).unwrap(),
         db_digest::digests(&dir.path().join("single")).unwrap()
     );
+}
+
+/// Twins of a collection built to hold them (`tests/twins.rs` tells what makes twins): each of
+/// many games with copies under other spellings and rounds, cut short, copied verbatim, and
+/// games that are twins of a twin only; some near misses. Spread at random over two files of
+/// several batches, so that twins meet in a batch and across batches, either first. One game's
+/// chain at set places: the game in the first batch, then in the last one, a cut copy (its
+/// twin) and a longer game that is a twin of the cut copy only, which stays (a build that
+/// decided twins batch by batch would drop it).
+fn twin_collection(dir: &Path) -> Vec<PathBuf> {
+    use crate::twins::{game, random_moves};
+    let mut rng = crate::common::Lcg(11);
+    let mut texts: Vec<String> = openings(30_000).iter().map(|game| game.pgn()).collect();
+    for family in 0..400u64 {
+        let moves = random_moves(100 + family, 30 + rng.next(30) as usize);
+        let (white, black) = (format!("Player{family}, Anna"), format!("Rival{family}, Boris"));
+        let date = format!("1990.{:02}.{:02}", 1 + family % 12, 1 + family % 28);
+        let result = ["1-0", "0-1", "1/2-1/2"][rng.index(3)];
+        let spelled = game(&format!("Player{family},A"), &format!("Rival{family},B"), &date, "9", result, &moves);
+        let longer = diverging(&moves, 20, 10_000 + family, 10);
+        for text in [
+            game(&white, &black, &date, "1", result, &moves),
+            spelled.clone(),
+            spelled,
+            game(&white, &black, &date, "2", "*", &moves[..20]),
+            game(&white, &black, &date, "3", "*", &longer),
+            game(&white, &black, "1991.01.01", "1", result, &moves),
+            game(&white, &black, &date, "4", result, &moves[..12]),
+        ] {
+            let at = rng.index(texts.len() + 1);
+            texts.insert(at, text);
+        }
+    }
+    // The chain: a game of 40 plies early, its cut copy and a longer twin of the cut copy late.
+    let moves = random_moves(7, 40);
+    let longer = diverging(&moves, 25, 8, 15);
+    let (white, black, date) = ("Chain, Carla", "Link, Lars", "2001.02.03");
+    texts.insert(10, game(white, black, date, "1", "1-0", &moves));
+    let end = texts.len() - 10;
+    texts.insert(end, game(white, black, date, "2", "*", &moves[..25]));
+    texts.insert(end + 1, game(white, black, date, "3", "0-1", &longer));
+    let half = texts.len() / 2;
+    let paths = vec![dir.join("a.pgn"), dir.join("b.pgn")];
+    std::fs::write(&paths[0], texts[..half].join("\n")).unwrap();
+    std::fs::write(&paths[1], texts[half..].join("\n")).unwrap();
+    paths
+}
+
+/// `moves` up to `at`, then `extra` random legal plies from `seed` that leave them there.
+fn diverging(moves: &[shakmaty::Move], at: usize, seed: u64, extra: usize) -> Vec<shakmaty::Move> {
+    use shakmaty::{CastlingMode, Chess, Position as _};
+    let mut rng = crate::common::Lcg(seed);
+    let mut position = Chess::default();
+    for &m in &moves[..at] {
+        position.play_unchecked(m);
+    }
+    let mut line = moves[..at].to_vec();
+    while line.len() < at + extra {
+        let mut legal: Vec<shakmaty::Move> = position.legal_moves().into_iter().collect();
+        legal.retain(|&m| line.len() > at || moves.get(at) != Some(&m));
+        if legal.is_empty() {
+            break;
+        }
+        legal.sort_by_key(|m| m.to_uci(CastlingMode::Standard).to_string());
+        let m = legal[rng.index(legal.len())];
+        position.play_unchecked(m);
+        line.push(m);
+    }
+    line
+}
+
+/// A distributed build that skips twins keeps the games `ingest --skip-twins` keeps, counted
+/// alike (duplicates and twins), byte for byte; so does an append, whose twins of stored games
+/// the prepare tasks find; a prefix of more plies (`--min-prefix`) skips fewer.
+#[test]
+fn a_distributed_build_skipping_twins_gives_the_bytes_and_counts_of_an_ingest_skipping_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = twin_collection(dir.path());
+    let single_with = |files: &[PathBuf], db: &Path, min_prefix: usize| {
+        let store = Store::open(db).unwrap();
+        let options = indexer::IngestOptions { skip_twins: Some(min_prefix) };
+        indexer::ingest_with(&store, files, &options, &mut indexer::SilentObserver).unwrap()
+    };
+    for (name, min_prefix) in [("default", tabiya::model::twins::MIN_PREFIX_PLIES), ("longer", 26)] {
+        let single = dir.path().join(format!("single-{name}"));
+        let want = single_with(&files, &single, min_prefix);
+        let counts = &want.run.counts;
+        assert!(counts.twins > 400 && counts.duplicates > 100 && counts.indexed > 30_000, "{counts:?}");
+        let work = dir.path().join(format!("work-{name}"));
+        std::fs::create_dir_all(&work).unwrap();
+        let spread = dir.path().join(format!("spread-{name}"));
+        let (got, _) = distributed(&files, &spread, AS_A_COMMIT, &work, Some(min_prefix));
+        assert_eq!(got.run.counts, want.run.counts, "{name}");
+        assert_eq!(got.totals, want.totals, "{name}");
+        assert_eq!(db_digest::digests(&spread).unwrap(), db_digest::digests(&single).unwrap(), "{name}");
+    }
+    // The chain's longer game stays; its cut copy does not.
+    let store = Store::open_read_only(&dir.path().join("spread-default")).unwrap();
+    let chain = store.snapshot().players().games("Chain, Carla", None).unwrap();
+    let plies: Vec<usize> = store.snapshot().games().listed(&chain).unwrap().iter().map(|game| game.plies()).collect();
+    assert_eq!(plies, [40, 40], "the game and the longer twin of its cut copy");
+    drop(store);
+    // An append of the second file to a database holding the first.
+    let (single, spread) = (dir.path().join("append-single"), dir.path().join("append-spread"));
+    let min_prefix = tabiya::model::twins::MIN_PREFIX_PLIES;
+    single_with(&files[..1], &single, min_prefix);
+    single_with(&files[..1], &spread, min_prefix);
+    let second = single_with(&files[1..], &single, min_prefix);
+    assert!(second.run.counts.twins > 100, "{:?}", second.run.counts);
+    let work = dir.path().join("work-append");
+    std::fs::create_dir_all(&work).unwrap();
+    let (appended, _) = distributed(&files[1..], &spread, AS_A_COMMIT, &work, Some(min_prefix));
+    assert_eq!(appended.run.counts, second.run.counts);
+    assert_eq!(db_digest::digests(&spread).unwrap(), db_digest::digests(&single).unwrap());
 }

@@ -14,7 +14,7 @@ use tabiya::{
 use crate::common::{Lcg, games::movetext, tabiya};
 
 /// A random legal game of `plies` plies (fewer if it ends), from `seed`.
-fn random_moves(seed: u64, plies: usize) -> Vec<Move> {
+pub fn random_moves(seed: u64, plies: usize) -> Vec<Move> {
     let mut rng = Lcg(seed);
     let mut position = Chess::default();
     let mut moves = Vec::new();
@@ -31,7 +31,8 @@ fn random_moves(seed: u64, plies: usize) -> Vec<Move> {
     moves
 }
 
-fn game(white: &str, black: &str, date: &str, round: &str, result: &str, moves: &[Move]) -> String {
+/// A game's PGN text.
+pub fn game(white: &str, black: &str, date: &str, round: &str, result: &str, moves: &[Move]) -> String {
     format!(
         "[Event \"Twins\"]\n[Date \"{date}\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n{}{result}\n\n",
         movetext(moves)

@@ -110,21 +110,26 @@ pub fn batch_plan(piece_games: Vec<usize>) -> Vec<Vec<(usize, usize, usize)>> {
         .collect()
 }
 
-/// prepare_batch(slices, occurrences, database=None) -> dict: parses, replays and keys one
-/// batch of batch_plan, its slices given as (bytes of a piece from read_batches, start, end,
-/// the input file the piece is of, which names the games it rejects), and writes its position
-/// occurrences as the file `occurrences` (for RangeWriter.add); with `database` (a Database), games stored there are duplicates. The
-/// dict: games_read, duplicates, skipped ({reason: count}), rejected ([(file, number, line,
-/// reason, detail)]), fingerprints (16 bytes a kept game), facts (8 bytes a kept game, for
-/// kept_facts), games (bytes for write_batch_games), occurrence_count (for range_count),
-/// bounds (21-byte keys, candidate range bounds, for commit_pivots).
+/// prepare_batch(slices, occurrences, database=None, skip_twins=None) -> dict: parses, replays
+/// and keys one batch of batch_plan, its slices given as (bytes of a piece from read_batches,
+/// start, end, the input file the piece is of, which names the games it rejects), and writes
+/// its position occurrences as the file `occurrences` (for RangeWriter.add); with `database` (a
+/// Database), games stored there are duplicates. The dict: games_read, duplicates, skipped
+/// ({reason: count}), rejected ([(file, number, line, reason, detail)]), fingerprints (16 bytes
+/// a kept game), facts (8 bytes a kept game, for kept_facts), games (bytes for
+/// write_batch_games), occurrence_count (for range_count), bounds (21-byte keys, candidate
+/// range bounds, for commit_pivots); with `skip_twins` (the
+/// fewest plies of a prefix twin, as `tabiya ingest --skip-twins --min-prefix`), twins (its kept
+/// games as candidates for twin_parts, each saying whether `database` stores a twin of it) and
+/// bound_games (the bounds with the games reaching them, for kept_bound_keys).
 #[pyfunction]
-#[pyo3(signature = (slices, occurrences, database = None))]
+#[pyo3(signature = (slices, occurrences, database = None, skip_twins = None))]
 pub fn prepare_batch(
     py: Python<'_>,
     slices: Vec<(PyBackedBytes, usize, usize, String)>,
     occurrences: PathBuf,
     database: Option<&Database>,
+    skip_twins: Option<usize>,
 ) -> PyResult<Py<PyDict>> {
     struct Out {
         batch: PreparedBatch,
@@ -132,6 +137,7 @@ pub fn prepare_batch(
         facts: Vec<u8>,
         games: Vec<u8>,
         bounds: Vec<u8>,
+        twins: Option<(Vec<u8>, Vec<u8>)>,
     }
     // The file of each game, by where its slice ends in the batch.
     let mut ends: Vec<(usize, &str)> = Vec::with_capacity(slices.len());
@@ -154,7 +160,12 @@ pub fn prepare_batch(
         batch
             .write_occurrences(&occurrences)
             .map_err(|err| Error::Other(format!("cannot write the occurrences file {err}")))?;
+        let under_twin_key = |twin| view.as_ref().map_or(Ok(Vec::new()), |view| view.games().under_twin_key(twin));
+        let twins = skip_twins
+            .map(|min_prefix| Ok::<_, Error>((batch.twin_candidates(min_prefix, under_twin_key)?, batch.bound_games())))
+            .transpose()?;
         Ok(Out {
+            twins,
             fingerprints: batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect(),
             facts: batch.facts_bytes(),
             games: batch.games_bytes(),
@@ -182,6 +193,10 @@ pub fn prepare_batch(
     {
         dict.set_item(name, PyBytes::new(py, bytes))?;
     }
+    if let Some((twins, bound_games)) = &out.twins {
+        dict.set_item("twins", PyBytes::new(py, twins))?;
+        dict.set_item("bound_games", PyBytes::new(py, bound_games))?;
+    }
     Ok(dict.unbind())
 }
 
@@ -201,6 +216,50 @@ pub fn fingerprint_parts(py: Python<'_>, fingerprints: &[u8], order: u64, parts:
     let cut = distributed::fingerprint_parts(fingerprints, order, parts)
         .ok_or_else(|| Error::input("not whole fingerprints, or no parts").into_py_err(py))?;
     parts_list(py, cut)
+}
+
+/// twin_parts(twins, order, parts) -> [(part, bytes)]: a batch's twin candidates
+/// (prepare_batch's `twins`, with skip_twins) cut into `parts` parts, the batch named by its place
+/// in input order, for the shuffle that finds duplicates and twins across batches
+/// (skipped_twins).
+#[pyfunction]
+pub fn twin_parts(py: Python<'_>, twins: &[u8], order: u64, parts: usize) -> PyResult<Py<PyList>> {
+    let cut = call(py, || {
+        distributed::twin_parts(twins, order, parts).ok_or_else(|| Error::input("not twin candidates, or no parts"))
+    })?;
+    parts_list(py, cut)
+}
+
+/// A game by its batch's place in input order and its number in the batch.
+type BatchGame = (u64, u32);
+
+/// skipped_twins(records, min_prefix) -> (duplicates, twins), each [(order, number)]: of one
+/// part's twin candidates (twin_parts'), the games an ingest that skips twins drops, decided
+/// in input order.
+#[pyfunction]
+pub fn skipped_twins(
+    py: Python<'_>,
+    records: Vec<Vec<u8>>,
+    min_prefix: usize,
+) -> PyResult<(Vec<BatchGame>, Vec<BatchGame>)> {
+    call(py, || {
+        let records: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        let skipped = distributed::skipped_twins(&records, min_prefix)
+            .ok_or_else(|| Error::input("not twin candidates (twin_parts)"))?;
+        Ok((skipped.duplicates, skipped.twins))
+    })
+}
+
+/// kept_bound_keys(bound_games, dropped) -> bytes: the keys of a batch's bound_games
+/// (prepare_batch's, with skip_twins) that a game not dropped (numbers in the batch, ascending)
+/// reaches, 21 bytes each: the batch's sample for commit_pivots once its twins are known.
+#[pyfunction]
+pub fn kept_bound_keys(py: Python<'_>, bound_games: &[u8], dropped: Vec<u32>) -> PyResult<Py<PyBytes>> {
+    let keys = call(py, || {
+        distributed::kept_bound_keys(bound_games, &dropped)
+            .ok_or_else(|| Error::input("not bound games (prepare_batch)"))
+    })?;
+    Ok(PyBytes::new(py, &keys.iter().flat_map(|key| *key.as_bytes()).collect::<Vec<u8>>()).unbind())
 }
 
 /// later_twins(records) -> [(order, number)]: of one part's fingerprint records, the games
@@ -411,6 +470,7 @@ impl Assembly {
         let mut read = ReadCounts {
             games_read: count("games_read")?,
             duplicates: count("duplicates")?,
+            twins: count("twins")?,
             read_errors: count("read_errors")?,
             skipped: Vec::new(),
         };

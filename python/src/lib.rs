@@ -48,6 +48,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("FORMAT_VERSION", tabiya::store::meta::FORMAT_VERSION)?;
     module.add("RANGE_OCCURRENCES", tabiya::indexer::distributed::RANGE_OCCURRENCES)?;
+    module.add("MIN_PREFIX_PLIES", tabiya::model::twins::MIN_PREFIX_PLIES)?;
     module.add("KEY_BYTES", tabiya::codec::KEY_LEN)?;
     module.add("FINGERPRINT_BYTES", tabiya::model::Fingerprint::LEN)?;
     memory::budget_from_env().map_err(|err| err.into_py_err(module.py()))?;
@@ -76,6 +77,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(build::prepare_batch, module)?)?;
     module.add_function(wrap_pyfunction!(build::fingerprint_parts, module)?)?;
     module.add_function(wrap_pyfunction!(build::later_twins, module)?)?;
+    module.add_function(wrap_pyfunction!(build::twin_parts, module)?)?;
+    module.add_function(wrap_pyfunction!(build::skipped_twins, module)?)?;
+    module.add_function(wrap_pyfunction!(build::kept_bound_keys, module)?)?;
     module.add_function(wrap_pyfunction!(build::commit_pivots, module)?)?;
     module.add_function(wrap_pyfunction!(build::range_count, module)?)?;
     module.add_function(wrap_pyfunction!(build::kept_facts, module)?)?;

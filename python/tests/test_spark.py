@@ -6,7 +6,7 @@ games of King of the Hill, Three-check, Racing Kings, Atomic and Antichess) is b
 `tabiya ingest`, and the databases must hold the same bytes (every column family's digest, so
 every position's statistics, move table and game list); a build with other task counts, an
 append, a build during which a worker is killed, and a build on the one worker left give the
-same bytes too; pattern searches on the cluster (standard, Chess960, Three-check, Atomic and
+same bytes too, and builds skipping twins those of `tabiya ingest --skip-twins`; pattern searches on the cluster (standard, Chess960, Three-check, Atomic and
 Antichess) answer as
 `tabiya search --pattern` does."""
 
@@ -352,6 +352,39 @@ def test_a_month_appended_on_the_cluster_is_what_two_ingests_give(spark, collect
     summary = build(session, collection[1:], tmp_path / "db")
     assert summary["duplicates"] >= 2_000
     assert digests(tmp_path / "db") == digests(cli_db)
+
+
+def test_builds_skipping_twins_hold_the_bytes_of_tabiya_ingest_skipping_them(spark, collection, tmp_path):
+    """Twins (the same game from another source: here 1,500 of the collection's games again
+    under another round, in a file of their own, beside the collection's own twins), as
+    ``tabiya ingest --skip-twins`` finds them: a build with a longer prefix, then an append whose
+    twins of stored games the prepare tasks find."""
+    import re
+
+    session, _ = spark
+    games = collection[0].read_bytes().split(b"\n[Event ")[:15_000:10]
+    copies = [re.sub(rb'\[Round "([^"]*)"\]', rb'[Round "\1 copy"]', game, count=1) for game in games]
+    twins = tmp_path / "twins.pgn"
+    twins.write_bytes(b"\n".join(copy if copy.startswith(b"[Event ") else b"[Event " + copy
+                                 for copy, game in zip(copies, games) if copy != game))
+    inputs = [*collection, twins]
+    cli = cli_json("ingest", "--db", str(tmp_path / "cli-30"), "--skip-twins", "--min-prefix", "30", "--json",
+                   *map(str, inputs))
+    summary = build(session, inputs, tmp_path / "db-30", skip_twins=True, min_prefix=30)
+    assert cli["twins"] > 1_400, cli
+    for count in ("gamesRead", "indexed", "duplicates", "twins", "skipped"):
+        assert summary[count] == cli[count], count
+    assert digests(tmp_path / "db-30") == digests(tmp_path / "cli-30")
+    # The collection, then the copies appended.
+    for paths in (collection, [twins]):
+        cli = cli_json("ingest", "--db", str(tmp_path / "cli"), "--skip-twins", "--json", *map(str, paths))
+        summary = build(session, paths, tmp_path / "db", skip_twins=True)
+        for count in ("indexed", "duplicates", "twins"):
+            assert summary[count] == cli[count], (paths, count)
+    assert cli["twins"] > 1_400, cli
+    assert digests(tmp_path / "db") == digests(tmp_path / "cli")
+    with pytest.raises(ValueError, match="min_prefix"):
+        build(session, collection, tmp_path / "refused", skip_twins=True, min_prefix=9)
 
 
 def test_a_worker_killed_during_the_shuffle_leaves_the_same_bytes(spark, collection, cli_db, tmp_path):

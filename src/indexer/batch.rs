@@ -11,7 +11,7 @@ use crate::{
     codec::{CompactMove, Key},
     model::{
         GameId, GameRecord, MoveNote, PlyNotes,
-        twins::{TwinKey, same_players, twin_relation},
+        twins::{TwinKey, are_twins},
     },
     store::{
         GameWrite, HeldRun, Occurrence, RunRecord, Staging, StoreError, Totals, Writer, memory_share, tier::PawnFiles,
@@ -51,7 +51,7 @@ impl PendingBatch {
     ///
     /// With `skip_twins` (the fewest plies of a prefix twin), a game that is a twin of a stored
     /// game, one staged earlier in the run or one accepted earlier in the batch
-    /// ([`twin_relation`], either way) is not indexed, and counted in `run`.
+    /// ([`are_twins`](crate::model::twins::are_twins)) is not indexed, and counted in `run`.
     pub fn stage(
         &mut self,
         store: &Writer,
@@ -142,10 +142,7 @@ fn is_twin<'a>(
     earlier: impl Iterator<Item = &'a GameRecord>,
     min_prefix: usize,
 ) -> Result<bool, StoreError> {
-    let twins = |other: &GameRecord| {
-        (twin_relation(record, other, min_prefix).is_some() || twin_relation(other, record, min_prefix).is_some())
-            && same_players(&record.tags, &other.tags)
-    };
+    let twins = |other: &GameRecord| are_twins(record, other, min_prefix);
     if earlier.into_iter().any(twins) {
         return Ok(true);
     }

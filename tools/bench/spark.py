@@ -8,9 +8,10 @@ bytes; then a pattern scan on the 2-worker cluster against `tabiya search`.
 Usage (from the repository root, in a venv with tabiya and pyspark installed; see
 tools/ci/python-test.sh):
     python tools/bench/spark.py [PGN] [--pattern EXPR] [--work DIR] [--scans-only | --builds-only]
-                                [--split-bytes N]...
+                                [--split-bytes N]... [--skip-twins]
 PGN (a file or a folder) defaults to ../shared/datasets/players.pgn.zst. Each --split-bytes
-builds with that split_bytes, side by side in the same run (1: a split task a file)."""
+builds with that split_bytes, side by side in the same run (1: a split task a file).
+--skip-twins: the CLI's ingest and the builds skip twins."""
 
 from __future__ import annotations
 
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--builds-only", action="store_true", help="only the builds, no scans")
     parser.add_argument("--split-bytes", type=int, action="append",
                         help="build with this split_bytes (repeat to compare several in one run; 1: a task a file)")
+    parser.add_argument("--skip-twins", action="store_true", help="the ingest and the builds skip twins")
     args = parser.parse_args()
     from tabiya.spark import build, report, search
 
@@ -105,7 +107,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
         started = time.perf_counter()
-        ingest = json.loads(subprocess.run([str(CLI), "ingest", "--db", str(work / "cli"), "--json", args.pgn],
+        twins = ["--skip-twins"] if args.skip_twins else []
+        ingest = json.loads(subprocess.run([str(CLI), "ingest", "--db", str(work / "cli"), "--json", *twins, args.pgn],
                                            capture_output=True, text=True, check=True).stdout)
         results["cli_ingest_s"] = round(time.perf_counter() - started, 2)
         results["games"] = ingest["gamesRead"]
@@ -114,6 +117,8 @@ def main() -> None:
         games, want = results["games"], digest(work / "cli")
         db = work / f"spark-{workers}"
         options = {} if split_bytes is None else {"split_bytes": split_bytes}
+        if args.skip_twins:
+            options["skip_twins"] = True
         summary, measured = cluster_run(workers, work, lambda spark: build(spark, [args.pgn], str(db), **options))
         measured["stages_s"] = summary["stages"]
         measured["split_tasks"] = summary["splitTasks"]

@@ -50,6 +50,14 @@ def _positive(text: str) -> int:
     return number
 
 
+def _min_prefix(text: str) -> int:
+    """--min-prefix: a whole number from 10 to 65535, as the CLI's."""
+    number = _positive(text)
+    if not 10 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 10 to 65535")
+    return number
+
+
 def _add_filters(command, filters):
     for name, kind in filters:
         command.add_argument(f"--{name}", type=kind, help=f"the CLI's --{name} filter")
@@ -85,6 +93,17 @@ def main(argv=None) -> int:
         type=_positive,
         help="position occurrences a key-range task holds on average (default 8,388,608; fewer: more range tasks)",
     )
+    build.add_argument(
+        "--skip-twins",
+        action="store_true",
+        help="skip the twins of stored games and of games read before them (the CLI's --skip-twins)",
+    )
+    build.add_argument(
+        "--min-prefix",
+        type=_min_prefix,
+        default=None,
+        help="with --skip-twins: fewest plies of a game whose moves start its twin's (default 20)",
+    )
     search = commands.add_parser("search", help="a pattern search over the whole database")
     search.add_argument("db", help="the database directory, at the same path on every executor")
     search.add_argument("--pattern", required=True, help="the pattern (the CLI's grammar)")
@@ -109,6 +128,8 @@ def main(argv=None) -> int:
     for command in (build, search, psqt, overview):
         command.add_argument("--master", help="the Spark master URL (e.g. spark://host:7077)")
     args = parser.parse_args(argv)
+    if args.command == "build" and args.min_prefix is not None and not args.skip_twins:
+        parser.error("--min-prefix needs --skip-twins")
 
     from ..errors import TabiyaError
 
@@ -119,8 +140,9 @@ def main(argv=None) -> int:
 
             answer = run_build(
                 spark, args.inputs, args.db, work=args.work, partitions=args.partitions,
-                range_occurrences=args.range_occurrences,
+                range_occurrences=args.range_occurrences, skip_twins=args.skip_twins,
                 **({} if args.split_bytes is None else {"split_bytes": args.split_bytes}),
+                **({} if args.min_prefix is None else {"min_prefix": args.min_prefix}),
             )
             for game in answer["rejected"]:
                 print(f"tabiya: skipped game {game['game']} of {game['file']} (line {game['line']}): "

@@ -12,11 +12,13 @@
    first copied by the driver into the shared work directory; a local path is read by its
    task from a mount every executor shares;
 2. **prepare**: a task a few consecutive batches (read from their pieces' files) parses, replays and
-   keys their games (tabiya's Rust code, in the Python worker), dropping twins within a batch
+   keys their games (tabiya's Rust code, in the Python worker), dropping copies within a batch
    and games the database holds already, and writes each batch's position occurrences, sorted
    and indexed, as a file of the work directory (named by the task attempt);
 3. **ids**: duplicates across batches are found by fingerprint (the first in input order
-   stays), and each batch gets its first game id, a prefix sum of the kept counts in input
+   stays; with ``skip_twins``, duplicates and twins together: each game with its players, moves and
+   twin key, shuffled by its date and first moves, which twins and copies share, decided in
+   input order as ``tabiya ingest --skip-twins`` decides them), and each batch gets its first game id, a prefix sum of the kept counts in input
    order: the ids ``tabiya ingest`` gives the same files;
 4. **ranges**: the key ranges ``tabiya ingest`` commits, or more for a larger build, each
    holding ``range_occurrences`` on average (their pivots are quantiles of a sample of keys
@@ -72,6 +74,8 @@ def build(
     partitions: Optional[int] = None,
     range_occurrences: Optional[int] = None,
     split_bytes: int = SPLIT_BYTES,
+    skip_twins: bool = False,
+    min_prefix: int = _native.MIN_PREFIX_PLIES,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
     ``inputs`` (paths every executor shares, or URLs Spark's Hadoop file systems read), on the
@@ -84,7 +88,10 @@ def build(
     bytes of input files a split task reads at most (default ``SPLIT_BYTES``, 128 MiB; less
     when the input would make fewer tasks than twice the cluster's cores: a folder of small
     files is read by a few tasks, not a task a file; a larger file is a task alone; a file
-    fetched from a URL into its task is a task alone too). Returns the summary
+    fetched from a URL into its task is a task alone too). With ``skip_twins``, the twins of
+    stored games and of games read before them are skipped, as ``tabiya ingest --skip-twins``
+    skips them (``min_prefix``: the fewest plies of a game whose moves start its twin's, its
+    ``--min-prefix``). Returns the summary
     ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end), ``stages`` (seconds) and
     ``splitTasks``."""
@@ -94,6 +101,9 @@ def build(
         raise ValueError(f"range_occurrences must be at least 1, not {range_occurrences}")
     if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:
         raise ValueError(f"split_bytes must be a whole number of at least 1, not {split_bytes!r}")
+    if isinstance(min_prefix, bool) or not isinstance(min_prefix, int) or not 10 <= min_prefix <= 65535:
+        raise ValueError(f"min_prefix must be a whole number from 10 to 65535, not {min_prefix!r}")
+    twins_at = min_prefix if skip_twins else None
     sc = spark.sparkContext
     files, urls, large = _input_files(sc, [os.fspath(path) for path in inputs])
     db = os.path.abspath(os.fspath(db))
@@ -146,7 +156,7 @@ def build(
         ]
         parsed = (
             sc.parallelize(list(enumerate(plan)), max(1, min(partitions, len(plan))))
-            .map(lambda item: (item[0], _prepare(item, occurrences_dir, existing, build_token)))
+            .map(lambda item: (item[0], _prepare(item, occurrences_dir, existing, build_token, twins_at)))
             .persist(StorageLevel.DISK_ONLY)
         )
         small = parsed.map(_small).persist(StorageLevel.MEMORY_AND_DISK)
@@ -154,25 +164,41 @@ def build(
         rows.sort()
         lap("prepare")
 
-        # 3. Duplicates across batches, found by a shuffle of fingerprints; then ids.
-        twins = (
-            small.flatMap(lambda item: _native.fingerprint_parts(item[1]["fingerprints"], item[0], partitions))
-            .partitionBy(partitions, lambda part: part)
-            .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
-            .collect()
-        )
+        # 3. Duplicates across batches, found by a shuffle of fingerprints (or, skipping twins,
+        # duplicates and twins, by a shuffle of what twins share); then ids.
+        if twins_at is None:
+            duplicates = (
+                small.flatMap(lambda item: _native.fingerprint_parts(item[1]["fingerprints"], item[0], partitions))
+                .partitionBy(partitions, lambda part: part)
+                .mapPartitions(lambda parts: _native.later_twins([bytes for _, bytes in parts]))
+                .collect()
+            )
+            twins = []
+        else:
+            decided = (
+                small.flatMap(lambda item: _native.twin_parts(item[1]["twins"], item[0], partitions))
+                .partitionBy(partitions, lambda part: part)
+                .mapPartitions(lambda parts: [_native.skipped_twins([bytes for _, bytes in parts], twins_at)])
+                .collect()
+            )
+            duplicates = [game for part, _ in decided for game in part]
+            twins = [game for _, part in decided for game in part]
         dropped = defaultdict(list)
-        for batch, number in twins:
+        for batch, number in duplicates + twins:
             dropped[batch].append(number)
         ids = {}
         next_id = first_id
-        counts = {"games_read": 0, "duplicates": len(twins), "read_errors": 0, "skipped": defaultdict(int)}
+        counts = {"games_read": 0, "duplicates": len(duplicates), "twins": len(twins), "read_errors": 0,
+                  "skipped": defaultdict(int)}
         occurrences = 0
         # Each batch's ids and facts, in input order (rows are sorted).
         rejected, sample, batch_facts, occurrence_files = [], set(), [], []
         for batch, games_read, duplicates, skipped, batch_rejected, kept, bound_keys, facts, batch_occurrences, path in rows:
             occurrence_files.append((batch, path))
             numbers = sorted(dropped.get(batch, []))
+            if twins_at is not None:
+                # The sample of what the kept games reach: a twin's own positions are no kept game's.
+                bound_keys = _native.kept_bound_keys(bound_keys, numbers)
             ids[batch] = (next_id, b"".join(n.to_bytes(4, "big") for n in numbers))
             batch_facts.append((*ids[batch], facts))
             next_id += kept - len(numbers)
@@ -403,9 +429,10 @@ def _split_file(file_number: int, path: str, directory: str, content: Optional[b
         yield (file_number, piece_number), ("games", name, path, item[2])
 
 
-def _prepare(item, directory, existing, state):
+def _prepare(item, directory, existing, state, skip_twins):
     """Prepares one batch from its slices (the piece's file in the work directory, start, end,
-    the input file it is of), writing its occurrences file into ``directory``."""
+    the input file it is of), writing its occurrences file into ``directory``; with
+    ``skip_twins`` (the fewest plies of a prefix twin), its games as twin candidates too."""
     batch, slices = item
     os.makedirs(directory, exist_ok=True)
     occurrences = os.path.join(directory, f"{batch:07d}.{_attempt()}")
@@ -415,14 +442,14 @@ def _prepare(item, directory, existing, state):
             with open(name, "rb") as piece:
                 read[name] = piece.read()
     prepared = _native.prepare_batch([(read[name], start, end, path) for name, start, end, path in slices],
-                                     occurrences, database(existing, state) if existing else None)
+                                     occurrences, database(existing, state) if existing else None, skip_twins)
     prepared["occurrences"] = occurrences
     return prepared
 
 
 def _small(item):
-    """What the driver and the duplicates' shuffle need of a prepared batch: all but its
-    games."""
+    """What the driver and the duplicates' (or twins') shuffle need of a prepared batch: all
+    but its games."""
     batch, prepared = item
     return batch, {name: value for name, value in prepared.items() if name != "games"}
 
@@ -431,7 +458,7 @@ def _batch_row(item):
     batch, prepared = item
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            prepared["bounds"], prepared["facts"], prepared["occurrence_count"], prepared["occurrences"])
+            prepared.get("bound_games", prepared["bounds"]), prepared["facts"], prepared["occurrence_count"], prepared["occurrences"])
 
 
 def _attempt() -> str:

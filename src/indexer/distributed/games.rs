@@ -243,6 +243,7 @@ impl Assembly {
         skipped.sort();
         self.run.counts.games_read = counts.games_read;
         self.run.counts.duplicates = counts.duplicates;
+        self.run.counts.twins = counts.twins;
         self.run.counts.skipped = skipped;
         let mut staging = None;
         let committed = match self.failed.take() {

@@ -7,13 +7,14 @@
 //!    count, cuts the batches one machine cuts, across files, from slices of them
 //!    ([`batch_plan`]).
 //! 2. **Prepare** ([`PreparedBatch::prepare`]): parse, replay and key each batch's games (on any
-//!    machine), drop its twins and games stored already, order them as they get ids; its games
+//!    machine), drop its copies and games stored already, order them as they get ids; its games
 //!    ([`PreparedBatch::games_bytes`]) and position occurrences (written as a file of the
 //!    shared work directory, [`PreparedBatch::write_occurrences`], `occurrences.rs`) are
 //!    numbered in the batch, since ids are not known yet.
-//! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays)
-//!    and gives each batch its first id, a prefix sum of the kept counts in input order
-//!    ([`BatchIds`]): the ids a single-machine ingest gives.
+//! 3. **Ids**: the scheduler drops duplicates across batches (the first in input order stays;
+//!    [`later_twins`]), or for a build that skips twins, duplicates and twins (`twins.rs`,
+//!    [`skipped_twins`]), and gives each batch its first id, a prefix sum of the kept counts in
+//!    input order ([`BatchIds`]): the ids a single-machine ingest gives.
 //! 4. **Ranges** ([`RangeWriter`], `ranges.rs`): the occurrences are cut into the key ranges a
 //!    single-machine commit of the same positions cuts, more for a larger build ([`range_count`],
 //!    [`commit_pivots`](crate::store::commit_pivots)); each range's task reads its part of every
@@ -30,6 +31,7 @@
 mod games;
 mod occurrences;
 mod ranges;
+mod twins;
 
 use std::{
     ops::Range,
@@ -42,6 +44,7 @@ use rustc_hash::FxHashSet;
 pub use games::{Assembly, assemble, write_batch_games};
 pub use occurrences::{RESTART_EVERY, occurrence_parts, occurrences_in_range, write_occurrences};
 pub use ranges::{RANGE_OCCURRENCES, RUN_BYTES, RangeWriter, range_count};
+pub use twins::{Skipped, kept_bound_keys, skipped_twins, twin_parts};
 
 use super::{
     BATCH_GAMES, FileChunk, Prepared, PreparedGame, SortedOccurrences, batch::mainline_order, copies::Copies,
@@ -194,11 +197,14 @@ pub struct PreparedBatch {
     pub games_read: u64,
     /// Games skipped: their place in the raw games prepared, and their text as in the file.
     pub rejected: Vec<(usize, Rejection, Vec<u8>)>,
-    /// Games dropped as duplicates: stored already, or twins of a game read before in the batch.
+    /// Games dropped as duplicates: stored already, or copies of a game read before them in the
+    /// batch.
     pub duplicates: u64,
     /// The batch's other games, in the order they get ids; their `facts.id` is their number
     /// in the batch, from 1.
     games: Vec<PreparedGame>,
+    /// Each game's place among the batch's games as read (what twins are decided by).
+    read_order: Vec<u32>,
     /// Their occurrences.
     sorted: SortedOccurrences,
 }
@@ -240,20 +246,24 @@ impl PreparedBatch {
             rejected: Vec::new(),
             duplicates: 0,
             games: Vec::with_capacity(prepared.len()),
+            read_order: Vec::new(),
             sorted: SortedOccurrences::default(),
         };
+        // Copies in the order read, the first staying (as an ingest's batch finds them), each
+        // game's place as read held in its id until the games are in id order.
+        let mut seen = FxHashSet::default();
         for (at, item) in prepared.into_iter().enumerate() {
             match item {
-                Prepared::Game(game) => batch.games.push(*game),
-                Prepared::Stored => batch.duplicates += 1,
+                Prepared::Game(mut game) if seen.insert(game.fingerprint) => {
+                    game.facts.id = GameId(at as u64);
+                    batch.games.push(*game);
+                }
+                Prepared::Game(_) | Prepared::Stored => batch.duplicates += 1,
                 Prepared::Rejected { rejection, raw } => batch.rejected.push((at, rejection, raw)),
             }
         }
         mainline_order(&mut batch.games);
-        let mut seen = FxHashSet::default();
-        let before = batch.games.len();
-        batch.games.retain(|game| seen.insert(game.fingerprint));
-        batch.duplicates += (before - batch.games.len()) as u64;
+        batch.read_order = batch.games.iter().map(|game| game.facts.id.0 as u32).collect();
         for (index, game) in batch.games.iter_mut().enumerate() {
             game.facts.id = GameId(index as u64 + 1);
         }
@@ -414,6 +424,8 @@ pub struct ReadCounts {
     pub games_read: u64,
     /// Duplicates dropped: within batches, across them, and of stored games.
     pub duplicates: u64,
+    /// Twins skipped (a build that skips them, as `tabiya ingest --skip-twins`).
+    pub twins: u64,
     /// Games skipped, by reason ([`RejectReason::name`](crate::input::RejectReason::name)).
     pub skipped: Vec<(String, u64)>,
     /// Inputs that could not be read to their end.

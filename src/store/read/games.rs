@@ -3,7 +3,10 @@
 //! the twins index (games under a hash of what their twins share).
 
 use crate::{
-    model::{Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, MoveNote, NoteEntry, PlyNotes, TimeControl},
+    model::{
+        Fingerprint, GameAnnotations, GameId, GameRecord, Mainline, MoveNote, NoteEntry, PlyNotes, TimeControl,
+        twins::TwinKey,
+    },
     store::{
         Store, StoreError,
         layout::{decode_game_record, decode_record, keys::parse_twin_key},
@@ -127,6 +130,13 @@ impl<'a> Games<'a> {
         Ok(found.and_then(|id| GameId::from_bytes(&id)).is_some_and(|id| id.0 < self.committed))
     }
 
+    /// The committed games under twin key `twin` (a hash: twins of a game are among them, the
+    /// caller compares), ascending by id.
+    pub fn under_twin_key(&self, twin: TwinKey) -> Result<Vec<GameRecord>, StoreError> {
+        let ids = twin_ids_below(self.store, twin, self.committed)?;
+        self.listed(&ids)
+    }
+
     /// The committed games sharing a [`TwinKey`](crate::model::twins::TwinKey) with another, in
     /// buckets of one key each (ascending ids); `progress` counts the games passed.
     pub fn twin_buckets(&self, progress: &std::sync::atomic::AtomicU64) -> Result<Vec<Vec<GameId>>, StoreError> {
@@ -155,6 +165,27 @@ impl<'a> Games<'a> {
         }
         Ok(buckets)
     }
+}
+
+/// The ids of the games stored under twin key `twin` below id `committed`, ascending.
+pub(in crate::store) fn twin_ids_below(
+    store: &Store,
+    twin: TwinKey,
+    committed: u64,
+) -> Result<Vec<GameId>, StoreError> {
+    let prefix = twin.0.to_be_bytes();
+    let mut iter = store.db.raw_iterator_cf(store.cf(options::TWINS));
+    iter.seek(prefix);
+    let mut ids = Vec::new();
+    while let Some(key) = iter.key().filter(|key| key.starts_with(&prefix)) {
+        let (_, id) = parse_twin_key(key).ok_or_else(|| store.corrupt("twin key"))?;
+        if id.0 < committed {
+            ids.push(id);
+        }
+        iter.next();
+    }
+    iter.status().map_err(|err| store.rocks(err))?;
+    Ok(ids)
 }
 
 /// The games of `ids` below id `committed` (`None` for the others): a reader's committed

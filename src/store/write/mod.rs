@@ -41,7 +41,7 @@ use super::{
     Store, StoreError, Totals,
     layout::{
         encode_opening,
-        keys::{FORMAT_KEY, parse_twin_key, player_key_game},
+        keys::{FORMAT_KEY, player_key_game},
     },
     options::{self, COLUMN_FAMILIES},
     read::games,
@@ -118,17 +118,7 @@ impl<'s> Writer<'s> {
     /// The games stored under twin key `twin`, committed or written by this writer's ingest,
     /// ascending.
     pub(crate) fn twin_ids(&self, twin: TwinKey) -> Result<Vec<GameId>, StoreError> {
-        let store = self.store;
-        let prefix = twin.0.to_be_bytes();
-        let mut iter = store.db.raw_iterator_cf(store.cf(options::TWINS));
-        iter.seek(prefix);
-        let mut ids = Vec::new();
-        while let Some(key) = iter.key().filter(|key| key.starts_with(&prefix)) {
-            ids.push(parse_twin_key(key).ok_or_else(|| store.corrupt("twin key"))?.1);
-            iter.next();
-        }
-        iter.status().map_err(|err| store.rocks(err))?;
-        Ok(ids)
+        games::twin_ids_below(self.store, twin, u64::MAX)
     }
 
     /// Games by id, committed or written by this writer's ingest (see [`Writer::twin_ids`]).

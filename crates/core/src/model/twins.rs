@@ -116,3 +116,12 @@ pub fn twin_relation(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> Optio
         None
     }
 }
+
+/// Whether two games are twins: related moves either way ([`twin_relation`]) and the same
+/// players and date ([`same_players`]), what an ingest that skips twins asks of a game and
+/// each earlier one of its [`TwinKey`].
+pub fn are_twins(a: &GameRecord, b: &GameRecord, min_prefix: usize) -> bool {
+    // The moves first: comparing bytes costs less than reading names.
+    (twin_relation(a, b, min_prefix).is_some() || twin_relation(b, a, min_prefix).is_some())
+        && same_players(&a.tags, &b.tags)
+}
