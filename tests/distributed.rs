@@ -390,7 +390,8 @@ fn a_distributed_build_of_annotated_games_gives_the_bytes_and_counts_of_an_inges
 
 /// Twins of a collection built to hold them (`tests/twins.rs` tells what makes twins): each of
 /// many games with copies under other spellings and rounds, cut short, copied verbatim, and
-/// games that are twins of a twin only; some near misses. Spread at random over two files of
+/// games that are twins of a twin only; some near misses; copies whose `FEN` tags differ in
+/// their move counters (one game, two twin keys). Spread at random over two files of
 /// several batches, so that twins meet in a batch and across batches, either first. One game's
 /// chain at set places: the game in the first batch, then in the last one, a cut copy (its
 /// twin) and a longer game that is a twin of the cut copy only, which stays (a build that
@@ -418,6 +419,33 @@ fn twin_collection(dir: &Path) -> Vec<PathBuf> {
             let at = rng.index(texts.len() + 1);
             texts.insert(at, text);
         }
+    }
+    // Copies whose FEN tags differ in their move counters only: one fingerprint, two twin keys
+    // (the first copy early, the other late).
+    for pair in 0..24u64 {
+        use shakmaty::{Chess, EnPassantMode, Position as _, fen::Epd, san::San};
+        let moves = random_moves(500 + pair, 30);
+        let mut position = Chess::default();
+        for &m in &moves[..4] {
+            position.play_unchecked(m);
+        }
+        let epd = Epd::from_position(&position, EnPassantMode::Legal);
+        let mut movetext = String::new();
+        for (ply, &m) in moves[4..].iter().enumerate() {
+            if ply % 2 == 0 {
+                movetext += &format!("{}. ", ply / 2 + 3);
+            }
+            movetext += &format!("{} ", San::from_move(&position, m));
+            position.play_unchecked(m);
+        }
+        let game = |counters: &str| {
+            format!(
+                "[Event \"Fen\"]\n[Date \"2003.03.03\"]\n[Round \"{pair}\"]\n[White \"White{pair}, Ann\"]\n[Black \"Black{pair}, Bob\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{epd} {counters}\"]\n\n{movetext}*\n\n"
+            )
+        };
+        texts.insert(20 + pair as usize, game("0 3"));
+        let end = texts.len() - 5;
+        texts.insert(end, game("0 9"));
     }
     // The chain: a game of 40 plies early, its cut copy and a longer twin of the cut copy late.
     let moves = random_moves(7, 40);

@@ -118,7 +118,7 @@ pub fn batch_plan(piece_games: Vec<usize>) -> Vec<Vec<(usize, usize, usize)>> {
 /// ({reason: count}), rejected ([(file, number, line, reason, detail)]), fingerprints (16 bytes
 /// a kept game), facts (8 bytes a kept game, for kept_facts), games (bytes for
 /// write_batch_games), occurrence_count (for range_count), bounds (21-byte keys, candidate
-/// range bounds, for commit_pivots); with `skip_twins` (the
+/// range bounds, for commit_pivots; empty with skip_twins); with `skip_twins` (the
 /// fewest plies of a prefix twin, as `tabiya ingest --skip-twins --min-prefix`), twins (its kept
 /// games as candidates for twin_parts, each saying whether `database` stores a twin of it) and
 /// bound_games (the bounds with the games reaching them, for kept_bound_keys).
@@ -169,7 +169,11 @@ pub fn prepare_batch(
             fingerprints: batch.fingerprints().flat_map(|fingerprint| fingerprint.0).collect(),
             facts: batch.facts_bytes(),
             games: batch.games_bytes(),
-            bounds: batch.bound_keys().iter().flat_map(|key| *key.as_bytes()).collect(),
+            // Skipping twins, the sample is taken once they are known (bound_games).
+            bounds: match skip_twins {
+                None => batch.bound_keys().iter().flat_map(|key| *key.as_bytes()).collect(),
+                Some(_) => Vec::new(),
+            },
             batch,
         })
     })?;

@@ -385,6 +385,9 @@ def test_builds_skipping_twins_hold_the_bytes_of_tabiya_ingest_skipping_them(spa
     assert digests(tmp_path / "db") == digests(tmp_path / "cli")
     with pytest.raises(ValueError, match="min_prefix"):
         build(session, collection, tmp_path / "refused", skip_twins=True, min_prefix=9)
+    with pytest.raises(ValueError, match="needs skip_twins"):
+        build(session, collection, tmp_path / "refused", min_prefix=30)
+    assert not (tmp_path / "refused").exists()
 
 
 def test_a_worker_killed_during_the_shuffle_leaves_the_same_bytes(spark, collection, cli_db, tmp_path):

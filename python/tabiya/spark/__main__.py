@@ -51,11 +51,10 @@ def _positive(text: str) -> int:
 
 
 def _min_prefix(text: str) -> int:
-    """--min-prefix: a whole number from 10 to 65535, as the CLI's."""
-    number = _positive(text)
-    if not 10 <= number <= 65535:
+    """--min-prefix: digits making a number from 10 to 65535, as the CLI's."""
+    if not (text.isascii() and text.isdigit() and 10 <= int(text) <= 65535):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 10 to 65535")
-    return number
+    return int(text)
 
 
 def _add_filters(command, filters):

@@ -75,7 +75,7 @@ def build(
     range_occurrences: Optional[int] = None,
     split_bytes: int = SPLIT_BYTES,
     skip_twins: bool = False,
-    min_prefix: int = _native.MIN_PREFIX_PLIES,
+    min_prefix: Optional[int] = None,
 ) -> dict:
     """Builds (or appends to) the database ``db`` from the PGN files and directories
     ``inputs`` (paths every executor shares, or URLs Spark's Hadoop file systems read), on the
@@ -91,7 +91,7 @@ def build(
     fetched from a URL into its task is a task alone too). With ``skip_twins``, the twins of
     stored games and of games read before them are skipped, as ``tabiya ingest --skip-twins``
     skips them (``min_prefix``: the fewest plies of a game whose moves start its twin's, its
-    ``--min-prefix``). Returns the summary
+    ``--min-prefix``, 20 by default). Returns the summary
     ``tabiya ingest --json`` prints, with ``rejected`` (each skipped game: file, game, line, reason, detail),
     ``readErrors`` (each input that could not be read to its end), ``stages`` (seconds) and
     ``splitTasks``."""
@@ -101,6 +101,10 @@ def build(
         raise ValueError(f"range_occurrences must be at least 1, not {range_occurrences}")
     if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:
         raise ValueError(f"split_bytes must be a whole number of at least 1, not {split_bytes!r}")
+    if min_prefix is not None and not skip_twins:
+        raise ValueError("min_prefix needs skip_twins")
+    if min_prefix is None:
+        min_prefix = _native.MIN_PREFIX_PLIES
     if isinstance(min_prefix, bool) or not isinstance(min_prefix, int) or not 10 <= min_prefix <= 65535:
         raise ValueError(f"min_prefix must be a whole number from 10 to 65535, not {min_prefix!r}")
     twins_at = min_prefix if skip_twins else None
@@ -181,8 +185,8 @@ def build(
                 .mapPartitions(lambda parts: [_native.skipped_twins([bytes for _, bytes in parts], twins_at)])
                 .collect()
             )
-            duplicates = [game for part, _ in decided for game in part]
-            twins = [game for _, part in decided for game in part]
+            duplicates = [game for found, _ in decided for game in found]
+            twins = [game for _, found in decided for game in found]
         dropped = defaultdict(list)
         for batch, number in duplicates + twins:
             dropped[batch].append(number)
@@ -458,7 +462,7 @@ def _batch_row(item):
     batch, prepared = item
     kept = len(prepared["fingerprints"]) // _FINGERPRINT
     return (batch, prepared["games_read"], prepared["duplicates"], prepared["skipped"], prepared["rejected"], kept,
-            prepared.get("bound_games", prepared["bounds"]), prepared["facts"], prepared["occurrence_count"], prepared["occurrences"])
+            prepared["bound_games"] if "bound_games" in prepared else prepared["bounds"], prepared["facts"], prepared["occurrence_count"], prepared["occurrences"])
 
 
 def _attempt() -> str:

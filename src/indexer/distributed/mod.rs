@@ -231,6 +231,7 @@ impl PreparedBatch {
         let games_read = raw.len() as u64;
         // Chunk by chunk as ingest prepares them, so that verbatim copies cost no parse here
         // either (a batch of one player's file holds copies of its earlier games).
+        // A batch's own table: across batches, a copy of a game skipped as a twin is a twin.
         let mut copies = Copies::with_room(raw.len());
         let mut prepared: Vec<Prepared> = Vec::with_capacity(raw.len());
         let mut raw = raw.into_iter();
@@ -333,7 +334,8 @@ impl PreparedBatch {
 }
 
 /// The ids of one batch's games: from `first` on, in order, but for the games `dropped` (their
-/// numbers in the batch, from 0, ascending: duplicates of games in earlier batches).
+/// numbers in the batch, from 0, ascending: duplicates of games in earlier batches, and twins
+/// in a build that skips them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchIds {
     /// The id of its first kept game.

@@ -92,7 +92,7 @@ impl PreparedBatch {
                 line: game.record.line().clone(),
             });
         }
-        Ok(bincode::encode_to_vec(candidates, bincode::config::standard()).unwrap_or_default())
+        Ok(encode(&candidates))
     }
 
     /// The candidate bounds of key ranges ([`PreparedBatch::bound_keys`]) with the games that
@@ -136,12 +136,31 @@ pub fn kept_bound_keys(bound_games: &[u8], dropped: &[u32]) -> Option<Vec<Key>> 
     Some(keys)
 }
 
-/// The candidates of bytes [`twin_parts`] or [`PreparedBatch::twin_candidates`] wrote; `None`
-/// for other bytes (lengths claimed beyond the bytes are refused before any allocation).
-fn decode(bytes: &[u8]) -> Option<Vec<Candidate>> {
-    let config = bincode::config::standard().with_limit::<{ 1 << 31 }>();
-    let (candidates, read) = bincode::decode_from_slice(bytes, config).ok()?;
-    (read == bytes.len()).then_some(candidates)
+/// Most bytes a candidate's decoding may claim: far more than a game of 65,535 plies and long
+/// names takes, and a bound on what a length in damaged bytes makes it allocate.
+const CANDIDATE_LIMIT: usize = 1 << 24;
+
+/// Candidates as bytes, one after the other (each decoded on its own, under
+/// [`CANDIDATE_LIMIT`]).
+fn encode(candidates: &[Candidate]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for candidate in candidates {
+        // Encoding into a vector fails on nothing a candidate holds.
+        let _ = bincode::encode_into_std_write(candidate, &mut bytes, bincode::config::standard());
+    }
+    bytes
+}
+
+/// The candidates of bytes [`encode`] wrote; `None` for other bytes.
+fn decode(mut bytes: &[u8]) -> Option<Vec<Candidate>> {
+    let config = bincode::config::standard().with_limit::<CANDIDATE_LIMIT>();
+    let mut candidates = Vec::new();
+    while !bytes.is_empty() {
+        let (candidate, read) = bincode::decode_from_slice(bytes, config).ok()?;
+        candidates.push(candidate);
+        bytes = bytes.get(read..)?;
+    }
+    Some(candidates)
 }
 
 /// A batch's twin candidates ([`PreparedBatch::twin_candidates`]) cut into `parts` parts, the
@@ -157,12 +176,13 @@ pub fn twin_parts(candidates: &[u8], order: u64, parts: usize) -> Option<Vec<(us
         let part = candidate.part(&candidate.record(), parts);
         cut[part].push(candidate);
     }
-    let encode = |part: Vec<Candidate>| bincode::encode_to_vec(part, bincode::config::standard()).ok();
-    cut.into_iter()
-        .enumerate()
-        .filter(|(_, part)| !part.is_empty())
-        .map(|(at, part)| Some((at, encode(part)?)))
-        .collect()
+    Some(
+        cut.into_iter()
+            .enumerate()
+            .filter(|(_, part)| !part.is_empty())
+            .map(|(at, part)| (at, encode(&part)))
+            .collect(),
+    )
 }
 
 /// What one part of the twins' shuffle drops: games as (their batch's place, their number in
@@ -195,13 +215,13 @@ pub fn skipped_twins(parts: &[&[u8]], min_prefix: usize) -> Option<Skipped> {
             continue;
         }
         let record = candidate.record();
-        let earlier = kept.entry(candidate.twin).or_default();
-        if candidate.stored_twin || earlier.iter().any(|other| are_twins(&record, other, min_prefix)) {
+        let earlier = kept.get(&candidate.twin).into_iter().flatten();
+        if candidate.stored_twin || earlier.into_iter().any(|other| are_twins(&record, other, min_prefix)) {
             skipped.twins.push(place);
             continue;
         }
         kept_copies.insert(candidate.fingerprint);
-        earlier.push(record);
+        kept.entry(candidate.twin).or_default().push(record);
     }
     skipped.duplicates.sort_unstable();
     skipped.twins.sort_unstable();
@@ -256,10 +276,15 @@ mod tests {
         let parts = twin_parts(&candidates_stored, 7, 1).expect("parts");
         let skipped = skipped_twins(&[parts[0].1.as_slice()], 20).expect("decided");
         assert_eq!(skipped.twins, [(7, 0), (7, 1), (7, 2)]);
+        // Cut short: refused, or the candidates before the cut (each is decoded on its own).
         for cut in 0..candidates.len() {
-            assert!(twin_parts(&candidates[..cut], 0, 3).is_none(), "{cut}");
+            assert!(decode(&candidates[..cut]).is_none_or(|decoded| decoded.len() < 3), "{cut}");
         }
+        assert_eq!(decode(&candidates).map(|decoded| decoded.len()), Some(3));
         assert!(twin_parts(&candidates, 0, 0).is_none());
+        // A candidate whose White claims a gigabyte: refused under the limit, not allocated.
+        let claim = [&[0u8; 3][..], &[0; 16], &[0, 0], &[0xfc, 0, 0, 0, 0x40]].concat();
+        assert!(twin_parts(&claim, 0, 3).is_none());
         for bytes in [&b"\xff\xff\xff\xff\xff\xff\xff\xff\x0f"[..], b"\x01\x00", b"\xfc\xff\xff\xff\x7f"] {
             assert!(twin_parts(bytes, 0, 3).is_none());
             assert!(skipped_twins(&[bytes], 20).is_none());
